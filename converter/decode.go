@@ -1,0 +1,872 @@
+package converter
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// Sentinel errors a caller can branch on. Errors about a line wrap one of
+// these in a [LineError].
+var (
+	// ErrUnsupportedVersion: the header's v is newer than this reader.
+	ErrUnsupportedVersion = errors.New("unsupported artifact version")
+	// ErrTornLine: the last line was cut short, as a crash leaves it.
+	ErrTornLine = errors.New("torn last line (cut short by a crash?)")
+	// ErrLineTooLong: a line exceeds the reader's buffer limit.
+	ErrLineTooLong = errors.New("line exceeds the buffer limit")
+	// ErrNoHeader: the first line is not a meta header.
+	ErrNoHeader = errors.New("first line is not a meta header")
+	// ErrBadRecord: a line is not a valid record.
+	ErrBadRecord = errors.New("invalid record")
+)
+
+// lineKind is what a line holds.
+type lineKind uint8
+
+const (
+	lineRecord lineKind = iota
+	lineMeta
+	lineSummary
+	lineUnknown
+)
+
+// decoder turns lines into metas, summaries and spans. It is not safe for
+// concurrent use.
+type decoder struct {
+	sc      scanner
+	strs    map[string]string // interned attribute keys
+	lastRes struct {
+		raw    []byte
+		res    pcommon.Resource
+		schema string
+		ok     bool
+	}
+	lastScope struct {
+		raw    []byte
+		sc     pcommon.InstrumentationScope
+		schema string
+		ok     bool
+	}
+	p pending
+}
+
+// pending holds what a record line says before it can be applied: fields
+// are put back as attributes only once the whole line (and so its aliases)
+// has been read.
+type pending struct {
+	raw        [semconv.NumFields][]byte
+	alias      [semconv.NumFields]string
+	structured [semconv.NumFields]bool
+	kind       string
+	hasTrace   bool
+	hasSpan    bool
+	hasStart   bool
+	hasEnd     bool
+	ok         bool
+	hasOK      bool
+	statusOK   bool
+	statusCode int64
+	hasCode    bool
+	elapsedNS  int64
+	hasElapsed bool
+	estimated  int64
+	hasEst     bool
+	hasName    bool
+	ownRes     bool
+	ownScope   bool
+}
+
+const maxInterned = 4096
+
+func (d *decoder) intern(k []byte) string {
+	if s, ok := d.strs[string(k)]; ok {
+		return s
+	}
+	s := string(k)
+	if d.strs == nil {
+		d.strs = make(map[string]string, 256)
+	}
+	if len(d.strs) < maxInterned && len(k) <= 256 {
+		d.strs[s] = s
+	}
+	return s
+}
+
+// classify returns what the line holds without decoding it. Writers put
+// "kind" first (after "v" in a header), so the common case looks at a prefix.
+func (d *decoder) classify(line []byte) (lineKind, string, error) {
+	var k []byte
+	switch {
+	case bytes.HasPrefix(line, []byte(`{"kind":"`)):
+		rest := line[len(`{"kind":"`):]
+		if i := bytes.IndexByte(rest, '"'); i >= 0 {
+			k = rest[:i]
+		}
+	case bytes.HasPrefix(line, []byte(`{"v":`)):
+		if i := bytes.Index(line, []byte(`,"kind":"`)); i >= 0 && i < 24 {
+			rest := line[i+len(`,"kind":"`):]
+			if j := bytes.IndexByte(rest, '"'); j >= 0 {
+				k = rest[:j]
+			}
+		}
+	}
+	if k == nil || bytes.IndexByte(k, '\\') >= 0 {
+		// Another writer's key order: find "kind" among the top-level keys.
+		s := &d.sc
+		s.reset(line)
+		if s.open('{') {
+			for first := true; s.more(&first, '}'); {
+				if string(s.key()) == "kind" {
+					k = []byte(s.str())
+					break
+				}
+				s.skipValue()
+			}
+		}
+		if s.err != nil {
+			return 0, "", s.err
+		}
+	}
+	switch string(k) {
+	case "meta":
+		return lineMeta, "meta", nil
+	case "summary":
+		return lineSummary, "summary", nil
+	case "":
+		return 0, "", errors.New(`no "kind"`)
+	}
+	if _, ok := semconv.ParseKind(string(k)); ok {
+		return lineRecord, string(k), nil
+	}
+	return lineUnknown, string(k), nil
+}
+
+// decodeRecord decodes a record line into sp, putting promoted fields back
+// as attributes under the keys they came from. def supplies the resource and
+// scope of records that carry none.
+func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
+	s := &d.sc
+	s.reset(line)
+	p := &d.p
+	*p = pending{}
+	sp := rec.Span
+	sp.SetKind(ptrace.SpanKindInternal) // what a record without span_kind means
+	attrs := sp.Attributes()
+	var resRaw, scopeRaw []byte
+	var resDropped uint32
+	var resSchema string
+	if !s.open('{') {
+		return s.err
+	}
+	for first := true; s.more(&first, '}'); {
+		key := s.key()
+		switch string(key) {
+		case "kind":
+			p.kind = s.str()
+		case "name":
+			sp.SetName(s.str())
+			p.hasName = true
+		case "trace_id":
+			var id pcommon.TraceID
+			d.hexID(id[:])
+			sp.SetTraceID(id)
+			p.hasTrace = true
+		case "span_id":
+			var id pcommon.SpanID
+			d.hexID(id[:])
+			sp.SetSpanID(id)
+			p.hasSpan = true
+		case "parent_span_id":
+			var id pcommon.SpanID
+			d.hexID(id[:])
+			sp.SetParentSpanID(id)
+		case "span_kind":
+			sp.SetKind(d.spanKind())
+		case "started_at":
+			sp.SetStartTimestamp(pcommon.Timestamp(d.timestamp()))
+			p.hasStart = true
+		case "finished_at":
+			sp.SetEndTimestamp(pcommon.Timestamp(d.timestamp()))
+			p.hasEnd = true
+		case "elapsed_ms":
+			p.elapsedNS = int64(s.float() * 1e6)
+			p.hasElapsed = true
+		case "ok":
+			p.ok, p.hasOK = s.boolean(), true
+		case "status":
+			p.statusOK = s.str() == "ok"
+		case "status_code":
+			p.statusCode, p.hasCode = s.int(), true
+		case "message":
+			sp.Status().SetMessage(s.str())
+		case "estimated_tokens":
+			p.estimated, p.hasEst = s.int(), true
+		case "usage":
+			if !s.open('{') {
+				break
+			}
+			for first := true; s.more(&first, '}'); {
+				k := s.key()
+				if f, ok := usageField(k); ok {
+					p.raw[f] = s.skip()
+				} else {
+					s.skipValue()
+				}
+			}
+		case "aliases":
+			if !s.open('{') {
+				break
+			}
+			for first := true; s.more(&first, '}'); {
+				f, ok := semconv.FieldByName(string(s.key()))
+				v := s.str()
+				if ok {
+					p.alias[f] = v
+				}
+			}
+		case "structured":
+			if !s.open('[') {
+				break
+			}
+			for first := true; s.more(&first, ']'); {
+				if f, ok := semconv.FieldByName(string(s.strBytes())); ok {
+					p.structured[f] = true
+				}
+			}
+		case "attrs":
+			if s.open('{') {
+				d.members(attrs)
+			}
+		case "events":
+			d.events(sp.Events())
+		case "links":
+			d.links(sp.Links())
+		case "trace_state":
+			sp.TraceState().FromRaw(s.str())
+		case "flags":
+			sp.SetFlags(d.uint32())
+		case "dropped":
+			if !s.open('{') {
+				break
+			}
+			for first := true; s.more(&first, '}'); {
+				switch string(s.key()) {
+				case "attrs":
+					sp.SetDroppedAttributesCount(d.uint32())
+				case "events":
+					sp.SetDroppedEventsCount(d.uint32())
+				case "links":
+					sp.SetDroppedLinksCount(d.uint32())
+				default:
+					s.skipValue()
+				}
+			}
+		case "resource":
+			resRaw = s.skip()
+			p.ownRes = true
+		case "resource_dropped":
+			resDropped = d.uint32()
+		case "resource_schema_url":
+			resSchema = s.str()
+		case "scope":
+			scopeRaw = s.skip()
+			p.ownScope = true
+		default:
+			if f, ok := semconv.FieldByName(string(key)); ok {
+				p.raw[f] = s.skip()
+			} else {
+				s.skipValue() // unknown fields are ignored: forward compatible
+			}
+		}
+	}
+	s.end()
+	if s.err != nil {
+		return s.err
+	}
+	d.applyStatus(sp)
+	if err := d.applyFields(attrs); err != nil {
+		return err
+	}
+	if p.ownRes {
+		if err := d.resource(rec, resRaw, resDropped, resSchema); err != nil {
+			return fmt.Errorf("resource: %w", err)
+		}
+	} else {
+		rec.Resource, rec.ResourceSchemaURL = def.Resource, def.ResourceSchemaURL
+	}
+	if p.ownScope {
+		if err := d.scope(rec, scopeRaw); err != nil {
+			return fmt.Errorf("scope: %w", err)
+		}
+	} else {
+		rec.Scope, rec.ScopeSchemaURL = def.Scope, def.ScopeSchemaURL
+	}
+	return nil
+}
+
+func usageField(k []byte) (semconv.Field, bool) {
+	switch string(k) {
+	case "input_tokens":
+		return semconv.FieldInputTokens, true
+	case "output_tokens":
+		return semconv.FieldOutputTokens, true
+	case "cache_read_input_tokens":
+		return semconv.FieldCacheReadTokens, true
+	case "cache_creation_input_tokens":
+		return semconv.FieldCacheCreationTokens, true
+	case "reasoning_output_tokens":
+		return semconv.FieldReasoningTokens, true
+	}
+	return 0, false
+}
+
+func (d *decoder) applyStatus(sp ptrace.Span) {
+	p := &d.p
+	st := sp.Status()
+	switch {
+	case p.hasCode:
+		st.SetCode(ptrace.StatusCode(int32(p.statusCode)))
+	case p.hasOK && !p.ok:
+		st.SetCode(ptrace.StatusCodeError)
+	case p.statusOK:
+		st.SetCode(ptrace.StatusCodeOk)
+	}
+}
+
+// applyFields puts the promoted fields back as attributes, each under the
+// key it came from (its alias) or its canonical key.
+func (d *decoder) applyFields(attrs pcommon.Map) error {
+	p := &d.p
+	s := &d.sc
+	for f := range semconv.NumFields {
+		raw := p.raw[f]
+		if raw == nil {
+			continue
+		}
+		key := p.alias[f]
+		if key == "" {
+			key = f.CanonicalKey()
+		}
+		if f == semconv.FieldCode {
+			// code "error" is what a failed span without error.type reads as.
+			if _, exists := attrs.Get(key); exists || string(raw) == `"error"` {
+				continue
+			}
+		}
+		s.reset(raw)
+		v := attrs.PutEmpty(d.intern([]byte(key)))
+		switch f.Type() {
+		case semconv.TypeString:
+			v.SetStr(s.str())
+		case semconv.TypeInt:
+			v.SetInt(s.int())
+		case semconv.TypeDouble:
+			if s.peek() == '{' {
+				d.value(v)
+			} else {
+				v.SetDouble(s.float())
+			}
+		case semconv.TypeStrings:
+			d.value(v)
+			// A finish reason read from a single-string key goes back as one.
+			if t, _ := f.SourceType(key); t == semconv.TypeString && v.Type() == pcommon.ValueTypeSlice && v.Slice().Len() == 1 {
+				v.SetStr(v.Slice().At(0).AsString())
+			}
+		case semconv.TypeJSON:
+			switch {
+			case p.structured[f]:
+				d.value(v)
+			case raw[0] == '"':
+				v.SetStr(s.str())
+			default:
+				v.SetStr(string(raw))
+				s.pos = len(raw)
+			}
+		}
+		s.end()
+		if s.err != nil {
+			return fmt.Errorf("field %q: %w", f.Name(), s.err)
+		}
+	}
+	return nil
+}
+
+func (d *decoder) resource(rec *Record, raw []byte, dropped uint32, schema string) error {
+	lr := &d.lastRes
+	if lr.ok && bytes.Equal(lr.raw, raw) && lr.res.DroppedAttributesCount() == dropped && lr.schema == schema {
+		rec.Resource, rec.ResourceSchemaURL = lr.res, schema
+		return nil
+	}
+	res := pcommon.NewResource()
+	d.sc.reset(raw)
+	if d.sc.open('{') {
+		d.members(res.Attributes())
+	}
+	if d.sc.err != nil {
+		return d.sc.err
+	}
+	res.SetDroppedAttributesCount(dropped)
+	lr.raw, lr.res, lr.schema, lr.ok = append(lr.raw[:0], raw...), res, schema, true
+	rec.Resource, rec.ResourceSchemaURL = res, schema
+	return nil
+}
+
+func (d *decoder) scope(rec *Record, raw []byte) error {
+	ls := &d.lastScope
+	if ls.ok && bytes.Equal(ls.raw, raw) {
+		rec.Scope, rec.ScopeSchemaURL = ls.sc, ls.schema
+		return nil
+	}
+	sc := pcommon.NewInstrumentationScope()
+	schema, err := d.scopeInto(sc, raw)
+	if err != nil {
+		return err
+	}
+	ls.raw, ls.sc, ls.schema, ls.ok = append(ls.raw[:0], raw...), sc, schema, true
+	rec.Scope, rec.ScopeSchemaURL = sc, schema
+	return nil
+}
+
+// scopeInto decodes a scope object {"name","version","attrs","dropped","schema_url"}.
+func (d *decoder) scopeInto(sc pcommon.InstrumentationScope, raw []byte) (schema string, err error) {
+	s := &d.sc
+	s.reset(raw)
+	if !s.open('{') {
+		return "", s.err
+	}
+	for first := true; s.more(&first, '}'); {
+		switch string(s.key()) {
+		case "name":
+			sc.SetName(s.str())
+		case "version":
+			sc.SetVersion(s.str())
+		case "attrs":
+			if s.open('{') {
+				d.members(sc.Attributes())
+			}
+		case "dropped":
+			sc.SetDroppedAttributesCount(d.uint32())
+		case "schema_url":
+			schema = s.str()
+		default:
+			s.skipValue()
+		}
+	}
+	return schema, s.err
+}
+
+func (d *decoder) events(evs ptrace.SpanEventSlice) {
+	s := &d.sc
+	if !s.open('[') {
+		return
+	}
+	for first := true; s.more(&first, ']'); {
+		ev := evs.AppendEmpty()
+		if !s.open('{') {
+			return
+		}
+		for first := true; s.more(&first, '}'); {
+			switch string(s.key()) {
+			case "name":
+				ev.SetName(s.str())
+			case "time":
+				ev.SetTimestamp(pcommon.Timestamp(d.timestamp()))
+			case "attrs":
+				if s.open('{') {
+					d.members(ev.Attributes())
+				}
+			case "dropped":
+				ev.SetDroppedAttributesCount(d.uint32())
+			default:
+				s.skipValue()
+			}
+		}
+	}
+}
+
+func (d *decoder) links(links ptrace.SpanLinkSlice) {
+	s := &d.sc
+	if !s.open('[') {
+		return
+	}
+	for first := true; s.more(&first, ']'); {
+		l := links.AppendEmpty()
+		if !s.open('{') {
+			return
+		}
+		for first := true; s.more(&first, '}'); {
+			switch string(s.key()) {
+			case "trace_id":
+				var id pcommon.TraceID
+				d.hexID(id[:])
+				l.SetTraceID(id)
+			case "span_id":
+				var id pcommon.SpanID
+				d.hexID(id[:])
+				l.SetSpanID(id)
+			case "trace_state":
+				l.TraceState().FromRaw(s.str())
+			case "flags":
+				l.SetFlags(d.uint32())
+			case "attrs":
+				if s.open('{') {
+					d.members(l.Attributes())
+				}
+			case "dropped":
+				l.SetDroppedAttributesCount(d.uint32())
+			default:
+				s.skipValue()
+			}
+		}
+	}
+}
+
+func (d *decoder) hexID(dst []byte) {
+	b := d.sc.strBytes()
+	if d.sc.err != nil {
+		return
+	}
+	if len(b) != 2*len(dst) {
+		d.sc.fail("id %q: want %d hex digits", b, 2*len(dst))
+		return
+	}
+	if _, err := hex.Decode(dst, b); err != nil {
+		d.sc.fail("id %q: not hex", b)
+	}
+}
+
+func (d *decoder) uint32() uint32 {
+	v := d.sc.int()
+	if v < 0 || v > math.MaxUint32 {
+		d.sc.fail("%d out of range", v)
+		return 0
+	}
+	return uint32(v)
+}
+
+func (d *decoder) spanKind() ptrace.SpanKind {
+	s := &d.sc
+	if c := s.peek(); c != '"' {
+		return ptrace.SpanKind(int32(s.int()))
+	}
+	k := s.strBytes()
+	for i, name := range spanKinds {
+		if string(k) == name {
+			return ptrace.SpanKind(i)
+		}
+	}
+	s.fail("unknown span_kind %q", k)
+	return 0
+}
+
+// timestamp reads an RFC 3339 time, or a number of epoch milliseconds as
+// tool-dispatch traces write them, as nanoseconds since the epoch.
+func (d *decoder) timestamp() uint64 {
+	s := &d.sc
+	if c := s.peek(); c != '"' {
+		ms := s.float()
+		if s.err == nil && (ms < 0 || ms > math.MaxUint64/1e6) {
+			s.fail("time %v out of range", ms)
+		}
+		return uint64(ms * 1e6)
+	}
+	b := s.strBytes()
+	if s.err != nil {
+		return 0
+	}
+	ns, err := parseTimestamp(b)
+	if err != nil {
+		s.fail("%v", err)
+	}
+	return ns
+}
+
+// parseTimestamp parses RFC 3339 (a time without a zone is UTC) into
+// nanoseconds since the epoch. The layout writers use is parsed by hand.
+func parseTimestamp(b []byte) (uint64, error) {
+	if ns, ok := parseUTC(b); ok {
+		return ns, nil
+	}
+	s := string(b)
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		var err2 error
+		if t, err2 = time.Parse("2006-01-02T15:04:05.999999999", s); err2 != nil {
+			return 0, fmt.Errorf("bad time %q: want RFC 3339", s)
+		}
+	}
+	if t.Before(time.Unix(0, 0)) {
+		return 0, fmt.Errorf("time %q is before 1970", s)
+	}
+	sec := uint64(t.Unix())
+	return sec*1e9 + uint64(t.Nanosecond()), nil
+}
+
+// parseUTC parses YYYY-MM-DDTHH:MM:SS[.fraction]Z.
+func parseUTC(b []byte) (uint64, bool) {
+	if len(b) < 20 || b[len(b)-1] != 'Z' || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return 0, false
+	}
+	num := func(lo, hi int) (int, bool) {
+		n := 0
+		for _, c := range b[lo:hi] {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 7)
+	dd, ok3 := num(8, 10)
+	hh, ok4 := num(11, 13)
+	mi, ok5 := num(14, 16)
+	ss, ok6 := num(17, 19)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || y < 1970 || mo < 1 || mo > 12 || dd < 1 || dd > daysIn(y, mo) || hh > 23 || mi > 59 || ss > 59 {
+		return 0, false
+	}
+	var frac uint64
+	rest := b[19 : len(b)-1]
+	if len(rest) > 0 {
+		if rest[0] != '.' || len(rest) < 2 || len(rest) > 10 {
+			return 0, false
+		}
+		digits := rest[1:]
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			frac = frac*10 + uint64(c-'0')
+		}
+		for range 9 - len(digits) {
+			frac *= 10
+		}
+	}
+	days := daysFromCivil(int64(y), mo, dd)
+	sec := uint64(days)*86400 + uint64(hh*3600+mi*60+ss)
+	if sec > math.MaxUint64/1_000_000_000-1 {
+		return 0, false
+	}
+	return sec*1e9 + frac, true
+}
+
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// decodeMeta decodes a header line. Besides the current fields it accepts
+// the tool-dispatch trace's budget shapes: budget_tokens and warn_threshold
+// at the top level, or "budget" as a number or an object.
+func (d *decoder) decodeMeta(line []byte) (*Meta, error) {
+	s := &d.sc
+	s.reset(line)
+	m := NewMeta(time.Time{})
+	m.Producer = ""
+	m.Version = 0
+	var resRaw, scopeRaw []byte
+	var resDropped uint32
+	var budget Budget
+	hasBudget, hasStart := false, false
+	if !s.open('{') {
+		return nil, s.err
+	}
+	for first := true; s.more(&first, '}'); {
+		switch string(s.key()) {
+		case "v":
+			m.Version = int(s.int())
+		case "started_at":
+			ns := d.timestamp()
+			m.StartedAt = time.Unix(0, int64(ns)).UTC()
+			hasStart = true
+		case "producer":
+			m.Producer = s.str()
+		case "core_version":
+			m.CoreVersion = s.str()
+		case "trace_id":
+			m.TraceID = s.str()
+		case "conversation_id":
+			m.ConversationID = s.str()
+		case "service":
+			m.Service = s.str()
+		case "resource":
+			resRaw = s.skip()
+		case "resource_dropped":
+			resDropped = d.uint32()
+		case "resource_schema_url":
+			m.ResourceSchemaURL = s.str()
+		case "scope":
+			scopeRaw = s.skip()
+		case "budget_tokens":
+			budget.Tokens, hasBudget = s.int(), true
+		case "warn_threshold":
+			budget.WarnThreshold = s.float()
+		case "budget":
+			if s.peek() != '{' {
+				budget.Tokens, hasBudget = int64(s.float()), true
+				break
+			}
+			hasBudget = true
+			s.open('{')
+			for first := true; s.more(&first, '}'); {
+				switch string(s.key()) {
+				case "budget_tokens", "tokens":
+					budget.Tokens = int64(s.float())
+				case "warn_threshold":
+					budget.WarnThreshold = s.float()
+				default:
+					s.skipValue() // spent, overflowed: recomputed from the records
+				}
+			}
+		case "redacted":
+			m.Redacted = s.boolean()
+		default:
+			s.skipValue()
+		}
+	}
+	s.end()
+	if s.err != nil {
+		return nil, s.err
+	}
+	if m.Version > Version {
+		return nil, fmt.Errorf("%w: v=%d, this reader knows v=%d", ErrUnsupportedVersion, m.Version, Version)
+	}
+	if m.Version == 0 {
+		m.Version = Version
+	}
+	if !hasStart {
+		return nil, errors.New(`header has no "started_at"`)
+	}
+	if hasBudget {
+		m.Budget = &budget
+	}
+	if resRaw != nil {
+		s.reset(resRaw)
+		if s.open('{') {
+			d.members(m.Resource.Attributes())
+		}
+		if s.err != nil {
+			return nil, fmt.Errorf("resource: %w", s.err)
+		}
+		m.Resource.SetDroppedAttributesCount(resDropped)
+	}
+	if scopeRaw != nil {
+		schema, err := d.scopeInto(m.Scope, scopeRaw)
+		if err != nil {
+			return nil, fmt.Errorf("scope: %w", err)
+		}
+		m.ScopeSchemaURL = schema
+	}
+	return m, nil
+}
+
+// decodeSummary decodes a trailer line.
+func (d *decoder) decodeSummary(line []byte) (*Summary, error) {
+	s := &d.sc
+	s.reset(line)
+	sum := &Summary{}
+	if !s.open('{') {
+		return nil, s.err
+	}
+	for first := true; s.more(&first, '}'); {
+		switch string(s.key()) {
+		case "finished_at":
+			sum.FinishedAt = time.Unix(0, int64(d.timestamp())).UTC()
+		case "complete":
+			sum.Complete = s.boolean()
+		case "records":
+			sum.Records = s.int()
+		case "calls":
+			sum.Calls = s.int()
+		case "inferences":
+			sum.Inferences = s.int()
+		case "agents":
+			sum.Agents = s.int()
+		case "spans":
+			sum.Spans = s.int()
+		case "errors":
+			sum.Errors = s.int()
+		case "dropped":
+			sum.Dropped = s.int()
+		case "tokens":
+			if !s.open('{') {
+				break
+			}
+			for first := true; s.more(&first, '}'); {
+				t := &sum.Tokens
+				switch string(s.key()) {
+				case "input":
+					t.Input = s.int()
+				case "output":
+					t.Output = s.int()
+				case "cache_read":
+					t.CacheRead = s.int()
+				case "cache_creation":
+					t.CacheCreation = s.int()
+				case "reasoning":
+					t.Reasoning = s.int()
+				case "total":
+					t.Total = s.int()
+				default:
+					s.skipValue()
+				}
+			}
+		case "budget":
+			if s.literal("null") {
+				break
+			}
+			b := &BudgetStatus{}
+			sum.Budget = b
+			if !s.open('{') {
+				break
+			}
+			for first := true; s.more(&first, '}'); {
+				switch string(s.key()) {
+				case "budget_tokens":
+					b.BudgetTokens = s.int()
+				case "spent":
+					b.Spent = s.int()
+				case "remaining":
+					b.Remaining = s.int()
+				case "over_budget":
+					b.OverBudget = s.boolean()
+				case "near_budget":
+					b.NearBudget = s.boolean()
+				case "warn_threshold":
+					b.WarnThreshold = s.float()
+				default:
+					s.skipValue()
+				}
+			}
+		default:
+			s.skipValue()
+		}
+	}
+	s.end()
+	if s.err != nil {
+		return nil, s.err
+	}
+	return sum, nil
+}
+
+// itoa is strconv.Itoa, short for the many messages that need it.
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,156 @@
+package converter
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// Format is the kind of an input file.
+type Format uint8
+
+// Input formats Detect tells apart.
+const (
+	FormatUnknown Format = iota
+	// FormatArtifact is agenttrace JSONL (including tool-dispatch traces).
+	FormatArtifact
+	// FormatOTLPJSON is one OTLP/JSON TracesData (or export request) document.
+	FormatOTLPJSON
+	// FormatOTLPJSONLines is one OTLP/JSON TracesData per line, as the
+	// collector's file exporter writes.
+	FormatOTLPJSONLines
+	// FormatOTLPProto is a binary OTLP TracesData (or export request).
+	FormatOTLPProto
+)
+
+var formatNames = [...]string{"unknown", "jsonl", "otlp-json", "otlp-json-lines", "otlp-proto"}
+
+func (f Format) String() string {
+	if int(f) < len(formatNames) {
+		return formatNames[f]
+	}
+	return "unknown"
+}
+
+// ErrUnknownFormat: the input is none of the formats Detect knows.
+var ErrUnknownFormat = errors.New("unknown input format: not an agenttrace artifact, OTLP/JSON or OTLP protobuf")
+
+// DetectSize is how much of an input Detect wants to see.
+const DetectSize = 64 << 10
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// Detect tells an input's format from its first bytes (up to DetectSize).
+// It looks at content only, never at a file name.
+func Detect(head []byte) Format {
+	head = bytes.TrimPrefix(head, bom)
+	trimmed := bytes.TrimLeft(head, " \t\r\n")
+	if len(trimmed) == 0 {
+		return FormatUnknown
+	}
+	if trimmed[0] != '{' {
+		// TracesData and ExportTraceServiceRequest both start with field 1,
+		// length-delimited: tag byte 0x0A.
+		if head[0] == 0x0A {
+			return FormatOTLPProto
+		}
+		return FormatUnknown
+	}
+	line := trimmed
+	complete := false
+	if i := bytes.IndexByte(trimmed, '\n'); i >= 0 {
+		line = trimmed[:i]
+		var s scanner
+		s.reset(line)
+		s.skipValue()
+		s.end()
+		complete = s.err == nil
+	}
+	switch firstKeys(line) {
+	case "otlp":
+		if complete {
+			return FormatOTLPJSONLines
+		}
+		return FormatOTLPJSON
+	case "artifact":
+		return FormatArtifact
+	}
+	if !complete {
+		// Pretty-printed: the first line holds no key; look further.
+		if firstKeys(trimmed) == "otlp" {
+			return FormatOTLPJSON
+		}
+	}
+	return FormatUnknown
+}
+
+// firstKeys reads the top-level keys of the object at the start of b until
+// one decides the format, tolerating b ending mid-object.
+func firstKeys(b []byte) string {
+	var s scanner
+	s.reset(b)
+	if !s.open('{') {
+		return ""
+	}
+	for first := true; s.more(&first, '}'); {
+		k := s.key()
+		if s.err != nil {
+			return ""
+		}
+		switch string(k) {
+		case "resourceSpans", "resource_spans":
+			return "otlp"
+		case "kind", "v":
+			return "artifact"
+		}
+		s.skipValue()
+	}
+	return ""
+}
+
+// ReadOTLP reads OTLP traces in format f (one of the OTLP formats) from r,
+// decoding with pdata. name is used in errors.
+func ReadOTLP(r io.Reader, f Format, name string) (ptrace.Traces, error) {
+	switch f {
+	case FormatOTLPJSON, FormatOTLPProto:
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return ptrace.Traces{}, fmt.Errorf("%s: %w", name, err)
+		}
+		var td ptrace.Traces
+		if f == FormatOTLPJSON {
+			td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(bytes.TrimPrefix(b, bom))
+		} else {
+			td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(b)
+		}
+		if err != nil {
+			return ptrace.Traces{}, fmt.Errorf("%s: %s: %w", name, f, err)
+		}
+		return td, nil
+	case FormatOTLPJSONLines:
+		td := ptrace.NewTraces()
+		br := bufio.NewReaderSize(r, 64<<10)
+		var u ptrace.JSONUnmarshaler
+		for n := 1; ; n++ {
+			line, err := br.ReadBytes('\n')
+			if len(bytes.TrimSpace(line)) > 0 {
+				part, perr := u.UnmarshalTraces(bytes.TrimPrefix(line, bom))
+				if perr != nil {
+					return ptrace.Traces{}, fmt.Errorf("%s:%d: OTLP/JSON: %w", name, n, perr)
+				}
+				part.ResourceSpans().MoveAndAppendTo(td.ResourceSpans())
+			}
+			if err == io.EOF {
+				return td, nil
+			}
+			if err != nil {
+				return ptrace.Traces{}, fmt.Errorf("%s:%d: %w", name, n, err)
+			}
+		}
+	}
+	return ptrace.Traces{}, fmt.Errorf("%s: %w", name, ErrUnknownFormat)
+}

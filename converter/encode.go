@@ -1,0 +1,484 @@
+package converter
+
+import (
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// An Encoder turns records into artifact lines. It keeps the header's
+// resource and scope so that records reported under them do not repeat
+// them. An Encoder is not safe for concurrent use; its zero value encodes
+// every record with its own resource and scope.
+type Encoder struct {
+	rd  semconv.Reading
+	sc  scanner
+	def origin
+	set bool
+}
+
+// origin is where a span was reported: resource and scope with their
+// schema URLs.
+type origin struct {
+	res       pcommon.Resource
+	resSchema string
+	scope     pcommon.InstrumentationScope
+	scSchema  string
+}
+
+// SetDefaults makes m's resource and scope the ones records may omit.
+func (e *Encoder) SetDefaults(m *Meta) {
+	e.def = origin{m.Resource, m.ResourceSchemaURL, m.Scope, m.ScopeSchemaURL}
+	e.set = true
+}
+
+// Reading returns the reading of the record last encoded, for callers that
+// tally what they write without reading each span twice.
+func (e *Encoder) Reading() *semconv.Reading { return &e.rd }
+
+func sameResource(a, b pcommon.Resource) bool {
+	return a.DroppedAttributesCount() == b.DroppedAttributesCount() && a.Attributes().Equal(b.Attributes())
+}
+
+func sameScope(a, b pcommon.InstrumentationScope) bool {
+	return a.Name() == b.Name() && a.Version() == b.Version() &&
+		a.DroppedAttributesCount() == b.DroppedAttributesCount() && a.Attributes().Equal(b.Attributes())
+}
+
+var spanKinds = [...]string{"unspecified", "internal", "server", "client", "producer", "consumer"}
+
+// usageFields are the members of a record's usage object, in order.
+var usageFields = [...]semconv.Field{
+	semconv.FieldInputTokens, semconv.FieldOutputTokens, semconv.FieldCacheReadTokens,
+	semconv.FieldCacheCreationTokens, semconv.FieldReasoningTokens,
+}
+
+// stringFields are promoted string fields in the order a record lists them.
+var stringFields = [...]semconv.Field{
+	semconv.FieldConversationID, semconv.FieldAgent, semconv.FieldAgentID,
+	semconv.FieldTool, semconv.FieldToolCallID, semconv.FieldToolType,
+	semconv.FieldProvider, semconv.FieldModel, semconv.FieldRequestModel, semconv.FieldResponseID,
+}
+
+// jsonFields are the JSON-valued fields, small ones first.
+var jsonFields = [...]semconv.Field{
+	semconv.FieldArgs, semconv.FieldResult, semconv.FieldSystem, semconv.FieldTools,
+	semconv.FieldInput, semconv.FieldOutput,
+}
+
+// AppendRecord appends rec as one line, newline included.
+func (e *Encoder) AppendRecord(dst []byte, rec *Record) []byte {
+	sp := rec.Span
+	st := sp.Status()
+	isErr := st.Code() == ptrace.StatusCodeError
+	rd := &e.rd
+	semconv.Read(rd, sp.Name(), sp.Attributes(), isErr)
+
+	dst = append(dst, `{"kind":"`...)
+	dst = append(dst, rd.Kind.String()...)
+	dst = append(dst, `","name":`...)
+	dst = appendString(dst, sp.Name())
+	dst = append(dst, `,"trace_id":"`...)
+	tid := sp.TraceID()
+	dst = appendHex(dst, tid[:])
+	dst = append(dst, `","span_id":"`...)
+	sid := sp.SpanID()
+	dst = appendHex(dst, sid[:])
+	dst = append(dst, '"')
+	if p := sp.ParentSpanID(); !p.IsEmpty() {
+		dst = append(dst, `,"parent_span_id":"`...)
+		dst = appendHex(dst, p[:])
+		dst = append(dst, '"')
+	}
+	if k := sp.Kind(); k != ptrace.SpanKindInternal {
+		dst = append(dst, `,"span_kind":`...)
+		if int(k) >= 0 && int(k) < len(spanKinds) {
+			dst = append(dst, '"')
+			dst = append(dst, spanKinds[k]...)
+			dst = append(dst, '"')
+		} else {
+			dst = strconv.AppendInt(dst, int64(k), 10)
+		}
+	}
+	if rd.Has(semconv.FieldOp) {
+		dst = append(dst, `,"op":`...)
+		dst = appendString(dst, rd.Str(semconv.FieldOp))
+	}
+	start, end := sp.StartTimestamp(), sp.EndTimestamp()
+	dst = append(dst, `,"started_at":`...)
+	dst = appendTimestamp(dst, uint64(start))
+	dst = append(dst, `,"finished_at":`...)
+	dst = appendTimestamp(dst, uint64(end))
+	dst = append(dst, `,"elapsed_ms":`...)
+	dst = appendMillis(dst, int64(end)-int64(start))
+	if isErr {
+		dst = append(dst, `,"ok":false,"code":`...)
+		if rd.Has(semconv.FieldCode) {
+			dst = appendString(dst, rd.Str(semconv.FieldCode))
+		} else {
+			dst = append(dst, `"error"`...)
+		}
+	} else {
+		dst = append(dst, `,"ok":true`...)
+		if st.Code() == ptrace.StatusCodeOk {
+			dst = append(dst, `,"status":"ok"`...)
+		}
+	}
+	if msg := st.Message(); msg != "" {
+		dst = append(dst, `,"message":`...)
+		dst = appendString(dst, msg)
+	}
+	if c := int32(st.Code()); c < 0 || c > 2 {
+		// Not a code OTLP defines; kept so the span round-trips.
+		dst = append(dst, `,"status_code":`...)
+		dst = strconv.AppendInt(dst, int64(c), 10)
+	}
+	for _, f := range stringFields {
+		if rd.Has(f) {
+			dst = appendField(dst, f.Name())
+			dst = appendString(dst, rd.Str(f))
+		}
+	}
+	if rd.Has(semconv.FieldFinishReasons) {
+		dst = append(dst, `,"finish_reasons":`...)
+		v := rd.Value(semconv.FieldFinishReasons)
+		if v.Type() == pcommon.ValueTypeStr {
+			dst = append(dst, '[')
+			dst = appendString(dst, v.Str())
+			dst = append(dst, ']')
+		} else {
+			dst = appendValue(dst, v)
+		}
+	}
+	hasUsage := false
+	for _, f := range usageFields {
+		if !rd.Has(f) {
+			continue
+		}
+		if !hasUsage {
+			dst = append(dst, `,"usage":{`...)
+			hasUsage = true
+		}
+		dst = appendField(dst, f.Name()[len("usage."):])
+		dst = strconv.AppendInt(dst, rd.Int(f), 10)
+	}
+	if hasUsage {
+		dst = append(dst, '}')
+	}
+	if rd.Has(semconv.FieldCost) {
+		dst = append(dst, `,"cost":`...)
+		dst = appendDouble(dst, rd.Value(semconv.FieldCost).Double())
+	}
+	var structured [len(jsonFields)]bool
+	for i, f := range jsonFields {
+		if !rd.Has(f) {
+			continue
+		}
+		dst = appendField(dst, f.Name())
+		dst, structured[i] = appendJSONValue(dst, rd.Value(f), &e.sc)
+	}
+	if est := estimatedTokens(rd, sp.Attributes()); est > 0 {
+		dst = append(dst, `,"estimated_tokens":`...)
+		dst = strconv.AppendInt(dst, est, 10)
+	}
+	first := true
+	for f := range semconv.NumFields {
+		if !rd.Aliased(f) {
+			continue
+		}
+		if first {
+			dst = append(dst, `,"aliases":{`...)
+			first = false
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = appendKey(dst, f.Name())
+		dst = appendString(dst, rd.Source(f))
+	}
+	if !first {
+		dst = append(dst, '}')
+	}
+	first = true
+	for i, f := range jsonFields {
+		if !structured[i] {
+			continue
+		}
+		if first {
+			dst = append(dst, `,"structured":[`...)
+			first = false
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"')
+		dst = append(dst, f.Name()...)
+		dst = append(dst, '"')
+	}
+	if !first {
+		dst = append(dst, ']')
+	}
+	if attrs := sp.Attributes(); attrs.Len() > len(rd.Consumed()) {
+		dst = append(dst, `,"attrs":`...)
+		dst = appendMap(dst, attrs, rd.Consumed())
+	}
+	dst = appendEvents(dst, sp.Events())
+	dst = appendLinks(dst, sp.Links())
+	if ts := sp.TraceState().AsRaw(); ts != "" {
+		dst = append(dst, `,"trace_state":`...)
+		dst = appendString(dst, ts)
+	}
+	if fl := sp.Flags(); fl != 0 {
+		dst = append(dst, `,"flags":`...)
+		dst = strconv.AppendUint(dst, uint64(fl), 10)
+	}
+	dst = appendDropped(dst, sp.DroppedAttributesCount(), sp.DroppedEventsCount(), sp.DroppedLinksCount())
+	if !e.set || rec.ResourceSchemaURL != e.def.resSchema || !sameResource(rec.Resource, e.def.res) {
+		dst = appendResource(dst, rec.Resource, rec.ResourceSchemaURL)
+	}
+	if !e.set || rec.ScopeSchemaURL != e.def.scSchema || !sameScope(rec.Scope, e.def.scope) {
+		dst = append(dst, `,"scope":`...)
+		dst = appendScope(dst, rec.Scope, rec.ScopeSchemaURL)
+	}
+	return append(dst, '}', '\n')
+}
+
+// estimatedTokens is what a record adds to a model's context: the billed
+// input + output of a model call, or a tool call's [CallEstimate].
+func estimatedTokens(rd *semconv.Reading, attrs pcommon.Map) int64 {
+	switch rd.Kind {
+	case semconv.Inference:
+		return rd.Usage().Total()
+	case semconv.Call:
+		return CallEstimate(rd, attrs)
+	}
+	return 0
+}
+
+func appendEvents(dst []byte, evs ptrace.SpanEventSlice) []byte {
+	if evs.Len() == 0 {
+		return dst
+	}
+	dst = append(dst, `,"events":[`...)
+	for i := range evs.Len() {
+		ev := evs.At(i)
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"name":`...)
+		dst = appendString(dst, ev.Name())
+		dst = append(dst, `,"time":`...)
+		dst = appendTimestamp(dst, uint64(ev.Timestamp()))
+		if ev.Attributes().Len() > 0 {
+			dst = append(dst, `,"attrs":`...)
+			dst = appendMap(dst, ev.Attributes(), nil)
+		}
+		if n := ev.DroppedAttributesCount(); n > 0 {
+			dst = append(dst, `,"dropped":`...)
+			dst = strconv.AppendUint(dst, uint64(n), 10)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+func appendLinks(dst []byte, links ptrace.SpanLinkSlice) []byte {
+	if links.Len() == 0 {
+		return dst
+	}
+	dst = append(dst, `,"links":[`...)
+	for i := range links.Len() {
+		l := links.At(i)
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		tid, sid := l.TraceID(), l.SpanID()
+		dst = append(dst, `{"trace_id":"`...)
+		dst = appendHex(dst, tid[:])
+		dst = append(dst, `","span_id":"`...)
+		dst = appendHex(dst, sid[:])
+		dst = append(dst, '"')
+		if ts := l.TraceState().AsRaw(); ts != "" {
+			dst = append(dst, `,"trace_state":`...)
+			dst = appendString(dst, ts)
+		}
+		if fl := l.Flags(); fl != 0 {
+			dst = append(dst, `,"flags":`...)
+			dst = strconv.AppendUint(dst, uint64(fl), 10)
+		}
+		if l.Attributes().Len() > 0 {
+			dst = append(dst, `,"attrs":`...)
+			dst = appendMap(dst, l.Attributes(), nil)
+		}
+		if n := l.DroppedAttributesCount(); n > 0 {
+			dst = append(dst, `,"dropped":`...)
+			dst = strconv.AppendUint(dst, uint64(n), 10)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+func appendDropped(dst []byte, attrs, events, links uint32) []byte {
+	if attrs == 0 && events == 0 && links == 0 {
+		return dst
+	}
+	dst = append(dst, `,"dropped":{`...)
+	if attrs > 0 {
+		dst = appendField(dst, "attrs")
+		dst = strconv.AppendUint(dst, uint64(attrs), 10)
+	}
+	if events > 0 {
+		dst = appendField(dst, "events")
+		dst = strconv.AppendUint(dst, uint64(events), 10)
+	}
+	if links > 0 {
+		dst = appendField(dst, "links")
+		dst = strconv.AppendUint(dst, uint64(links), 10)
+	}
+	return append(dst, '}')
+}
+
+// appendResource appends ,"resource":{attrs} and, when set, its dropped
+// count and schema URL.
+func appendResource(dst []byte, res pcommon.Resource, schemaURL string) []byte {
+	dst = append(dst, `,"resource":`...)
+	dst = appendMap(dst, res.Attributes(), nil)
+	if n := res.DroppedAttributesCount(); n > 0 {
+		dst = append(dst, `,"resource_dropped":`...)
+		dst = strconv.AppendUint(dst, uint64(n), 10)
+	}
+	if schemaURL != "" {
+		dst = append(dst, `,"resource_schema_url":`...)
+		dst = appendString(dst, schemaURL)
+	}
+	return dst
+}
+
+func appendScope(dst []byte, sc pcommon.InstrumentationScope, schemaURL string) []byte {
+	dst = append(dst, '{')
+	if sc.Name() != "" {
+		dst = appendField(dst, "name")
+		dst = appendString(dst, sc.Name())
+	}
+	if sc.Version() != "" {
+		dst = appendField(dst, "version")
+		dst = appendString(dst, sc.Version())
+	}
+	if sc.Attributes().Len() > 0 {
+		dst = appendField(dst, "attrs")
+		dst = appendMap(dst, sc.Attributes(), nil)
+	}
+	if n := sc.DroppedAttributesCount(); n > 0 {
+		dst = appendField(dst, "dropped")
+		dst = strconv.AppendUint(dst, uint64(n), 10)
+	}
+	if schemaURL != "" {
+		dst = appendField(dst, "schema_url")
+		dst = appendString(dst, schemaURL)
+	}
+	return append(dst, '}')
+}
+
+func appendTime(dst []byte, t time.Time) []byte {
+	ns := t.UnixNano()
+	if ns < 0 {
+		ns = 0
+	}
+	return appendTimestamp(dst, uint64(ns))
+}
+
+// AppendMeta appends m as the header line, newline included.
+func AppendMeta(dst []byte, m *Meta) []byte {
+	v := m.Version
+	if v == 0 {
+		v = Version
+	}
+	dst = append(dst, `{"v":`...)
+	dst = strconv.AppendInt(dst, int64(v), 10)
+	dst = append(dst, `,"kind":"meta","started_at":`...)
+	dst = appendTime(dst, m.StartedAt)
+	for _, kv := range [...]struct{ k, v string }{
+		{"producer", m.Producer}, {"core_version", m.CoreVersion}, {"trace_id", m.TraceID},
+		{"conversation_id", m.ConversationID}, {"service", m.Service},
+	} {
+		if kv.v != "" {
+			dst = appendField(dst, kv.k)
+			dst = appendString(dst, kv.v)
+		}
+	}
+	if m.Resource != (pcommon.Resource{}) && (m.Resource.Attributes().Len() > 0 || m.Resource.DroppedAttributesCount() > 0) || m.ResourceSchemaURL != "" {
+		res := m.Resource
+		if res == (pcommon.Resource{}) {
+			res = pcommon.NewResource()
+		}
+		dst = appendResource(dst, res, m.ResourceSchemaURL)
+	}
+	if sc := m.Scope; sc != (pcommon.InstrumentationScope{}) && (sc.Name() != "" || sc.Version() != "" || sc.Attributes().Len() > 0 || sc.DroppedAttributesCount() > 0) || m.ScopeSchemaURL != "" {
+		if sc == (pcommon.InstrumentationScope{}) {
+			sc = pcommon.NewInstrumentationScope()
+		}
+		dst = append(dst, `,"scope":`...)
+		dst = appendScope(dst, sc, m.ScopeSchemaURL)
+	}
+	if b := m.Budget; b != nil {
+		dst = append(dst, `,"budget":{"budget_tokens":`...)
+		dst = strconv.AppendInt(dst, b.Tokens, 10)
+		dst = append(dst, `,"warn_threshold":`...)
+		dst = strconv.AppendFloat(dst, b.Threshold(), 'g', -1, 64)
+		dst = append(dst, '}')
+	}
+	if m.Redacted {
+		dst = append(dst, `,"redacted":true`...)
+	}
+	return append(dst, '}', '\n')
+}
+
+// AppendSummary appends s as the trailer line, newline included.
+func AppendSummary(dst []byte, s *Summary) []byte {
+	dst = append(dst, `{"kind":"summary","finished_at":`...)
+	dst = appendTime(dst, s.FinishedAt)
+	dst = append(dst, `,"complete":`...)
+	dst = strconv.AppendBool(dst, s.Complete)
+	for _, kv := range [...]struct {
+		k string
+		v int64
+	}{{"records", s.Records}, {"calls", s.Calls}, {"inferences", s.Inferences}, {"agents", s.Agents}, {"spans", s.Spans}, {"errors", s.Errors}} {
+		dst = appendField(dst, kv.k)
+		dst = strconv.AppendInt(dst, kv.v, 10)
+	}
+	t := s.Tokens
+	dst = append(dst, `,"tokens":{"input":`...)
+	dst = strconv.AppendInt(dst, t.Input, 10)
+	dst = append(dst, `,"output":`...)
+	dst = strconv.AppendInt(dst, t.Output, 10)
+	dst = append(dst, `,"cache_read":`...)
+	dst = strconv.AppendInt(dst, t.CacheRead, 10)
+	dst = append(dst, `,"cache_creation":`...)
+	dst = strconv.AppendInt(dst, t.CacheCreation, 10)
+	dst = append(dst, `,"reasoning":`...)
+	dst = strconv.AppendInt(dst, t.Reasoning, 10)
+	dst = append(dst, `,"total":`...)
+	dst = strconv.AppendInt(dst, t.Total, 10)
+	dst = append(dst, '}')
+	if b := s.Budget; b != nil {
+		dst = append(dst, `,"budget":{"budget_tokens":`...)
+		dst = strconv.AppendInt(dst, b.BudgetTokens, 10)
+		dst = append(dst, `,"spent":`...)
+		dst = strconv.AppendInt(dst, b.Spent, 10)
+		dst = append(dst, `,"remaining":`...)
+		dst = strconv.AppendInt(dst, b.Remaining, 10)
+		dst = append(dst, `,"over_budget":`...)
+		dst = strconv.AppendBool(dst, b.OverBudget)
+		dst = append(dst, `,"near_budget":`...)
+		dst = strconv.AppendBool(dst, b.NearBudget)
+		dst = append(dst, `,"warn_threshold":`...)
+		dst = strconv.AppendFloat(dst, b.WarnThreshold, 'g', -1, 64)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `,"dropped":`...)
+	dst = strconv.AppendInt(dst, s.Dropped, 10)
+	return append(dst, '}', '\n')
+}

@@ -1,0 +1,231 @@
+package converter
+
+import (
+	"encoding/base64"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The append helpers below write JSON by hand: the record path runs once per
+// span, and encoding/json's reflection costs several times more than the
+// line it writes (see docs/benchmarks.md).
+
+const hexDigits = "0123456789abcdef"
+
+// needsEscape marks the ASCII bytes that cannot appear raw in a JSON string,
+// plus every byte >= 0x80 so that UTF-8 is checked on the slow path.
+var needsEscape = func() (t [256]bool) {
+	for i := range 0x20 {
+		t[i] = true
+	}
+	t['"'], t['\\'] = true, true
+	for i := 0x80; i < 256; i++ {
+		t[i] = true
+	}
+	return t
+}()
+
+// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
+// encoding/json does; U+2028 and U+2029 are escaped so that a line stays
+// valid JavaScript too.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if !needsEscape[c] {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendKey appends "key": for a key known to need no escaping.
+func appendKey(dst []byte, key string) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, key...)
+	return append(dst, '"', ':')
+}
+
+// appendField appends ,"key": (or "key": right after an opening brace).
+func appendField(dst []byte, key string) []byte {
+	if c := dst[len(dst)-1]; c != '{' && c != '[' {
+		dst = append(dst, ',')
+	}
+	return appendKey(dst, key)
+}
+
+// appendDouble appends f so that it reads back as a double: always with a
+// '.' or an exponent. NaN and the infinities, which JSON cannot hold, are
+// tagged.
+func appendDouble(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, `{"@double":"NaN"}`...)
+	case math.IsInf(f, 1):
+		return append(dst, `{"@double":"+Inf"}`...)
+	case math.IsInf(f, -1):
+		return append(dst, `{"@double":"-Inf"}`...)
+	}
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'g', -1, 64)
+	for _, c := range dst[n:] {
+		if c == '.' || c == 'e' || c == 'E' {
+			return dst
+		}
+	}
+	return append(dst, '.', '0')
+}
+
+func appendBase64(dst []byte, b []byte) []byte {
+	return base64.StdEncoding.AppendEncode(dst, b)
+}
+
+func appendHex(dst []byte, b []byte) []byte {
+	for _, c := range b {
+		dst = append(dst, hexDigits[c>>4], hexDigits[c&0xf])
+	}
+	return dst
+}
+
+// appendTimestamp appends nanoseconds since the Unix epoch as RFC 3339 in
+// UTC with all nine fractional digits, without going through time.Time:
+// pdata timestamps are uint64 and reach past what time.Unix accepts.
+func appendTimestamp(dst []byte, ns uint64) []byte {
+	secs := ns / 1e9
+	frac := ns % 1e9
+	days := secs / 86400
+	rem := secs % 86400
+	y, m, d := civilFromDays(int64(days))
+	dst = append(dst, '"')
+	dst = appendDigits(dst, uint64(y), 4)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, uint64(m), 2)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, uint64(d), 2)
+	dst = append(dst, 'T')
+	dst = appendDigits(dst, rem/3600, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, rem%3600/60, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, rem%60, 2)
+	dst = append(dst, '.')
+	dst = appendDigits(dst, frac, 9)
+	return append(dst, 'Z', '"')
+}
+
+func appendDigits(dst []byte, v uint64, width int) []byte {
+	var b [20]byte
+	i := len(b)
+	for v > 0 || width > 0 {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+		width--
+	}
+	return append(dst, b[i:]...)
+}
+
+// civilFromDays converts days since 1970-01-01 to a proleptic Gregorian
+// date (Howard Hinnant's algorithm).
+func civilFromDays(z int64) (year int64, month, day int) {
+	z += 719468
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era--
+	}
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	year = yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	day = int(doy - (153*mp+2)/5 + 1)
+	if mp < 10 {
+		month = int(mp + 3)
+	} else {
+		month = int(mp - 9)
+	}
+	if month <= 2 {
+		year++
+	}
+	return year, month, day
+}
+
+// daysFromCivil is the inverse of civilFromDays.
+func daysFromCivil(y int64, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	mm := int64(m)
+	if mm > 2 {
+		mm -= 3
+	} else {
+		mm += 9
+	}
+	doy := (153*mm+2)/5 + int64(d) - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
+
+// appendMillis appends a duration in nanoseconds as milliseconds with up
+// to microsecond precision (elapsed_ms).
+func appendMillis(dst []byte, ns int64) []byte {
+	if ns < 0 {
+		dst = append(dst, '-')
+		ns = -ns
+	}
+	us := ns / 1000
+	dst = strconv.AppendInt(dst, us/1000, 10)
+	if f := us % 1000; f != 0 {
+		dst = append(dst, '.')
+		d := [3]byte{byte('0' + f/100), byte('0' + f/10%10), byte('0' + f%10)}
+		n := 3
+		for n > 0 && d[n-1] == '0' {
+			n--
+		}
+		dst = append(dst, d[:n]...)
+	}
+	return dst
+}

@@ -1,0 +1,240 @@
+package converter
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// Records returns every span of td as a record, in the order the spans
+// ended (the order an artifact lists them). The records share td's memory.
+func Records(td ptrace.Traces) []Record {
+	recs := make([]Record, 0, td.SpanCount())
+	for _, rs := range td.ResourceSpans().All() {
+		for _, ss := range rs.ScopeSpans().All() {
+			for _, sp := range ss.Spans().All() {
+				recs = append(recs, Record{
+					Span: sp, Resource: rs.Resource(), ResourceSchemaURL: rs.SchemaUrl(),
+					Scope: ss.Scope(), ScopeSchemaURL: ss.SchemaUrl(),
+				})
+			}
+		}
+	}
+	slices.SortStableFunc(recs, func(a, b Record) int {
+		return cmp.Compare(a.Span.EndTimestamp(), b.Span.EndTimestamp())
+	})
+	return recs
+}
+
+type originKey struct {
+	res       pcommon.Resource
+	resSchema string
+	scope     pcommon.InstrumentationScope
+	scSchema  string
+}
+
+// ToTraces builds OTLP from records, one ResourceSpans per distinct
+// resource and one ScopeSpans per distinct scope under it, in first-seen
+// order. The spans are moved, not copied: recs' spans are empty afterwards.
+func ToTraces(recs []Record) ptrace.Traces {
+	td := ptrace.NewTraces()
+	var groups []originGroup
+	byKey := make(map[originKey]ptrace.SpanSlice)
+	resOf := make(map[pcommon.Resource]ptrace.ResourceSpans)
+	for i := range recs {
+		r := &recs[i]
+		k := originKey{r.Resource, r.ResourceSchemaURL, r.Scope, r.ScopeSchemaURL}
+		spans, ok := byKey[k]
+		if !ok {
+			spans, ok = findEqual(groups, k)
+		}
+		if !ok {
+			rs, ok := resOf[r.Resource]
+			if !ok || rs.SchemaUrl() != r.ResourceSchemaURL {
+				rs = td.ResourceSpans().AppendEmpty()
+				r.Resource.CopyTo(rs.Resource())
+				rs.SetSchemaUrl(r.ResourceSchemaURL)
+				resOf[r.Resource] = rs
+			}
+			ss := rs.ScopeSpans().AppendEmpty()
+			r.Scope.CopyTo(ss.Scope())
+			ss.SetSchemaUrl(r.ScopeSchemaURL)
+			spans = ss.Spans()
+			groups = append(groups, originGroup{k, spans})
+		}
+		byKey[k] = spans
+		r.Span.MoveTo(spans.AppendEmpty())
+	}
+	return td
+}
+
+type originGroup struct {
+	key   originKey
+	spans ptrace.SpanSlice
+}
+
+// findEqual finds a group whose resource and scope equal k's by value, so
+// that records decoded with separate copies of one resource share a
+// ResourceSpans.
+func findEqual(groups []originGroup, k originKey) (ptrace.SpanSlice, bool) {
+	for _, g := range groups {
+		if g.key.resSchema == k.resSchema && g.key.scSchema == k.scSchema &&
+			sameResource(g.key.res, k.res) && sameScope(g.key.scope, k.scope) {
+			return g.spans, true
+		}
+	}
+	return ptrace.SpanSlice{}, false
+}
+
+// MetaFor returns the header for an artifact holding recs: it starts at
+// the earliest span start; names the trace, the conversation and the
+// service when there is one of each; takes its resource and scope from the
+// first record; and picks up a budget and the redacted flag from the
+// resource attributes agenttrace writes them to.
+func MetaFor(recs []Record) *Meta {
+	m := NewMeta(time.Time{})
+	if len(recs) == 0 {
+		return m
+	}
+	var rd semconv.Reading
+	first := recs[0]
+	m.Resource, m.ResourceSchemaURL = first.Resource, first.ResourceSchemaURL
+	m.Scope, m.ScopeSchemaURL = first.Scope, first.ScopeSchemaURL
+	start := uint64(first.Span.StartTimestamp())
+	trace := first.Span.TraceID()
+	oneTrace := true
+	conv, oneConv := "", true
+	for i := range recs {
+		sp := recs[i].Span
+		start = min(start, uint64(sp.StartTimestamp()))
+		if sp.TraceID() != trace {
+			oneTrace = false
+		}
+		recs[i].Read(&rd)
+		if c := rd.Str(semconv.FieldConversationID); c != "" {
+			if conv == "" {
+				conv = c
+			} else if c != conv {
+				oneConv = false
+			}
+		}
+	}
+	m.StartedAt = time.Unix(0, int64(start)).UTC()
+	if oneTrace {
+		m.TraceID = trace.String()
+	}
+	if oneConv {
+		m.ConversationID = conv
+	}
+	fillService(m)
+	return m
+}
+
+// fillService sets the header's service and budget from its resource.
+func fillService(m *Meta) {
+	attrs := m.Resource.Attributes()
+	if v, ok := attrs.Get("service.name"); ok {
+		m.Service = v.AsString()
+	}
+	if v, ok := attrs.Get(semconv.BudgetTokens); ok && v.Type() == pcommon.ValueTypeInt && m.Budget == nil {
+		b := &Budget{Tokens: v.Int()}
+		if w, ok := attrs.Get(semconv.BudgetWarnThreshold); ok && w.Type() == pcommon.ValueTypeDouble {
+			b.WarnThreshold = w.Double()
+		}
+		m.Budget = b
+	}
+	if v, ok := attrs.Get(semconv.Redacted); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
+		m.Redacted = true
+	}
+}
+
+// CarryMeta writes what only the header knows (budget, redaction) into
+// the resource attributes of td, where [MetaFor] finds it again, so that
+// JSONL -> OTLP -> JSONL keeps it. Resources that already carry a value
+// keep theirs.
+func CarryMeta(td ptrace.Traces, m *Meta) {
+	if m == nil || (m.Budget == nil && !m.Redacted) {
+		return
+	}
+	for _, rs := range td.ResourceSpans().All() {
+		attrs := rs.Resource().Attributes()
+		if b := m.Budget; b != nil {
+			if _, ok := attrs.Get(semconv.BudgetTokens); !ok {
+				attrs.PutInt(semconv.BudgetTokens, b.Tokens)
+				if b.WarnThreshold > 0 {
+					attrs.PutDouble(semconv.BudgetWarnThreshold, b.WarnThreshold)
+				}
+			}
+		}
+		if m.Redacted {
+			if _, ok := attrs.Get(semconv.Redacted); !ok {
+				attrs.PutBool(semconv.Redacted, true)
+			}
+		}
+	}
+}
+
+// GroupBy says how records are split into artifacts.
+type GroupBy uint8
+
+const (
+	// ByTrace makes one artifact per trace id.
+	ByTrace GroupBy = iota
+	// ByConversation makes one artifact per gen_ai.conversation.id; a
+	// trace whose spans name no conversation is its own group.
+	ByConversation
+)
+
+// Group is the records of one artifact.
+type Group struct {
+	// Key is the trace id (hex) or the conversation id.
+	Key string
+	// Conversation tells that Key is a conversation id.
+	Conversation bool
+	Records      []Record
+}
+
+// Split groups recs into artifacts, in order of first appearance. A trace
+// belongs to the conversation named by its first span that names one.
+func Split(recs []Record, by GroupBy) []Group {
+	var rd semconv.Reading
+	convOf := map[pcommon.TraceID]string{}
+	if by == ByConversation {
+		for i := range recs {
+			tid := recs[i].Span.TraceID()
+			if _, ok := convOf[tid]; ok {
+				continue
+			}
+			recs[i].Read(&rd)
+			if c := rd.Str(semconv.FieldConversationID); c != "" {
+				convOf[tid] = c
+			}
+		}
+	}
+	idx := map[string]int{}
+	var groups []Group
+	for _, r := range recs {
+		tid := r.Span.TraceID()
+		key, conv := tid.String(), false
+		if c, ok := convOf[tid]; ok {
+			key, conv = c, true
+		}
+		mapKey := key
+		if conv {
+			mapKey = "c\x00" + key
+		}
+		i, ok := idx[mapKey]
+		if !ok {
+			i = len(groups)
+			idx[mapKey] = i
+			groups = append(groups, Group{Key: key, Conversation: conv})
+		}
+		groups[i].Records = append(groups[i].Records, r)
+	}
+	return groups
+}

@@ -1,0 +1,409 @@
+package converter
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// DefaultMaxLineSize is the longest line a Reader accepts by default. GenAI
+// records carry whole conversations; 64 KiB, bufio.Scanner's default, is
+// far too small.
+const DefaultMaxLineSize = 16 << 20
+
+// maxKeptProblems bounds the problems a Reader keeps; all are counted.
+const maxKeptProblems = 100
+
+// LineError is a problem with one line of an artifact. The Reader reports
+// it and goes on with the next line.
+type LineError struct {
+	// Source names the input, when the Reader was given a name.
+	Source string
+	// Line is the 1-based line number.
+	Line int
+	// Err is the problem; errors.Is works with the package's sentinels.
+	Err error
+}
+
+func (e *LineError) Error() string {
+	if e.Source != "" {
+		return fmt.Sprintf("%s:%d: %v", e.Source, e.Line, e.Err)
+	}
+	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// ReaderOption configures a Reader.
+type ReaderOption interface{ applyReader(*readerConfig) }
+
+type readerConfig struct {
+	maxLine   int
+	source    string
+	onProblem func(*LineError)
+}
+
+type readerOptionFunc func(*readerConfig)
+
+func (f readerOptionFunc) applyReader(c *readerConfig) { f(c) }
+
+// WithMaxLineSize sets the longest line accepted; longer lines are reported
+// with [ErrLineTooLong] and skipped. n <= 0 keeps the default.
+func WithMaxLineSize(n int) ReaderOption {
+	return readerOptionFunc(func(c *readerConfig) {
+		if n > 0 {
+			c.maxLine = n
+		}
+	})
+}
+
+// WithSource names the input in the problems the Reader reports, so that
+// they read "file.jsonl:12: ...".
+func WithSource(name string) ReaderOption {
+	return readerOptionFunc(func(c *readerConfig) { c.source = name })
+}
+
+// WithProblemHandler calls f for each problem as it is found, in addition
+// to keeping the first ones for [Reader.Problems].
+func WithProblemHandler(f func(*LineError)) ReaderOption {
+	return readerOptionFunc(func(c *readerConfig) { c.onProblem = f })
+}
+
+// ReadStats counts what a Reader saw.
+type ReadStats struct {
+	Lines     int64 // lines read, blank ones included
+	Records   int64 // records returned, a synthesized root included
+	Summaries int64 // summary trailers seen
+	Unknown   int64 // lines of an unknown kind, skipped
+	Problems  int64 // lines reported and skipped
+}
+
+// A Reader reads an artifact one line at a time, with a bounded buffer.
+//
+// A line that cannot be read is reported as a [*LineError] (see
+// [Reader.Problems]) and skipped: one bad line never costs the rest of the
+// file. Lines of an unknown kind are counted and skipped. Only an I/O error
+// or a header of a newer schema version stops the Reader.
+//
+// Records without OTel identity (tool-dispatch traces) get deterministic
+// ids, and a synthesized root span covering the artifact is returned after
+// the last line. A Reader is not safe for concurrent use.
+type Reader struct {
+	cfg      readerConfig
+	br       *bufio.Reader
+	long     []byte
+	lineNo   int
+	dec      decoder
+	meta     *Meta
+	summary  *Summary
+	stats    ReadStats
+	problems []*LineError
+	err      error
+
+	synth struct {
+		trace      pcommon.TraceID
+		root       pcommon.SpanID
+		made       bool // trace id derived
+		used       bool // a record hangs off the synthesized root
+		emitted    bool
+		start, end uint64
+	}
+	firstLine []byte
+}
+
+// NewReader returns a Reader of r.
+func NewReader(r io.Reader, opts ...ReaderOption) *Reader {
+	cfg := readerConfig{maxLine: DefaultMaxLineSize}
+	for _, o := range opts {
+		o.applyReader(&cfg)
+	}
+	return &Reader{cfg: cfg, br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// Meta returns the header, once the first line has been read; a default
+// header when the artifact has none.
+func (r *Reader) Meta() *Meta { return r.meta }
+
+// Summary returns the last summary trailer read so far, or nil.
+func (r *Reader) Summary() *Summary { return r.summary }
+
+// Stats returns what the Reader has counted so far.
+func (r *Reader) Stats() ReadStats { return r.stats }
+
+// Problems returns the first problems found (all are counted in Stats).
+func (r *Reader) Problems() []*LineError { return r.problems }
+
+func (r *Reader) problem(err error) {
+	le := &LineError{Source: r.cfg.source, Line: r.lineNo, Err: err}
+	r.stats.Problems++
+	if len(r.problems) < maxKeptProblems {
+		r.problems = append(r.problems, le)
+	}
+	if r.cfg.onProblem != nil {
+		r.cfg.onProblem(le)
+	}
+}
+
+// readLine returns the next line without its newline, whether it ended
+// with one, or an error (io.EOF at the end).
+func (r *Reader) readLine() (line []byte, complete bool, err error) {
+	r.long = r.long[:0]
+	tooLong := false
+	for {
+		frag, err := r.br.ReadSlice('\n')
+		if !tooLong {
+			if len(r.long)+len(frag) > r.cfg.maxLine+1 {
+				tooLong = true
+				r.long = r.long[:0]
+			} else if err == bufio.ErrBufferFull || len(r.long) > 0 {
+				r.long = append(r.long, frag...)
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == nil:
+			r.lineNo++
+			if tooLong {
+				return nil, true, ErrLineTooLong
+			}
+			if len(r.long) > 0 {
+				frag = r.long
+			}
+			return frag[:len(frag)-1], true, nil
+		case err == io.EOF:
+			if len(frag) == 0 && len(r.long) == 0 && !tooLong {
+				return nil, false, io.EOF
+			}
+			r.lineNo++
+			if tooLong {
+				return nil, false, ErrLineTooLong
+			}
+			if len(r.long) > 0 {
+				frag = r.long
+			}
+			return frag, false, nil
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// Next returns the next record, or io.EOF after the last one. Any other
+// error is fatal and returned again by later calls.
+func (r *Reader) Next() (*Record, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	for {
+		line, complete, err := r.readLine()
+		if errors.Is(err, ErrLineTooLong) {
+			r.stats.Lines++
+			r.problem(fmt.Errorf("%w (%d bytes)", ErrLineTooLong, r.cfg.maxLine))
+			continue
+		}
+		if err == io.EOF {
+			if r.meta == nil {
+				r.meta = NewMeta(zeroTime)
+			}
+			if rec := r.rootRecord(); rec != nil {
+				return rec, nil
+			}
+			r.err = io.EOF
+			return nil, io.EOF
+		}
+		if err != nil {
+			r.err = fmt.Errorf("reading line %d: %w", r.lineNo+1, err)
+			return nil, r.err
+		}
+		r.stats.Lines++
+		line = bytes.TrimRight(line, "\r")
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if r.firstLine == nil {
+			r.firstLine = append([]byte{}, line...)
+		}
+		rec, err := r.handle(line)
+		if err != nil {
+			if errors.Is(err, ErrUnsupportedVersion) {
+				r.err = &LineError{Source: r.cfg.source, Line: r.lineNo, Err: err}
+				return nil, r.err
+			}
+			if !complete {
+				err = fmt.Errorf("%w: %v", ErrTornLine, err)
+			}
+			r.problem(err)
+			continue
+		}
+		if rec != nil {
+			r.stats.Records++
+			return rec, nil
+		}
+	}
+}
+
+// handle decodes one non-blank line; it returns a record, or nil for a
+// line that is not one.
+func (r *Reader) handle(line []byte) (*Record, error) {
+	kind, name, err := r.dec.classify(line)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadRecord, err)
+	}
+	if kind == lineMeta {
+		m, err := r.dec.decodeMeta(line)
+		if err != nil {
+			if errors.Is(err, ErrUnsupportedVersion) {
+				return nil, err
+			}
+			if r.meta == nil {
+				r.meta = NewMeta(zeroTime)
+			}
+			return nil, fmt.Errorf("header: %w", err)
+		}
+		if r.meta != nil {
+			r.problem(errors.New("a second header: the lines after it use it"))
+		}
+		r.meta = m
+		return nil, nil
+	}
+	if r.meta == nil {
+		r.meta = NewMeta(zeroTime)
+		r.problem(ErrNoHeader)
+	}
+	switch kind {
+	case lineSummary:
+		s, err := r.dec.decodeSummary(line)
+		if err != nil {
+			return nil, fmt.Errorf("summary: %w", err)
+		}
+		r.summary = s
+		r.stats.Summaries++
+		return nil, nil
+	case lineUnknown:
+		_ = name
+		r.stats.Unknown++
+		return nil, nil
+	}
+	rec := &Record{Span: ptrace.NewSpan()}
+	if err := r.dec.decodeRecord(line, rec, r.meta); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadRecord, err)
+	}
+	r.fillIdentity(rec, line)
+	return rec, nil
+}
+
+// fillIdentity gives a record that lacks OTel identity (a tool-dispatch
+// record) deterministic ids, a name, an operation and its times, so it
+// converts to the same OTLP every time.
+func (r *Reader) fillIdentity(rec *Record, line []byte) {
+	p := &r.dec.p
+	sp := rec.Span
+	if p.hasTrace && p.hasSpan {
+		return
+	}
+	attrs := sp.Attributes()
+	if !p.hasTrace {
+		sp.SetTraceID(r.synthTrace())
+		if sp.ParentSpanID().IsEmpty() {
+			sp.SetParentSpanID(r.synth.root)
+			r.synth.used = true
+		}
+	}
+	if !p.hasSpan {
+		sp.SetSpanID(synthSpanID(sp.TraceID(), r.lineNo, line))
+		if p.hasEst {
+			if _, ok := attrs.Get(semconv.EstimatedTokens); !ok {
+				attrs.PutInt(semconv.EstimatedTokens, p.estimated)
+			}
+		}
+		if _, ok := attrs.Get(semconv.OperationName); !ok {
+			switch p.kind {
+			case "call":
+				attrs.PutStr(semconv.OperationName, semconv.OpExecuteTool)
+			case "inference":
+				attrs.PutStr(semconv.OperationName, semconv.OpChat)
+			case "agent":
+				attrs.PutStr(semconv.OperationName, semconv.OpInvokeAgent)
+			}
+		}
+	}
+	if !p.hasName {
+		name := p.kind
+		if op, ok := attrs.Get(semconv.OperationName); ok {
+			name = op.AsString()
+		}
+		for _, k := range [...]string{semconv.ToolName, semconv.AgentName, semconv.RequestModel} {
+			if v, ok := attrs.Get(k); ok {
+				name += " " + v.AsString()
+				break
+			}
+		}
+		sp.SetName(name)
+	}
+	switch {
+	case !p.hasStart && p.hasEnd && p.hasElapsed:
+		sp.SetStartTimestamp(pcommon.Timestamp(uint64(sp.EndTimestamp()) - uint64(max(p.elapsedNS, 0))))
+	case p.hasStart && !p.hasEnd && p.hasElapsed:
+		sp.SetEndTimestamp(pcommon.Timestamp(uint64(sp.StartTimestamp()) + uint64(max(p.elapsedNS, 0))))
+	}
+	if st := uint64(sp.StartTimestamp()); st != 0 && (r.synth.start == 0 || st < r.synth.start) {
+		r.synth.start = st
+	}
+	r.synth.end = max(r.synth.end, uint64(sp.EndTimestamp()))
+}
+
+func (r *Reader) synthTrace() pcommon.TraceID {
+	if !r.synth.made {
+		h := sha256.Sum256(append([]byte("agenttrace/synth\x00"), r.firstLine...))
+		copy(r.synth.trace[:], h[:16])
+		r.synth.root = synthSpanID(r.synth.trace, 0, []byte("root"))
+		r.synth.made = true
+	}
+	return r.synth.trace
+}
+
+func synthSpanID(trace pcommon.TraceID, line int, content []byte) pcommon.SpanID {
+	h := sha256.New()
+	h.Write(trace[:])
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(line))
+	h.Write(n[:])
+	h.Write(content)
+	var id pcommon.SpanID
+	copy(id[:], h.Sum(nil))
+	return id
+}
+
+// rootRecord returns the synthesized root span once, after the last line,
+// when records were hung under it.
+func (r *Reader) rootRecord() *Record {
+	if !r.synth.used || r.synth.emitted {
+		return nil
+	}
+	r.synth.emitted = true
+	sp := ptrace.NewSpan()
+	sp.SetTraceID(r.synth.trace)
+	sp.SetSpanID(r.synth.root)
+	sp.SetName(semconv.OpInvokeAgent)
+	start := r.synth.start
+	if ms := r.meta.StartedAt; !ms.IsZero() && ms.UnixNano() > 0 && (start == 0 || uint64(ms.UnixNano()) < start) {
+		start = uint64(ms.UnixNano())
+	}
+	sp.SetStartTimestamp(pcommon.Timestamp(start))
+	sp.SetEndTimestamp(pcommon.Timestamp(max(r.synth.end, start)))
+	sp.Attributes().PutStr(semconv.OperationName, semconv.OpInvokeAgent)
+	sp.Attributes().PutBool(semconv.Synthesized, true)
+	r.stats.Records++
+	return &Record{Span: sp, Resource: r.meta.Resource, ResourceSchemaURL: r.meta.ResourceSchemaURL,
+		Scope: r.meta.Scope, ScopeSchemaURL: r.meta.ScopeSchemaURL}
+}

@@ -1,0 +1,127 @@
+package converter
+
+import (
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// A Tally accumulates the summary of an artifact as records go by. It is
+// the one place counts, tokens and budget are computed: writers, readers,
+// the bridge, the exporter and the CLI all use it, so their numbers agree.
+// A Tally is not safe for concurrent use; its zero value is empty.
+type Tally struct {
+	counts   [semconv.NumKinds]int64
+	errors   int64
+	usage    semconv.Usage // of inference records only
+	inferred bool          // some inference record reported usage
+	estimate int64         // estimated_tokens of call records
+	dropped  int64
+	end      uint64
+	rd       semconv.Reading
+}
+
+// Add counts rec, reading its span.
+func (t *Tally) Add(rec *Record) {
+	rec.Read(&t.rd)
+	t.AddReading(rec.Span, &t.rd)
+}
+
+// AddReading counts a span whose reading the caller already has.
+func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
+	t.counts[rd.Kind]++
+	if sp.Status().Code() == ptrace.StatusCodeError {
+		t.errors++
+	}
+	switch rd.Kind {
+	case semconv.Inference:
+		u := rd.Usage()
+		if !u.IsZero() {
+			t.inferred = true
+		}
+		t.usage.Add(u)
+	case semconv.Call:
+		t.estimate += CallEstimate(rd, sp.Attributes())
+	}
+	t.end = max(t.end, uint64(sp.EndTimestamp()))
+}
+
+// Drop counts n spans seen but not written. Their usage, if the caller
+// counted it with AddReading, stays in the totals.
+func (t *Tally) Drop(n int64) { t.dropped += n }
+
+// Records returns the number of records counted.
+func (t *Tally) Records() int64 {
+	var n int64
+	for _, c := range t.counts {
+		n += c
+	}
+	return n
+}
+
+// Spent is what a budget has spent: the input + output tokens of model
+// calls, or, when no model call reported usage (a tool-dispatch trace), the
+// estimated tokens of tool calls.
+func (t *Tally) Spent() int64 {
+	if t.inferred {
+		return t.usage.Total()
+	}
+	return t.estimate
+}
+
+// Usage returns the summed usage of inference records.
+func (t *Tally) Usage() semconv.Usage { return t.usage }
+
+// Summary returns the trailer for what was counted, judged against budget
+// (nil for none). FinishedAt is the latest span end, so the same records
+// always give the same trailer.
+func (t *Tally) Summary(budget *Budget) Summary {
+	u := t.usage
+	s := Summary{
+		Records:    t.Records(),
+		Calls:      t.counts[semconv.Call],
+		Inferences: t.counts[semconv.Inference],
+		Agents:     t.counts[semconv.Agent],
+		Spans:      t.counts[semconv.Span],
+		Errors:     t.errors,
+		Tokens: Tokens{
+			Input: u.Input, Output: u.Output, CacheRead: u.CacheRead,
+			CacheCreation: u.CacheCreation, Reasoning: u.Reasoning, Total: u.Total(),
+		},
+		Dropped: t.dropped,
+	}
+	if t.end > 0 {
+		s.FinishedAt = time.Unix(0, int64(t.end)).UTC()
+	}
+	if budget != nil {
+		st := budget.Status(t.Spent())
+		s.Budget = &st
+	}
+	return s
+}
+
+// CallEstimate is the estimated_tokens of a tool call: the estimate a
+// tool-dispatch record carried, else its result's size in bytes / 4
+// (rounded up), the usual rule of thumb for what a result adds to a model's
+// context.
+func CallEstimate(rd *semconv.Reading, attrs pcommon.Map) int64 {
+	if v, ok := attrs.Get(semconv.EstimatedTokens); ok && v.Type() == pcommon.ValueTypeInt {
+		return v.Int()
+	}
+	if !rd.Has(semconv.FieldResult) {
+		return 0
+	}
+	v := rd.Value(semconv.FieldResult)
+	n := 0
+	if v.Type() == pcommon.ValueTypeStr {
+		n = len(v.Str())
+	} else {
+		n = len(v.AsString())
+	}
+	return int64(n+3) / 4
+}
+
+var zeroTime time.Time

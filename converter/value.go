@@ -1,0 +1,269 @@
+package converter
+
+import (
+	"bytes"
+	"encoding/base64"
+	"math"
+	"strconv"
+	"unsafe"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// Attribute values in an artifact (attrs, event and link attrs, resource and
+// scope attributes) are typed JSON:
+//
+//	string, bool, int64     as themselves
+//	double                  always with '.' or an exponent: 1.0, never 1
+//	array, map              as JSON arrays and objects
+//	empty value             null
+//	bytes                   {"@bytes":"<base64>"}
+//	NaN, +Inf, -Inf         {"@double":"NaN"} (and "+Inf", "-Inf")
+//	map with one '@' key    {"@map":{...}}, so it is not read as a tag
+//
+// so every OTLP AnyValue survives OTLP -> JSONL -> OTLP.
+
+const (
+	tagBytes  = "@bytes"
+	tagDouble = "@double"
+	tagMap    = "@map"
+)
+
+// appendValue appends v in the typed encoding.
+func appendValue(dst []byte, v pcommon.Value) []byte {
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		return appendString(dst, v.Str())
+	case pcommon.ValueTypeInt:
+		return strconv.AppendInt(dst, v.Int(), 10)
+	case pcommon.ValueTypeDouble:
+		return appendDouble(dst, v.Double())
+	case pcommon.ValueTypeBool:
+		return strconv.AppendBool(dst, v.Bool())
+	case pcommon.ValueTypeBytes:
+		dst = append(dst, `{"@bytes":"`...)
+		dst = appendBase64(dst, v.Bytes().AsRaw())
+		return append(dst, '"', '}')
+	case pcommon.ValueTypeSlice:
+		sl := v.Slice()
+		dst = append(dst, '[')
+		for i := range sl.Len() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendValue(dst, sl.At(i))
+		}
+		return append(dst, ']')
+	case pcommon.ValueTypeMap:
+		return appendMap(dst, v.Map(), nil)
+	}
+	return append(dst, "null"...)
+}
+
+// appendMap appends m as an object, leaving out the attributes whose
+// 1-based index is in skip (ascending): the ones promoted to record fields.
+func appendMap(dst []byte, m pcommon.Map, skip []int32) []byte {
+	wrap := len(skip) == 0 && m.Len() == 1 && oneTagLikeKey(m)
+	if wrap {
+		dst = append(dst, `{"@map":`...)
+	}
+	dst = append(dst, '{')
+	i := int32(0)
+	first := true
+	for k, v := range m.All() {
+		i++
+		if len(skip) > 0 && skip[0] == i {
+			skip = skip[1:]
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendString(dst, k)
+		dst = append(dst, ':')
+		dst = appendValue(dst, v)
+	}
+	dst = append(dst, '}')
+	if wrap {
+		dst = append(dst, '}')
+	}
+	return dst
+}
+
+func oneTagLikeKey(m pcommon.Map) bool {
+	for k := range m.All() {
+		return len(k) > 0 && k[0] == '@'
+	}
+	return false
+}
+
+// appendJSONValue appends a JSON-valued attribute (tool arguments and
+// results, messages, system instructions, tool definitions). A string
+// holding a single-line JSON object or array is embedded as it is, so the
+// artifact reads naturally and the string comes back byte for byte; any other
+// string is written as a string. A structured (map or array) value is
+// written in the typed encoding and reported, so the record can mark it.
+func appendJSONValue(dst []byte, v pcommon.Value, sc *scanner) (out []byte, structured bool) {
+	if v.Type() != pcommon.ValueTypeStr {
+		return appendValue(dst, v), true
+	}
+	s := v.Str()
+	if embeddable(s, sc) {
+		return append(dst, s...), false
+	}
+	return appendString(dst, s), false
+}
+
+// embeddable reports whether s is a JSON object or array that can stand in
+// a line as it is: valid, UTF-8, no newline, no space around it (the raw
+// bytes of a value are all a reader can give back).
+func embeddable(s string, sc *scanner) bool {
+	if len(s) < 2 {
+		return false
+	}
+	switch s[0] {
+	case '{':
+		if s[len(s)-1] != '}' {
+			return false
+		}
+	case '[':
+		if s[len(s)-1] != ']' {
+			return false
+		}
+	default:
+		return false
+	}
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
+	if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
+		return false
+	}
+	sc.reset(b)
+	sc.skipValue()
+	ok := sc.err == nil && sc.pos == len(b)
+	sc.reset(nil)
+	return ok
+}
+
+// value decodes one typed value into dst, which must be empty.
+func (d *decoder) value(dst pcommon.Value) {
+	s := &d.sc
+	switch s.peek() {
+	case '"':
+		dst.SetStr(d.sc.str())
+	case 't', 'f':
+		dst.SetBool(s.boolean())
+	case 'n':
+		if !s.literal("null") {
+			s.fail("bad literal")
+		}
+	case '[':
+		if !s.open('[') {
+			return
+		}
+		sl := dst.SetEmptySlice()
+		for first := true; s.more(&first, ']'); {
+			d.value(sl.AppendEmpty())
+		}
+	case '{':
+		d.object(dst)
+	case 0:
+		s.fail("unexpected end")
+	default:
+		text, isInt := s.number()
+		if s.err != nil {
+			return
+		}
+		if isInt {
+			n, err := strconv.ParseInt(string(text), 10, 64)
+			if err != nil {
+				s.fail("integer %s out of range", text)
+				return
+			}
+			dst.SetInt(n)
+			return
+		}
+		f, err := strconv.ParseFloat(string(text), 64)
+		if err != nil && !math.IsInf(f, 0) {
+			s.fail("bad number %s", text)
+			return
+		}
+		dst.SetDouble(f)
+	}
+}
+
+// object decodes a map, or a tagged value when the object is one '@' key.
+func (d *decoder) object(dst pcommon.Value) {
+	s := &d.sc
+	start := s.pos
+	if !s.open('{') {
+		return
+	}
+	if s.peek() == '"' && s.pos+1 < len(s.data) && s.data[s.pos+1] == '@' {
+		// A tag is an object of exactly one '@' key; look ahead to tell.
+		k := string(s.key())
+		s.skipValue()
+		single := s.peek() == '}'
+		if s.err != nil {
+			return
+		}
+		if single {
+			s.pos = start + 1
+			s.ws()
+			s.key()
+			d.tagged(k, dst)
+			s.expect('}')
+			s.depth--
+			return
+		}
+		s.pos = start
+		s.depth--
+		s.open('{')
+	}
+	m := dst.SetEmptyMap()
+	d.members(m)
+}
+
+// members decodes the members of an object whose '{' is consumed into m.
+func (d *decoder) members(m pcommon.Map) {
+	s := &d.sc
+	for first := true; s.more(&first, '}'); {
+		k := d.intern(s.key())
+		d.value(m.PutEmpty(k))
+	}
+}
+
+func (d *decoder) tagged(tag string, dst pcommon.Value) {
+	s := &d.sc
+	switch tag {
+	case tagBytes:
+		raw := s.strBytes()
+		if s.err != nil {
+			return
+		}
+		b, err := base64.StdEncoding.AppendDecode(nil, raw)
+		if err != nil {
+			s.fail("bad base64 in @bytes: %v", err)
+			return
+		}
+		dst.SetEmptyBytes().FromRaw(b)
+	case tagDouble:
+		switch string(s.strBytes()) {
+		case "NaN":
+			dst.SetDouble(math.NaN())
+		case "+Inf", "Inf":
+			dst.SetDouble(math.Inf(1))
+		case "-Inf":
+			dst.SetDouble(math.Inf(-1))
+		default:
+			s.fail("bad @double")
+		}
+	case tagMap:
+		if !s.open('{') {
+			return
+		}
+		d.members(dst.SetEmptyMap())
+	default:
+		s.fail("unknown tag %q", tag)
+	}
+}

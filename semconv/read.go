@@ -1,0 +1,366 @@
+package semconv
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// Dialect names the convention a span was classified by.
+type Dialect uint8
+
+// Dialects, in the order [Read] tries them.
+const (
+	DialectNone Dialect = iota
+	DialectGenAI
+	DialectOpenInference
+	DialectTraceloop
+	DialectVercel
+)
+
+var dialectNames = [...]string{"", "gen_ai", "openinference", "traceloop", "vercel"}
+
+// String returns the dialect's name, empty for DialectNone.
+func (d Dialect) String() string {
+	if int(d) < len(dialectNames) {
+		return dialectNames[d]
+	}
+	return ""
+}
+
+// keyID numbers every attribute key the table or the classifier looks at, so
+// one map lookup per attribute is all a Reading costs.
+type keyID uint16
+
+// Keys the classifier needs that are not field sources.
+var classifierKeys = []string{OISpanKind, TLSpanKind, AIOperationID, TLRequestType}
+
+var (
+	keyIDs   map[string]keyID // attribute key -> id
+	numKeys  int
+	srcIDs   [NumFields][]keyID // fieldSpecs[f].sources[i].key -> id
+	idOp     keyID
+	idOIKind keyID
+	idTLKind keyID
+	idAIOp   keyID
+	idTLReq  keyID
+	idTool   keyID
+	idSystem keyID
+	idReqMod keyID
+	idRspMod keyID
+	idOIMod  keyID
+)
+
+func init() {
+	keyIDs = make(map[string]keyID)
+	id := func(k string) keyID {
+		if v, ok := keyIDs[k]; ok {
+			return v
+		}
+		v := keyID(len(keyIDs))
+		keyIDs[k] = v
+		return v
+	}
+	for f := range NumFields {
+		for _, s := range fieldSpecs[f].sources {
+			srcIDs[f] = append(srcIDs[f], id(s.key))
+		}
+	}
+	for _, k := range classifierKeys {
+		id(k)
+	}
+	numKeys = len(keyIDs)
+	idOp, idOIKind, idTLKind, idAIOp, idTLReq = id(OperationName), id(OISpanKind), id(TLSpanKind), id(AIOperationID), id(TLRequestType)
+	idTool, idSystem, idReqMod, idRspMod, idOIMod = id(ToolName), id(System), id(RequestModel), id(ResponseModel), id(OIModelName)
+}
+
+// maxKeys bounds the key table; init panics in tests if the table outgrows it.
+const maxKeys = 128
+
+// A Reading is what agenttrace reads off one span: its kind and, for each
+// field, the attribute that supplies it. The zero value is ready for [Read];
+// reuse one Reading across spans to avoid allocation. A Reading refers to the
+// span's attribute map and is valid until that map changes.
+type Reading struct {
+	// Kind is the span's record kind.
+	Kind Kind
+	// Dialect is the convention that decided Kind.
+	Dialect Dialect
+
+	seen     [maxKeys]int32           // attribute index + 1 for each key id, 0 when absent
+	vals     [maxKeys]pcommon.Value   // the attribute value, valid where seen != 0
+	src      [NumFields]int8          // index into fieldSpecs[f].sources, -1 when the field is absent
+	val      [NumFields]pcommon.Value // the promoted value
+	consumed []int32                  // attribute indexes promoted to fields, ascending
+	buf      [NumFields]int32
+}
+
+// Read fills r from a span's name, attributes and status. statusError tells
+// whether the span's status is Error, the only case in which error.type is
+// promoted to the record's code.
+//
+// Read walks the attributes once and never modifies them. It is safe to call
+// from many goroutines on distinct Readings.
+func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
+	clear(r.seen[:numKeys])
+	i := int32(0)
+	for k, v := range attrs.All() {
+		i++
+		if id, ok := keyIDs[k]; ok && r.seen[id] == 0 {
+			r.seen[id] = i
+			r.vals[id] = v
+		}
+	}
+	r.Kind, r.Dialect = r.classify(name)
+	r.resolve(statusError)
+}
+
+func (r *Reading) str(id keyID) string {
+	if r.seen[id] == 0 || r.vals[id].Type() != pcommon.ValueTypeStr {
+		return ""
+	}
+	return r.vals[id].Str()
+}
+
+// classify applies the dialect rules in order; the first that matches wins.
+func (r *Reading) classify(name string) (Kind, Dialect) {
+	switch NormalizeOperation(r.str(idOp)) {
+	case OpChat, OpTextCompletion, OpGenerate, OpEmbeddings, OpRetrieval, "completion", "generate":
+		return Inference, DialectGenAI
+	case OpExecuteTool:
+		return Call, DialectGenAI
+	case OpInvokeAgent, OpCreateAgent, OpInvokeWorkflow:
+		return Agent, DialectGenAI
+	}
+	if r.seen[idOIKind] != 0 {
+		switch strings.ToUpper(r.str(idOIKind)) {
+		case "LLM", "EMBEDDING", "RETRIEVER", "RERANKER":
+			return Inference, DialectOpenInference
+		case "TOOL":
+			return Call, DialectOpenInference
+		case "AGENT":
+			return Agent, DialectOpenInference
+		}
+		return Span, DialectOpenInference
+	}
+	switch strings.ToLower(r.str(idTLKind)) {
+	case "workflow", "agent":
+		return Agent, DialectTraceloop
+	case "tool":
+		return Call, DialectTraceloop
+	case "task":
+		return Span, DialectTraceloop
+	}
+	op := r.str(idAIOp)
+	if op == "" && strings.HasPrefix(name, "ai.") {
+		op = name
+	}
+	if k, ok := vercelKind(op); ok {
+		return k, DialectVercel
+	}
+	if r.str(idTLReq) != "" {
+		return Inference, DialectTraceloop
+	}
+	if r.seen[idTool] != 0 {
+		return Call, DialectGenAI
+	}
+	// GenAI v1.26 had no operation name: a model and a system mean a model call.
+	if r.seen[idSystem] != 0 && (r.seen[idReqMod] != 0 || r.seen[idRspMod] != 0) {
+		return Inference, DialectGenAI
+	}
+	return Span, DialectNone
+}
+
+func vercelKind(op string) (Kind, bool) {
+	switch {
+	case op == "":
+		return 0, false
+	case strings.HasSuffix(op, ".doGenerate"), strings.HasSuffix(op, ".doStream"), strings.HasSuffix(op, ".doEmbed"):
+		return Inference, true
+	case op == "ai.toolCall":
+		return Call, true
+	}
+	switch op {
+	case "ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject", "ai.embed", "ai.embedMany":
+		return Agent, true
+	}
+	return 0, false
+}
+
+func (r *Reading) condHolds(c condition, statusError bool) bool {
+	switch c {
+	case ifOpenInferenceTool:
+		return r.Dialect == DialectOpenInference && r.Kind == Call
+	case ifTraceloopTool:
+		return r.Dialect == DialectTraceloop && r.Kind == Call
+	case ifTraceloopAgent:
+		return r.Dialect == DialectTraceloop && r.Kind == Agent
+	case ifError:
+		return statusError
+	}
+	return true
+}
+
+func typeMatches(want ValueType, v pcommon.Value) bool {
+	switch want {
+	case TypeString:
+		return v.Type() == pcommon.ValueTypeStr
+	case TypeInt:
+		return v.Type() == pcommon.ValueTypeInt
+	case TypeDouble:
+		return v.Type() == pcommon.ValueTypeDouble
+	case TypeStrings:
+		if v.Type() != pcommon.ValueTypeSlice {
+			return false
+		}
+		s := v.Slice()
+		for i := range s.Len() {
+			if s.At(i).Type() != pcommon.ValueTypeStr {
+				return false
+			}
+		}
+		return true
+	case TypeJSON:
+		switch v.Type() {
+		case pcommon.ValueTypeStr, pcommon.ValueTypeMap, pcommon.ValueTypeSlice:
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Reading) taken(idx int32) bool {
+	for _, c := range r.consumed {
+		if c == idx {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Reading) resolve(statusError bool) {
+	r.consumed = r.buf[:0]
+	for f := range NumFields {
+		r.src[f] = -1
+		for si, s := range fieldSpecs[f].sources {
+			id := srcIDs[f][si]
+			idx := r.seen[id]
+			if idx == 0 || r.taken(idx) || !r.condHolds(s.cond, statusError) {
+				continue
+			}
+			v := r.vals[id]
+			if s.typ == TypeString && f.Type() == TypeStrings {
+				if v.Type() != pcommon.ValueTypeStr {
+					continue
+				}
+			} else if !typeMatches(s.typ, v) {
+				continue
+			}
+			if !r.acceptable(f, v) {
+				continue
+			}
+			r.src[f] = int8(si)
+			r.val[f] = v
+			r.consumed = append(r.consumed, idx)
+			break
+		}
+	}
+	// Ascending order lets a writer skip promoted attributes in one walk.
+	c := r.consumed
+	for i := 1; i < len(c); i++ {
+		for j := i; j > 0 && c[j] < c[j-1]; j-- {
+			c[j], c[j-1] = c[j-1], c[j]
+		}
+	}
+}
+
+// acceptable holds the value rules that keep promotion lossless.
+func (r *Reading) acceptable(f Field, v pcommon.Value) bool {
+	switch f {
+	case FieldOp:
+		// A value that normalizes differently stays an attribute.
+		return NormalizeOperation(v.Str()) == v.Str()
+	case FieldCode:
+		// "error" is what a failed span without error.type reads as;
+		// an error.type spelled "error" stays an attribute.
+		return v.Str() != "error"
+	case FieldRequestModel:
+		// Only a request model that differs from the model is its own field.
+		return r.src[FieldModel] >= 0 && r.val[FieldModel].Str() != v.Str()
+	}
+	return true
+}
+
+// Has reports whether field f is present.
+func (r *Reading) Has(f Field) bool { return r.src[f] >= 0 }
+
+// Value returns the attribute value that supplies f; valid only if Has(f).
+func (r *Reading) Value(f Field) pcommon.Value { return r.val[f] }
+
+// Str returns a string field, or "" when absent.
+func (r *Reading) Str(f Field) string {
+	if r.src[f] < 0 || r.val[f].Type() != pcommon.ValueTypeStr {
+		return ""
+	}
+	return r.val[f].Str()
+}
+
+// Int returns an integer field, or 0 when absent.
+func (r *Reading) Int(f Field) int64 {
+	if r.src[f] < 0 {
+		return 0
+	}
+	return r.val[f].Int()
+}
+
+// Source returns the attribute key that supplied f, or "" when absent.
+func (r *Reading) Source(f Field) string {
+	if r.src[f] < 0 {
+		return ""
+	}
+	return fieldSpecs[f].sources[r.src[f]].key
+}
+
+// Aliased reports whether f came from a key other than its canonical one, so
+// that a record must name the key to be converted back exactly.
+func (r *Reading) Aliased(f Field) bool { return r.src[f] > 0 }
+
+// Consumed returns the indexes, in attribute order, of the attributes that
+// fields were read from; a writer that promotes fields skips them.
+func (r *Reading) Consumed() []int32 { return r.consumed }
+
+// Model returns the model, or "" when the span names none.
+func (r *Reading) Model() string { return r.Str(FieldModel) }
+
+// Usage returns the token usage the span reports.
+func (r *Reading) Usage() Usage {
+	return Usage{
+		Input:         r.Int(FieldInputTokens),
+		Output:        r.Int(FieldOutputTokens),
+		CacheRead:     r.Int(FieldCacheReadTokens),
+		CacheCreation: r.Int(FieldCacheCreationTokens),
+		Reasoning:     r.Int(FieldReasoningTokens),
+	}
+}
+
+// Usage is token usage as the conventions define it: Input includes cached
+// input tokens; CacheRead and CacheCreation are subsets of Input, Reasoning
+// a subset of Output.
+type Usage struct {
+	Input, Output, CacheRead, CacheCreation, Reasoning int64
+}
+
+// Add adds o to u.
+func (u *Usage) Add(o Usage) {
+	u.Input += o.Input
+	u.Output += o.Output
+	u.CacheRead += o.CacheRead
+	u.CacheCreation += o.CacheCreation
+	u.Reasoning += o.Reasoning
+}
+
+// Total is input plus output tokens: what a budget spends.
+func (u Usage) Total() int64 { return u.Input + u.Output }
+
+// IsZero reports whether no usage was recorded.
+func (u Usage) IsZero() bool { return u == Usage{} }
