@@ -1,6 +1,7 @@
 package converter
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 	"time"
@@ -12,7 +13,9 @@ import (
 )
 
 // Records returns every span of td as a record, in the order the spans
-// ended (the order an artifact lists them). The records share td's memory.
+// ended (the order an artifact lists them; ties broken by start time and
+// ids, so the order is the same however td was grouped). The records share
+// td's memory.
 func Records(td ptrace.Traces) []Record {
 	recs := make([]Record, 0, td.SpanCount())
 	for _, rs := range td.ResourceSpans().All() {
@@ -26,7 +29,19 @@ func Records(td ptrace.Traces) []Record {
 		}
 	}
 	slices.SortStableFunc(recs, func(a, b Record) int {
-		return cmp.Compare(a.Span.EndTimestamp(), b.Span.EndTimestamp())
+		x, y := a.Span, b.Span
+		if c := cmp.Compare(x.EndTimestamp(), y.EndTimestamp()); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.StartTimestamp(), y.StartTimestamp()); c != 0 {
+			return c
+		}
+		xt, yt := x.TraceID(), y.TraceID()
+		if c := bytes.Compare(xt[:], yt[:]); c != 0 {
+			return c
+		}
+		xs, ys := x.SpanID(), y.SpanID()
+		return bytes.Compare(xs[:], ys[:])
 	})
 	return recs
 }

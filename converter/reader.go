@@ -105,6 +105,8 @@ type Reader struct {
 	dec      decoder
 	meta     *Meta
 	summary  *Summary
+	sumLine  int
+	recLine  int
 	stats    ReadStats
 	problems []*LineError
 	err      error
@@ -135,6 +137,13 @@ func (r *Reader) Meta() *Meta { return r.meta }
 
 // Summary returns the last summary trailer read so far, or nil.
 func (r *Reader) Summary() *Summary { return r.summary }
+
+// SummaryLine returns the line number of that trailer, 0 when none.
+func (r *Reader) SummaryLine() int { return r.sumLine }
+
+// Line returns the line number of the record Next returned last; 0 for a
+// synthesized root, which has no line.
+func (r *Reader) Line() int { return r.recLine }
 
 // Stats returns what the Reader has counted so far.
 func (r *Reader) Stats() ReadStats { return r.stats }
@@ -247,6 +256,7 @@ func (r *Reader) Next() (*Record, error) {
 		}
 		if rec != nil {
 			r.stats.Records++
+			r.recLine = r.lineNo
 			return rec, nil
 		}
 	}
@@ -287,6 +297,7 @@ func (r *Reader) handle(line []byte) (*Record, error) {
 			return nil, fmt.Errorf("summary: %w", err)
 		}
 		r.summary = s
+		r.sumLine = r.lineNo
 		r.stats.Summaries++
 		return nil, nil
 	case lineUnknown:
@@ -391,6 +402,7 @@ func (r *Reader) rootRecord() *Record {
 		return nil
 	}
 	r.synth.emitted = true
+	r.recLine = 0
 	sp := ptrace.NewSpan()
 	sp.SetTraceID(r.synth.trace)
 	sp.SetSpanID(r.synth.root)

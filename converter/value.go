@@ -55,18 +55,22 @@ func appendValue(dst []byte, v pcommon.Value) []byte {
 		}
 		return append(dst, ']')
 	case pcommon.ValueTypeMap:
-		return appendMap(dst, v.Map(), nil)
+		m := v.Map()
+		if m.Len() == 1 && oneTagLikeKey(m) {
+			dst = append(dst, `{"@map":`...)
+			dst = appendMap(dst, m, nil)
+			return append(dst, '}')
+		}
+		return appendMap(dst, m, nil)
 	}
 	return append(dst, "null"...)
 }
 
 // appendMap appends m as an object, leaving out the attributes whose
 // 1-based index is in skip (ascending): the ones promoted to record fields.
+// An attribute map (attrs, resource, ...) is always a map, so only a map
+// that is a value needs the @map wrapper; appendValue adds it.
 func appendMap(dst []byte, m pcommon.Map, skip []int32) []byte {
-	wrap := len(skip) == 0 && m.Len() == 1 && oneTagLikeKey(m)
-	if wrap {
-		dst = append(dst, `{"@map":`...)
-	}
 	dst = append(dst, '{')
 	i := int32(0)
 	first := true
@@ -84,11 +88,7 @@ func appendMap(dst []byte, m pcommon.Map, skip []int32) []byte {
 		dst = append(dst, ':')
 		dst = appendValue(dst, v)
 	}
-	dst = append(dst, '}')
-	if wrap {
-		dst = append(dst, '}')
-	}
-	return dst
+	return append(dst, '}')
 }
 
 func oneTagLikeKey(m pcommon.Map) bool {

@@ -169,3 +169,13 @@ func FieldByName(name string) (Field, bool) {
 	f, ok := fieldsByName[name]
 	return f, ok
 }
+
+// KnownKeys returns every attribute key the dialect table or the classifier
+// reads, in no particular order.
+func KnownKeys() []string {
+	keys := make([]string, 0, len(keyIDs))
+	for k := range keyIDs {
+		keys = append(keys, k)
+	}
+	return keys
+}
