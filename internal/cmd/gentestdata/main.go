@@ -33,6 +33,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -414,17 +415,6 @@ func (s *sim) chat(ctx context.Context, c chatCall) usage {
 	return c.usage
 }
 
-// TimeoutError is the error the flaky weather tool returns. Its name is what
-// the SDK's RecordError puts in exception.type ("main.TimeoutError").
-type TimeoutError struct {
-	Service string
-	After   time.Duration
-}
-
-func (e TimeoutError) Error() string {
-	return fmt.Sprintf("%s did not respond within %s", e.Service, e.After)
-}
-
 // toolCall is one function tool the model asked for and the agent ran.
 type toolCall struct {
 	name, id, description string
@@ -533,3 +523,455 @@ func splitByTrace(spans []sdktrace.ReadOnlySpan) [][]sdktrace.ReadOnlySpan {
 }
 
 var errNoSpans = errors.New("scenario recorded no spans")
+
+// Scenario content. Texts are realistic in length (a few hundred bytes to
+// about 2 KB per message) so size-sensitive code paths see real inputs.
+
+const plannerInstructions = `You are Travel Planner, an assistant that builds complete, bookable trip plans. ` +
+	`Always confirm the travellers' origin, dates, party size and budget before searching. ` +
+	`Use search_flights for air travel and prefer itineraries with at most one stop and total travel time under 20 hours. ` +
+	`Use get_weather to check conditions for the travel dates and mention anything that affects packing or activities. ` +
+	`Delegate accommodation to the hotel finder through find_hotels; do not invent hotel names or prices. ` +
+	`Quote prices in the currency returned by the tools, state whether they are per person or in total, and never promise availability: fares and rooms can change until booked. ` +
+	`When a tool fails, say so briefly and continue with what you have instead of retrying more than once. ` +
+	`Finish with a short day-by-day outline and a checklist of what the travellers still need to book.`
+
+const hotelInstructions = `You are Hotel Finder, a sub-agent that shortlists accommodation. ` +
+	`Call search_hotels once with the city, dates, party size and nightly budget you were given. ` +
+	`Rank options by location fit first, then guest rating, then price. ` +
+	`Return at most three hotels with the nightly and total price, the nearest metro station and one sentence on why each fits. ` +
+	`Do not book anything and do not mention hotels that the tool did not return.`
+
+const tripRequest = `Hi! My partner and I want to go from Lisbon to Tokyo for about ten days in the second half of May 2026 — ` +
+	`ideally leaving on Monday the 18th and flying back on Friday the 29th. We're flexible by a day either way if it saves a lot. ` +
+	`Economy is fine but we'd rather avoid two stops. Budget is roughly €4,500 for the two of us, flights and hotel included. ` +
+	`We like walking neighbourhoods, small restaurants and a quiet place to sleep. Could you put together a plan?`
+
+var plannerTools = []toolDef{
+	{
+		Type: "function", Name: "search_flights",
+		Description: "Search scheduled flights and return the cheapest fares per itinerary, including stops, duration and baggage.",
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"origin":      map[string]any{"type": "string", "description": "IATA airport or city code"},
+				"destination": map[string]any{"type": "string", "description": "IATA airport or city code"},
+				"depart_date": map[string]any{"type": "string", "format": "date"},
+				"return_date": map[string]any{"type": "string", "format": "date"},
+				"cabin":       map[string]any{"type": "string", "enum": []string{"economy", "premium_economy", "business"}},
+				"passengers":  map[string]any{"type": "integer", "minimum": 1},
+			},
+			"required": []string{"origin", "destination", "depart_date", "passengers"},
+		},
+	},
+	{
+		Type: "function", Name: "get_weather",
+		Description: "Climate outlook for a location and date range: daily highs and lows, rain probability.",
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"location":   map[string]any{"type": "string"},
+				"start_date": map[string]any{"type": "string", "format": "date"},
+				"end_date":   map[string]any{"type": "string", "format": "date"},
+			},
+			"required": []string{"location", "start_date", "end_date"},
+		},
+	},
+	{
+		Type: "function", Name: "find_hotels",
+		Description: "Ask the hotel-finder agent for a ranked shortlist of hotels.",
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"city":                    map[string]any{"type": "string"},
+				"check_in":                map[string]any{"type": "string", "format": "date"},
+				"check_out":               map[string]any{"type": "string", "format": "date"},
+				"guests":                  map[string]any{"type": "integer"},
+				"max_price_per_night_eur": map[string]any{"type": "number"},
+				"preferences":             map[string]any{"type": "string"},
+			},
+			"required": []string{"city", "check_in", "check_out", "guests"},
+		},
+	},
+}
+
+var hotelTools = []toolDef{{
+	Type: "function", Name: "search_hotels",
+	Description: "Search hotel availability and prices for a city, dates and party size, optionally limited to neighbourhoods.",
+	Parameters: map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"city":           map[string]any{"type": "string"},
+			"check_in":       map[string]any{"type": "string", "format": "date"},
+			"check_out":      map[string]any{"type": "string", "format": "date"},
+			"guests":         map[string]any{"type": "integer"},
+			"max_price_eur":  map[string]any{"type": "number"},
+			"neighbourhoods": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		},
+		"required": []string{"city", "check_in", "check_out", "guests"},
+	},
+}}
+
+var flightOffers = map[string]any{
+	"currency": "EUR",
+	"offers": []map[string]any{
+		{
+			"id": "off_7Hq2", "carrier": "TP/NH", "stops": 1, "price_total": 2318.40, "price_per_person": 1159.20,
+			"outbound": map[string]any{"depart": "2026-05-18T11:35+01:00", "arrive": "2026-05-19T17:50+09:00", "via": "FRA", "duration": "22h15m"},
+			"inbound":  map[string]any{"depart": "2026-05-29T12:20+09:00", "arrive": "2026-05-29T20:05+01:00", "via": "FRA", "duration": "15h45m"},
+			"baggage":  "1 x 23 kg checked per person",
+		},
+		{
+			"id": "off_9Lm4", "carrier": "LH", "stops": 1, "price_total": 2104.90, "price_per_person": 1052.45,
+			"outbound": map[string]any{"depart": "2026-05-18T06:10+01:00", "arrive": "2026-05-19T08:55+09:00", "via": "MUC", "duration": "18h45m"},
+			"inbound":  map[string]any{"depart": "2026-05-29T10:45+09:00", "arrive": "2026-05-29T19:30+01:00", "via": "MUC", "duration": "15h45m"},
+			"baggage":  "1 x 23 kg checked per person",
+		},
+		{
+			"id": "off_2Pz8", "carrier": "EK", "stops": 1, "price_total": 2589.00, "price_per_person": 1294.50,
+			"outbound": map[string]any{"depart": "2026-05-18T14:40+01:00", "arrive": "2026-05-19T17:35+09:00", "via": "DXB", "duration": "18h55m"},
+			"inbound":  map[string]any{"depart": "2026-05-29T00:05+09:00", "arrive": "2026-05-29T13:30+01:00", "via": "DXB", "duration": "21h25m"},
+			"baggage":  "2 x 23 kg checked per person",
+		},
+	},
+	"searched_at": "2026-05-04T14:03:09Z",
+}
+
+var hotelResults = map[string]any{
+	"currency": "EUR",
+	"results": []map[string]any{
+		{"name": "Hanare Yanaka", "neighbourhood": "Yanaka", "rating": 9.1, "price_per_night": 148, "price_total": 1480, "station": "Nippori (4 min walk)", "room": "Japanese-style double, shared bath", "free_cancellation": true},
+		{"name": "Lyuro Kiyosumi", "neighbourhood": "Kiyosumi-Shirakawa", "rating": 8.7, "price_per_night": 172, "price_total": 1720, "station": "Kiyosumi-shirakawa (6 min walk)", "room": "River-view double", "free_cancellation": true},
+		{"name": "Hotel Allamanda Aoyama", "neighbourhood": "Aoyama", "rating": 8.4, "price_per_night": 205, "price_total": 2050, "station": "Omotesando (5 min walk)", "room": "Superior double", "free_cancellation": false},
+		{"name": "Nakameguro Riverside Inn", "neighbourhood": "Nakameguro", "rating": 8.2, "price_per_night": 219, "price_total": 2190, "station": "Naka-meguro (3 min walk)", "room": "Compact double", "free_cancellation": true},
+	},
+	"nights": 10,
+}
+
+const hotelReasoning = `The budget is about €4,500 in total and the cheapest suitable flight is €2,104.90, which leaves roughly €2,395 for ten nights, ` +
+	`so anything above about €220 a night breaks the budget and €150–€175 leaves room for food and transport. ` +
+	`They asked for walkable, quiet areas with small restaurants: Yanaka and Kiyosumi-Shirakawa fit best, Nakameguro is lively at night ` +
+	`and Aoyama is more upmarket. Rank Hanare first on rating and price, Lyuro second, and keep Nakameguro as a third option because it has free cancellation.`
+
+const hotelAnswer = `Here is my shortlist for 19–29 May (10 nights, 2 guests), ranked for quiet, walkable neighbourhoods:
+
+1. Hanare Yanaka (Yanaka) — €148/night, €1,480 total. 4 minutes from Nippori. A converted house in the old-town area with temples and small cafés; the bath is shared, which keeps the price down. Free cancellation.
+2. Lyuro Kiyosumi (Kiyosumi-Shirakawa) — €172/night, €1,720 total. 6 minutes from Kiyosumi-shirakawa. River-view rooms in a calm residential area known for coffee roasters and the Kiyosumi garden. Free cancellation.
+3. Nakameguro Riverside Inn (Nakameguro) — €219/night, €2,190 total. 3 minutes from Naka-meguro. Great food scene along the canal, but livelier in the evenings. Free cancellation.
+
+I left out Hotel Allamanda Aoyama (€205/night) because it does not allow free cancellation and the area is less residential.`
+
+const tripAnswer = `Here's a plan for your Lisbon → Tokyo trip, 18–29 May 2026, for two people.
+
+Flights (one stop each way, economy, prices in EUR for both of you):
+• Recommended: Lufthansa via Munich — €2,104.90 total (€1,052.45 each). Leave Lisbon Mon 18 May 06:10, arrive Tokyo Tue 19 May 08:55; return Fri 29 May 10:45, home 19:30 the same day. One 23 kg bag each.
+• Alternative: TAP/ANA via Frankfurt — €2,318.40 total, friendlier 11:35 departure but a longer 22h15m outbound.
+
+Hotel: Hanare Yanaka, 19–29 May, €1,480 total. Quiet old-town streets, temples and small restaurants, 4 minutes from Nippori (direct Keisei Skyliner from Narita). Shared bath; free cancellation. If you'd prefer a private bathroom, Lyuro Kiyosumi is €1,720 total.
+
+Estimated total: €3,584.90 for flights and hotel, leaving about €900 for food, transport and activities. A 7-day JR Pass is not worth it unless you add a Kyoto trip.
+
+Weather: the weather service timed out, so I couldn't check your dates. Late May in Tokyo is usually warm (20–26 °C) with some rain before the June rainy season; pack a light jacket and an umbrella.
+
+Outline:
+Day 1–2: arrive, settle into Yanaka, walk Yanaka Ginza and Ueno Park.
+Day 3–4: Asakusa and Kiyosumi garden; coffee in Kiyosumi-Shirakawa.
+Day 5: day trip to Kamakura.
+Day 6–8: Shibuya, Nakameguro canal, Shimokitazawa; teamLab Planets.
+Day 9–10: Nikko day trip, last-evening dinner in Yanesen.
+
+Still to book: flights (fares can change), the hotel, travel insurance, and a Suica card on your phone.`
+
+// agentRunScenario records one travel-planner run: three chat turns, tool
+// calls (one failing with a timeout, one making an HTTP call), a nested
+// hotel-finder agent with its own chats and tool, and a link to the previous
+// turn's trace. The root repeats the usage totals of every chat in the trace;
+// the hotel-finder span repeats those of its own two chats.
+func agentRunScenario(seed uint64) ([]sdktrace.ReadOnlySpan, error) {
+	s := newSim(seed, time.Date(2026, 5, 4, 14, 3, 7, 250_000_000, time.UTC))
+	ctx := context.Background()
+
+	prevTID, prevSID := s.ids.NewIDs(ctx)
+	previousTurn := trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: prevTID, SpanID: prevSID, TraceFlags: trace.FlagsSampled, Remote: true,
+	})
+
+	const conversation = "conv_68176b2f9a4c8190b1e2d3f4a5b6c7d8"
+	request := user(text(tripRequest))
+
+	flights := toolCall{
+		name: "search_flights", id: "call_Qx7dP2mZk9LrT4vN8sYb1WcE",
+		description: plannerTools[0].Description,
+		args: map[string]any{
+			"origin": "LIS", "destination": "TYO", "depart_date": "2026-05-18", "return_date": "2026-05-29",
+			"cabin": "economy", "passengers": 2,
+		},
+		result: flightOffers,
+		start:  ms(2191), end: ms(3472),
+	}
+	weather := toolCall{
+		name: "get_weather", id: "call_H3kR8sWq5NvB2xLm7TzY0pDa",
+		description: plannerTools[1].Description,
+		args:        map[string]any{"location": "Tokyo, JP", "start_date": "2026-05-19", "end_date": "2026-05-29"},
+		// What a Go HTTP client returns when its context times out. The SDK's
+		// RecordError names the type with reflection ("*url.Error"); a type
+		// declared in package main would be named differently under go run
+		// and go test.
+		err: &url.Error{
+			Op:  "Get",
+			URL: "https://api.weather.example/v1/outlook?lat=35.68&lon=139.69&from=2026-05-19&to=2026-05-29",
+			Err: context.DeadlineExceeded,
+		},
+		errType: "TimeoutError",
+		start:   ms(2193), end: ms(12195),
+	}
+	hotels := toolCall{
+		name: "find_hotels", id: "call_Vn4Tb9Kc2MxQ7wEr5YsL8hJf",
+		description: plannerTools[2].Description,
+		args: map[string]any{
+			"city": "Tokyo", "check_in": "2026-05-19", "check_out": "2026-05-29", "guests": 2,
+			"max_price_per_night_eur": 220, "preferences": "quiet, walkable neighbourhood near a metro line, small restaurants",
+		},
+		result: hotelAnswer,
+		start:  ms(13031), end: ms(21640),
+	}
+	hotelSearch := toolCall{
+		name: "search_hotels", id: "call_Zp6Ld3Gh8RkW1qNs4VxC7mTb",
+		description: hotelTools[0].Description,
+		args: map[string]any{
+			"city": "Tokyo", "check_in": "2026-05-19", "check_out": "2026-05-29", "guests": 2, "max_price_eur": 220,
+			"neighbourhoods": []string{"Yanaka", "Kiyosumi-Shirakawa", "Aoyama", "Nakameguro"},
+		},
+		result: hotelResults,
+		start:  ms(15878), end: ms(16902),
+	}
+
+	turn1Out := assistant(
+		text("I'll look for flights and check the weather for your dates."),
+		toolCallPart(flights), toolCallPart(weather))
+	turn1Out.FinishReason = "tool_call"
+	turn2Out := assistant(toolCallPart(hotels))
+	turn2Out.FinishReason = "tool_call"
+	answer := assistant(text(tripAnswer))
+	answer.FinishReason = "stop"
+
+	history1 := []message{request}
+	history2 := append(append([]message{}, history1...), turn1Out, toolMsg(toolResponse(flights)), toolMsg(toolResponse(weather)))
+	history3 := append(append([]message{}, history2...), turn2Out, toolMsg(toolResponse(hotels)))
+
+	s.invokeAgent(ctx, agentCall{
+		name: "travel-planner", id: "agent_tp_01JT8K2M4Q", model: "gpt-4o", conversationID: conversation,
+		description: "Plans trips end to end: flights, weather, hotels and a day-by-day outline.",
+		input:       []message{request},
+		start:       0,
+		links: []trace.Link{{
+			SpanContext: previousTurn,
+			Attributes:  []attribute.KeyValue{attribute.String("gen_ai.conversation.id", conversation)},
+		}},
+	}, func(ctx context.Context) (message, usage, time.Duration) {
+		var total usage
+		total = total.plus(s.chat(ctx, chatCall{
+			model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: "chatcmpl-BSd3kQ9vX2mT7pL4nR8wY1zE6aF0",
+			temperature: 0.3, maxTokens: 2048,
+			system: []part{text(plannerInstructions)}, tools: plannerTools,
+			input: history1, output: []message{turn1Out}, finishReasons: []string{"tool_calls"},
+			usage: usage{input: 1342, output: 96},
+			start: ms(12), end: ms(2184),
+		}))
+
+		s.tool(ctx, flights, func(ctx context.Context) {
+			s.httpGet(ctx,
+				"https://api.flightsearch.example/v2/offers?origin=LIS&destination=TYO&depart=2026-05-18&return=2026-05-29&adults=2&cabin=ECONOMY",
+				"api.flightsearch.example", 200, ms(2205), ms(3460))
+		})
+		s.tool(ctx, weather, nil)
+
+		total = total.plus(s.chat(ctx, chatCall{
+			model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: "chatcmpl-BSd3wH5kN1qR9tV3mX7cZ2pL8yJ4",
+			temperature: 0.3, maxTokens: 2048,
+			system: []part{text(plannerInstructions)}, tools: plannerTools,
+			input: history2, output: []message{turn2Out}, finishReasons: []string{"tool_calls"},
+			usage: usage{input: 2198, output: 41, cacheRead: 1280},
+			start: ms(12210), end: ms(13020),
+		}))
+
+		s.tool(ctx, hotels, func(ctx context.Context) {
+			hotelTask := user(text("Find hotels in Tokyo for 2 guests, check-in 2026-05-19, check-out 2026-05-29, " +
+				"at most €220 per night. Preferences: quiet, walkable neighbourhood near a metro line, small restaurants."))
+			total = total.plus(s.invokeAgent(ctx, agentCall{
+				name: "hotel-finder", id: "agent_hf_01JT8K3B7W", model: "o4-mini", conversationID: conversation,
+				description: "Shortlists hotels for a city, dates, party size and budget.",
+				input:       []message{hotelTask},
+				start:       ms(13034),
+			}, func(ctx context.Context) (message, usage, time.Duration) {
+				searchOut := assistant(reasoning("Two guests, ten nights, €220 cap: search the quieter neighbourhoods first."), toolCallPart(hotelSearch))
+				searchOut.FinishReason = "tool_call"
+				final := assistant(reasoning(hotelReasoning), text(hotelAnswer))
+				final.FinishReason = "stop"
+
+				var sub usage
+				sub = sub.plus(s.chat(ctx, chatCall{
+					model: "o4-mini", responseModel: "o4-mini-2025-04-16", responseID: "chatcmpl-BSd4Aa1bC2dE3fG4hI5jK6lM7nO8",
+					maxTokens: 4096, system: []part{text(hotelInstructions)}, tools: hotelTools,
+					input: []message{hotelTask}, output: []message{searchOut}, finishReasons: []string{"tool_calls"},
+					usage: usage{input: 890, output: 154, reasoning: 128},
+					start: ms(13040), end: ms(15870),
+				}))
+				s.tool(ctx, hotelSearch, nil)
+				sub = sub.plus(s.chat(ctx, chatCall{
+					model: "o4-mini", responseModel: "o4-mini-2025-04-16", responseID: "chatcmpl-BSd4Qp9oN8mL7kJ6iH5gF4eD3cB2",
+					maxTokens: 4096, system: []part{text(hotelInstructions)}, tools: hotelTools,
+					input:  []message{hotelTask, searchOut, toolMsg(toolResponse(hotelSearch))},
+					output: []message{final}, finishReasons: []string{"stop"},
+					usage: usage{input: 1420, output: 380, cacheRead: 768, reasoning: 192},
+					start: ms(16910), end: ms(21620),
+				}))
+				out := assistant(text(hotelAnswer))
+				out.FinishReason = "stop"
+				return out, sub, ms(21632)
+			}))
+		})
+
+		total = total.plus(s.chat(ctx, chatCall{
+			model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: "chatcmpl-BSd5Xy2wV4uT6sR8qP0oN1mL3kJ5",
+			temperature: 0.3, maxTokens: 2048,
+			system: []part{text(plannerInstructions)}, tools: plannerTools,
+			input: history3, output: []message{answer}, finishReasons: []string{"stop"},
+			usage: usage{input: 3104, output: 612, cacheRead: 2048},
+			start: ms(21650), end: ms(29410),
+		}))
+		return answer, total, ms(29415)
+	})
+
+	spans, err := s.finish()
+	if err != nil {
+		return nil, err
+	}
+	if len(spans) == 0 {
+		return nil, errNoSpans
+	}
+	return spans, nil
+}
+
+const baggageQuestion = `We're flying TAP from Lisbon to Tokyo on 18 May, economy, booked as two separate tickets on one reservation. ` +
+	`What is the checked baggage allowance for each of us, and are there limits on cabin bags? We'll have a lot of camera gear.`
+
+const baggageAnswer = `On TAP economy (Classic fare) to Tokyo each of you can check one bag of up to 23 kg and 158 cm (length + width + height). ` +
+	`In the cabin you each get one bag up to 8 kg and 55 × 40 × 20 cm plus a personal item such as a laptop or camera bag (40 × 30 × 15 cm). ` +
+	`Because your flight connects to ANA in Frankfurt, the most restrictive cabin rule applies on that leg, so keep the camera bag under 8 kg. ` +
+	`Lithium batteries for cameras must go in the cabin, not in checked luggage; spares must be individually protected and under 100 Wh each.`
+
+const skiQuestion = `Thanks! If we add one ski bag on the way out, how much will that cost, and does it count towards the 23 kg?`
+
+const skiAnswer = `Ski equipment is carried as a special item on TAP: one ski bag (skis, poles and boots, up to 23 kg) costs €75 per direction when added online ` +
+	`at least 24 hours before departure, or €100 at the airport. It replaces the need for a second checked bag but does not count towards your 23 kg allowance, ` +
+	`so your suitcase can still be 23 kg. Add it under "Manage booking → Extra baggage" for the Lisbon → Tokyo segment only.`
+
+// conversationScenario records two user turns of one conversation as two
+// traces, each an invoke_agent root with a tool-calling chat, the tool and a
+// final chat.
+func conversationScenario(seed uint64) ([][]sdktrace.ReadOnlySpan, error) {
+	s := newSim(seed, time.Date(2026, 5, 4, 15, 20, 0, 0, time.UTC))
+	ctx := context.Background()
+	const conversation = "conv_2b9e4f10c7d84a6f9e31b5a07c2d8e64"
+
+	policyTool := toolDef{
+		Type: "function", Name: "lookup_airline_policy",
+		Description: "Look up an airline's published policy on a topic (baggage, special items, pets) for a route and fare.",
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"airline": map[string]any{"type": "string", "description": "IATA airline code"},
+				"topic":   map[string]any{"type": "string", "enum": []string{"baggage", "special_items", "pets"}},
+				"route":   map[string]any{"type": "string"},
+				"fare":    map[string]any{"type": "string"},
+			},
+			"required": []string{"airline", "topic"},
+		},
+	}
+	system := []part{text("You are Travel Planner. Answer questions about the travellers' existing bookings. " +
+		"Use lookup_airline_policy for anything an airline publishes; never guess fees or limits.")}
+
+	type turn struct {
+		question, answer string
+		call             toolCall
+		start            time.Duration
+		usage            [2]usage
+		ids              [2]string
+	}
+	turns := []turn{
+		{
+			question: baggageQuestion, answer: baggageAnswer, start: 0,
+			call: toolCall{
+				name: "lookup_airline_policy", id: "call_B4gG7aLl0wAnC3eE9sQ2rT5y", description: policyTool.Description,
+				args: map[string]any{"airline": "TP", "topic": "baggage", "route": "LIS-NRT", "fare": "economy classic"},
+				result: map[string]any{
+					"checked": "1 x 23 kg, max 158 cm linear", "cabin": "1 x 8 kg, 55x40x20 cm + 1 personal item 40x30x15 cm",
+					"interline_note": "most restrictive carrier rule applies on codeshare segments",
+					"batteries":      "spare lithium batteries in cabin only, max 100 Wh each",
+				},
+			},
+			usage: [2]usage{{input: 412, output: 38}, {input: 655, output: 171, cacheRead: 384}},
+			ids:   [2]string{"chatcmpl-BSe1aB2cD3eF4gH5iJ6kL7mN8oP9", "chatcmpl-BSe1qR0sT1uV2wX3yZ4aB5cD6eF7"},
+		},
+		{
+			question: skiQuestion, answer: skiAnswer, start: ms(95_000),
+			call: toolCall{
+				name: "lookup_airline_policy", id: "call_S8kI1bA9gF3eE5tP7oL2iC4y", description: policyTool.Description,
+				args: map[string]any{"airline": "TP", "topic": "special_items", "route": "LIS-NRT", "fare": "economy classic"},
+				result: map[string]any{
+					"ski_equipment": map[string]any{"max_weight_kg": 23, "fee_online_eur": 75, "fee_airport_eur": 100, "counts_towards_allowance": false},
+				},
+			},
+			usage: [2]usage{{input: 902, output: 35, cacheRead: 640}, {input: 1131, output: 118, cacheRead: 896}},
+			ids:   [2]string{"chatcmpl-BSe3gH8iJ9kL0mN1oP2qR3sT4uV5", "chatcmpl-BSe3wX6yZ7aB8cD9eF0gH1iJ2kL3"},
+		},
+	}
+
+	var history []message
+	for _, t := range turns {
+		q := user(text(t.question))
+		history = append(history, q)
+		t.call.start, t.call.end = t.start+ms(1490), t.start+ms(1730)
+		callOut := assistant(toolCallPart(t.call))
+		callOut.FinishReason = "tool_call"
+		final := assistant(text(t.answer))
+		final.FinishReason = "stop"
+		in1 := append([]message{}, history...)
+		in2 := append(append([]message{}, history...), callOut, toolMsg(toolResponse(t.call)))
+
+		s.invokeAgent(ctx, agentCall{
+			name: "travel-planner", id: "agent_tp_01JT8K2M4Q", model: "gpt-4o", conversationID: conversation,
+			description: "Plans trips end to end: flights, weather, hotels and a day-by-day outline.",
+			input:       []message{q},
+			start:       t.start,
+		}, func(ctx context.Context) (message, usage, time.Duration) {
+			var total usage
+			total = total.plus(s.chat(ctx, chatCall{
+				model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: t.ids[0],
+				temperature: 0.3, maxTokens: 1024, system: system, tools: []toolDef{policyTool},
+				input: in1, output: []message{callOut}, finishReasons: []string{"tool_calls"},
+				usage: t.usage[0], start: t.start + ms(8), end: t.start + ms(1481),
+			}))
+			s.tool(ctx, t.call, nil)
+			total = total.plus(s.chat(ctx, chatCall{
+				model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: t.ids[1],
+				temperature: 0.3, maxTokens: 1024, system: system, tools: []toolDef{policyTool},
+				input: in2, output: []message{final}, finishReasons: []string{"stop"},
+				usage: t.usage[1], start: t.start + ms(1741), end: t.start + ms(5208),
+			}))
+			return final, total, t.start + ms(5215)
+		})
+		history = append(history, final)
+	}
+
+	spans, err := s.finish()
+	if err != nil {
+		return nil, err
+	}
+	traces := splitByTrace(spans)
+	if len(traces) != len(turns) {
+		return nil, fmt.Errorf("recorded %d traces, want %d", len(traces), len(turns))
+	}
+	return traces, nil
+}

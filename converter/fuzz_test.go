@@ -1,0 +1,93 @@
+package converter_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/ptracecmp"
+)
+
+// seedArtifacts adds the golden artifacts and a few hand-made edge cases to
+// a fuzz corpus.
+func seedArtifacts(f *testing.F) {
+	files, _ := filepath.Glob("../testdata/golden/*.jsonl")
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		require.NoError(f, err)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"v":1,"kind":"meta","started_at":"2026-01-01T00:00:00Z","core_version":"0.9.0","budget":{"spent":10,"warn_threshold":0.8,"overflowed":false}}` + "\n" +
+		`{"kind":"call","tool":"click","ok":false,"code":"trace.BUDGET_EXCEEDED","started_at":1767225600000,"finished_at":1767225600012,"elapsed_ms":12,"estimated_tokens":340,"args":{"ref":"[redacted]"},"result":{"ok":false}}` + "\n"))
+	f.Add([]byte(`{"v":2,"kind":"meta","started_at":"2026-01-01T00:00:00Z"}` + "\n"))
+	f.Add([]byte(`{"kind":"span","attrs":{"a":{"@map":{"@bytes":"AAE="}},"b":{"@double":"NaN"},"c":null,"d":[1,1.0,"x"]}}` + "\n{\"kind\":\"inf"))
+}
+
+// FuzzReader feeds arbitrary bytes to the artifact reader. It must never
+// panic or fail fatally on bad lines, and every record it returns must
+// survive a second encode/decode unchanged.
+func FuzzReader(f *testing.F) {
+	seedArtifacts(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := converter.NewReader(bytes.NewReader(data), converter.WithMaxLineSize(1<<16))
+		var recs []converter.Record
+		for {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				require.ErrorIs(t, err, converter.ErrUnsupportedVersion)
+				return
+			}
+			recs = append(recs, *rec)
+		}
+		if len(recs) == 0 {
+			return
+		}
+		td := converter.ToTraces(recs)
+		want := ptracecmp.Spans(td)
+		again, _ := readAll(t, toJSONL(t, td))
+		require.Equal(t, want, ptracecmp.Spans(converter.ToTraces(again)))
+	})
+}
+
+// FuzzDetect feeds arbitrary bytes to input detection and to the reader of
+// the detected format: neither may panic, and an artifact detected as such
+// must read.
+func FuzzDetect(f *testing.F) {
+	seedArtifacts(f)
+	for _, pattern := range []string{"../testdata/otlp/*", "../testdata/dialects/*.json"} {
+		files, _ := filepath.Glob(pattern)
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			require.NoError(f, err)
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("{\n  \"resourceSpans\": []\n}\n"))
+	f.Add([]byte{0x0A, 0x00})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		head := data[:min(len(data), converter.DetectSize)]
+		switch format := converter.Detect(head); format {
+		case converter.FormatArtifact:
+			r := converter.NewReader(bytes.NewReader(data))
+			for {
+				if _, err := r.Next(); err != nil {
+					break
+				}
+			}
+		case converter.FormatOTLPJSON, converter.FormatOTLPJSONLines, converter.FormatOTLPProto:
+			td, err := converter.ReadOTLP(bytes.NewReader(data), format, "fuzz")
+			if err == nil {
+				converter.Records(td)
+			}
+		}
+	})
+}
