@@ -88,6 +88,19 @@ type pending struct {
 
 const maxInterned = 4096
 
+// maxInternedLen bounds the strings worth interning: keys, names, models,
+// providers repeat on every line; long content does not.
+const maxInternedLen = 64
+
+// shortStr reads a string value, interning it when it is short.
+func (d *decoder) shortStr() string {
+	b := d.sc.strBytes()
+	if len(b) <= maxInternedLen {
+		return d.intern(b)
+	}
+	return string(b)
+}
+
 func (d *decoder) intern(k []byte) string {
 	if s, ok := d.strs[string(k)]; ok {
 		return s
@@ -96,7 +109,7 @@ func (d *decoder) intern(k []byte) string {
 	if d.strs == nil {
 		d.strs = make(map[string]string, 256)
 	}
-	if len(d.strs) < maxInterned && len(k) <= 256 {
+	if len(d.strs) < maxInterned && len(k) <= maxInternedLen*4 {
 		d.strs[s] = s
 	}
 	return s
@@ -162,6 +175,7 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 	sp := rec.Span
 	sp.SetKind(ptrace.SpanKindInternal) // what a record without span_kind means
 	attrs := sp.Attributes()
+	attrs.EnsureCapacity(16) // typical GenAI spans: one allocation, not five
 	var resRaw, scopeRaw []byte
 	var resDropped uint32
 	var resSchema string
@@ -172,9 +186,9 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 		key := s.key()
 		switch string(key) {
 		case "kind":
-			p.kind = s.str()
+			p.kind = d.shortStr()
 		case "name":
-			sp.SetName(s.str())
+			sp.SetName(d.shortStr())
 			p.hasName = true
 		case "trace_id":
 			var id pcommon.TraceID
@@ -229,7 +243,7 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 			}
 			for first := true; s.more(&first, '}'); {
 				f, ok := semconv.FieldByName(string(s.key()))
-				v := s.str()
+				v := d.intern(s.strBytes())
 				if ok {
 					p.alias[f] = v
 				}
@@ -364,10 +378,10 @@ func (d *decoder) applyFields(attrs pcommon.Map) error {
 			}
 		}
 		s.reset(raw)
-		v := attrs.PutEmpty(d.intern([]byte(key)))
+		v := attrs.PutEmpty(key)
 		switch f.Type() {
 		case semconv.TypeString:
-			v.SetStr(s.str())
+			v.SetStr(d.shortStr())
 		case semconv.TypeInt:
 			v.SetInt(s.int())
 		case semconv.TypeDouble:

@@ -2,11 +2,13 @@ package converter_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -89,5 +91,21 @@ func FuzzDetect(f *testing.F) {
 				converter.Records(td)
 			}
 		}
+	})
+}
+
+// FuzzJSONSkip holds the hand-written JSON checker (which decides whether
+// an attribute is embedded as JSON, and where an embedded value ends) to
+// encoding/json's verdict on valid UTF-8 input of modest depth.
+func FuzzJSONSkip(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, `{"a":[1,2.5e3,-0,true,false,null,"x\u00e9\n"]}`, `[{"a":{}},[[]]]`,
+		`{"a":1,}`, `[1,]`, `{"a" 1}`, `{"a":1]`, `[1}`, `"\ud800"`, `01`, `1.`, `-`, `{"a":"\x01"}`, ` [ 1 , { "b" : [ ] } ] `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !utf8.Valid(data) || bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) > 200 {
+			return
+		}
+		require.Equal(t, json.Valid(data), converter.ValidJSONForTest(data), "%q", data)
 	})
 }

@@ -1,6 +1,7 @@
 package converter
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -22,6 +23,32 @@ type scanner struct {
 	err     error
 	depth   int
 	scratch []byte
+}
+
+// plainRun returns the index of the first byte at or after i that is a
+// quote, a backslash, a control character or not ASCII: the bytes a string
+// scan must look at. It checks eight bytes at a time, which is what makes
+// skipping the large JSON values in GenAI records cheap.
+func plainRun(d []byte, i int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for ; i+8 <= len(d); i += 8 {
+		x := binary.LittleEndian.Uint64(d[i:])
+		q := x ^ (ones * '"')
+		b := x ^ (ones * '\\')
+		special := ((q - ones) & ^q) | ((b - ones) & ^b) | ((x - ones*0x20) & ^x) | x
+		if special&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(d); i++ {
+		if c := d[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
 }
 
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.
@@ -132,16 +159,15 @@ func (s *scanner) strBytes() []byte {
 	s.pos++
 	start := s.pos
 	d := s.data
-	for i := start; i < len(d); i++ {
-		c := d[i]
-		if c == '"' {
-			s.pos = i + 1
-			return d[start:i]
-		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			return s.strSlow(start, i)
-		}
+	i := plainRun(d, start)
+	if i < len(d) && d[i] == '"' {
+		s.pos = i + 1
+		return d[start:i]
 	}
+	if i < len(d) {
+		return s.strSlow(start, i)
+	}
+	s.pos = len(d)
 	s.fail("unterminated string")
 	return nil
 }
@@ -366,22 +392,8 @@ func (s *scanner) skip() []byte {
 
 func (s *scanner) skipValue() {
 	switch s.peek() {
-	case '{':
-		if !s.open('{') {
-			return
-		}
-		for first := true; s.more(&first, '}'); {
-			s.skipString()
-			s.expect(':')
-			s.skipValue()
-		}
-	case '[':
-		if !s.open('[') {
-			return
-		}
-		for first := true; s.more(&first, ']'); {
-			s.skipValue()
-		}
+	case '{', '[':
+		s.skipContainer()
 	case '"':
 		s.skipString()
 	case 't':
@@ -403,6 +415,130 @@ func (s *scanner) skipValue() {
 	}
 }
 
+// skipContainer checks an object or array without recursion: a stack of
+// open brackets (one bit each) and what may come next is all JSON's grammar
+// needs. It is the hot loop when reading the messages GenAI records embed.
+func (s *scanner) skipContainer() {
+	const (
+		wantValue = iota // a value (or, right after '[', a ']')
+		wantKey          // a key (or, right after '{', a '}')
+		wantColon
+		wantCommaOrEnd
+	)
+	var stack [maxDepth / 64]uint64 // bit set: object; clear: array
+	depth := 0
+	state := wantValue
+	first := false
+	push := func(obj bool) bool {
+		if depth >= maxDepth {
+			s.fail("nesting deeper than %d", maxDepth)
+			return false
+		}
+		if obj {
+			stack[depth/64] |= 1 << (depth % 64)
+		} else {
+			stack[depth/64] &^= 1 << (depth % 64)
+		}
+		depth++
+		return true
+	}
+	inObject := func() bool { return stack[(depth-1)/64]&(1<<((depth-1)%64)) != 0 }
+	for {
+		c := s.peek()
+		switch state {
+		case wantValue:
+			switch c {
+			case '{':
+				s.pos++
+				if !push(true) {
+					return
+				}
+				state, first = wantKey, true
+				continue
+			case '[':
+				s.pos++
+				if !push(false) {
+					return
+				}
+				state, first = wantValue, true
+				continue
+			case ']':
+				if first && depth > 0 && !inObject() {
+					s.pos++
+					depth--
+					first = false
+					if depth == 0 {
+						return
+					}
+					state = wantCommaOrEnd
+					continue
+				}
+				s.fail("unexpected ']'")
+				return
+			case '"':
+				s.skipString()
+			case 't', 'f', 'n', 0:
+				s.skipValue()
+			default:
+				s.number()
+			}
+			if s.err != nil {
+				return
+			}
+			first = false
+			state = wantCommaOrEnd
+		case wantKey:
+			if c == '}' && first {
+				s.pos++
+				depth--
+				first = false
+				if depth == 0 {
+					return
+				}
+				state = wantCommaOrEnd
+				continue
+			}
+			if c != '"' {
+				s.fail("want a key")
+				return
+			}
+			s.skipString()
+			if s.err != nil {
+				return
+			}
+			state = wantColon
+		case wantColon:
+			if c != ':' {
+				s.fail("want ':'")
+				return
+			}
+			s.pos++
+			state, first = wantValue, false
+		case wantCommaOrEnd:
+			obj := inObject()
+			switch {
+			case c == ',':
+				s.pos++
+				if obj {
+					state = wantKey
+				} else {
+					state = wantValue
+				}
+				first = false
+			case (c == '}' && obj) || (c == ']' && !obj):
+				s.pos++
+				depth--
+				if depth == 0 {
+					return
+				}
+			default:
+				s.fail("want ',' or a closing bracket")
+				return
+			}
+		}
+	}
+}
+
 // skipString checks a string without unescaping it.
 func (s *scanner) skipString() {
 	if s.peek() != '"' {
@@ -412,6 +548,10 @@ func (s *scanner) skipString() {
 	d := s.data
 	i := s.pos + 1
 	for i < len(d) {
+		i = plainRun(d, i)
+		if i >= len(d) {
+			break
+		}
 		c := d[i]
 		switch {
 		case c == '"':
@@ -460,7 +600,7 @@ func (s *scanner) skipString() {
 
 // end checks that nothing but spaces follow the value.
 func (s *scanner) end() {
-	if s.peek() != 0 {
+	if s.ws(); s.pos < len(s.data) {
 		s.fail("unexpected data after the value")
 	}
 }

@@ -57,35 +57,52 @@ type originKey struct {
 // resource and one ScopeSpans per distinct scope under it, in first-seen
 // order. The spans are moved, not copied: recs' spans are empty afterwards.
 func ToTraces(recs []Record) ptrace.Traces {
-	td := ptrace.NewTraces()
-	var groups []originGroup
-	byKey := make(map[originKey]ptrace.SpanSlice)
-	resOf := make(map[pcommon.Resource]ptrace.ResourceSpans)
+	b := newTracesBuilder()
 	for i := range recs {
-		r := &recs[i]
-		k := originKey{r.Resource, r.ResourceSchemaURL, r.Scope, r.ScopeSchemaURL}
-		spans, ok := byKey[k]
-		if !ok {
-			spans, ok = findEqual(groups, k)
-		}
-		if !ok {
-			rs, ok := resOf[r.Resource]
-			if !ok || rs.SchemaUrl() != r.ResourceSchemaURL {
-				rs = td.ResourceSpans().AppendEmpty()
-				r.Resource.CopyTo(rs.Resource())
-				rs.SetSchemaUrl(r.ResourceSchemaURL)
-				resOf[r.Resource] = rs
-			}
-			ss := rs.ScopeSpans().AppendEmpty()
-			r.Scope.CopyTo(ss.Scope())
-			ss.SetSchemaUrl(r.ScopeSchemaURL)
-			spans = ss.Spans()
-			groups = append(groups, originGroup{k, spans})
-		}
-		byKey[k] = spans
-		r.Span.MoveTo(spans.AppendEmpty())
+		b.add(&recs[i])
 	}
-	return td
+	return b.td
+}
+
+// tracesBuilder groups records into a ptrace.Traces as they come.
+type tracesBuilder struct {
+	td     ptrace.Traces
+	groups []originGroup
+	byKey  map[originKey]ptrace.SpanSlice
+	resOf  map[pcommon.Resource]ptrace.ResourceSpans
+}
+
+func newTracesBuilder() *tracesBuilder {
+	return &tracesBuilder{
+		td:    ptrace.NewTraces(),
+		byKey: make(map[originKey]ptrace.SpanSlice),
+		resOf: make(map[pcommon.Resource]ptrace.ResourceSpans),
+	}
+}
+
+// add moves r's span into the group of its resource and scope.
+func (b *tracesBuilder) add(r *Record) {
+	k := originKey{r.Resource, r.ResourceSchemaURL, r.Scope, r.ScopeSchemaURL}
+	spans, ok := b.byKey[k]
+	if !ok {
+		spans, ok = findEqual(b.groups, k)
+	}
+	if !ok {
+		rs, ok := b.resOf[r.Resource]
+		if !ok || rs.SchemaUrl() != r.ResourceSchemaURL {
+			rs = b.td.ResourceSpans().AppendEmpty()
+			r.Resource.CopyTo(rs.Resource())
+			rs.SetSchemaUrl(r.ResourceSchemaURL)
+			b.resOf[r.Resource] = rs
+		}
+		ss := rs.ScopeSpans().AppendEmpty()
+		r.Scope.CopyTo(ss.Scope())
+		ss.SetSchemaUrl(r.ScopeSchemaURL)
+		spans = ss.Spans()
+		b.groups = append(b.groups, originGroup{k, spans})
+	}
+	b.byKey[k] = spans
+	r.Span.MoveTo(spans.AppendEmpty())
 }
 
 type originGroup struct {

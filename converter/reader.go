@@ -210,8 +210,35 @@ func (r *Reader) readLine() (line []byte, complete bool, err error) {
 // Next returns the next record, or io.EOF after the last one. Any other
 // error is fatal and returned again by later calls.
 func (r *Reader) Next() (*Record, error) {
+	rec := &Record{Span: ptrace.NewSpan()}
+	if err := r.next(rec); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// ReadTraces reads every remaining record into OTLP, grouped by resource
+// and scope like [ToTraces]. It is the fast path from an artifact to OTLP:
+// spans are decoded in place rather than one allocation at a time.
+func (r *Reader) ReadTraces() (ptrace.Traces, error) {
+	b := newTracesBuilder()
+	rec := Record{Span: ptrace.NewSpan()}
+	for {
+		err := r.next(&rec)
+		if errors.Is(err, io.EOF) {
+			return b.td, nil
+		}
+		if err != nil {
+			return b.td, err
+		}
+		b.add(&rec) // moves the span out, leaving rec.Span empty for the next line
+	}
+}
+
+// next decodes the next record into rec, whose span must be empty.
+func (r *Reader) next(rec *Record) error {
 	if r.err != nil {
-		return nil, r.err
+		return r.err
 	}
 	for {
 		line, complete, err := r.readLine()
@@ -224,15 +251,16 @@ func (r *Reader) Next() (*Record, error) {
 			if r.meta == nil {
 				r.meta = NewMeta(zeroTime)
 			}
-			if rec := r.rootRecord(); rec != nil {
-				return rec, nil
+			if root := r.rootRecord(); root != nil {
+				*rec = *root
+				return nil
 			}
 			r.err = io.EOF
-			return nil, io.EOF
+			return io.EOF
 		}
 		if err != nil {
 			r.err = fmt.Errorf("reading line %d: %w", r.lineNo+1, err)
-			return nil, r.err
+			return r.err
 		}
 		r.stats.Lines++
 		line = bytes.TrimRight(line, "\r")
@@ -242,11 +270,11 @@ func (r *Reader) Next() (*Record, error) {
 		if r.firstLine == nil {
 			r.firstLine = append([]byte{}, line...)
 		}
-		rec, err := r.handle(line)
+		ok, err := r.handle(line, rec)
 		if err != nil {
 			if errors.Is(err, ErrUnsupportedVersion) {
 				r.err = &LineError{Source: r.cfg.source, Line: r.lineNo, Err: err}
-				return nil, r.err
+				return r.err
 			}
 			if !complete {
 				err = fmt.Errorf("%w: %v", ErrTornLine, err)
@@ -254,37 +282,37 @@ func (r *Reader) Next() (*Record, error) {
 			r.problem(err)
 			continue
 		}
-		if rec != nil {
+		if ok {
 			r.stats.Records++
 			r.recLine = r.lineNo
-			return rec, nil
+			return nil
 		}
 	}
 }
 
-// handle decodes one non-blank line; it returns a record, or nil for a
-// line that is not one.
-func (r *Reader) handle(line []byte) (*Record, error) {
-	kind, name, err := r.dec.classify(line)
+// handle decodes one non-blank line into rec, whose span must be empty; it
+// reports whether the line was a record.
+func (r *Reader) handle(line []byte, rec *Record) (bool, error) {
+	kind, _, err := r.dec.classify(line)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRecord, err)
+		return false, fmt.Errorf("%w: %v", ErrBadRecord, err)
 	}
 	if kind == lineMeta {
 		m, err := r.dec.decodeMeta(line)
 		if err != nil {
 			if errors.Is(err, ErrUnsupportedVersion) {
-				return nil, err
+				return false, err
 			}
 			if r.meta == nil {
 				r.meta = NewMeta(zeroTime)
 			}
-			return nil, fmt.Errorf("header: %w", err)
+			return false, fmt.Errorf("header: %w", err)
 		}
 		if r.meta != nil {
 			r.problem(errors.New("a second header: the lines after it use it"))
 		}
 		r.meta = m
-		return nil, nil
+		return false, nil
 	}
 	if r.meta == nil {
 		r.meta = NewMeta(zeroTime)
@@ -294,23 +322,22 @@ func (r *Reader) handle(line []byte) (*Record, error) {
 	case lineSummary:
 		s, err := r.dec.decodeSummary(line)
 		if err != nil {
-			return nil, fmt.Errorf("summary: %w", err)
+			return false, fmt.Errorf("summary: %w", err)
 		}
 		r.summary = s
 		r.sumLine = r.lineNo
 		r.stats.Summaries++
-		return nil, nil
+		return false, nil
 	case lineUnknown:
-		_ = name
 		r.stats.Unknown++
-		return nil, nil
+		return false, nil
 	}
-	rec := &Record{Span: ptrace.NewSpan()}
 	if err := r.dec.decodeRecord(line, rec, r.meta); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRecord, err)
+		ptrace.NewSpan().MoveTo(rec.Span) // a half-decoded span must not leak into the next line
+		return false, fmt.Errorf("%w: %v", ErrBadRecord, err)
 	}
 	r.fillIdentity(rec, line)
-	return rec, nil
+	return true, nil
 }
 
 // fillIdentity gives a record that lacks OTel identity (a tool-dispatch

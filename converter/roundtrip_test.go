@@ -85,3 +85,5 @@ func assertEqualSpans(t *testing.T, want, got []string, seed uint64, jsonl []byt
 	require.Equal(t, want, got, "seed %d: OTLP -> JSONL -> OTLP is not exact", seed)
 	return false
 }
+
+func spansOf(td ptrace.Traces) []string { return ptracecmp.Spans(td) }

@@ -150,7 +150,7 @@ func (d *decoder) value(dst pcommon.Value) {
 	s := &d.sc
 	switch s.peek() {
 	case '"':
-		dst.SetStr(d.sc.str())
+		dst.SetStr(d.shortStr())
 	case 't', 'f':
 		dst.SetBool(s.boolean())
 	case 'n':

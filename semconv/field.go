@@ -156,18 +156,28 @@ func (f Field) SourceType(key string) (ValueType, bool) {
 	return f.Type(), false
 }
 
-var fieldsByName = func() map[string]Field {
-	m := make(map[string]Field, NumFields)
+// fieldsByLen indexes fields by the length of their name: decoders look a
+// field up for every key of every record, and comparing two or three
+// strings of the right length beats hashing.
+var fieldsByLen = func() (idx [40][]Field) {
 	for f := range NumFields {
-		m[fieldSpecs[f].name] = f
+		n := len(fieldSpecs[f].name)
+		idx[n] = append(idx[n], f)
 	}
-	return m
+	return idx
 }()
 
 // FieldByName returns the field whose record path is name.
 func FieldByName(name string) (Field, bool) {
-	f, ok := fieldsByName[name]
-	return f, ok
+	if len(name) >= len(fieldsByLen) {
+		return 0, false
+	}
+	for _, f := range fieldsByLen[len(name)] {
+		if fieldSpecs[f].name == name {
+			return f, true
+		}
+	}
+	return 0, false
 }
 
 // KnownKeys returns every attribute key the dialect table or the classifier

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// convertOpts is the convert command line, parsed.
+type convertOpts struct {
+	inputs  []string
+	output  string
+	to      string
+	split   string
+	groupBy string
+}
+
+// convertPlan is convertOpts checked and resolved, before any input is read.
+type convertPlan struct {
+	convertOpts
+	format outFormat
+	by     converter.GroupBy
+}
+
+func newConvertCmd(e *env) *cobra.Command {
+	var o convertOpts
+	cmd := &cobra.Command{
+		Use:   "convert IN... (-o OUT | --split DIR)",
+		Short: "Convert between OTLP and the JSONL artifact",
+		Long: `Convert reads OTLP/JSON, OTLP/JSON lines, OTLP protobuf or JSONL artifacts
+(told apart by their content) and writes one artifact or one OTLP file.
+Several inputs are merged; records are written in the order their spans
+ended.
+
+The output format comes from OUT's extension (.jsonl artifact, .json
+OTLP/JSON, .pb OTLP protobuf) or from --to. "-o -" writes standard output
+(JSONL unless --to says otherwise).
+
+--split DIR writes one artifact per trace (<trace id>.jsonl) or, with
+--group-by conversation, one per gen_ai.conversation.id, and prints the
+paths it wrote.
+
+Bad lines in an artifact are reported as file:line: problem and skipped;
+the conversion still happens, and the exit status is 1.`,
+		Example: `  agenttrace convert traces.json -o run.jsonl
+  agenttrace convert run.jsonl -o run.pb
+  cat traces.pb | agenttrace convert - -o - --to otlp-json
+  agenttrace convert a.json b.json --split runs/ --group-by conversation`,
+		Args: argsAtLeast(1, "input (a file, or - for standard input)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.inputs = args
+			p, err := o.plan(cmd)
+			if err != nil {
+				return err
+			}
+			return e.convert(p)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.output, "output", "o", "", "output file, or - for standard output")
+	f.StringVar(&o.to, "to", "", "output format: "+formatNames()+" (default: from the output's extension)")
+	f.StringVar(&o.split, "split", "", "write one artifact per group into this directory")
+	f.StringVar(&o.groupBy, "group-by", "trace", "with --split: trace or conversation")
+	cmd.MarkFlagsMutuallyExclusive("output", "split")
+	cmd.MarkFlagsOneRequired("output", "split")
+	return cmd
+}
+
+// plan checks the flags, so a usage error is reported before any input
+// is read or any output written.
+func (o convertOpts) plan(cmd *cobra.Command) (*convertPlan, error) {
+	p := &convertPlan{convertOpts: o}
+	if err := checkStdin(o.inputs); err != nil {
+		return nil, err
+	}
+	var err error
+	switch {
+	case o.to != "":
+		p.format, err = parseOutFormat(o.to)
+	case o.split != "", o.output == "-":
+		p.format = outJSONL
+	default:
+		p.format, err = formatOfPath(o.output)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if cmd.Flags().Changed("group-by") && o.split == "" {
+		return nil, usageErrorf("--group-by needs --split")
+	}
+	switch o.groupBy {
+	case "trace":
+		p.by = converter.ByTrace
+	case "conversation":
+		p.by = converter.ByConversation
+	default:
+		return nil, usageErrorf("--group-by %q: want trace or conversation", o.groupBy)
+	}
+	return p, nil
+}
+
+func (e *env) convert(p *convertPlan) error {
+	all, err := e.loadInputs(p.inputs)
+	if err != nil {
+		return err
+	}
+	if p.split != "" {
+		err = e.splitInto(p, all)
+	} else {
+		err = e.writeOne(p, all)
+	}
+	if err != nil {
+		return err
+	}
+	return e.noteSkipped(all)
+}
+
+// writeOne writes every record to the one output.
+func (e *env) writeOne(p *convertPlan, all *inputs) error {
+	meta := all.metaFor(all.records)
+	if p.output == "-" {
+		if err := encode(e.stdout, p.format, all.records, meta); err != nil {
+			return ioError(fmt.Errorf("write standard output: %w", err))
+		}
+		return nil
+	}
+	return writeFile(p.output, func(w io.Writer) error {
+		return encode(w, p.format, all.records, meta)
+	})
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// stdinName is how messages name standard input.
+const stdinName = "<stdin>"
+
+// input is one opened input, its format told from its first bytes.
+type input struct {
+	name   string
+	format converter.Format
+	r      *bufio.Reader
+	rerr   *readErr
+	close  func() error
+}
+
+// readErr remembers the first read error of the underlying file, so that
+// a failure to read (exit 2) is told apart from bad content (exit 1) even
+// when a decoder wraps it beyond recognition.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
+// stdinGuard lets one command line read standard input once.
+type stdinGuard struct{ used bool }
+
+// checkStdin rejects a command line that names standard input twice,
+// before anything is read.
+func checkStdin(paths []string) error {
+	n := 0
+	for _, p := range paths {
+		if p == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageErrorf("standard input (-) given more than once")
+	}
+	return nil
+}
+
+// open opens path ("-" for standard input) and detects its format from its
+// content. Errors are exitErrors naming the file.
+func (e *env) open(path string, g *stdinGuard) (*input, error) {
+	in := &input{name: path, close: func() error { return nil }}
+	var src io.Reader
+	if path == "-" {
+		if g.used {
+			return nil, usageErrorf("standard input (-) given more than once")
+		}
+		g.used = true
+		in.name, src = stdinName, e.stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, ioError(err)
+		}
+		in.close, src = f.Close, f
+	}
+	in.rerr = &readErr{r: src}
+	in.r = bufio.NewReaderSize(in.rerr, converter.DetectSize)
+	head, err := in.r.Peek(converter.DetectSize)
+	if err != nil && err != io.EOF {
+		in.close()
+		return nil, ioError(fmt.Errorf("read %s: %w", in.name, err))
+	}
+	in.format = converter.Detect(head)
+	if len(head) == 0 {
+		in.format = converter.FormatUnknown
+	}
+	return in, nil
+}
+
+// source is what one input held.
+type source struct {
+	name    string
+	format  converter.Format
+	meta    *converter.Meta // the artifact's header; nil for OTLP
+	records []converter.Record
+	skipped int64 // lines reported and skipped
+	unknown int64 // lines of an unknown kind
+}
+
+// load reads every record of in. Artifact problems go to onProblem as
+// they are found; the input is still read to the end.
+func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
+	defer in.close()
+	src := &source{name: in.name, format: in.format}
+	switch in.format {
+	case converter.FormatArtifact:
+		r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(onProblem))
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, in.fail(err)
+			}
+			src.records = append(src.records, *rec)
+		}
+		src.meta = r.Meta()
+		st := r.Stats()
+		src.skipped, src.unknown = st.Problems, st.Unknown
+	case converter.FormatOTLPJSON, converter.FormatOTLPJSONLines, converter.FormatOTLPProto:
+		td, err := converter.ReadOTLP(in.r, in.format, in.name)
+		if err != nil {
+			return nil, in.fail(err)
+		}
+		src.records = converter.Records(td)
+	default:
+		if _, err := in.r.Peek(1); err == io.EOF {
+			return nil, invalidError(fmt.Errorf("%s: empty input", in.name))
+		}
+		return nil, invalidError(fmt.Errorf("%s: %w", in.name, converter.ErrUnknownFormat))
+	}
+	return src, nil
+}
+
+// fail classifies a decoding error: the file could not be read (2), or
+// its content is unusable (1). The message names the file.
+func (in *input) fail(err error) error {
+	if in.rerr.err != nil {
+		return ioError(fmt.Errorf("read %s: %w", in.name, in.rerr.err))
+	}
+	var le *converter.LineError
+	if errors.As(err, &le) && le.Source != "" {
+		return invalidError(err)
+	}
+	return invalidError(fmt.Errorf("%s: %w", in.name, err))
+}
+
+// inputs is every input of a command line, read.
+type inputs struct {
+	sources []*source
+	records []converter.Record // all of them, in end-time order
+}
+
+// loadInputs reads paths in order, printing artifact problems to stderr
+// as "file:line: problem". A missing or unreadable file stops it.
+func (e *env) loadInputs(paths []string) (*inputs, error) {
+	var g stdinGuard
+	all := &inputs{}
+	report := func(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) }
+	for _, p := range paths {
+		in, err := e.open(p, &g)
+		if err != nil {
+			return nil, err
+		}
+		src, err := in.load(report)
+		if err != nil {
+			return nil, err
+		}
+		all.sources = append(all.sources, src)
+		all.records = append(all.records, src.records...)
+	}
+	if len(all.sources) > 1 {
+		slices.SortStableFunc(all.records, func(a, b converter.Record) int {
+			return cmp.Compare(a.Span.EndTimestamp(), b.Span.EndTimestamp())
+		})
+	}
+	return all, nil
+}
+
+// noteSkipped prints, per input, how many lines were skipped and returns
+// errFindings when any were: a run that lost lines must not look clean.
+func (e *env) noteSkipped(all *inputs) error {
+	var err error
+	for _, s := range all.sources {
+		if s.unknown > 0 {
+			fmt.Fprintf(e.stderr, "%s: note: %d line(s) of an unknown kind skipped\n", s.name, s.unknown)
+		}
+		if s.skipped > 0 {
+			fmt.Fprintf(e.stderr, "%s: %d bad line(s) skipped\n", s.name, s.skipped)
+			err = errFindings
+		}
+	}
+	return err
+}
+
+// metaFor is the header for an artifact of recs made from all: what
+// converter.MetaFor finds, plus the budget and redaction of the input
+// header when there was exactly one input and it was an artifact, since
+// those live only in the header.
+func (all *inputs) metaFor(recs []converter.Record) *converter.Meta {
+	m := converter.MetaFor(recs)
+	if len(all.sources) == 1 && all.sources[0].meta != nil {
+		in := all.sources[0].meta
+		if m.Budget == nil && in.Budget != nil {
+			b := *in.Budget
+			m.Budget = &b
+		}
+		m.Redacted = m.Redacted || in.Redacted
+	}
+	return m
+}

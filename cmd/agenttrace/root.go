@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// env is what a command reads and writes instead of the process's globals,
+// so tests run commands in-process and in parallel.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// run runs the agenttrace command line args and returns the exit code.
+// It never exits the process and keeps no state between calls.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRootCmd(e)
+	if len(args) == 0 {
+		root.InitDefaultHelpFlag()
+		root.InitDefaultVersionFlag()
+		fmt.Fprint(stderr, root.UsageString())
+		return exitUsage
+	}
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	code, usage := exitCode(err)
+	var ee *exitError
+	if err != nil && (!errors.As(err, &ee) || ee.err != nil) {
+		fmt.Fprintf(stderr, "agenttrace: %v\n", err)
+		if usage && cmd != nil {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		}
+	}
+	return code
+}
+
+// newRootCmd builds the command tree around e. Each call returns a fresh
+// tree: flag values live in the commands' closures, never in globals.
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agenttrace",
+		Short: "Convert, validate and report on OpenTelemetry GenAI traces",
+		Long: `agenttrace converts OpenTelemetry GenAI traces (OTLP/JSON, OTLP protobuf)
+to and from the agenttrace JSONL artifact, validates artifacts, and reports
+where a run's tokens went.
+
+Inputs are recognized by their content, never by their file name; "-" reads
+standard input.
+
+Exit status: 0 on success, 1 when an input is invalid or validation finds
+problems, 2 on a usage error or an I/O error (missing file, unwritable
+output).`,
+		Version:       strings.TrimPrefix(converter.Producer, "agenttrace/"),
+		SilenceErrors: true, // run prints errors, with the exit code they map to
+		SilenceUsage:  true, // run prints a usage hint for usage errors only
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitUsage, usage: true, err: err}
+	})
+	root.AddCommand(newConvertCmd(e), newValidateCmd(e), newTokensCmd(e))
+	return root
+}
+
+// argsAtLeast is cobra.MinimumNArgs with a message that names what is
+// missing, reported as a usage error.
+func argsAtLeast(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageErrorf("missing %s", what)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agenttrace/agenttrace/report"
+)
+
+func newTokensCmd(e *env) *cobra.Command {
+	var (
+		asJSON bool
+		top    int
+	)
+	cmd := &cobra.Command{
+		Use:   "tokens FILE...",
+		Short: "Report where the tokens went",
+		Long: `Tokens reports a run's token usage: totals and budget, then breakdowns by
+model, by agent (each model call counts toward its nearest enclosing
+agent) and by tool, finish reasons, the largest responses, and failures.
+
+Inputs are artifacts or OTLP files, told apart by their content; several
+are reported together. Only model calls count toward tokens: agent and
+wrapper spans repeat their children's usage.`,
+		Example: `  agenttrace tokens run.jsonl
+  agenttrace tokens traces.json --json --top 10`,
+		Args: argsAtLeast(1, "input (a file, or - for standard input)"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if top < 0 {
+				return usageErrorf("--top %d: want 0 or more", top)
+			}
+			if err := checkStdin(args); err != nil {
+				return err
+			}
+			return e.tokens(args, asJSON, top)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of tables")
+	cmd.Flags().IntVar(&top, "top", report.DefaultTop, "how many of the largest responses to list")
+	return cmd
+}
+
+func (e *env) tokens(paths []string, asJSON bool, top int) error {
+	all, err := e.loadInputs(paths)
+	if err != nil {
+		return err
+	}
+	rep := report.Tokens(all.records, all.metaFor(all.records), report.WithTop(top))
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	} else {
+		err = rep.WriteText(e.stdout)
+	}
+	if err != nil {
+		return ioError(fmt.Errorf("write standard output: %w", err))
+	}
+	return e.noteSkipped(all)
+}

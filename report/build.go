@@ -1,0 +1,305 @@
+package report
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+type spanKey struct {
+	trace pcommon.TraceID
+	span  pcommon.SpanID
+}
+
+// recInfo is what the agent attribution needs of each record.
+type recInfo struct {
+	kind   semconv.Kind
+	agent  string // the agent's name, for agent records
+	parent pcommon.SpanID
+}
+
+type modelKey struct{ provider, model string }
+
+// toolAcc sums a tool's durations in integer nanoseconds, converted to
+// milliseconds once, so the report shows no float noise.
+type toolAcc struct {
+	ToolUsage
+	ns int64
+}
+
+// Tokens builds the token report of recs. meta supplies the budget; nil,
+// or a header without one, gives a report without a budget. recs are
+// only read.
+func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *TokenReport {
+	cfg := newConfig(opts)
+	b := builder{
+		models: map[modelKey]*group{},
+		tools:  map[string]*toolAcc{},
+		agents: map[string]*group{},
+		rep: &TokenReport{
+			ByModel: []ModelUsage{}, ByTool: []ToolUsage{}, ByAgent: []AgentUsage{},
+			FinishReasons: map[string]int64{}, Largest: []Response{}, Failures: []Failure{},
+		},
+	}
+	b.scan(recs)
+	b.attribute(recs)
+	var budget *converter.Budget
+	if meta != nil {
+		budget = meta.Budget
+	}
+	b.finish(budget, cfg.top)
+	return b.rep
+}
+
+// group accumulates one row of a breakdown through its own Tally, so that
+// rows are computed exactly as totals are.
+type group struct {
+	name, provider string
+	runs           int64
+	tally          converter.Tally
+}
+
+type builder struct {
+	rep     *TokenReport
+	tally   converter.Tally
+	rd      semconv.Reading
+	info    []recInfo
+	index   map[spanKey]int
+	models  map[modelKey]*group
+	tools   map[string]*toolAcc
+	agents  map[string]*group
+	largest []Response
+}
+
+// scan reads every record once: totals, models, tools, finish reasons,
+// failures, response sizes, and what the agent attribution needs.
+func (b *builder) scan(recs []converter.Record) {
+	b.info = make([]recInfo, len(recs))
+	b.index = make(map[spanKey]int, len(recs))
+	rd := &b.rd
+	for i := range recs {
+		rec := &recs[i]
+		sp := rec.Span
+		rec.Read(rd)
+		b.tally.AddReading(sp, rd)
+		k := spanKey{sp.TraceID(), sp.SpanID()}
+		if _, dup := b.index[k]; !dup {
+			b.index[k] = i
+		}
+		b.info[i] = recInfo{kind: rd.Kind, parent: sp.ParentSpanID()}
+		failed := sp.Status().Code() == ptrace.StatusCodeError
+		if failed {
+			b.rep.Failures = append(b.rep.Failures, failure(sp, rd))
+		}
+		switch rd.Kind {
+		case semconv.Inference:
+			b.inference(sp, rd)
+		case semconv.Call:
+			b.call(sp, rd, failed)
+		case semconv.Agent:
+			name := agentName(sp, rd)
+			b.info[i].agent = name
+			b.agent(name).runs++
+		}
+	}
+}
+
+func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading) {
+	k := modelKey{semconv.NormalizeProvider(rd.Str(semconv.FieldProvider)), rd.Model()}
+	if k.model == "" {
+		k.model = Unknown
+	}
+	g := b.models[k]
+	if g == nil {
+		g = &group{name: k.model, provider: k.provider}
+		b.models[k] = g
+	}
+	g.tally.AddReading(sp, rd)
+	for _, r := range finishReasons(rd) {
+		b.rep.FinishReasons[semconv.NormalizeFinishReason(r)]++
+	}
+	if rd.Has(semconv.FieldOutput) {
+		b.largest = append(b.largest, Response{
+			Kind: semconv.Inference.String(), TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(),
+			Name: sp.Name(), Model: rd.Model(),
+			Bytes: valueSize(rd.Value(semconv.FieldOutput)), Tokens: rd.Usage().Output,
+		})
+	}
+}
+
+func (b *builder) call(sp ptrace.Span, rd *semconv.Reading, failed bool) {
+	name := rd.Str(semconv.FieldTool)
+	if name == "" {
+		name = Unknown
+	}
+	acc := b.tools[name]
+	if acc == nil {
+		acc = &toolAcc{ToolUsage: ToolUsage{Tool: name}}
+		b.tools[name] = acc
+	}
+	est := converter.CallEstimate(rd, sp.Attributes())
+	acc.Calls++
+	if failed {
+		acc.Errors++
+	}
+	acc.EstimatedTokens += est
+	acc.ns += duration(sp)
+	if rd.Has(semconv.FieldResult) {
+		b.largest = append(b.largest, Response{
+			Kind: semconv.Call.String(), TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(),
+			Name: sp.Name(), Tool: rd.Str(semconv.FieldTool),
+			Bytes: valueSize(rd.Value(semconv.FieldResult)), Tokens: est,
+		})
+	}
+}
+
+func (b *builder) agent(name string) *group {
+	g := b.agents[name]
+	if g == nil {
+		g = &group{name: name}
+		b.agents[name] = g
+	}
+	return g
+}
+
+// attribute adds each inference's usage to its nearest ancestor agent,
+// found through parent_span_id, or to NoAgent.
+func (b *builder) attribute(recs []converter.Record) {
+	rd := &b.rd
+	for i := range recs {
+		if b.info[i].kind != semconv.Inference {
+			continue
+		}
+		rec := &recs[i]
+		rec.Read(rd)
+		b.agent(b.enclosingAgent(rec.Span)).tally.AddReading(rec.Span, rd)
+	}
+}
+
+func (b *builder) enclosingAgent(sp ptrace.Span) string {
+	k := spanKey{sp.TraceID(), sp.ParentSpanID()}
+	// The bound stops a malformed trace whose parents form a cycle.
+	for range len(b.info) {
+		if k.span.IsEmpty() {
+			break
+		}
+		i, ok := b.index[k]
+		if !ok {
+			break
+		}
+		if b.info[i].kind == semconv.Agent {
+			return b.info[i].agent
+		}
+		k.span = b.info[i].parent
+	}
+	return NoAgent
+}
+
+// finish fills the totals and the sorted breakdowns.
+func (b *builder) finish(budget *converter.Budget, top int) {
+	s := b.tally.Summary(budget)
+	r := b.rep
+	r.Records = RecordCounts{Call: s.Calls, Inference: s.Inferences, Agent: s.Agents, Span: s.Spans}
+	r.Errors = s.Errors
+	r.Tokens = s.Tokens
+	r.Budget = s.Budget
+
+	for _, g := range b.models {
+		gs := g.tally.Summary(nil)
+		r.ByModel = append(r.ByModel, ModelUsage{Model: g.name, Provider: g.provider, Count: gs.Inferences, Tokens: gs.Tokens})
+	}
+	slices.SortFunc(r.ByModel, func(x, y ModelUsage) int {
+		return cmp.Or(cmp.Compare(y.Total, x.Total), strings.Compare(x.Model, y.Model), strings.Compare(x.Provider, y.Provider))
+	})
+
+	for _, acc := range b.tools {
+		u := acc.ToolUsage
+		u.DurationMS = float64(acc.ns) / 1e6
+		r.ByTool = append(r.ByTool, u)
+	}
+	slices.SortFunc(r.ByTool, func(x, y ToolUsage) int {
+		return cmp.Or(cmp.Compare(y.Calls, x.Calls), strings.Compare(x.Tool, y.Tool))
+	})
+
+	for _, g := range b.agents {
+		gs := g.tally.Summary(nil)
+		r.ByAgent = append(r.ByAgent, AgentUsage{Agent: g.name, Runs: g.runs, Inferences: gs.Inferences, Tokens: gs.Tokens})
+	}
+	slices.SortFunc(r.ByAgent, func(x, y AgentUsage) int {
+		return cmp.Or(cmp.Compare(y.Total, x.Total), strings.Compare(x.Agent, y.Agent))
+	})
+
+	slices.SortFunc(b.largest, func(x, y Response) int {
+		return cmp.Or(cmp.Compare(y.Bytes, x.Bytes), strings.Compare(x.TraceID, y.TraceID), strings.Compare(x.SpanID, y.SpanID))
+	})
+	r.Largest = append(r.Largest, b.largest[:min(top, len(b.largest))]...)
+}
+
+// agentName is what a report calls an agent: its gen_ai.agent.name, else
+// its span name (a Vercel ai.generateText wrapper names no agent).
+func agentName(sp ptrace.Span, rd *semconv.Reading) string {
+	if n := rd.Str(semconv.FieldAgent); n != "" {
+		return n
+	}
+	if sp.Name() != "" {
+		return sp.Name()
+	}
+	return Unknown
+}
+
+// finishReasons returns the reasons a reading carries: a string array, or
+// a single string in the dialects that record one.
+func finishReasons(rd *semconv.Reading) []string {
+	if !rd.Has(semconv.FieldFinishReasons) {
+		return nil
+	}
+	v := rd.Value(semconv.FieldFinishReasons)
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		return []string{v.Str()}
+	case pcommon.ValueTypeSlice:
+		out := make([]string, 0, v.Slice().Len())
+		for _, e := range v.Slice().All() {
+			out = append(out, e.AsString())
+		}
+		return out
+	}
+	return nil
+}
+
+// valueSize is the size in bytes of a content attribute as recorded: the
+// string itself, or the JSON of a structured value. It matches what
+// converter.CallEstimate measures.
+func valueSize(v pcommon.Value) int64 {
+	if v.Type() == pcommon.ValueTypeStr {
+		return int64(len(v.Str()))
+	}
+	return int64(len(v.AsString()))
+}
+
+// duration is a span's duration in nanoseconds, 0 when its times are
+// missing or reversed.
+func duration(sp ptrace.Span) int64 {
+	start, end := sp.StartTimestamp(), sp.EndTimestamp()
+	if start == 0 || end < start {
+		return 0
+	}
+	return int64(end - start)
+}
+
+func failure(sp ptrace.Span, rd *semconv.Reading) Failure {
+	code := rd.Str(semconv.FieldCode)
+	if code == "" {
+		code = "error"
+	}
+	return Failure{
+		Kind: rd.Kind.String(), TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(),
+		Name: sp.Name(), Code: code, Message: sp.Status().Message(),
+	}
+}

@@ -1,0 +1,117 @@
+package report
+
+import "github.com/agenttrace/agenttrace/converter"
+
+// NoAgent is the agent name under which a report lists model usage that
+// no agent record encloses, so that by-agent rows still add up to the total.
+const NoAgent = "(no agent)"
+
+// Unknown names a model or tool that its span does not name.
+const Unknown = "(unknown)"
+
+// TokenReport says where a run's tokens went. Its JSON form is the
+// contract of `agenttrace tokens --json`.
+type TokenReport struct {
+	// Records counts records by kind.
+	Records RecordCounts `json:"records"`
+	// Errors counts records whose span status is Error.
+	Errors int64 `json:"errors"`
+	// Tokens is the usage of inference records, from converter.Tally.
+	Tokens converter.Tokens `json:"tokens"`
+	// Budget is the budget's state, nil when the run had no budget.
+	Budget *converter.BudgetStatus `json:"budget"`
+	// ByModel breaks inference usage down by provider and model, largest
+	// total first.
+	ByModel []ModelUsage `json:"by_model"`
+	// ByTool breaks tool calls down by tool, most calls first.
+	ByTool []ToolUsage `json:"by_tool"`
+	// ByAgent attributes inference usage to the nearest enclosing agent,
+	// largest total first.
+	ByAgent []AgentUsage `json:"by_agent"`
+	// FinishReasons counts inference finish reasons, normalized with
+	// semconv.NormalizeFinishReason so dialects compare.
+	FinishReasons map[string]int64 `json:"finish_reasons"`
+	// Largest lists the largest model outputs and tool results, largest
+	// first: the usual suspects when a context window fills up.
+	Largest []Response `json:"largest"`
+	// Failures lists the records whose status is Error, in record order.
+	Failures []Failure `json:"failures"`
+}
+
+// RecordCounts counts records by kind.
+type RecordCounts struct {
+	Call      int64 `json:"call"`
+	Inference int64 `json:"inference"`
+	Agent     int64 `json:"agent"`
+	Span      int64 `json:"span"`
+}
+
+// Total returns the number of records of every kind.
+func (c RecordCounts) Total() int64 { return c.Call + c.Inference + c.Agent + c.Span }
+
+// ModelUsage is the usage of one model.
+type ModelUsage struct {
+	// Model is the response model, else the request model, else Unknown.
+	Model string `json:"model"`
+	// Provider is normalized with semconv.NormalizeProvider; empty when
+	// the spans name none.
+	Provider string `json:"provider,omitempty"`
+	// Count is the number of inference records.
+	Count int64 `json:"count"`
+	converter.Tokens
+}
+
+// ToolUsage is what one tool's calls cost.
+type ToolUsage struct {
+	// Tool is the tool's name, or Unknown.
+	Tool string `json:"tool"`
+	// Calls counts the call records; Errors those that failed.
+	Calls  int64 `json:"calls"`
+	Errors int64 `json:"errors"`
+	// EstimatedTokens is the sum of converter.CallEstimate: what the
+	// results add to the model's context.
+	EstimatedTokens int64 `json:"estimated_tokens"`
+	// DurationMS is the calls' summed duration in milliseconds.
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// AgentUsage is the model usage under one agent name.
+type AgentUsage struct {
+	// Agent is gen_ai.agent.name, else the agent span's name, or NoAgent.
+	Agent string `json:"agent"`
+	// Runs counts the agent records of that name (0 for NoAgent).
+	Runs int64 `json:"runs"`
+	// Inferences counts the inference records attributed to it.
+	Inferences int64 `json:"inferences"`
+	converter.Tokens
+}
+
+// Response is one model output or tool result, sized.
+type Response struct {
+	// Kind is "inference" (a model output) or "call" (a tool result).
+	Kind string `json:"kind"`
+	// TraceID, SpanID and Name find the span in a viewer.
+	TraceID string `json:"trace_id"`
+	SpanID  string `json:"span_id"`
+	Name    string `json:"name"`
+	// Model or Tool says who produced the response.
+	Model string `json:"model,omitempty"`
+	Tool  string `json:"tool,omitempty"`
+	// Bytes is the size of the output or result as recorded.
+	Bytes int64 `json:"bytes"`
+	// Tokens is the output tokens of an inference, or the estimated
+	// tokens of a call's result.
+	Tokens int64 `json:"tokens"`
+}
+
+// Failure is one record whose status is Error.
+type Failure struct {
+	Kind    string `json:"kind"`
+	TraceID string `json:"trace_id"`
+	SpanID  string `json:"span_id"`
+	Name    string `json:"name"`
+	// Code is error.type, else "error".
+	Code string `json:"code,omitempty"`
+	// Message is the span's status description.
+	Message string `json:"message,omitempty"`
+}
