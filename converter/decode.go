@@ -790,6 +790,7 @@ func (d *decoder) decodeMeta(line []byte) (*Meta, error) {
 		}
 		m.ScopeSchemaURL = schema
 	}
+	putHeaderOwned(m)
 	return m, nil
 }
 

@@ -409,12 +409,32 @@ func AppendMeta(dst []byte, m *Meta) []byte {
 			dst = appendString(dst, kv.v)
 		}
 	}
-	if m.Resource != (pcommon.Resource{}) && (m.Resource.Attributes().Len() > 0 || m.Resource.DroppedAttributesCount() > 0) || m.ResourceSchemaURL != "" {
-		res := m.Resource
+	if res := m.Resource; res != (pcommon.Resource{}) || m.ResourceSchemaURL != "" {
 		if res == (pcommon.Resource{}) {
 			res = pcommon.NewResource()
 		}
-		dst = appendResource(dst, res, m.ResourceSchemaURL)
+		// The budget and redaction attributes are said by the fields below.
+		var skip [3]int32
+		n, i := 0, int32(0)
+		for k, v := range res.Attributes().All() {
+			i++
+			if headerOwned(m, k, v) {
+				skip[n] = i
+				n++
+			}
+		}
+		if res.Attributes().Len() > n || res.DroppedAttributesCount() > 0 || m.ResourceSchemaURL != "" {
+			dst = append(dst, `,"resource":`...)
+			dst = appendMap(dst, res.Attributes(), skip[:n])
+			if d := res.DroppedAttributesCount(); d > 0 {
+				dst = append(dst, `,"resource_dropped":`...)
+				dst = strconv.AppendUint(dst, uint64(d), 10)
+			}
+			if m.ResourceSchemaURL != "" {
+				dst = append(dst, `,"resource_schema_url":`...)
+				dst = appendString(dst, m.ResourceSchemaURL)
+			}
+		}
 	}
 	if sc := m.Scope; sc != (pcommon.InstrumentationScope{}) && (sc.Name() != "" || sc.Version() != "" || sc.Attributes().Len() > 0 || sc.DroppedAttributesCount() > 0) || m.ScopeSchemaURL != "" {
 		if sc == (pcommon.InstrumentationScope{}) {

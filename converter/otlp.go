@@ -12,10 +12,8 @@ import (
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
-// Records returns every span of td as a record, in the order the spans
-// ended (the order an artifact lists them; ties broken by start time and
-// ids, so the order is the same however td was grouped). The records share
-// td's memory.
+// Records returns every span of td as a record, in artifact order (see
+// [SortRecords]). The records share td's memory.
 func Records(td ptrace.Traces) []Record {
 	recs := make([]Record, 0, td.SpanCount())
 	for _, rs := range td.ResourceSpans().All() {
@@ -28,6 +26,14 @@ func Records(td ptrace.Traces) []Record {
 			}
 		}
 	}
+	SortRecords(recs)
+	return recs
+}
+
+// SortRecords puts records in the order an artifact lists them: by end
+// time (the order spans end in), ties broken by start time and ids, so the
+// order is the same however the spans were grouped or read.
+func SortRecords(recs []Record) {
 	slices.SortStableFunc(recs, func(a, b Record) int {
 		x, y := a.Span, b.Span
 		if c := cmp.Compare(x.EndTimestamp(), y.EndTimestamp()); c != 0 {
@@ -43,7 +49,6 @@ func Records(td ptrace.Traces) []Record {
 		xs, ys := x.SpanID(), y.SpanID()
 		return bytes.Compare(xs[:], ys[:])
 	})
-	return recs
 }
 
 type originKey struct {
@@ -167,7 +172,8 @@ func MetaFor(recs []Record) *Meta {
 	return m
 }
 
-// fillService sets the header's service and budget from its resource.
+// fillService sets the header's service, and its budget and redaction
+// from the resource attributes that carry them (see [Meta]).
 func fillService(m *Meta) {
 	attrs := m.Resource.Attributes()
 	if v, ok := attrs.Get("service.name"); ok {
@@ -185,28 +191,36 @@ func fillService(m *Meta) {
 	}
 }
 
-// CarryMeta writes what only the header knows (budget, redaction) into
-// the resource attributes of td, where [MetaFor] finds it again, so that
-// JSONL -> OTLP -> JSONL keeps it. Resources that already carry a value
-// keep theirs.
-func CarryMeta(td ptrace.Traces, m *Meta) {
-	if m == nil || (m.Budget == nil && !m.Redacted) {
-		return
+// headerOwned reports whether the header's resource attribute k (with
+// value v) is said by the header's budget or redacted field, and so is left
+// out of the header's resource when written and put back when read.
+func headerOwned(m *Meta, k string, v pcommon.Value) bool {
+	switch k {
+	case semconv.BudgetTokens:
+		return m.Budget != nil && v.Type() == pcommon.ValueTypeInt && v.Int() == m.Budget.Tokens
+	case semconv.BudgetWarnThreshold:
+		return m.Budget != nil && v.Type() == pcommon.ValueTypeDouble && v.Double() == m.Budget.Threshold()
+	case semconv.Redacted:
+		return m.Redacted && v.Type() == pcommon.ValueTypeBool && v.Bool()
 	}
-	for _, rs := range td.ResourceSpans().All() {
-		attrs := rs.Resource().Attributes()
-		if b := m.Budget; b != nil {
-			if _, ok := attrs.Get(semconv.BudgetTokens); !ok {
-				attrs.PutInt(semconv.BudgetTokens, b.Tokens)
-				if b.WarnThreshold > 0 {
-					attrs.PutDouble(semconv.BudgetWarnThreshold, b.WarnThreshold)
-				}
-			}
+	return false
+}
+
+// putHeaderOwned writes the header's budget and redaction into its
+// resource, where OTLP carries them, unless the resource says otherwise.
+func putHeaderOwned(m *Meta) {
+	attrs := m.Resource.Attributes()
+	if b := m.Budget; b != nil {
+		if _, ok := attrs.Get(semconv.BudgetTokens); !ok {
+			attrs.PutInt(semconv.BudgetTokens, b.Tokens)
 		}
-		if m.Redacted {
-			if _, ok := attrs.Get(semconv.Redacted); !ok {
-				attrs.PutBool(semconv.Redacted, true)
-			}
+		if _, ok := attrs.Get(semconv.BudgetWarnThreshold); !ok {
+			attrs.PutDouble(semconv.BudgetWarnThreshold, b.Threshold())
+		}
+	}
+	if m.Redacted {
+		if _, ok := attrs.Get(semconv.Redacted); !ok {
+			attrs.PutBool(semconv.Redacted, true)
 		}
 	}
 }

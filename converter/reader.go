@@ -434,6 +434,7 @@ func (r *Reader) rootRecord() *Record {
 	sp.SetTraceID(r.synth.trace)
 	sp.SetSpanID(r.synth.root)
 	sp.SetName(semconv.OpInvokeAgent)
+	sp.SetKind(ptrace.SpanKindInternal)
 	start := r.synth.start
 	if ms := r.meta.StartedAt; !ms.IsZero() && ms.UnixNano() > 0 && (start == 0 || uint64(ms.UnixNano()) < start) {
 		start = uint64(ms.UnixNano())

@@ -55,9 +55,14 @@ type Meta struct {
 	ResourceSchemaURL string
 	Scope             pcommon.InstrumentationScope
 	ScopeSchemaURL    string
-	// Budget is the token budget the run was held to, if any.
+	// Budget is the token budget the run was held to, if any. In OTLP it
+	// travels as the resource attributes agenttrace.budget.tokens and
+	// agenttrace.budget.warn_threshold: a header's budget and those
+	// attributes of its resource are one fact, written once (in the header)
+	// and present in both once read, so JSONL -> OTLP -> JSONL keeps it.
 	Budget *Budget
-	// Redacted tells that content was redacted before writing.
+	// Redacted tells that content was redacted before writing; in OTLP, the
+	// resource attribute agenttrace.redacted, like Budget.
 	Redacted bool
 }
 

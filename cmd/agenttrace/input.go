@@ -2,12 +2,10 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/agenttrace/agenttrace/converter"
 )
@@ -173,11 +171,7 @@ func (e *env) loadInputs(paths []string) (*inputs, error) {
 		all.sources = append(all.sources, src)
 		all.records = append(all.records, src.records...)
 	}
-	if len(all.sources) > 1 {
-		slices.SortStableFunc(all.records, func(a, b converter.Record) int {
-			return cmp.Compare(a.Span.EndTimestamp(), b.Span.EndTimestamp())
-		})
-	}
+	converter.SortRecords(all.records)
 	return all, nil
 }
 

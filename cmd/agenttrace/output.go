@@ -87,8 +87,9 @@ func encode(w io.Writer, f outFormat, recs []converter.Record, meta *converter.M
 		}
 		return bw.Flush()
 	}
+	// The header's budget and redaction travel in the resource, where
+	// reading the artifact put them.
 	td := converter.ToTraces(recs)
-	converter.CarryMeta(td, meta)
 	var (
 		b   []byte
 		err error
