@@ -44,7 +44,8 @@ const (
 // concurrent use.
 type decoder struct {
 	sc      scanner
-	strs    map[string]string // interned attribute keys
+	strs    map[string]string // interned attribute keys and short values
+	recent  [512]string
 	lastRes struct {
 		raw    []byte
 		res    pcommon.Resource
@@ -64,7 +65,10 @@ type decoder struct {
 // are put back as attributes only once the whole line (and so its aliases)
 // has been read.
 type pending struct {
-	raw        [semconv.NumFields][]byte
+	has        [semconv.NumFields]bool
+	str        [semconv.NumFields]string // TypeString fields, read in place
+	num        [semconv.NumFields]int64  // TypeInt fields, read in place
+	raw        [semconv.NumFields][]byte // other fields: the value's bytes, read once the line is done
 	alias      [semconv.NumFields]string
 	structured [semconv.NumFields]bool
 	kind       string
@@ -102,7 +106,17 @@ func (d *decoder) shortStr() string {
 }
 
 func (d *decoder) intern(k []byte) string {
+	if len(k) == 0 {
+		return ""
+	}
+	// A direct-mapped cache in front of the map: the same few keys and
+	// values come back on every line, and a compare is cheaper than a hash.
+	h := (uint(len(k))*131 + uint(k[0])*31 + uint(k[len(k)/2])*7 + uint(k[len(k)-1])) % uint(len(d.recent))
+	if c := d.recent[h]; c == string(k) {
+		return c
+	}
 	if s, ok := d.strs[string(k)]; ok {
+		d.recent[h] = s
 		return s
 	}
 	s := string(k)
@@ -232,7 +246,7 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 			for first := true; s.more(&first, '}'); {
 				k := s.key()
 				if f, ok := usageField(k); ok {
-					p.raw[f] = s.skip()
+					d.field(f)
 				} else {
 					s.skipValue()
 				}
@@ -297,7 +311,7 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 			p.ownScope = true
 		default:
 			if f, ok := semconv.FieldByName(string(key)); ok {
-				p.raw[f] = s.skip()
+				d.field(f)
 			} else {
 				s.skipValue() // unknown fields are ignored: forward compatible
 			}
@@ -359,31 +373,50 @@ func (d *decoder) applyStatus(sp ptrace.Span) {
 
 // applyFields puts the promoted fields back as attributes, each under the
 // key it came from (its alias) or its canonical key.
+// field reads the value of promoted field f. Strings and integers are read
+// in place; the rest is kept as raw bytes until the aliases are known.
+func (d *decoder) field(f semconv.Field) {
+	p := &d.p
+	p.has[f] = true
+	switch f.Type() {
+	case semconv.TypeString:
+		p.str[f] = d.shortStr()
+	case semconv.TypeInt:
+		p.num[f] = d.sc.int()
+	default:
+		p.raw[f] = d.sc.skip()
+	}
+}
+
 func (d *decoder) applyFields(attrs pcommon.Map) error {
 	p := &d.p
 	s := &d.sc
 	for f := range semconv.NumFields {
-		raw := p.raw[f]
-		if raw == nil {
+		if !p.has[f] {
 			continue
 		}
 		key := p.alias[f]
 		if key == "" {
 			key = f.CanonicalKey()
 		}
-		if f == semconv.FieldCode {
-			// code "error" is what a failed span without error.type reads as.
-			if _, exists := attrs.Get(key); exists || string(raw) == `"error"` {
-				continue
+		switch f.Type() {
+		case semconv.TypeString:
+			if f == semconv.FieldCode {
+				// code "error" is what a failed span without error.type reads as.
+				if _, exists := attrs.Get(key); exists || p.str[f] == "error" {
+					continue
+				}
 			}
+			attrs.PutStr(key, p.str[f])
+			continue
+		case semconv.TypeInt:
+			attrs.PutInt(key, p.num[f])
+			continue
 		}
+		raw := p.raw[f]
 		s.reset(raw)
 		v := attrs.PutEmpty(key)
 		switch f.Type() {
-		case semconv.TypeString:
-			v.SetStr(d.shortStr())
-		case semconv.TypeInt:
-			v.SetInt(s.int())
 		case semconv.TypeDouble:
 			if s.peek() == '{' {
 				d.value(v)
@@ -588,9 +621,23 @@ func (d *decoder) spanKind() ptrace.SpanKind {
 func (d *decoder) timestamp() uint64 {
 	s := &d.sc
 	if c := s.peek(); c != '"' {
-		ms := s.float()
-		if s.err == nil && (ms < 0 || ms > math.MaxUint64/1e6) {
-			s.fail("time %v out of range", ms)
+		text, isInt := s.number()
+		if s.err != nil {
+			return 0
+		}
+		if isInt {
+			// Integer milliseconds convert exactly; a float64 would not.
+			ms, err := strconv.ParseUint(string(text), 10, 64)
+			if err != nil || ms > math.MaxUint64/1_000_000 {
+				s.fail("time %s out of range", text)
+				return 0
+			}
+			return ms * 1_000_000
+		}
+		ms, err := strconv.ParseFloat(string(text), 64)
+		if err != nil || ms < 0 || ms > math.MaxUint64/1e6 {
+			s.fail("time %s out of range", text)
+			return 0
 		}
 		return uint64(ms * 1e6)
 	}

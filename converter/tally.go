@@ -103,6 +103,19 @@ func (t *Tally) Summary(budget *Budget) Summary {
 	return s
 }
 
+// ContentSize is the size in bytes of a JSON-valued attribute: the
+// string's length, or for a structured value the length of its typed
+// encoding in the artifact (so a reader in any language can recount it).
+func ContentSize(v pcommon.Value) int {
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		return len(v.Str())
+	case pcommon.ValueTypeMap, pcommon.ValueTypeSlice:
+		return len(appendValue(nil, v))
+	}
+	return 0
+}
+
 // CallEstimate is the estimated_tokens of a tool call: the estimate a
 // tool-dispatch record carried, else its result's size in bytes / 4
 // (rounded up), the usual rule of thumb for what a result adds to a model's
@@ -114,14 +127,7 @@ func CallEstimate(rd *semconv.Reading, attrs pcommon.Map) int64 {
 	if !rd.Has(semconv.FieldResult) {
 		return 0
 	}
-	v := rd.Value(semconv.FieldResult)
-	n := 0
-	if v.Type() == pcommon.ValueTypeStr {
-		n = len(v.Str())
-	} else {
-		n = len(v.AsString())
-	}
-	return int64(n+3) / 4
+	return int64(ContentSize(rd.Value(semconv.FieldResult))+3) / 4
 }
 
 var zeroTime time.Time

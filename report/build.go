@@ -128,7 +128,7 @@ func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading) {
 		b.largest = append(b.largest, Response{
 			Kind: semconv.Inference.String(), TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(),
 			Name: sp.Name(), Model: rd.Model(),
-			Bytes: valueSize(rd.Value(semconv.FieldOutput)), Tokens: rd.Usage().Output,
+			Bytes: int64(converter.ContentSize(rd.Value(semconv.FieldOutput))), Tokens: rd.Usage().Output,
 		})
 	}
 }
@@ -154,7 +154,7 @@ func (b *builder) call(sp ptrace.Span, rd *semconv.Reading, failed bool) {
 		b.largest = append(b.largest, Response{
 			Kind: semconv.Call.String(), TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(),
 			Name: sp.Name(), Tool: rd.Str(semconv.FieldTool),
-			Bytes: valueSize(rd.Value(semconv.FieldResult)), Tokens: est,
+			Bytes: int64(converter.ContentSize(rd.Value(semconv.FieldResult))), Tokens: est,
 		})
 	}
 }
@@ -271,16 +271,6 @@ func finishReasons(rd *semconv.Reading) []string {
 		return out
 	}
 	return nil
-}
-
-// valueSize is the size in bytes of a content attribute as recorded: the
-// string itself, or the JSON of a structured value. It matches what
-// converter.CallEstimate measures.
-func valueSize(v pcommon.Value) int64 {
-	if v.Type() == pcommon.ValueTypeStr {
-		return int64(len(v.Str()))
-	}
-	return int64(len(v.AsString()))
 }
 
 // duration is a span's duration in nanoseconds, 0 when its times are
