@@ -43,10 +43,16 @@ const (
 // decoder turns lines into metas, summaries and spans. It is not safe for
 // concurrent use.
 type decoder struct {
-	sc      scanner
-	strs    map[string]string // interned attribute keys and short values
-	recent  [512]string
-	lastRes struct {
+	sc     scanner
+	strs   map[string]string // interned attribute keys
+	recent [512]string
+	// lineStr is the record line being decoded, as one string: string
+	// values without escapes are slices of it, so a line costs one
+	// allocation and one copy rather than one per value. A decoded span
+	// keeps its line alive; the line is mostly its values anyway.
+	lineStr  string
+	viewable bool // the scanner is on the line lineStr copies
+	lastRes  struct {
 		raw    []byte
 		res    pcommon.Resource
 		schema string
@@ -68,7 +74,7 @@ type pending struct {
 	has        [semconv.NumFields]bool
 	str        [semconv.NumFields]string // TypeString fields, read in place
 	num        [semconv.NumFields]int64  // TypeInt fields, read in place
-	raw        [semconv.NumFields][]byte // other fields: the value's bytes, read once the line is done
+	span       [semconv.NumFields][2]int // other fields: where the value is in the line, read once the line is done
 	alias      [semconv.NumFields]string
 	structured [semconv.NumFields]bool
 	kind       string
@@ -81,7 +87,7 @@ type pending struct {
 	statusOK   bool
 	statusCode int64
 	hasCode    bool
-	elapsedNS  int64
+	elapsedRaw []byte
 	hasElapsed bool
 	estimated  int64
 	hasEst     bool
@@ -92,15 +98,18 @@ type pending struct {
 
 const maxInterned = 4096
 
-// maxInternedLen bounds the strings worth interning: keys, names, models,
-// providers repeat on every line; long content does not.
-const maxInternedLen = 64
-
-// shortStr reads a string value, interning it when it is short.
-func (d *decoder) shortStr() string {
-	b := d.sc.strBytes()
-	if len(b) <= maxInternedLen {
-		return d.intern(b)
+// str reads a string value: a slice of the line when it has no escapes.
+func (d *decoder) str() string {
+	s := &d.sc
+	if !d.viewable {
+		return s.str()
+	}
+	s.ws()
+	start := s.pos + 1
+	b := s.strBytes()
+	if s.err == nil && len(b) == s.pos-1-start {
+		// Unescaped (escapes always shrink): the bytes are the line's.
+		return d.lineStr[start : s.pos-1]
 	}
 	return string(b)
 }
@@ -123,25 +132,31 @@ func (d *decoder) intern(k []byte) string {
 	if d.strs == nil {
 		d.strs = make(map[string]string, 256)
 	}
-	if len(d.strs) < maxInterned && len(k) <= maxInternedLen*4 {
+	if len(d.strs) < maxInterned && len(k) <= 256 {
 		d.strs[s] = s
 	}
 	return s
 }
+
+var (
+	prefixKind = []byte(`{"kind":"`)
+	prefixV    = []byte(`{"v":`)
+	infixKind  = []byte(`,"kind":"`)
+)
 
 // classify returns what the line holds without decoding it. Writers put
 // "kind" first (after "v" in a header), so the common case looks at a prefix.
 func (d *decoder) classify(line []byte) (lineKind, string, error) {
 	var k []byte
 	switch {
-	case bytes.HasPrefix(line, []byte(`{"kind":"`)):
-		rest := line[len(`{"kind":"`):]
+	case bytes.HasPrefix(line, prefixKind):
+		rest := line[len(prefixKind):]
 		if i := bytes.IndexByte(rest, '"'); i >= 0 {
 			k = rest[:i]
 		}
-	case bytes.HasPrefix(line, []byte(`{"v":`)):
-		if i := bytes.Index(line, []byte(`,"kind":"`)); i >= 0 && i < 24 {
-			rest := line[i+len(`,"kind":"`):]
+	case bytes.HasPrefix(line, prefixV):
+		if i := bytes.Index(line, infixKind); i >= 0 && i < 24 {
+			rest := line[i+len(infixKind):]
 			if j := bytes.IndexByte(rest, '"'); j >= 0 {
 				k = rest[:j]
 			}
@@ -172,10 +187,11 @@ func (d *decoder) classify(line []byte) (lineKind, string, error) {
 	case "":
 		return 0, "", errors.New(`no "kind"`)
 	}
-	if _, ok := semconv.ParseKind(string(k)); ok {
-		return lineRecord, string(k), nil
+	name := kindName(k)
+	if _, ok := semconv.ParseKind(name); ok {
+		return lineRecord, name, nil
 	}
-	return lineUnknown, string(k), nil
+	return lineUnknown, name, nil
 }
 
 // decodeRecord decodes a record line into sp, putting promoted fields back
@@ -186,6 +202,8 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 	s.reset(line)
 	p := &d.p
 	*p = pending{}
+	d.lineStr, d.viewable = string(line), true
+	defer func() { d.viewable = false }()
 	sp := rec.Span
 	sp.SetKind(ptrace.SpanKindInternal) // what a record without span_kind means
 	attrs := sp.Attributes()
@@ -200,9 +218,9 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 		key := s.key()
 		switch string(key) {
 		case "kind":
-			p.kind = d.shortStr()
+			p.kind = kindName(s.strBytes())
 		case "name":
-			sp.SetName(d.shortStr())
+			sp.SetName(d.str())
 			p.hasName = true
 		case "trace_id":
 			var id pcommon.TraceID
@@ -227,8 +245,8 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 			sp.SetEndTimestamp(pcommon.Timestamp(d.timestamp()))
 			p.hasEnd = true
 		case "elapsed_ms":
-			p.elapsedNS = int64(s.float() * 1e6)
-			p.hasElapsed = true
+			// Derived; needed only by a record that lacks one of its times.
+			p.elapsedRaw, p.hasElapsed = s.skip(), true
 		case "ok":
 			p.ok, p.hasOK = s.boolean(), true
 		case "status":
@@ -236,7 +254,7 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 		case "status_code":
 			p.statusCode, p.hasCode = s.int(), true
 		case "message":
-			sp.Status().SetMessage(s.str())
+			sp.Status().SetMessage(d.str())
 		case "estimated_tokens":
 			p.estimated, p.hasEst = s.int(), true
 		case "usage":
@@ -280,7 +298,7 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 		case "links":
 			d.links(sp.Links())
 		case "trace_state":
-			sp.TraceState().FromRaw(s.str())
+			sp.TraceState().FromRaw(d.str())
 		case "flags":
 			sp.SetFlags(d.uint32())
 		case "dropped":
@@ -325,6 +343,7 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 	if err := d.applyFields(attrs); err != nil {
 		return err
 	}
+	d.viewable = false // resource and scope are decoded from copies
 	if p.ownRes {
 		if err := d.resource(rec, resRaw, resDropped, resSchema); err != nil {
 			return fmt.Errorf("resource: %w", err)
@@ -340,6 +359,26 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 		rec.Scope, rec.ScopeSchemaURL = def.Scope, def.ScopeSchemaURL
 	}
 	return nil
+}
+
+// kindName returns the record kind spelled k without allocating for the
+// kinds this package knows.
+func kindName(k []byte) string {
+	for _, name := range [...]string{"call", "inference", "agent", "span"} {
+		if string(k) == name {
+			return name
+		}
+	}
+	return string(k)
+}
+
+// elapsedNS returns the record's elapsed_ms in nanoseconds.
+func (p *pending) elapsedNS() int64 {
+	ms, err := strconv.ParseFloat(string(p.elapsedRaw), 64)
+	if err != nil || ms < 0 {
+		return 0
+	}
+	return int64(ms * 1e6)
 }
 
 func usageField(k []byte) (semconv.Field, bool) {
@@ -380,11 +419,14 @@ func (d *decoder) field(f semconv.Field) {
 	p.has[f] = true
 	switch f.Type() {
 	case semconv.TypeString:
-		p.str[f] = d.shortStr()
+		p.str[f] = d.str()
 	case semconv.TypeInt:
 		p.num[f] = d.sc.int()
 	default:
-		p.raw[f] = d.sc.skip()
+		d.sc.ws()
+		start := d.sc.pos
+		d.sc.skipValue()
+		p.span[f] = [2]int{start, d.sc.pos}
 	}
 }
 
@@ -413,8 +455,8 @@ func (d *decoder) applyFields(attrs pcommon.Map) error {
 			attrs.PutInt(key, p.num[f])
 			continue
 		}
-		raw := p.raw[f]
-		s.reset(raw)
+		start, end := p.span[f][0], p.span[f][1]
+		s.pos = start // the scanner is still on the line
 		v := attrs.PutEmpty(key)
 		switch f.Type() {
 		case semconv.TypeDouble:
@@ -433,14 +475,16 @@ func (d *decoder) applyFields(attrs pcommon.Map) error {
 			switch {
 			case p.structured[f]:
 				d.value(v)
-			case raw[0] == '"':
-				v.SetStr(s.str())
+			case s.data[start] == '"':
+				v.SetStr(d.str())
 			default:
-				v.SetStr(string(raw))
-				s.pos = len(raw)
+				v.SetStr(d.lineStr[start:end]) // embedded JSON: the original string, byte for byte
+				s.pos = end
 			}
 		}
-		s.end()
+		if s.err == nil && s.pos != end {
+			s.fail("unexpected data in field")
+		}
 		if s.err != nil {
 			return fmt.Errorf("field %q: %w", f.Name(), s.err)
 		}
@@ -525,7 +569,7 @@ func (d *decoder) events(evs ptrace.SpanEventSlice) {
 		for first := true; s.more(&first, '}'); {
 			switch string(s.key()) {
 			case "name":
-				ev.SetName(s.str())
+				ev.SetName(d.str())
 			case "time":
 				ev.SetTimestamp(pcommon.Timestamp(d.timestamp()))
 			case "attrs":

@@ -37,6 +37,11 @@ func seedArtifacts(f *testing.F) {
 func FuzzReader(f *testing.F) {
 	seedArtifacts(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		next, par, np, pp, ne, pe := readBoth(t, data)
+		require.Equal(t, ne == nil, pe == nil, "Next: %v, ReadTraces: %v", ne, pe)
+		require.Equal(t, next, par, "ReadTraces differs from Next")
+		require.Equal(t, np, pp)
+
 		r := converter.NewReader(bytes.NewReader(data), converter.WithMaxLineSize(1<<16))
 		var recs []converter.Record
 		for {

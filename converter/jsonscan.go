@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -38,9 +39,9 @@ func plainRun(d []byte, i int) int {
 		x := binary.LittleEndian.Uint64(d[i:])
 		q := x ^ (ones * '"')
 		b := x ^ (ones * '\\')
-		special := ((q - ones) & ^q) | ((b - ones) & ^b) | ((x - ones*0x20) & ^x) | x
-		if special&highs != 0 {
-			break
+		// The lowest flagged byte is exact: a borrow only runs upward.
+		if special := (((q - ones) & ^q) | ((b - ones) & ^b) | ((x - ones*0x20) & ^x) | x) & highs; special != 0 {
+			return i + bits.TrailingZeros64(special)/8
 		}
 	}
 	for ; i < len(d); i++ {
@@ -69,12 +70,11 @@ func (s *scanner) fail(format string, args ...any) {
 
 func (s *scanner) ws() {
 	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
+		// Writers emit no space between tokens: one compare decides.
+		if c := s.data[s.pos]; c > ' ' || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
 			return
 		}
+		s.pos++
 	}
 }
 

@@ -111,14 +111,9 @@ type Reader struct {
 	problems []*LineError
 	err      error
 
-	synth struct {
-		trace      pcommon.TraceID
-		root       pcommon.SpanID
-		made       bool // trace id derived
-		used       bool // a record hangs off the synthesized root
-		emitted    bool
-		start, end uint64
-	}
+	ids       synthIDs
+	agg       synthAgg
+	emitted   bool // the synthesized root was returned
 	firstLine []byte
 }
 
@@ -151,8 +146,10 @@ func (r *Reader) Stats() ReadStats { return r.stats }
 // Problems returns the first problems found (all are counted in Stats).
 func (r *Reader) Problems() []*LineError { return r.problems }
 
-func (r *Reader) problem(err error) {
-	le := &LineError{Source: r.cfg.source, Line: r.lineNo, Err: err}
+func (r *Reader) problem(err error) { r.problemAt(r.lineNo, err) }
+
+func (r *Reader) problemAt(line int, err error) {
+	le := &LineError{Source: r.cfg.source, Line: line, Err: err}
 	r.stats.Problems++
 	if len(r.problems) < maxKeptProblems {
 		r.problems = append(r.problems, le)
@@ -215,24 +212,6 @@ func (r *Reader) Next() (*Record, error) {
 		return nil, err
 	}
 	return rec, nil
-}
-
-// ReadTraces reads every remaining record into OTLP, grouped by resource
-// and scope like [ToTraces]. It is the fast path from an artifact to OTLP:
-// spans are decoded in place rather than one allocation at a time.
-func (r *Reader) ReadTraces() (ptrace.Traces, error) {
-	b := newTracesBuilder()
-	rec := Record{Span: ptrace.NewSpan()}
-	for {
-		err := r.next(&rec)
-		if errors.Is(err, io.EOF) {
-			return b.td, nil
-		}
-		if err != nil {
-			return b.td, err
-		}
-		b.add(&rec) // moves the span out, leaving rec.Span empty for the next line
-	}
 }
 
 // next decodes the next record into rec, whose span must be empty.
@@ -332,33 +311,80 @@ func (r *Reader) handle(line []byte, rec *Record) (bool, error) {
 		r.stats.Unknown++
 		return false, nil
 	}
-	if err := r.dec.decodeRecord(line, rec, r.meta); err != nil {
-		ptrace.NewSpan().MoveTo(rec.Span) // a half-decoded span must not leak into the next line
-		return false, fmt.Errorf("%w: %v", ErrBadRecord, err)
+	r.ids.derive(r.firstLine)
+	if err := decodeRecordLine(&r.dec, line, r.lineNo, r.meta, rec, &r.ids, &r.agg); err != nil {
+		return false, err
 	}
-	r.fillIdentity(rec, line)
 	return true, nil
+}
+
+// decodeRecordLine decodes a record line into rec (whose span must be
+// empty) and gives it an identity if it has none. On error the span is left
+// empty.
+func decodeRecordLine(d *decoder, line []byte, lineNo int, meta *Meta, rec *Record, ids *synthIDs, agg *synthAgg) error {
+	if err := d.decodeRecord(line, rec, meta); err != nil {
+		ptrace.NewSpan().MoveTo(rec.Span) // a half-decoded span must not leak into the next line
+		return fmt.Errorf("%w: %v", ErrBadRecord, err)
+	}
+	fillIdentity(&d.p, rec, line, lineNo, ids, agg)
+	return nil
+}
+
+// synthIDs are the ids of an artifact whose records lack OTel identity:
+// derived from its first line, so the same file always gets the same ids.
+type synthIDs struct {
+	trace pcommon.TraceID
+	root  pcommon.SpanID
+	made  bool
+}
+
+func (s *synthIDs) derive(firstLine []byte) {
+	if s.made {
+		return
+	}
+	h := sha256.Sum256(append([]byte("agenttrace/synth\x00"), firstLine...))
+	copy(s.trace[:], h[:16])
+	s.root = synthSpanID(s.trace, 0, []byte("root"))
+	s.made = true
+}
+
+// synthAgg is what the synthesized root needs to know of the records
+// under it.
+type synthAgg struct {
+	used       bool // a record hangs off the synthesized root
+	start, end uint64
+}
+
+func (a *synthAgg) add(start, end uint64) {
+	if start != 0 && (a.start == 0 || start < a.start) {
+		a.start = start
+	}
+	a.end = max(a.end, end)
+}
+
+func (a *synthAgg) merge(b synthAgg) {
+	a.used = a.used || b.used
+	a.add(b.start, b.end)
 }
 
 // fillIdentity gives a record that lacks OTel identity (a tool-dispatch
 // record) deterministic ids, a name, an operation and its times, so it
 // converts to the same OTLP every time.
-func (r *Reader) fillIdentity(rec *Record, line []byte) {
-	p := &r.dec.p
+func fillIdentity(p *pending, rec *Record, line []byte, lineNo int, ids *synthIDs, agg *synthAgg) {
 	sp := rec.Span
 	if p.hasTrace && p.hasSpan {
 		return
 	}
 	attrs := sp.Attributes()
 	if !p.hasTrace {
-		sp.SetTraceID(r.synthTrace())
+		sp.SetTraceID(ids.trace)
 		if sp.ParentSpanID().IsEmpty() {
-			sp.SetParentSpanID(r.synth.root)
-			r.synth.used = true
+			sp.SetParentSpanID(ids.root)
+			agg.used = true
 		}
 	}
 	if !p.hasSpan {
-		sp.SetSpanID(synthSpanID(sp.TraceID(), r.lineNo, line))
+		sp.SetSpanID(synthSpanID(sp.TraceID(), lineNo, line))
 		if p.hasEst {
 			if _, ok := attrs.Get(semconv.EstimatedTokens); !ok {
 				attrs.PutInt(semconv.EstimatedTokens, p.estimated)
@@ -390,24 +416,11 @@ func (r *Reader) fillIdentity(rec *Record, line []byte) {
 	}
 	switch {
 	case !p.hasStart && p.hasEnd && p.hasElapsed:
-		sp.SetStartTimestamp(pcommon.Timestamp(uint64(sp.EndTimestamp()) - uint64(max(p.elapsedNS, 0))))
+		sp.SetStartTimestamp(pcommon.Timestamp(uint64(sp.EndTimestamp()) - uint64(p.elapsedNS())))
 	case p.hasStart && !p.hasEnd && p.hasElapsed:
-		sp.SetEndTimestamp(pcommon.Timestamp(uint64(sp.StartTimestamp()) + uint64(max(p.elapsedNS, 0))))
+		sp.SetEndTimestamp(pcommon.Timestamp(uint64(sp.StartTimestamp()) + uint64(p.elapsedNS())))
 	}
-	if st := uint64(sp.StartTimestamp()); st != 0 && (r.synth.start == 0 || st < r.synth.start) {
-		r.synth.start = st
-	}
-	r.synth.end = max(r.synth.end, uint64(sp.EndTimestamp()))
-}
-
-func (r *Reader) synthTrace() pcommon.TraceID {
-	if !r.synth.made {
-		h := sha256.Sum256(append([]byte("agenttrace/synth\x00"), r.firstLine...))
-		copy(r.synth.trace[:], h[:16])
-		r.synth.root = synthSpanID(r.synth.trace, 0, []byte("root"))
-		r.synth.made = true
-	}
-	return r.synth.trace
+	agg.add(uint64(sp.StartTimestamp()), uint64(sp.EndTimestamp()))
 }
 
 func synthSpanID(trace pcommon.TraceID, line int, content []byte) pcommon.SpanID {
@@ -425,22 +438,22 @@ func synthSpanID(trace pcommon.TraceID, line int, content []byte) pcommon.SpanID
 // rootRecord returns the synthesized root span once, after the last line,
 // when records were hung under it.
 func (r *Reader) rootRecord() *Record {
-	if !r.synth.used || r.synth.emitted {
+	if !r.agg.used || r.emitted {
 		return nil
 	}
-	r.synth.emitted = true
+	r.emitted = true
 	r.recLine = 0
 	sp := ptrace.NewSpan()
-	sp.SetTraceID(r.synth.trace)
-	sp.SetSpanID(r.synth.root)
+	sp.SetTraceID(r.ids.trace)
+	sp.SetSpanID(r.ids.root)
 	sp.SetName(semconv.OpInvokeAgent)
 	sp.SetKind(ptrace.SpanKindInternal)
-	start := r.synth.start
+	start := r.agg.start
 	if ms := r.meta.StartedAt; !ms.IsZero() && ms.UnixNano() > 0 && (start == 0 || uint64(ms.UnixNano()) < start) {
 		start = uint64(ms.UnixNano())
 	}
 	sp.SetStartTimestamp(pcommon.Timestamp(start))
-	sp.SetEndTimestamp(pcommon.Timestamp(max(r.synth.end, start)))
+	sp.SetEndTimestamp(pcommon.Timestamp(max(r.agg.end, start)))
 	sp.Attributes().PutStr(semconv.OperationName, semconv.OpInvokeAgent)
 	sp.Attributes().PutBool(semconv.Synthesized, true)
 	r.stats.Records++

@@ -150,7 +150,7 @@ func (d *decoder) value(dst pcommon.Value) {
 	s := &d.sc
 	switch s.peek() {
 	case '"':
-		dst.SetStr(d.shortStr())
+		dst.SetStr(d.str())
 	case 't', 'f':
 		dst.SetBool(s.boolean())
 	case 'n':
