@@ -2,6 +2,7 @@ package converter
 
 import (
 	"bytes"
+	"unsafe"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -51,7 +52,8 @@ type decoder struct {
 	// allocation and one copy rather than one per value. A decoded span
 	// keeps its line alive; the line is mostly its values anyway.
 	lineStr  string
-	viewable bool // the scanner is on the line lineStr copies
+	viewable bool   // the scanner is on the line lineStr holds
+	lineSrc  string // the line as the reader holds it, when it can share it
 	lastRes  struct {
 		raw    []byte
 		res    pcommon.Resource
@@ -72,6 +74,7 @@ type decoder struct {
 // has been read.
 type pending struct {
 	has        [semconv.NumFields]bool
+	nFields    int
 	str        [semconv.NumFields]string // TypeString fields, read in place
 	num        [semconv.NumFields]int64  // TypeInt fields, read in place
 	span       [semconv.NumFields][2]int // other fields: where the value is in the line, read once the line is done
@@ -202,12 +205,14 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 	s.reset(line)
 	p := &d.p
 	*p = pending{}
-	d.lineStr, d.viewable = string(line), true
+	d.lineStr, d.viewable = d.lineSrc, true
+	if len(d.lineStr) != len(line) || (len(line) > 0 && unsafe.StringData(d.lineStr) != &line[0]) {
+		d.lineStr = string(line) // not the reader's line: copy it once
+	}
 	defer func() { d.viewable = false }()
 	sp := rec.Span
 	sp.SetKind(ptrace.SpanKindInternal) // what a record without span_kind means
 	attrs := sp.Attributes()
-	attrs.EnsureCapacity(16) // typical GenAI spans: one allocation, not five
 	var resRaw, scopeRaw []byte
 	var resDropped uint32
 	var resSchema string
@@ -290,6 +295,8 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 				}
 			}
 		case "attrs":
+			// One allocation for every attribute the span will have.
+			attrs.EnsureCapacity(attrs.Len() + p.nFields + s.countMembers())
 			if s.open('{') {
 				d.members(attrs)
 			}
@@ -416,6 +423,9 @@ func (d *decoder) applyStatus(sp ptrace.Span) {
 // in place; the rest is kept as raw bytes until the aliases are known.
 func (d *decoder) field(f semconv.Field) {
 	p := &d.p
+	if !p.has[f] {
+		p.nFields++
+	}
 	p.has[f] = true
 	switch f.Type() {
 	case semconv.TypeString:
@@ -433,6 +443,7 @@ func (d *decoder) field(f semconv.Field) {
 func (d *decoder) applyFields(attrs pcommon.Map) error {
 	p := &d.p
 	s := &d.sc
+	attrs.EnsureCapacity(attrs.Len() + p.nFields)
 	for f := range semconv.NumFields {
 		if !p.has[f] {
 			continue

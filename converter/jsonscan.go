@@ -598,6 +598,26 @@ func (s *scanner) skipString() {
 	s.fail("unterminated string")
 }
 
+// countMembers returns the number of members of the object ahead without
+// consuming it (0 if it is not a valid object; decoding will say why).
+func (s *scanner) countMembers() int {
+	pos, depth, err := s.pos, s.depth, s.err
+	n := 0
+	if s.open('{') {
+		for first := true; s.more(&first, '}'); {
+			s.skipString()
+			s.expect(':')
+			s.skipValue()
+			n++
+		}
+	}
+	if s.err != nil {
+		n = 0
+	}
+	s.pos, s.depth, s.err = pos, depth, err
+	return n
+}
+
 // end checks that nothing but spaces follow the value.
 func (s *scanner) end() {
 	if s.ws(); s.pos < len(s.data) {

@@ -1,7 +1,6 @@
 package converter
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
@@ -99,8 +98,7 @@ type ReadStats struct {
 // the last line. A Reader is not safe for concurrent use.
 type Reader struct {
 	cfg      readerConfig
-	br       *bufio.Reader
-	long     []byte
+	lines    lineReader
 	lineNo   int
 	dec      decoder
 	meta     *Meta
@@ -123,7 +121,7 @@ func NewReader(r io.Reader, opts ...ReaderOption) *Reader {
 	for _, o := range opts {
 		o.applyReader(&cfg)
 	}
-	return &Reader{cfg: cfg, br: bufio.NewReaderSize(r, 64<<10)}
+	return &Reader{cfg: cfg, lines: lineReader{r: r, maxLine: cfg.maxLine}}
 }
 
 // Meta returns the header, once the first line has been read; a default
@@ -160,48 +158,15 @@ func (r *Reader) problemAt(line int, err error) {
 }
 
 // readLine returns the next line without its newline, whether it ended
-// with one, or an error (io.EOF at the end).
+// with one, or an error (io.EOF at the end). The decoder gets the line as
+// a string over the same memory.
 func (r *Reader) readLine() (line []byte, complete bool, err error) {
-	r.long = r.long[:0]
-	tooLong := false
-	for {
-		frag, err := r.br.ReadSlice('\n')
-		if !tooLong {
-			if len(r.long)+len(frag) > r.cfg.maxLine+1 {
-				tooLong = true
-				r.long = r.long[:0]
-			} else if err == bufio.ErrBufferFull || len(r.long) > 0 {
-				r.long = append(r.long, frag...)
-			}
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == nil:
-			r.lineNo++
-			if tooLong {
-				return nil, true, ErrLineTooLong
-			}
-			if len(r.long) > 0 {
-				frag = r.long
-			}
-			return frag[:len(frag)-1], true, nil
-		case err == io.EOF:
-			if len(frag) == 0 && len(r.long) == 0 && !tooLong {
-				return nil, false, io.EOF
-			}
-			r.lineNo++
-			if tooLong {
-				return nil, false, ErrLineTooLong
-			}
-			if len(r.long) > 0 {
-				frag = r.long
-			}
-			return frag, false, nil
-		default:
-			return nil, false, err
-		}
+	line, str, complete, err := r.lines.next()
+	if err == nil || err == ErrLineTooLong {
+		r.lineNo++
 	}
+	r.dec.lineSrc = str
+	return line, complete, err
 }
 
 // Next returns the next record, or io.EOF after the last one. Any other
