@@ -9,3 +9,6 @@ func ValidJSONForTest(b []byte) bool {
 	s.end()
 	return s.err == nil
 }
+
+// AppendStringForTest exposes the JSON string writer to the fuzz tests.
+func AppendStringForTest(s string) []byte { return appendString(nil, s) }

@@ -114,3 +114,23 @@ func FuzzJSONSkip(f *testing.F) {
 		require.Equal(t, json.Valid(data), converter.ValidJSONForTest(data), "%q", data)
 	})
 }
+
+// FuzzAppendString holds the hand-written string escaper to encoding/json:
+// the output is valid JSON and reads back as encoding/json's own encoding of
+// the same string does (invalid UTF-8 becomes U+FFFD in both).
+func FuzzAppendString(f *testing.F) {
+	for _, s := range samples {
+		f.Add(s)
+	}
+	f.Add("\xff\xfe bad \xc3")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := converter.AppendStringForTest(s)
+		require.True(t, json.Valid(got), "%q -> %s", s, got)
+		want, err := json.Marshal(s)
+		require.NoError(t, err)
+		var a, b string
+		require.NoError(t, json.Unmarshal(got, &a))
+		require.NoError(t, json.Unmarshal(want, &b))
+		require.Equal(t, b, a)
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The append helpers below write JSON by hand: the record path runs once per
@@ -13,31 +14,19 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// needsEscape marks the ASCII bytes that cannot appear raw in a JSON string,
-// plus every byte >= 0x80 so that UTF-8 is checked on the slow path.
-var needsEscape = func() (t [256]bool) {
-	for i := range 0x20 {
-		t[i] = true
-	}
-	t['"'], t['\\'] = true, true
-	for i := 0x80; i < 256; i++ {
-		t[i] = true
-	}
-	return t
-}()
-
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
 // encoding/json does; U+2028 and U+2029 are escaped so that a line stays
 // valid JavaScript too.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
 	for i := 0; i < len(s); {
-		c := s[i]
-		if !needsEscape[c] {
-			i++
-			continue
+		i = plainRun(b, i) // the bytes that need a look: quotes, backslashes, controls, non-ASCII
+		if i >= len(s) {
+			break
 		}
+		c := s[i]
 		if c < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch c {
