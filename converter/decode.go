@@ -2,13 +2,13 @@ package converter
 
 import (
 	"bytes"
-	"unsafe"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"

@@ -2,11 +2,8 @@ package converter_test
 
 import (
 	"cmp"
-	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,25 +11,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/dialecttest"
 	"github.com/agenttrace/agenttrace/semconv"
 )
-
-// expectation is what a dialect payload must read as; the files sit beside
-// the payloads in testdata/dialects and were computed by hand from them.
-type expectation struct {
-	Records   map[string]int64 `json:"records"`
-	RawTokens map[string]int64 `json:"tokens"`
-	Models    []string         `json:"models"`
-	Tools     []string         `json:"tools"`
-	Errors    int64            `json:"errors"`
-}
-
-func dialectFiles(t *testing.T) []string {
-	files, err := filepath.Glob("../testdata/dialects/*.expect.json")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	return files
-}
 
 func loadOTLP(t testing.TB, path string) ptrace.Traces {
 	t.Helper()
@@ -48,15 +29,10 @@ func loadOTLP(t testing.TB, path string) ptrace.Traces {
 // v4 and v5) and checks kinds, token totals (inference only: wrapper spans
 // repeat their children's usage), models, tools in order and errors.
 func TestDialects(t *testing.T) {
-	for _, expPath := range dialectFiles(t) {
-		name := strings.TrimSuffix(filepath.Base(expPath), ".expect.json")
-		t.Run(name, func(t *testing.T) {
-			var want expectation
-			raw, err := os.ReadFile(expPath)
-			require.NoError(t, err)
-			require.NoError(t, json.Unmarshal(raw, &want))
-
-			recs := converter.Records(loadOTLP(t, filepath.Join("../testdata/dialects", name+".json")))
+	for _, c := range dialecttest.Cases(t, "../testdata") {
+		want := c.Want
+		t.Run(c.Name, func(t *testing.T) {
+			recs := converter.Records(loadOTLP(t, c.Payload))
 			var tally converter.Tally
 			var rd semconv.Reading
 			models := map[string]bool{}
@@ -79,7 +55,7 @@ func TestDialects(t *testing.T) {
 			}
 			s := tally.Summary(nil)
 			assert.Equal(t, want.Records, map[string]int64{"call": s.Calls, "inference": s.Inferences, "agent": s.Agents, "span": s.Spans}, "records by kind")
-			assert.Equal(t, want.RawTokens, map[string]int64{
+			assert.Equal(t, want.Tokens, map[string]int64{
 				"input": s.Tokens.Input, "output": s.Tokens.Output, "cache_read": s.Tokens.CacheRead,
 				"cache_creation": s.Tokens.CacheCreation, "reasoning": s.Tokens.Reasoning,
 			}, "tokens")
@@ -94,9 +70,6 @@ func TestDialects(t *testing.T) {
 			gotTools := []string{}
 			for _, tl := range tools {
 				gotTools = append(gotTools, tl.name)
-			}
-			if want.Tools == nil {
-				want.Tools = []string{}
 			}
 			assert.Equal(t, want.Tools, gotTools, "tools in start order")
 		})

@@ -1,10 +1,7 @@
 package report_test
 
 import (
-	"encoding/json"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,25 +9,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/dialecttest"
 	"github.com/agenttrace/agenttrace/report"
 )
-
-// expectation is the shape of testdata/dialects/<name>.expect.json.
-type expectation struct {
-	Records map[string]int64 `json:"records"`
-	Tokens  map[string]int64 `json:"tokens"`
-	Models  []string         `json:"models"`
-	Tools   []string         `json:"tools"`
-	Errors  int64            `json:"errors"`
-}
-
-func dialectFiles(t *testing.T) []string {
-	t.Helper()
-	files, err := filepath.Glob("../testdata/dialects/*.expect.json")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	return files
-}
 
 func readRecords(t *testing.T, path string) []converter.Record {
 	t.Helper()
@@ -42,15 +23,10 @@ func readRecords(t *testing.T, path string) []converter.Record {
 }
 
 func TestTokensMatchDialectExpectations(t *testing.T) {
-	for _, exp := range dialectFiles(t) {
-		name := strings.TrimSuffix(filepath.Base(exp), ".expect.json")
-		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(exp)
-			require.NoError(t, err)
-			var want expectation
-			require.NoError(t, json.Unmarshal(raw, &want))
-
-			rep := report.Tokens(readRecords(t, filepath.Join(filepath.Dir(exp), name+".json")), nil)
+	for _, c := range dialecttest.Cases(t, "../testdata") {
+		want := c.Want
+		t.Run(c.Name, func(t *testing.T) {
+			rep := report.Tokens(readRecords(t, c.Payload), nil)
 
 			assert.Equal(t, want.Records, map[string]int64{
 				"call": rep.Records.Call, "inference": rep.Records.Inference,

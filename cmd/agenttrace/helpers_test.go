@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/agenttrace/agenttrace/internal/dialecttest"
+
 	"bytes"
 	"os"
 	"path/filepath"
@@ -30,13 +32,9 @@ func agenttrace(t *testing.T, stdin string, args ...string) result {
 // dialects returns the OTLP/JSON dialect fixtures, by name.
 func dialects(t *testing.T) map[string]string {
 	t.Helper()
-	files, err := filepath.Glob("../../testdata/dialects/*.expect.json")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
 	out := map[string]string{}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".expect.json")
-		out[name] = filepath.Join(filepath.Dir(f), name+".json")
+	for _, c := range dialecttest.Cases(t, "../../testdata") {
+		out[c.Name] = c.Payload
 	}
 	return out
 }

@@ -5,23 +5,15 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/internal/dialecttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// expectation is testdata/dialects/<name>.expect.json.
-type expectation struct {
-	Records map[string]int64 `json:"records"`
-	Tokens  map[string]int64 `json:"tokens"`
-	Models  []string         `json:"models"`
-	Tools   []string         `json:"tools"`
-	Errors  int64            `json:"errors"`
-}
 
 // tokensJSON is the part of `tokens --json` the expectations speak of.
 type tokensJSON struct {
@@ -42,13 +34,9 @@ type tokensJSON struct {
 // TestTokensDialects: `tokens --json` meets every dialect fixture's
 // expectations, read from OTLP and from the artifact converted from it.
 func TestTokensDialects(t *testing.T) {
-	for name, src := range dialects(t) {
+	for _, c := range dialecttest.Cases(t, "../../testdata") {
+		name, src, want := c.Name, c.Payload, c.Want
 		t.Run(name, func(t *testing.T) {
-			var want expectation
-			raw, err := os.ReadFile(strings.TrimSuffix(src, ".json") + ".expect.json")
-			require.NoError(t, err)
-			require.NoError(t, json.Unmarshal(raw, &want))
-
 			jsonl := filepath.Join(t.TempDir(), name+".jsonl")
 			r := agenttrace(t, "", "convert", src, "-o", jsonl)
 			require.Equal(t, 0, r.code, r.stderr)
