@@ -2,7 +2,6 @@ package converter
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -55,15 +54,13 @@ func plainRun(d []byte, i int) int {
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.
 const maxDepth = 256
 
-var errSyntax = errors.New("invalid JSON")
-
 func (s *scanner) reset(data []byte) {
 	s.data, s.pos, s.err, s.depth = data, 0, nil, 0
 }
 
 func (s *scanner) fail(format string, args ...any) {
 	if s.err == nil {
-		s.err = fmt.Errorf("column %d: %w: %s", s.pos+1, errSyntax, fmt.Sprintf(format, args...))
+		s.err = fmt.Errorf("column %d: %s", s.pos+1, fmt.Sprintf(format, args...))
 	}
 	s.pos = len(s.data)
 }
