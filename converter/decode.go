@@ -984,6 +984,3 @@ func (d *decoder) decodeSummary(line []byte) (*Summary, error) {
 	}
 	return sum, nil
 }
-
-// itoa is strconv.Itoa, short for the many messages that need it.
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -327,11 +327,6 @@ func (a *synthAgg) add(start, end uint64) {
 	a.end = max(a.end, end)
 }
 
-func (a *synthAgg) merge(b synthAgg) {
-	a.used = a.used || b.used
-	a.add(b.start, b.end)
-}
-
 // fillIdentity gives a record that lacks OTel identity (a tool-dispatch
 // record) deterministic ids, a name, an operation and its times, so it
 // converts to the same OTLP every time.

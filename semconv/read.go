@@ -48,7 +48,6 @@ var (
 	idSystem keyID
 	idReqMod keyID
 	idRspMod keyID
-	idOIMod  keyID
 )
 
 func init() {
@@ -71,7 +70,7 @@ func init() {
 	}
 	numKeys = len(keyIDs)
 	idOp, idOIKind, idTLKind, idAIOp, idTLReq = id(OperationName), id(OISpanKind), id(TLSpanKind), id(AIOperationID), id(TLRequestType)
-	idTool, idSystem, idReqMod, idRspMod, idOIMod = id(ToolName), id(System), id(RequestModel), id(ResponseModel), id(OIModelName)
+	idTool, idSystem, idReqMod, idRspMod = id(ToolName), id(System), id(RequestModel), id(ResponseModel)
 }
 
 // maxKeys bounds the key table; init panics in tests if the table outgrows it.
