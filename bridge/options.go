@@ -1,0 +1,193 @@
+package bridge
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// An Option configures a Processor. Options are sealed: only this package
+// makes them.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// Fsync says when an artifact is synced to disk.
+type Fsync uint8
+
+const (
+	// FsyncTraceEnd syncs when a trace's root span ends, and on flush and
+	// shutdown (the default).
+	FsyncTraceEnd Fsync = iota
+	// FsyncAlways syncs after every record.
+	FsyncAlways
+	// FsyncNever leaves syncing to the operating system.
+	FsyncNever
+)
+
+// Scope says what a budget is counted over.
+type Scope uint8
+
+const (
+	// PerTrace gives every trace its own budget (the default).
+	PerTrace Scope = iota
+	// PerConversation shares one budget among the traces of a
+	// gen_ai.conversation.id.
+	PerConversation
+)
+
+// BudgetEvent is a budget crossing its warn threshold or running out.
+type BudgetEvent struct {
+	// Key is the trace id (hex) or the conversation id the budget counts.
+	Key string
+	// Status is the budget after the span that crossed.
+	Status converter.BudgetStatus
+}
+
+type sinkKind uint8
+
+const (
+	sinkNone sinkKind = iota
+	sinkFile
+	sinkDir
+	sinkWriter
+)
+
+// config holds every setting, with its default, in one place.
+type config struct {
+	sink    sinkKind
+	path    string // file or directory
+	groupBy converter.GroupBy
+	w       io.Writer
+
+	queueSize    int
+	batchSize    int
+	batchTimeout time.Duration
+	blocking     bool
+	filter       func(sdktrace.ReadOnlySpan) bool
+
+	fsync     Fsync
+	recordCap int
+
+	budget        int64
+	warnThreshold float64
+	scope         Scope
+	onNear        func(BudgetEvent)
+	onOver        func(BudgetEvent)
+
+	redactKeys []string
+	secrets    bool
+}
+
+func newConfig(opts []Option) (config, error) {
+	c := config{
+		queueSize:     2048,
+		batchSize:     512,
+		batchTimeout:  time.Second,
+		warnThreshold: converter.DefaultWarnThreshold,
+		secrets:       true,
+	}
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	var errs []error
+	if c.sink == sinkNone {
+		errs = append(errs, errors.New("no sink: use WithFile, WithDirectory or WithWriter"))
+	}
+	if c.queueSize < 1 || c.batchSize < 1 {
+		errs = append(errs, fmt.Errorf("queue size %d and batch size %d must be positive", c.queueSize, c.batchSize))
+	}
+	if c.budget < 0 {
+		errs = append(errs, fmt.Errorf("budget %d is negative", c.budget))
+	}
+	if c.warnThreshold <= 0 || c.warnThreshold > 1 {
+		errs = append(errs, fmt.Errorf("warn threshold %v is not in (0, 1]", c.warnThreshold))
+	}
+	if c.recordCap < 0 {
+		errs = append(errs, fmt.Errorf("record cap %d is negative", c.recordCap))
+	}
+	return c, errors.Join(errs...)
+}
+
+// WithFile records the whole run into one artifact at path (appended to if
+// it exists), the way a tool-dispatch trace records a run.
+func WithFile(path string) Option {
+	return optionFunc(func(c *config) { c.sink, c.path = sinkFile, path })
+}
+
+// WithDirectory writes one artifact per trace (<trace id>.jsonl) or, with
+// converter.ByConversation, per gen_ai.conversation.id, into dir.
+func WithDirectory(dir string, by converter.GroupBy) Option {
+	return optionFunc(func(c *config) { c.sink, c.path, c.groupBy = sinkDir, dir, by })
+}
+
+// WithWriter writes one artifact to w. The Processor never closes w.
+func WithWriter(w io.Writer) Option {
+	return optionFunc(func(c *config) { c.sink, c.w = sinkWriter, w })
+}
+
+// WithQueueSize bounds the spans waiting to be written (default 2048). When
+// the queue is full OnEnd drops the span and counts it, unless WithBlocking.
+func WithQueueSize(n int) Option { return optionFunc(func(c *config) { c.queueSize = n }) }
+
+// WithBatchSize sets how many spans are written per batch (default 512).
+func WithBatchSize(n int) Option { return optionFunc(func(c *config) { c.batchSize = n }) }
+
+// WithBatchTimeout sets the longest a span waits for its batch (default 1s).
+func WithBatchTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.batchTimeout = d })
+}
+
+// WithBlocking makes OnEnd wait for room in a full queue instead of
+// dropping the span. The agent then slows down rather than lose spans.
+func WithBlocking() Option { return optionFunc(func(c *config) { c.blocking = true }) }
+
+// WithFilter keeps only the spans keep returns true for; by default every
+// span of a trace is kept, GenAI or not. GenAIOnly is a ready filter.
+func WithFilter(keep func(sdktrace.ReadOnlySpan) bool) Option {
+	return optionFunc(func(c *config) { c.filter = keep })
+}
+
+// WithFsync sets when artifacts are synced (default FsyncTraceEnd).
+func WithFsync(f Fsync) Option { return optionFunc(func(c *config) { c.fsync = f }) }
+
+// WithRecordCap caps the records of one artifact; spans past the cap are
+// counted in the trailer (dropped), and still count toward its totals.
+func WithRecordCap(n int) Option { return optionFunc(func(c *config) { c.recordCap = n }) }
+
+// WithBudget sets a token budget (input + output tokens of model calls).
+func WithBudget(tokens int64) Option { return optionFunc(func(c *config) { c.budget = tokens }) }
+
+// WithWarnThreshold sets the fraction of the budget at which a run is near
+// it (default 0.8).
+func WithWarnThreshold(f float64) Option {
+	return optionFunc(func(c *config) { c.warnThreshold = f })
+}
+
+// WithBudgetScope sets what a budget counts over (default PerTrace).
+func WithBudgetScope(s Scope) Option { return optionFunc(func(c *config) { c.scope = s }) }
+
+// WithBudgetCallbacks sets functions called once when a budget gets near
+// its limit and once when it runs out. They run on the goroutine that
+// ended the span that crossed, so they must be quick.
+func WithBudgetCallbacks(near, over func(BudgetEvent)) Option {
+	return optionFunc(func(c *config) { c.onNear, c.onOver = near, over })
+}
+
+// WithRedactKeys replaces the values of these attribute keys, and of these
+// fields inside JSON-valued attributes (tool arguments and results,
+// messages), with "[REDACTED]" before anything is written.
+func WithRedactKeys(keys ...string) Option {
+	return optionFunc(func(c *config) { c.redactKeys = append(c.redactKeys, keys...) })
+}
+
+// WithoutSecretScan turns off the built-in secret patterns (API keys,
+// bearer tokens, private keys), which are on by default.
+func WithoutSecretScan() Option { return optionFunc(func(c *config) { c.secrets = false }) }
