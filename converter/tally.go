@@ -49,9 +49,33 @@ func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
 	t.end = max(t.end, uint64(sp.EndTimestamp()))
 }
 
-// Drop counts n spans seen but not written. Their usage, if the caller
-// counted it with AddReading, stays in the totals.
+// Drop counts n spans seen but not written, whose usage is unknown (a
+// full queue drops spans before anyone reads them).
 func (t *Tally) Drop(n int64) { t.dropped += n }
+
+// AddDropped counts a span that was read but not written (a record cap):
+// it is not a record, but its usage stays in the totals, so budgets and
+// token counts are exact whatever was dropped.
+func (t *Tally) AddDropped(sp ptrace.Span, rd *semconv.Reading) {
+	t.dropped++
+	if rd.Kind == semconv.Inference {
+		u := rd.Usage()
+		if !u.IsZero() {
+			t.inferred = true
+		}
+		t.usage.Add(u)
+	}
+	t.end = max(t.end, uint64(sp.EndTimestamp()))
+}
+
+// AddUsage adds model usage seen outside any record (a span dropped from a
+// full queue whose usage was read before it was dropped).
+func (t *Tally) AddUsage(u semconv.Usage) {
+	if !u.IsZero() {
+		t.inferred = true
+	}
+	t.usage.Add(u)
+}
 
 // Records returns the number of records counted.
 func (t *Tally) Records() int64 {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // ErrClosed is returned by a Writer used after Close.
@@ -114,6 +116,22 @@ func (w *Writer) WriteTraces(td ptrace.Traces) error {
 
 // Drop counts n spans that were not written; the trailer reports them.
 func (w *Writer) Drop(n int64) { w.tally.Drop(n) }
+
+// Resume makes w continue an artifact whose header is already written (an
+// artifact reopened to append late records): it writes no header, and its
+// trailer counts t, the tally of what the artifact already holds, as well.
+func (w *Writer) Resume(t Tally) {
+	if w.meta == nil {
+		w.meta = NewMeta(time.Now().UTC())
+	}
+	w.enc.SetDefaults(w.meta)
+	w.wroteMeta = true
+	w.tally = t
+}
+
+// Reading returns the reading of the record last written, so a caller can
+// act on what it just wrote without reading the span again.
+func (w *Writer) Reading() *semconv.Reading { return w.enc.Reading() }
 
 // Close writes the summary trailer, marked complete. It does not close the
 // underlying writer. Close on a closed Writer does nothing.

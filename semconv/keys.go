@@ -153,4 +153,7 @@ const (
 	// Synthesized marks spans agenttrace made up (the root of an artifact
 	// that had no trace ids).
 	Synthesized = "agenttrace.synthesized"
+	// BudgetExceeded marks a span started after its token budget ran out,
+	// so a trace viewer shows where the agent went on regardless.
+	BudgetExceeded = "agenttrace.budget.exceeded"
 )

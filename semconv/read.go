@@ -121,9 +121,33 @@ func (r *Reading) str(id keyID) string {
 	return r.vals[id].Str()
 }
 
-// classify applies the dialect rules in order; the first that matches wins.
+// classify applies the dialect rules to what the walk found.
 func (r *Reading) classify(name string) (Kind, Dialect) {
-	switch NormalizeOperation(r.str(idOp)) {
+	return classifyFacts(name, classInputs{
+		op:        r.str(idOp),
+		oiKind:    r.str(idOIKind),
+		hasOIKind: r.seen[idOIKind] != 0,
+		tlKind:    r.str(idTLKind),
+		aiOp:      r.str(idAIOp),
+		tlReq:     r.str(idTLReq),
+		hasTool:   r.seen[idTool] != 0,
+		hasSystem: r.seen[idSystem] != 0,
+		hasModel:  r.seen[idReqMod] != 0 || r.seen[idRspMod] != 0,
+	})
+}
+
+// classInputs are the attribute facts classification looks at, whatever
+// form the attributes come in (pdata here, SDK key-values in ReadKV).
+type classInputs struct {
+	op, oiKind, tlKind, aiOp, tlReq string
+	hasOIKind, hasTool, hasSystem     bool
+	hasModel                          bool
+}
+
+// classifyFacts applies the dialect rules in order; the first that matches
+// wins.
+func classifyFacts(name string, in classInputs) (Kind, Dialect) {
+	switch NormalizeOperation(in.op) {
 	case OpChat, OpTextCompletion, OpGenerate, OpEmbeddings, OpRetrieval, "completion", "generate":
 		return Inference, DialectGenAI
 	case OpExecuteTool:
@@ -131,8 +155,8 @@ func (r *Reading) classify(name string) (Kind, Dialect) {
 	case OpInvokeAgent, OpCreateAgent, OpInvokeWorkflow:
 		return Agent, DialectGenAI
 	}
-	if r.seen[idOIKind] != 0 {
-		switch strings.ToUpper(r.str(idOIKind)) {
+	if in.hasOIKind {
+		switch strings.ToUpper(in.oiKind) {
 		case "LLM", "EMBEDDING", "RETRIEVER", "RERANKER":
 			return Inference, DialectOpenInference
 		case "TOOL":
@@ -142,7 +166,7 @@ func (r *Reading) classify(name string) (Kind, Dialect) {
 		}
 		return Span, DialectOpenInference
 	}
-	switch strings.ToLower(r.str(idTLKind)) {
+	switch strings.ToLower(in.tlKind) {
 	case "workflow", "agent":
 		return Agent, DialectTraceloop
 	case "tool":
@@ -150,21 +174,21 @@ func (r *Reading) classify(name string) (Kind, Dialect) {
 	case "task":
 		return Span, DialectTraceloop
 	}
-	op := r.str(idAIOp)
+	op := in.aiOp
 	if op == "" && strings.HasPrefix(name, "ai.") {
 		op = name
 	}
 	if k, ok := vercelKind(op); ok {
 		return k, DialectVercel
 	}
-	if r.str(idTLReq) != "" {
+	if in.tlReq != "" {
 		return Inference, DialectTraceloop
 	}
-	if r.seen[idTool] != 0 {
+	if in.hasTool {
 		return Call, DialectGenAI
 	}
 	// GenAI v1.26 had no operation name: a model and a system mean a model call.
-	if r.seen[idSystem] != 0 && (r.seen[idReqMod] != 0 || r.seen[idRspMod] != 0) {
+	if in.hasSystem && in.hasModel {
 		return Inference, DialectGenAI
 	}
 	return Span, DialectNone
