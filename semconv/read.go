@@ -140,8 +140,8 @@ func (r *Reading) classify(name string) (Kind, Dialect) {
 // form the attributes come in (pdata here, SDK key-values in ReadKV).
 type classInputs struct {
 	op, oiKind, tlKind, aiOp, tlReq string
-	hasOIKind, hasTool, hasSystem     bool
-	hasModel                          bool
+	hasOIKind, hasTool, hasSystem   bool
+	hasModel                        bool
 }
 
 // classifyFacts applies the dialect rules in order; the first that matches

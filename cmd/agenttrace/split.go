@@ -12,10 +12,6 @@ import (
 	"github.com/agenttrace/agenttrace/converter"
 )
 
-// maxNameLen caps the part of a split file name taken from a conversation
-// id, well under the 255 bytes file systems allow.
-const maxNameLen = 64
-
 // splitInto writes one file per group into p.split and prints each path.
 func (e *env) splitInto(p *convertPlan, all *inputs) error {
 	if err := os.MkdirAll(p.split, 0o755); err != nil {
@@ -25,11 +21,11 @@ func (e *env) splitInto(p *convertPlan, all *inputs) error {
 	for _, g := range converter.Split(all.records, p.by) {
 		name := g.Key
 		if g.Conversation {
-			name = safeName(g.Key)
+			name = converter.SafeName(g.Key)
 		}
 		name = unique(name, g.Key, used)
 		if !filepath.IsLocal(name) {
-			// safeName makes this impossible; refuse rather than escape DIR.
+			// SafeName makes this impossible; refuse rather than escape DIR.
 			return invalidError(fmt.Errorf("--split: group %q gives an unsafe file name %q", g.Key, name))
 		}
 		path := filepath.Join(p.split, name+p.format.ext())
@@ -43,35 +39,6 @@ func (e *env) splitInto(p *convertPlan, all *inputs) error {
 		fmt.Fprintln(e.stdout, path)
 	}
 	return nil
-}
-
-// safeName derives a file name from a conversation id, which is any
-// string a framework chose: only [A-Za-z0-9._-] are kept, others become
-// "_", the name never starts with "." (no hidden files, no "..") and is at
-// most maxNameLen bytes. When anything had to change, a short hash of the
-// raw id is appended, so that distinct ids keep distinct names.
-func safeName(id string) string {
-	var b strings.Builder
-	changed := false
-	for _, r := range id {
-		if b.Len() >= maxNameLen {
-			changed = true
-			break
-		}
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			b.WriteRune(r)
-		case r == '.' && b.Len() > 0:
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-			changed = true
-		}
-	}
-	if !changed && b.Len() > 0 {
-		return b.String()
-	}
-	return b.String() + "-" + shortHash(id)
 }
 
 func shortHash(s string) string {

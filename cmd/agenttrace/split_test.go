@@ -81,7 +81,7 @@ func countRecords(t *testing.T, path string) (n int, meta *converter.Meta) {
 func TestConvertSplit(t *testing.T) {
 	const conv = "../conv 42/ü"
 	src := conversationTraces(t, conv)
-	convFile := safeName(conv) + ".jsonl"
+	convFile := converter.SafeName(conv) + ".jsonl"
 	trace3 := pcommon.TraceID{3}.String() + ".jsonl"
 	tests := []struct {
 		name  string
@@ -93,7 +93,7 @@ func TestConvertSplit(t *testing.T) {
 		}},
 		{"by conversation", []string{"--group-by", "conversation"}, map[string]int{convFile: 3, trace3: 1}},
 		{"by conversation to OTLP", []string{"--group-by", "conversation", "--to", "otlp-proto"}, map[string]int{
-			safeName(conv) + ".pb": 3, pcommon.TraceID{3}.String() + ".pb": 1,
+			converter.SafeName(conv) + ".pb": 3, pcommon.TraceID{3}.String() + ".pb": 1,
 		}},
 	}
 	for _, tt := range tests {
@@ -155,32 +155,6 @@ func TestConvertSplitFixture(t *testing.T) {
 		}
 		assert.Equal(t, all, total)
 	}
-}
-
-func TestSafeName(t *testing.T) {
-	long := strings.Repeat("a", 100)
-	tests := []struct {
-		id, want string
-	}{
-		{"conv-42", "conv-42"},
-		{"Conv_42.v2", "Conv_42.v2"},
-		{"../etc/passwd", "_._etc_passwd-" + shortHash("../etc/passwd")},
-		{"..", "_.-" + shortHash("..")},
-		{".hidden", "_hidden-" + shortHash(".hidden")},
-		{"a/b", "a_b-" + shortHash("a/b")},
-		{`a\b`, "a_b-" + shortHash(`a\b`)},
-		{"ü", "_-" + shortHash("ü")},
-		{long, strings.Repeat("a", maxNameLen) + "-" + shortHash(long)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.id, func(t *testing.T) {
-			got := safeName(tt.id)
-			assert.Equal(t, tt.want, got)
-			assert.True(t, filepath.IsLocal(got))
-			assert.Regexp(t, `^[A-Za-z0-9_-][A-Za-z0-9._-]*$`, got)
-		})
-	}
-	assert.NotEqual(t, safeName("a/b"), safeName("a:b"), "changed ids keep distinct names")
 }
 
 func TestUniqueNames(t *testing.T) {
