@@ -3,10 +3,18 @@ package bridge
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/converter/sdkspan"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // ErrBudgetExceeded is what Guard returns once a budget is used up: the call
@@ -15,51 +23,219 @@ var ErrBudgetExceeded = errors.New("agenttrace: token budget exceeded")
 
 // Processor is an sdktrace.SpanProcessor that records spans into JSONL
 // artifacts. See the package documentation.
+//
+// Its own queue stands where the SDK's BatchSpanProcessor would: that one
+// drops spans from a full queue without telling anyone
+// (opentelemetry-go#3264), and an artifact must say what it is missing.
 type Processor struct {
-	cfg config
+	cfg     config
+	budgets *budgets
+	drops   dropTable
+	dropped atomic.Int64
+	sink    *sink
+
+	queue   chan sdktrace.ReadOnlySpan
+	flushes chan chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	closing atomic.Bool
+
+	shutdownOnce sync.Once
+	shutdownErr  error
 }
 
 var _ sdktrace.SpanProcessor = (*Processor)(nil)
 
-// New returns a Processor. Register it with sdktrace.WithSpanProcessor.
+// New returns a Processor and starts its writer goroutine. Register it with
+// sdktrace.WithSpanProcessor, and Shutdown the tracer provider (or the
+// Processor) when the agent is done, so the trailers are written.
 func New(opts ...Option) (*Processor, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Processor{cfg: cfg}, nil
+	p := &Processor{
+		cfg:     cfg,
+		queue:   make(chan sdktrace.ReadOnlySpan, cfg.queueSize),
+		flushes: make(chan chan struct{}),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	p.budgets = newBudgets(&p.cfg)
+	if p.sink, err = newSink(&p.cfg, &p.drops, &p.dropped); err != nil {
+		return nil, err
+	}
+	go p.run()
+	return p, nil
 }
 
-// OnStart marks a span started while its budget is used up. It never blocks.
-func (p *Processor) OnStart(ctx context.Context, s sdktrace.ReadWriteSpan) {}
+// OnStart marks a span started while its budget is used up, so trace
+// viewers show what the agent did past it. It never blocks.
+func (p *Processor) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
+	if p.budgets != nil && p.budgets.over(s.SpanContext().TraceID()) {
+		s.SetAttributes(attribute.Bool(semconv.BudgetExceeded, true))
+	}
+}
 
 // OnEnd counts the span's usage against its budget and queues it for
-// writing. It never blocks unless WithBlocking was given.
-func (p *Processor) OnEnd(s sdktrace.ReadOnlySpan) {}
+// writing. It never blocks unless WithBlocking was given: a span that finds
+// the queue full is dropped and counted, and its artifact's trailer says so.
+func (p *Processor) OnEnd(s sdktrace.ReadOnlySpan) {
+	if p.closing.Load() {
+		return
+	}
+	if p.cfg.filter != nil && !p.cfg.filter(s) {
+		return
+	}
+	if p.budgets != nil {
+		p.budgets.spend(s)
+	}
+	if p.cfg.blocking {
+		select {
+		case p.queue <- s:
+		case <-p.stop:
+			p.drop(s)
+		}
+		return
+	}
+	select {
+	case p.queue <- s:
+	default:
+		p.drop(s)
+	}
+}
+
+// drop counts a span that will not be written. A folder of artifacts needs
+// to know whose trailer counts it; a single artifact counts them all. (Its
+// usage already counted toward the live budget; reading it again here
+// would make the overloaded path slower.)
+func (p *Processor) drop(s sdktrace.ReadOnlySpan) {
+	p.dropped.Add(1)
+	if p.cfg.sink == sinkDir {
+		p.drops.add(pcommon.TraceID(s.SpanContext().TraceID()), 1, semconv.Usage{})
+	}
+}
+
+// run is the writer goroutine: it batches spans, converts and writes them.
+func (p *Processor) run() {
+	defer close(p.done)
+	batch := make([]sdktrace.ReadOnlySpan, 0, p.cfg.batchSize)
+	timer := time.NewTimer(p.cfg.batchTimeout)
+	defer timer.Stop()
+	write := func() {
+		if len(batch) > 0 {
+			p.write(batch)
+			clear(batch)
+			batch = batch[:0]
+		}
+	}
+	drain := func() {
+		for {
+			select {
+			case s := <-p.queue:
+				batch = append(batch, s)
+				if len(batch) >= p.cfg.batchSize {
+					write()
+				}
+			default:
+				return
+			}
+		}
+	}
+	for {
+		select {
+		case s := <-p.queue:
+			batch = append(batch, s)
+			if len(batch) >= p.cfg.batchSize {
+				write()
+			}
+		case ack := <-p.flushes:
+			drain()
+			write()
+			p.sink.flush()
+			close(ack)
+		case <-timer.C:
+			write()
+			timer.Reset(p.cfg.batchTimeout)
+		case <-p.stop:
+			drain()
+			write()
+			if err := p.sink.close(); err != nil {
+				otel.Handle(err)
+			}
+			return
+		}
+	}
+}
+
+func (p *Processor) write(batch []sdktrace.ReadOnlySpan) {
+	recs := converter.Records(sdkspan.ToTraces(batch))
+	p.sink.write(recs)
+}
 
 // ForceFlush returns once every span ended before the call is written and
 // synced, or with ctx's error.
-func (p *Processor) ForceFlush(ctx context.Context) error { return nil }
+func (p *Processor) ForceFlush(ctx context.Context) error {
+	if p.closing.Load() {
+		return nil
+	}
+	ack := make(chan struct{})
+	select {
+	case p.flushes <- ack:
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ack:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
-// Shutdown flushes, writes the summary trailers and closes the artifacts.
-// It is idempotent and honours ctx.
-func (p *Processor) Shutdown(ctx context.Context) error { return nil }
+// Shutdown writes what is queued, the summary trailers, and closes the
+// artifacts. Spans that end after it are ignored. It is idempotent; when
+// ctx ends first it returns ctx's error and the writing finishes in the
+// background.
+func (p *Processor) Shutdown(ctx context.Context) error {
+	p.shutdownOnce.Do(func() {
+		p.closing.Store(true)
+		close(p.stop)
+	})
+	select {
+	case <-p.done:
+		return p.shutdownErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // Status returns the budget of the trace (or conversation) of the span in
-// ctx, and false when there is no budget or no span.
+// ctx, and false when there is no budget or no span in ctx.
 func (p *Processor) Status(ctx context.Context) (converter.BudgetStatus, bool) {
-	return converter.BudgetStatus{}, false
+	if p.budgets == nil {
+		return converter.BudgetStatus{}, false
+	}
+	return p.budgets.status(ctx)
 }
 
 // Guard returns ErrBudgetExceeded when the budget of the trace (or
 // conversation) of the span in ctx is used up. Call it before each model or
-// tool call.
-func (p *Processor) Guard(ctx context.Context) error { return nil }
+// tool call: the call that used the budget up has already run, and Guard
+// refuses every one after it.
+func (p *Processor) Guard(ctx context.Context) error {
+	if st, ok := p.Status(ctx); ok && st.OverBudget {
+		return ErrBudgetExceeded
+	}
+	return nil
+}
 
-// Artifacts returns the paths of the artifacts written so far (nil for a
+// Artifacts returns the paths of the artifacts written so far (none for a
 // WithWriter sink), sorted.
-func (p *Processor) Artifacts() []string { return nil }
+func (p *Processor) Artifacts() []string { return p.sink.Paths() }
 
-// Dropped returns the number of spans not written so far: a full queue,
-// a record cap.
-func (p *Processor) Dropped() int64 { return 0 }
+// Dropped returns the number of spans dropped from a full queue so far.
+// Spans past a record cap are counted in their artifact's trailer.
+func (p *Processor) Dropped() int64 { return p.dropped.Load() }

@@ -1,0 +1,107 @@
+package bridge_test
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agenttrace/agenttrace/bridge"
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// endedSpans returns ended GenAI spans (a root, chats, tools) to feed
+// OnEnd in a loop.
+func endedSpans(b *testing.B, msgBytes int) []sdktrace.ReadOnlySpan {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	tr := tp.Tracer("bench")
+	msg := `[{"role":"user","parts":[{"type":"text","content":"` + strings.Repeat("plan a trip to Lisbon. ", msgBytes/23) + `"}]}]`
+	ctx, root := tr.Start(context.Background(), "invoke_agent planner", trace.WithAttributes(
+		attribute.String(semconv.OperationName, "invoke_agent"), attribute.String(semconv.AgentName, "planner")))
+	for i := range 6 {
+		if i%3 == 2 {
+			_, sp := tr.Start(ctx, "execute_tool search")
+			sp.SetAttributes(attribute.String(semconv.OperationName, "execute_tool"), attribute.String(semconv.ToolName, "search"),
+				attribute.String(semconv.ToolCallArguments, `{"q":"lisbon"}`), attribute.String(semconv.ToolCallResult, msg))
+			sp.End()
+			continue
+		}
+		_, sp := tr.Start(ctx, "chat gpt-4o", trace.WithSpanKind(trace.SpanKindClient))
+		sp.SetAttributes(
+			attribute.String(semconv.OperationName, "chat"), attribute.String(semconv.ProviderName, "openai"),
+			attribute.String(semconv.RequestModel, "gpt-4o"), attribute.String(semconv.ResponseModel, "gpt-4o-2024-08-06"),
+			attribute.String(semconv.ResponseID, "chatcmpl-1"), attribute.Int64(semconv.UsageInputTokens, 1400),
+			attribute.Int64(semconv.UsageOutputTokens, 200), attribute.Int64(semconv.UsageCacheReadInput, 512),
+			attribute.String(semconv.InputMessages, msg), attribute.String(semconv.OutputMessages, msg),
+			attribute.String("server.address", "api.openai.com"), attribute.Int("server.port", 443))
+		sp.End()
+	}
+	root.End()
+	_ = tp.Shutdown(context.Background())
+	return rec.Ended()
+}
+
+// BenchmarkOnEnd is what an agent pays per span on its own goroutine: the
+// SDK's BatchSpanProcessor with a no-op exporter, this processor, and this
+// processor keeping a live budget. Compare with benchstat -col /impl.
+func BenchmarkOnEnd(b *testing.B) {
+	spans := endedSpans(b, 2048)
+	run := func(b *testing.B, p sdktrace.SpanProcessor) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			p.OnEnd(spans[i%len(spans)])
+			i++
+		}
+		b.StopTimer()
+		_ = p.Shutdown(context.Background())
+	}
+	b.Run("impl=sdk-batch", func(b *testing.B) {
+		run(b, sdktrace.NewBatchSpanProcessor(tracetest.NewNoopExporter()))
+	})
+	b.Run("impl=agenttrace", func(b *testing.B) {
+		p, err := bridge.New(bridge.WithWriter(io.Discard))
+		if err != nil {
+			b.Fatal(err)
+		}
+		run(b, p)
+	})
+	b.Run("impl=agenttrace-budget", func(b *testing.B) {
+		p, err := bridge.New(bridge.WithWriter(io.Discard), bridge.WithBudget(1<<60))
+		if err != nil {
+			b.Fatal(err)
+		}
+		run(b, p)
+	})
+}
+
+// BenchmarkThroughput is the sustained rate spans with ~2 KB messages
+// reach disk: blocking mode (nothing dropped), one artifact per trace,
+// flushed before the clock stops.
+func BenchmarkThroughput(b *testing.B) {
+	spans := endedSpans(b, 2048)
+	p, err := bridge.New(bridge.WithDirectory(b.TempDir(), converter.ByTrace), bridge.WithBlocking(), bridge.WithFsync(bridge.FsyncNever))
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	i := 0
+	for b.Loop() {
+		p.OnEnd(spans[i%len(spans)])
+		i++
+	}
+	if err := p.ForceFlush(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(i)/time.Since(start).Seconds(), "spans/s")
+	b.StopTimer()
+	_ = p.Shutdown(context.Background())
+}

@@ -1,0 +1,139 @@
+package bridge
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// budgets tracks the live token budget of every trace or conversation. It
+// is read and written from the agent's goroutines, so it locks, but never
+// for longer than a map access, and never allocates for a trace it knows.
+type budgets struct {
+	budget         converter.Budget
+	scope          Scope
+	onNear, onOver func(BudgetEvent)
+
+	mu      sync.RWMutex
+	byTrace map[trace.TraceID]*budgetState // per trace; or the conversation a trace is known to be in
+	byConv  map[string]*budgetState
+}
+
+type budgetState struct {
+	key   string
+	spent atomic.Int64
+	near  atomic.Bool
+	over  atomic.Bool
+}
+
+func newBudgets(c *config) *budgets {
+	if c.budget <= 0 {
+		return nil
+	}
+	return &budgets{
+		budget: converter.Budget{Tokens: c.budget, WarnThreshold: c.warnThreshold},
+		scope:  c.scope,
+		onNear: c.onNear,
+		onOver: c.onOver,
+		byTrace: make(map[trace.TraceID]*budgetState),
+		byConv:  make(map[string]*budgetState),
+	}
+}
+
+// lookup returns the state of a trace, or nil.
+func (b *budgets) lookup(tid trace.TraceID) *budgetState {
+	b.mu.RLock()
+	st := b.byTrace[tid]
+	b.mu.RUnlock()
+	return st
+}
+
+// state returns the state a span of trace tid in conversation conv counts
+// against, making it when needed.
+func (b *budgets) state(tid trace.TraceID, conv string) *budgetState {
+	st := b.lookup(tid)
+	if st != nil && (b.scope == PerTrace || conv == "" || st.key == conv) {
+		return st
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.scope == PerConversation && conv != "" {
+		cs := b.byConv[conv]
+		if cs == nil {
+			cs = &budgetState{key: conv}
+			if st != nil && st.key == tid.String() {
+				// Spent before the trace named its conversation.
+				cs.spent.Store(st.spent.Load())
+			}
+			b.byConv[conv] = cs
+		}
+		b.byTrace[tid] = cs
+		return cs
+	}
+	if st = b.byTrace[tid]; st == nil {
+		st = &budgetState{key: tid.String()}
+		b.byTrace[tid] = st
+	}
+	return st
+}
+
+// spend counts a span that ended: its model usage, its crossings.
+func (b *budgets) spend(s sdktrace.ReadOnlySpan) {
+	sc := s.SpanContext()
+	f := semconv.ReadKV(s.Name(), s.Attributes())
+	if f.Kind != semconv.Inference && (b.scope == PerTrace || f.Conversation == "") {
+		b.forgetIfRoot(s)
+		return
+	}
+	st := b.state(sc.TraceID(), f.Conversation)
+	if n := f.Usage.Total(); n > 0 && f.Kind == semconv.Inference {
+		spent := st.spent.Add(n)
+		status := b.budget.Status(spent)
+		if (status.NearBudget || status.OverBudget) && !st.near.Swap(true) && b.onNear != nil {
+			b.onNear(BudgetEvent{Key: st.key, Status: status})
+		}
+		if status.OverBudget && !st.over.Swap(true) && b.onOver != nil {
+			b.onOver(BudgetEvent{Key: st.key, Status: status})
+		}
+	}
+	b.forgetIfRoot(s)
+}
+
+// forgetIfRoot drops a per-trace budget when the trace's local root ends,
+// so a long-running agent does not keep one per trace forever.
+func (b *budgets) forgetIfRoot(s sdktrace.ReadOnlySpan) {
+	if b.scope != PerTrace {
+		return
+	}
+	if p := s.Parent(); p.IsValid() && !p.IsRemote() {
+		return
+	}
+	b.mu.Lock()
+	delete(b.byTrace, s.SpanContext().TraceID())
+	b.mu.Unlock()
+}
+
+// status returns the budget of the trace of the span in ctx.
+func (b *budgets) status(ctx context.Context) (converter.BudgetStatus, bool) {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
+		return converter.BudgetStatus{}, false
+	}
+	var spent int64
+	if st := b.lookup(sc.TraceID()); st != nil {
+		spent = st.spent.Load()
+	}
+	return b.budget.Status(spent), true
+}
+
+// over reports whether the trace of a starting span has used up its budget.
+func (b *budgets) over(tid trace.TraceID) bool {
+	st := b.lookup(tid)
+	return st != nil && st.over.Load()
+}

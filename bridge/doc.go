@@ -1,0 +1,45 @@
+// Package bridge records an agent's OpenTelemetry spans into agenttrace
+// JSONL artifacts, from inside the agent, with one line in its tracer
+// provider:
+//
+//	p, err := bridge.New(bridge.WithDirectory("runs", converter.ByTrace), bridge.WithBudget(50_000))
+//	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p))
+//
+// Every span that ends (GenAI or not, unless WithFilter says otherwise) is
+// queued without blocking the agent, converted by package converter on one
+// writer goroutine, and appended to its artifact — one artifact for the
+// whole run (WithFile), one per trace or per conversation (WithDirectory),
+// or any io.Writer (WithWriter). Each record is one write; an artifact is
+// synced when its trace's root span ends and on ForceFlush and Shutdown
+// (WithFsync changes that), so a crash leaves a readable artifact with at
+// worst a torn last line.
+//
+// # Budget
+//
+// WithBudget sets a token budget per trace (or per conversation, with
+// WithBudgetScope). Model calls count as they end — input + output tokens,
+// read from whatever dialect the instrumentation speaks — before anything
+// can drop them. The agent asks [Processor.Guard] before each model or tool
+// call and stops on [ErrBudgetExceeded]; [Processor.Status] gives the live
+// numbers; WithBudgetCallbacks hears the near and over crossings; spans
+// started past the budget carry agenttrace.budget.exceeded=true. The
+// artifact's header names the budget and its trailer the final status.
+//
+// # What is written
+//
+// Named keys (WithRedactKeys), in attributes and inside JSON-valued
+// arguments, results and messages, and built-in secret patterns (API keys,
+// bearer tokens, private keys; on by default) are replaced by "[REDACTED]"
+// before anything is written, and the header says so. WithRecordCap caps
+// the records of an artifact. Spans dropped from a full queue or past the
+// cap are counted in the trailer; spans past the cap still count toward
+// its token totals.
+//
+// # Contract
+//
+// OnStart and OnEnd never block (unless WithBlocking) and are safe from
+// any goroutine. ForceFlush returns once every span ended before it is on
+// disk, or with its context's error. Shutdown writes the trailers and
+// closes the files; it is idempotent and honours its context. Errors in
+// the background go to otel.Handle.
+package bridge

@@ -1,0 +1,287 @@
+package bridge_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agenttrace/agenttrace/bridge"
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+func TestNewValidates(t *testing.T) {
+	for name, opts := range map[string][]bridge.Option{
+		"no sink":        nil,
+		"bad threshold":  {bridge.WithWriter(&syncBuffer{}), bridge.WithWarnThreshold(1.5)},
+		"negative cap":   {bridge.WithWriter(&syncBuffer{}), bridge.WithRecordCap(-1)},
+		"empty queue":    {bridge.WithWriter(&syncBuffer{}), bridge.WithQueueSize(0)},
+		"negative budget": {bridge.WithWriter(&syncBuffer{}), bridge.WithBudget(-5)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := bridge.New(opts...)
+			require.Error(t, err)
+		})
+	}
+}
+
+// TestManyGoroutinesManyTraces: spans of 40 traces ended from 40
+// goroutines at once all land, once each, in their trace's artifact.
+func TestManyGoroutinesManyTraces(t *testing.T) {
+	dir := t.TempDir()
+	p := newProcessor(t, bridge.WithDirectory(dir, converter.ByTrace), bridge.WithBlocking(), bridge.WithQueueSize(16), bridge.WithBatchSize(8))
+	tr := provider(t, p)
+	const traces, spansPer = 40, 25
+	var wg sync.WaitGroup
+	ids := make([]trace.TraceID, traces)
+	for i := range traces {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, root := tr.Start(context.Background(), "invoke_agent worker")
+			root.SetAttributes(attribute.String(semconv.OperationName, "invoke_agent"))
+			ids[i] = root.SpanContext().TraceID()
+			for j := range spansPer - 1 {
+				if j%2 == 0 {
+					chat(ctx, tr, 10, 1)
+				} else {
+					tool(ctx, tr, "grep", `{"q":"x"}`, `{"hits":1}`, "")
+				}
+			}
+			root.End()
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, p.Shutdown(context.Background()))
+	require.Len(t, p.Artifacts(), traces)
+	for _, id := range ids {
+		recs, r := artifact(t, readFile(t, filepath.Join(dir, id.String()+".jsonl")))
+		require.Len(t, recs, spansPer)
+		seen := map[string]bool{}
+		for _, rec := range recs {
+			require.Equal(t, id.String(), rec.Span.TraceID().String())
+			require.False(t, seen[rec.Span.SpanID().String()], "duplicate span")
+			seen[rec.Span.SpanID().String()] = true
+		}
+		s := r.Summary()
+		require.NotNil(t, s)
+		assert.True(t, s.Complete)
+		assert.Equal(t, int64(12*10+12), s.Tokens.Total)
+		assert.Equal(t, int64(0), s.Dropped)
+	}
+}
+
+// TestForceFlushWritesEverythingEndedBefore: after ForceFlush returns, the
+// artifact holds every span ended before the call.
+func TestForceFlushWritesEverythingEndedBefore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	p := newProcessor(t, bridge.WithFile(path), bridge.WithBatchTimeout(time.Hour))
+	tr := provider(t, p)
+	ctx, root := tr.Start(context.Background(), "invoke_agent a")
+	for range 5 {
+		chat(ctx, tr, 3, 4)
+	}
+	require.NoError(t, p.ForceFlush(context.Background()))
+	recs, _ := artifact(t, readFile(t, path))
+	assert.Len(t, recs, 5, "the batch timeout is an hour: only the flush can have written them")
+	root.End()
+	require.NoError(t, p.Shutdown(context.Background()))
+	recs, r := artifact(t, readFile(t, path))
+	assert.Len(t, recs, 6)
+	assert.Equal(t, int64(35), r.Summary().Tokens.Total)
+}
+
+// TestFlushAndShutdownHonourContext: with the writer held still, ForceFlush
+// and Shutdown return their context's error when it ends; Shutdown is
+// idempotent and finishes once the writer can.
+func TestFlushAndShutdownHonourContext(t *testing.T) {
+	g := newGate()
+	p, err := bridge.New(bridge.WithWriter(g), bridge.WithBatchSize(1))
+	require.NoError(t, err)
+	tr := provider(t, p)
+	chat(context.Background(), tr, 1, 1)
+	<-g.entered // the writer goroutine is stuck in Write
+
+	require.ErrorIs(t, p.ForceFlush(ctxTimeout(t, 20*time.Millisecond)), context.DeadlineExceeded)
+	require.ErrorIs(t, p.Shutdown(ctxTimeout(t, 20*time.Millisecond)), context.DeadlineExceeded)
+	g.release()
+	require.NoError(t, p.Shutdown(context.Background()))
+	require.NoError(t, p.Shutdown(context.Background()), "idempotent")
+	require.NoError(t, p.ForceFlush(context.Background()), "after shutdown: nothing to do")
+	recs, r := artifact(t, g.Bytes())
+	assert.Len(t, recs, 1)
+	assert.True(t, r.Summary().Complete)
+}
+
+// TestFullQueueDropsAndCounts: with a tiny queue and the writer held still,
+// OnEnd does not block: spans are dropped, counted, and the trailer says
+// how many.
+func TestFullQueueDropsAndCounts(t *testing.T) {
+	g := newGate()
+	p, err := bridge.New(bridge.WithWriter(g), bridge.WithQueueSize(2), bridge.WithBatchSize(1))
+	require.NoError(t, err)
+	tr := provider(t, p)
+	ctx, root := tr.Start(context.Background(), "invoke_agent a")
+	chat(ctx, tr, 1, 1)
+	<-g.entered
+	const n = 50
+	for range n {
+		chat(ctx, tr, 1, 1) // must not block
+	}
+	root.End()
+	dropped := p.Dropped()
+	assert.Greater(t, dropped, int64(n-5))
+	g.release()
+	require.NoError(t, p.Shutdown(context.Background()))
+	recs, r := artifact(t, g.Bytes())
+	assert.Equal(t, int64(n+2), int64(len(recs))+dropped, "every span is written or counted")
+	assert.Equal(t, dropped, r.Summary().Dropped)
+}
+
+// TestBudget walks a budget of 1000 tokens through its crossings: near at
+// 800, over at 1200; Guard refuses after the call that tipped it; spans
+// started after are marked; header and trailer tell the budget.
+func TestBudget(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	var mu sync.Mutex
+	var events []string
+	note := func(kind string) func(bridge.BudgetEvent) {
+		return func(e bridge.BudgetEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			events = append(events, fmt.Sprintf("%s %d", kind, e.Status.Spent))
+		}
+	}
+	p := newProcessor(t, bridge.WithFile(path), bridge.WithBudget(1000), bridge.WithBudgetCallbacks(note("near"), note("over")))
+	tr := provider(t, p)
+	ctx, root := tr.Start(context.Background(), "invoke_agent a")
+
+	st, ok := p.Status(ctx)
+	require.True(t, ok)
+	assert.Equal(t, converter.BudgetStatus{BudgetTokens: 1000, Remaining: 1000, WarnThreshold: 0.8}, st)
+	for i, want := range []struct {
+		spent      int64
+		near, over bool
+	}{{400, false, false}, {800, true, false}, {1200, false, true}} {
+		require.NoError(t, p.Guard(ctx), "call %d may run", i)
+		chat(ctx, tr, 300, 100)
+		st, _ := p.Status(ctx)
+		assert.Equal(t, want.spent, st.Spent)
+		assert.Equal(t, want.near, st.NearBudget)
+		assert.Equal(t, want.over, st.OverBudget)
+	}
+	require.ErrorIs(t, p.Guard(ctx), bridge.ErrBudgetExceeded)
+	assert.Equal(t, []string{"near 800", "over 1200"}, events)
+
+	_, late := tr.Start(ctx, "execute_tool after")
+	late.End()
+	root.End()
+	require.NoError(t, p.Shutdown(context.Background()))
+
+	recs, r := artifact(t, readFile(t, path))
+	require.NotNil(t, r.Meta().Budget)
+	assert.Equal(t, int64(1000), r.Meta().Budget.Tokens)
+	marked := 0
+	for _, rec := range recs {
+		if v, ok := rec.Span.Attributes().Get(semconv.BudgetExceeded); ok && v.Bool() {
+			marked++
+			assert.Equal(t, "execute_tool after", rec.Span.Name())
+		}
+	}
+	assert.Equal(t, 1, marked)
+	b := r.Summary().Budget
+	require.NotNil(t, b)
+	assert.True(t, b.OverBudget)
+	assert.Equal(t, int64(1200), b.Spent)
+}
+
+// TestBudgetPerConversation: two traces of one conversation share a budget.
+func TestBudgetPerConversation(t *testing.T) {
+	dir := t.TempDir()
+	p := newProcessor(t, bridge.WithDirectory(dir, converter.ByConversation), bridge.WithBudget(100), bridge.WithBudgetScope(bridge.PerConversation))
+	tr := provider(t, p)
+	conv := attribute.String(semconv.ConversationID, "conv-7")
+	for turn := range 2 {
+		ctx, root := tr.Start(context.Background(), "invoke_agent a", trace.WithAttributes(conv))
+		chat(ctx, tr, 30, 10, conv)
+		st, _ := p.Status(ctx)
+		assert.Equal(t, int64(40*(turn+1)), st.Spent, "turn %d", turn)
+		root.End()
+	}
+	require.NoError(t, p.Shutdown(context.Background()))
+	require.Equal(t, []string{filepath.Join(dir, "conv-conv-7.jsonl")}, p.Artifacts())
+	recs, r := artifact(t, readFile(t, p.Artifacts()[0]))
+	assert.Len(t, recs, 4)
+	assert.Equal(t, "conv-7", r.Meta().ConversationID)
+	assert.Equal(t, int64(80), r.Summary().Budget.Spent)
+}
+
+// TestRecordCap: past the cap records are counted, not written, and the
+// totals still include them.
+func TestRecordCap(t *testing.T) {
+	var buf syncBuffer
+	p := newProcessor(t, bridge.WithWriter(&buf), bridge.WithRecordCap(3), bridge.WithBudget(10_000))
+	tr := provider(t, p)
+	for range 5 {
+		chat(context.Background(), tr, 10, 5)
+	}
+	require.NoError(t, p.Shutdown(context.Background()))
+	recs, r := artifact(t, buf.Bytes())
+	assert.Len(t, recs, 3)
+	s := r.Summary()
+	assert.Equal(t, int64(2), s.Dropped)
+	assert.Equal(t, int64(75), s.Tokens.Total)
+	assert.Equal(t, int64(75), s.Budget.Spent)
+}
+
+// TestRedaction: named keys and secrets never reach the artifact.
+func TestRedaction(t *testing.T) {
+	var buf syncBuffer
+	p := newProcessor(t, bridge.WithWriter(&buf), bridge.WithRedactKeys("password"))
+	tr := provider(t, p)
+	secret := "sk-" + strings.Repeat("Ab3d", 8)
+	tool(context.Background(), tr, "login", `{"user":"ada","password":"hunter2","nested":{"password":"x"}}`, `{"token":"`+secret+`"}`, "")
+	require.NoError(t, p.Shutdown(context.Background()))
+	out := string(buf.Bytes())
+	assert.NotContains(t, out, "hunter2")
+	assert.NotContains(t, out, secret)
+	assert.Contains(t, out, "[REDACTED]")
+	_, r := artifact(t, buf.Bytes())
+	assert.True(t, r.Meta().Redacted)
+}
+
+// TestFilter keeps only GenAI spans when asked.
+func TestFilter(t *testing.T) {
+	var buf syncBuffer
+	p := newProcessor(t, bridge.WithWriter(&buf), bridge.WithFilter(bridge.GenAIOnly))
+	tr := provider(t, p)
+	ctx, root := tr.Start(context.Background(), "invoke_agent a", trace.WithAttributes(attribute.String(semconv.OperationName, "invoke_agent")))
+	_, http := tr.Start(ctx, "GET")
+	http.End()
+	chat(ctx, tr, 1, 1)
+	root.End()
+	require.NoError(t, p.Shutdown(context.Background()))
+	recs, _ := artifact(t, buf.Bytes())
+	require.Len(t, recs, 2)
+}
+
+// TestFileStartsAfresh: a recording to a path replaces what was there.
+func TestFileStartsAfresh(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte("old run\n"), 0o644))
+	p := newProcessor(t, bridge.WithFile(path))
+	chat(context.Background(), provider(t, p), 1, 1)
+	require.NoError(t, p.Shutdown(context.Background()))
+	recs, _ := artifact(t, readFile(t, path))
+	assert.Len(t, recs, 1)
+}

@@ -1,0 +1,444 @@
+package bridge
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/redact"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// sink turns records into artifacts. It runs on the processor's one
+// writer goroutine and is not safe for concurrent use, except for the
+// list of paths and the drop table, which lock.
+type sink struct {
+	cfg     *config
+	red     *redact.Redactor
+	drops   *dropTable    // by trace, for a folder of artifacts
+	dropped *atomic.Int64 // all queue drops: a single artifact's count
+	taken   int64         // of dropped, already in a trailer
+	rd      semconv.Reading
+
+	arts    map[string]*artifact
+	convOf  map[pcommon.TraceID]string              // ByConversation: the conversation a trace belongs to
+	pending map[pcommon.TraceID][]*converter.Record // ByConversation: records of traces whose conversation is not known yet
+
+	mu    sync.Mutex
+	paths []string
+}
+
+// artifact is one JSONL file (or the one writer).
+type artifact struct {
+	key    string
+	path   string
+	f      *os.File
+	w      *converter.Writer
+	tally  converter.Tally // what a closed artifact holds, for when it is reopened
+	meta   *converter.Meta
+	traces map[pcommon.TraceID]struct{}
+	open   bool
+	dirty  bool // written since the last sync
+}
+
+// pendingLimit bounds the records held for a trace that has not named its
+// conversation; past it they go to the trace's own artifact.
+const pendingLimit = 10000
+
+func newSink(c *config, drops *dropTable, dropped *atomic.Int64) (*sink, error) {
+	s := &sink{
+		cfg:     c,
+		drops:   drops,
+		dropped: dropped,
+		arts:    make(map[string]*artifact),
+		convOf:  make(map[pcommon.TraceID]string),
+		pending: make(map[pcommon.TraceID][]*converter.Record),
+	}
+	if r := redact.New(c.redactKeys, c.secrets); r.Enabled() {
+		s.red = r
+	}
+	switch c.sink {
+	case sinkDir:
+		if err := os.MkdirAll(c.path, 0o755); err != nil {
+			return nil, fmt.Errorf("agenttrace: artifact directory: %w", err)
+		}
+	case sinkFile:
+		if dir := filepath.Dir(c.path); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("agenttrace: artifact directory: %w", err)
+			}
+		}
+		// A recording starts afresh: one run, one header.
+		f, err := os.OpenFile(c.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("agenttrace: %w", err)
+		}
+		s.arts[""] = &artifact{path: c.path, f: f, open: true, traces: map[pcommon.TraceID]struct{}{}}
+		s.addPath(c.path)
+	case sinkWriter:
+		s.arts[""] = &artifact{open: true, traces: map[pcommon.TraceID]struct{}{}}
+	}
+	return s, nil
+}
+
+func (s *sink) addPath(p string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.paths, p) {
+		s.paths = append(s.paths, p)
+		slices.Sort(s.paths)
+	}
+}
+
+// Paths returns the artifacts written so far.
+func (s *sink) Paths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.paths)
+}
+
+func isRoot(sp ptrace.Span) bool {
+	// A local root: no parent, or a parent in another process (the OTLP
+	// flags say "has is_remote" 0x100 and "is remote" 0x200).
+	return sp.ParentSpanID().IsEmpty() || sp.Flags()&0x300 == 0x300
+}
+
+// write takes a batch of records, in the order their spans ended.
+func (s *sink) write(recs []converter.Record) {
+	if s.red != nil && len(recs) > 0 {
+		// Resources are shared by the records of a batch; redact each once.
+		seen := map[pcommon.Resource]bool{}
+		for i := range recs {
+			if r := recs[i].Resource; !seen[r] {
+				s.red.Map(r.Attributes())
+				seen[r] = true
+			}
+		}
+	}
+	for i := range recs {
+		rec := &recs[i]
+		if s.red != nil {
+			s.red.Span(rec.Span)
+		}
+		s.route(rec)
+	}
+}
+
+// route sends a record to its artifact, or holds it until its trace names
+// its conversation.
+func (s *sink) route(rec *converter.Record) {
+	sp := rec.Span
+	tid := sp.TraceID()
+	switch {
+	case s.cfg.sink != sinkDir:
+		s.put("", rec)
+	case s.cfg.groupBy == converter.ByTrace:
+		s.put(tid.String(), rec)
+	default:
+		rec.Read(&s.rd)
+		conv := s.rd.Str(semconv.FieldConversationID)
+		if conv == "" {
+			conv = s.convOf[tid]
+		} else if _, known := s.convOf[tid]; !known {
+			s.convOf[tid] = conv
+		}
+		if conv == "" {
+			if !isRoot(sp) && len(s.pending[tid]) < pendingLimit {
+				s.pending[tid] = append(s.pending[tid], rec)
+				return
+			}
+			// The trace ends without a conversation: it is its own artifact.
+			s.flushPending(tid, tid.String())
+			s.put(tid.String(), rec)
+			return
+		}
+		s.flushPending(tid, "c:"+conv)
+		s.put("c:"+conv, rec)
+	}
+	if isRoot(sp) {
+		s.traceEnded(rec)
+	}
+}
+
+func (s *sink) flushPending(tid pcommon.TraceID, key string) {
+	held := s.pending[tid]
+	if held == nil {
+		return
+	}
+	delete(s.pending, tid)
+	for _, r := range held {
+		s.put(key, r)
+	}
+}
+
+// traceEnded syncs and, for a folder of artifacts, finalizes the artifact
+// of a trace whose root span ended: trailer written, file closed, so open
+// files stay bounded by the traces in flight. A late span reopens it.
+func (s *sink) traceEnded(rec *converter.Record) {
+	tid := rec.Span.TraceID()
+	key := ""
+	if s.cfg.sink == sinkDir {
+		key = tid.String()
+		if s.cfg.groupBy == converter.ByConversation {
+			if c, ok := s.convOf[tid]; ok {
+				key = "c:" + c
+			}
+			delete(s.convOf, tid)
+		}
+	}
+	a := s.arts[key]
+	if a == nil || !a.open {
+		return
+	}
+	if s.cfg.sink == sinkDir {
+		s.finalize(a)
+		return
+	}
+	if s.cfg.fsync == FsyncTraceEnd {
+		s.sync(a)
+	}
+}
+
+// put writes rec to the artifact key, opening it when needed.
+func (s *sink) put(key string, rec *converter.Record) {
+	a, err := s.openArtifact(key, rec)
+	if err != nil {
+		otel.Handle(err)
+		s.drops.add(rec.Span.TraceID(), 1, semconv.Usage{})
+		return
+	}
+	a.traces[rec.Span.TraceID()] = struct{}{}
+	if cap := s.cfg.recordCap; cap > 0 && a.w.Tally().Records() >= int64(cap) {
+		rec.Read(&s.rd)
+		a.w.Tally().AddDropped(rec.Span, &s.rd)
+		return
+	}
+	if err := a.w.Write(rec); err != nil {
+		otel.Handle(err)
+		return
+	}
+	a.dirty = true
+	if s.cfg.fsync == FsyncAlways {
+		s.sync(a)
+	}
+}
+
+func (s *sink) openArtifact(key string, rec *converter.Record) (*artifact, error) {
+	a := s.arts[key]
+	if a != nil && a.open && a.w != nil {
+		return a, nil
+	}
+	if a == nil {
+		a = &artifact{key: key, traces: map[pcommon.TraceID]struct{}{}}
+		s.arts[key] = a
+	}
+	var out io.Writer
+	switch s.cfg.sink {
+	case sinkWriter:
+		out = s.cfg.w
+	case sinkFile:
+		out = a.f
+	case sinkDir:
+		name := rec.Span.TraceID().String()
+		if len(key) > 2 && key[:2] == "c:" {
+			name = "conv-" + converter.SafeName(key[2:])
+		}
+		a.path = filepath.Join(s.cfg.path, name+".jsonl")
+		f, err := os.OpenFile(a.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("agenttrace: %w", err)
+		}
+		a.f, out = f, f
+		s.addPath(a.path)
+	}
+	if a.meta == nil {
+		a.meta = s.metaFor(key, rec)
+		a.w = converter.NewWriter(out, a.meta)
+	} else {
+		// Reopened for a late span: no second header; the trailer it
+		// writes next counts what the file already holds.
+		a.w = converter.NewWriter(out, a.meta)
+		a.w.Resume(a.tally)
+	}
+	a.open = true
+	return a, nil
+}
+
+func (s *sink) metaFor(key string, rec *converter.Record) *converter.Meta {
+	m := converter.MetaFor([]converter.Record{*rec})
+	if s.cfg.sink != sinkDir || s.cfg.groupBy == converter.ByConversation {
+		m.TraceID = ""
+	}
+	if key == "" || key[:min(2, len(key))] != "c:" {
+		m.ConversationID = ""
+	}
+	if s.cfg.budget > 0 {
+		m.Budget = &converter.Budget{Tokens: s.cfg.budget, WarnThreshold: s.cfg.warnThreshold}
+	}
+	m.Redacted = s.red != nil
+	return m
+}
+
+func (s *sink) sync(a *artifact) {
+	if a.f == nil || !a.dirty || s.cfg.fsync == FsyncNever {
+		a.dirty = false
+		return
+	}
+	if err := a.f.Sync(); err != nil {
+		otel.Handle(fmt.Errorf("agenttrace: sync %s: %w", a.path, err))
+	}
+	a.dirty = false
+}
+
+// finalize writes a's trailer (with the drops of its traces), syncs it and
+// closes its file.
+func (s *sink) finalize(a *artifact) {
+	if !a.open {
+		return
+	}
+	n, u := s.drops.take(a.traces, s.cfg.sink != sinkDir)
+	if s.cfg.sink != sinkDir {
+		all := s.dropped.Load()
+		n += all - s.taken
+		s.taken = all
+	}
+	if a.w == nil {
+		// Only drops: an artifact that says so rather than nothing.
+		a.meta = converter.NewMeta(time.Now().UTC())
+		a.w = converter.NewWriter(io.Discard, a.meta)
+	}
+	t := a.w.Tally()
+	t.Drop(n)
+	t.AddUsage(u)
+	a.tally = *t
+	if err := a.w.Close(); err != nil {
+		otel.Handle(err)
+	}
+	a.dirty = true
+	s.sync(a)
+	if a.f != nil && s.cfg.sink == sinkDir {
+		if err := a.f.Close(); err != nil {
+			otel.Handle(fmt.Errorf("agenttrace: close %s: %w", a.path, err))
+		}
+		a.f = nil
+	}
+	a.open, a.w = false, nil
+}
+
+// flush syncs every artifact with unsynced records.
+func (s *sink) flush() {
+	for _, a := range s.arts {
+		if a.open {
+			s.sync(a)
+		}
+	}
+}
+
+// close writes every trailer and closes every file. Records still held
+// for an unknown conversation go to their traces' artifacts; drops of
+// traces that wrote nothing get an artifact of their own.
+func (s *sink) close() error {
+	for tid := range s.pending {
+		s.flushPending(tid, tid.String())
+	}
+	if s.cfg.sink == sinkDir {
+		for _, tid := range s.drops.traces() {
+			key := tid.String()
+			if _, ok := s.arts[key]; !ok {
+				a := &artifact{key: key, traces: map[pcommon.TraceID]struct{}{tid: {}}}
+				a.path = filepath.Join(s.cfg.path, key+".jsonl")
+				f, err := os.OpenFile(a.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+				if err != nil {
+					otel.Handle(fmt.Errorf("agenttrace: %w", err))
+					continue
+				}
+				a.f = f
+				m := converter.NewMeta(time.Now().UTC())
+				m.TraceID = key
+				a.meta, a.w, a.open = m, converter.NewWriter(f, m), true
+				if err := a.w.WriteHeader(); err != nil {
+					otel.Handle(err)
+				}
+				s.arts[key] = a
+				s.addPath(a.path)
+			}
+		}
+	}
+	var errs []error
+	for _, a := range s.arts {
+		if a.open {
+			s.finalize(a)
+		}
+		if a.f != nil {
+			if err := a.f.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("agenttrace: close %s: %w", a.path, err))
+			}
+			a.f = nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// dropTable counts spans dropped before the writer saw them (a full queue,
+// a write error), by trace, with the usage read from them as they dropped.
+type dropTable struct {
+	mu sync.Mutex
+	m  map[pcommon.TraceID]*dropCount
+}
+
+type dropCount struct {
+	n     int64
+	usage semconv.Usage
+}
+
+func (d *dropTable) add(tid pcommon.TraceID, n int64, u semconv.Usage) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		d.m = make(map[pcommon.TraceID]*dropCount)
+	}
+	c := d.m[tid]
+	if c == nil {
+		c = &dropCount{}
+		d.m[tid] = c
+	}
+	c.n += n
+	c.usage.Add(u)
+}
+
+// take removes and returns the drops of the given traces, or of all traces.
+func (d *dropTable) take(traces map[pcommon.TraceID]struct{}, all bool) (int64, semconv.Usage) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var n int64
+	var u semconv.Usage
+	for tid, c := range d.m {
+		if _, ok := traces[tid]; ok || all {
+			n += c.n
+			u.Add(c.usage)
+			delete(d.m, tid)
+		}
+	}
+	return n, u
+}
+
+func (d *dropTable) traces() []pcommon.TraceID {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]pcommon.TraceID, 0, len(d.m))
+	for tid := range d.m {
+		out = append(out, tid)
+	}
+	return out
+}
