@@ -37,10 +37,10 @@ func newBudgets(c *config) *budgets {
 		return nil
 	}
 	return &budgets{
-		budget: converter.Budget{Tokens: c.budget, WarnThreshold: c.warnThreshold},
-		scope:  c.scope,
-		onNear: c.onNear,
-		onOver: c.onOver,
+		budget:  converter.Budget{Tokens: c.budget, WarnThreshold: c.warnThreshold},
+		scope:   c.scope,
+		onNear:  c.onNear,
+		onOver:  c.onOver,
 		byTrace: make(map[trace.TraceID]*budgetState),
 		byConv:  make(map[string]*budgetState),
 	}

@@ -22,10 +22,10 @@ import (
 
 func TestNewValidates(t *testing.T) {
 	for name, opts := range map[string][]bridge.Option{
-		"no sink":        nil,
-		"bad threshold":  {bridge.WithWriter(&syncBuffer{}), bridge.WithWarnThreshold(1.5)},
-		"negative cap":   {bridge.WithWriter(&syncBuffer{}), bridge.WithRecordCap(-1)},
-		"empty queue":    {bridge.WithWriter(&syncBuffer{}), bridge.WithQueueSize(0)},
+		"no sink":         nil,
+		"bad threshold":   {bridge.WithWriter(&syncBuffer{}), bridge.WithWarnThreshold(1.5)},
+		"negative cap":    {bridge.WithWriter(&syncBuffer{}), bridge.WithRecordCap(-1)},
+		"empty queue":     {bridge.WithWriter(&syncBuffer{}), bridge.WithQueueSize(0)},
 		"negative budget": {bridge.WithWriter(&syncBuffer{}), bridge.WithBudget(-5)},
 	} {
 		t.Run(name, func(t *testing.T) {
