@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -17,6 +18,7 @@ import (
 // for longer than a map access, and never allocates for a trace it knows.
 type budgets struct {
 	budget         converter.Budget
+	nearAt         int64 // spent at which the budget is near: warn threshold × tokens
 	scope          Scope
 	onNear, onOver func(BudgetEvent)
 
@@ -26,18 +28,30 @@ type budgets struct {
 }
 
 type budgetState struct {
-	key   string
+	trace trace.TraceID // the trace it counts, or
+	conv  string        // the conversation it counts
 	spent atomic.Int64
 	near  atomic.Bool
 	over  atomic.Bool
+}
+
+// key names what the state counts, for a BudgetEvent (made only then: it
+// allocates).
+func (st *budgetState) key() string {
+	if st.conv != "" {
+		return st.conv
+	}
+	return st.trace.String()
 }
 
 func newBudgets(c *config) *budgets {
 	if c.budget <= 0 {
 		return nil
 	}
+	bud := converter.Budget{Tokens: c.budget, WarnThreshold: c.warnThreshold}
 	return &budgets{
-		budget:  converter.Budget{Tokens: c.budget, WarnThreshold: c.warnThreshold},
+		budget:  bud,
+		nearAt:  int64(math.Ceil(bud.Threshold() * float64(bud.Tokens))),
 		scope:   c.scope,
 		onNear:  c.onNear,
 		onOver:  c.onOver,
@@ -58,7 +72,7 @@ func (b *budgets) lookup(tid trace.TraceID) *budgetState {
 // against, making it when needed.
 func (b *budgets) state(tid trace.TraceID, conv string) *budgetState {
 	st := b.lookup(tid)
-	if st != nil && (b.scope == PerTrace || conv == "" || st.key == conv) {
+	if st != nil && (b.scope == PerTrace || conv == "" || st.conv == conv) {
 		return st
 	}
 	b.mu.Lock()
@@ -66,8 +80,8 @@ func (b *budgets) state(tid trace.TraceID, conv string) *budgetState {
 	if b.scope == PerConversation && conv != "" {
 		cs := b.byConv[conv]
 		if cs == nil {
-			cs = &budgetState{key: conv}
-			if st != nil && st.key == tid.String() {
+			cs = &budgetState{conv: conv}
+			if st != nil && st.conv == "" {
 				// Spent before the trace named its conversation.
 				cs.spent.Store(st.spent.Load())
 			}
@@ -77,7 +91,7 @@ func (b *budgets) state(tid trace.TraceID, conv string) *budgetState {
 		return cs
 	}
 	if st = b.byTrace[tid]; st == nil {
-		st = &budgetState{key: tid.String()}
+		st = &budgetState{trace: tid}
 		b.byTrace[tid] = st
 	}
 	return st
@@ -86,7 +100,12 @@ func (b *budgets) state(tid trace.TraceID, conv string) *budgetState {
 // spend counts a span that ended: its model usage, its crossings.
 func (b *budgets) spend(s sdktrace.ReadOnlySpan) {
 	sc := s.SpanContext()
-	f := semconv.ReadKV(s.Name(), s.Attributes())
+	var f semconv.Facts
+	if b.scope == PerConversation {
+		f = semconv.ReadKV(s.Name(), s.Attributes())
+	} else {
+		f = semconv.ReadUsageKV(s.Name(), s.Attributes())
+	}
 	if f.Kind != semconv.Inference && (b.scope == PerTrace || f.Conversation == "") {
 		b.forgetIfRoot(s)
 		return
@@ -94,12 +113,11 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) {
 	st := b.state(sc.TraceID(), f.Conversation)
 	if n := f.Usage.Total(); n > 0 && f.Kind == semconv.Inference {
 		spent := st.spent.Add(n)
-		status := b.budget.Status(spent)
-		if (status.NearBudget || status.OverBudget) && !st.near.Swap(true) && b.onNear != nil {
-			b.onNear(BudgetEvent{Key: st.key, Status: status})
+		if spent >= b.nearAt && !st.near.Load() && !st.near.Swap(true) && b.onNear != nil {
+			b.onNear(BudgetEvent{Key: st.key(), Status: b.budget.Status(spent)})
 		}
-		if status.OverBudget && !st.over.Swap(true) && b.onOver != nil {
-			b.onOver(BudgetEvent{Key: st.key, Status: status})
+		if spent >= b.budget.Tokens && !st.over.Load() && !st.over.Swap(true) && b.onOver != nil {
+			b.onOver(BudgetEvent{Key: st.key(), Status: b.budget.Status(spent)})
 		}
 	}
 	b.forgetIfRoot(s)

@@ -285,3 +285,47 @@ func TestFileStartsAfresh(t *testing.T) {
 	recs, _ := artifact(t, readFile(t, path))
 	assert.Len(t, recs, 1)
 }
+
+// TestAppendAcrossProcesses: a second process recording more of the same
+// trace into the same folder continues its artifact — one header, a torn
+// last line closed off, a trailer counting everything.
+func TestAppendAcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	tid := trace.TraceID{0xab, 1, 2, 3}
+	parent := trace.ContextWithRemoteSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: tid, SpanID: trace.SpanID{9}, TraceFlags: trace.FlagsSampled, Remote: true,
+	}))
+	run := func() {
+		p, err := bridge.New(bridge.WithDirectory(dir, converter.ByTrace))
+		require.NoError(t, err)
+		tr := provider(t, p)
+		ctx, root := tr.Start(parent, "invoke_agent a")
+		chat(ctx, tr, 10, 5)
+		root.End()
+		require.NoError(t, p.Shutdown(context.Background()))
+	}
+	run()
+	path := filepath.Join(dir, tid.String()+".jsonl")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"kind":"call","name":"cut sh`) // a crash mid-line
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	run()
+
+	data := readFile(t, path)
+	assert.Equal(t, 1, strings.Count(string(data), `"kind":"meta"`))
+	r := converter.NewReader(strings.NewReader(string(data)))
+	n := 0
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+		n++
+	}
+	assert.Equal(t, 4, n)
+	require.Len(t, r.Problems(), 1, "the torn line, reported and skipped")
+	s := r.Summary()
+	assert.Equal(t, int64(4), s.Records)
+	assert.Equal(t, int64(30), s.Tokens.Total)
+}

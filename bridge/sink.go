@@ -255,6 +255,11 @@ func (s *sink) openArtifact(key string, rec *converter.Record) (*artifact, error
 			name = "conv-" + converter.SafeName(key[2:])
 		}
 		a.path = filepath.Join(s.cfg.path, name+".jsonl")
+		if a.meta == nil {
+			if err := s.adopt(a); err != nil {
+				return nil, err
+			}
+		}
 		f, err := os.OpenFile(a.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("agenttrace: %w", err)
@@ -275,6 +280,63 @@ func (s *sink) openArtifact(key string, rec *converter.Record) (*artifact, error
 	return a, nil
 }
 
+// adopt takes over an artifact an earlier process left at a's path (the
+// same trace, or conversation, going on): its header stays the only one,
+// and the trailers written from now on count what it already holds. A torn
+// last line is closed off so the next record starts a line of its own.
+func (s *sink) adopt(a *artifact) error {
+	f, err := os.Open(a.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("agenttrace: %w", err)
+	}
+	defer f.Close()
+	r := converter.NewReader(f, converter.WithSource(a.path))
+	var t converter.Tally
+	n := 0
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("agenttrace: cannot append to %s: %w", a.path, err)
+		}
+		t.Add(rec)
+		n++
+	}
+	if r.Stats().Lines == 0 {
+		return nil // empty: start it afresh
+	}
+	if sum := r.Summary(); sum != nil {
+		t.Drop(sum.Dropped)
+	}
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
+			if err := appendNewline(a.path); err != nil {
+				return err
+			}
+		}
+	}
+	a.meta, a.tally = r.Meta(), t
+	return nil
+}
+
+func appendNewline(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("agenttrace: %w", err)
+	}
+	if _, err := f.Write([]byte{'\n'}); err != nil {
+		f.Close()
+		return fmt.Errorf("agenttrace: %w", err)
+	}
+	return f.Close()
+}
+
 func (s *sink) metaFor(key string, rec *converter.Record) *converter.Meta {
 	m := converter.MetaFor([]converter.Record{*rec})
 	if s.cfg.sink != sinkDir || s.cfg.groupBy == converter.ByConversation {
@@ -286,7 +348,9 @@ func (s *sink) metaFor(key string, rec *converter.Record) *converter.Meta {
 	if s.cfg.budget > 0 {
 		m.Budget = &converter.Budget{Tokens: s.cfg.budget, WarnThreshold: s.cfg.warnThreshold}
 	}
-	m.Redacted = s.red != nil
+	// Named keys make arguments and results incomparable; the header says
+	// so. The secret scan alone leaves "[REDACTED]" where it acted.
+	m.Redacted = len(s.cfg.redactKeys) > 0
 	return m
 }
 

@@ -44,47 +44,21 @@ var kvKeys = []struct {
 	{ConversationID, actConv}, {OISessionID, actConv + 1}, {AITelemetrySessionID, actConv + 2},
 }
 
-// kvTable finds a key's action with one hash of three bytes and the length
-// and, almost always, one string compare: cheaper than a map or a switch of
-// two dozen strings, on a path that runs for every attribute of every span.
-var kvTable = func() (t [256][2]uint8) {
-	for i, k := range kvKeys {
-		h := kvHash(k.key)
-		switch {
-		case t[h][0] == 0:
-			t[h][0] = uint8(i + 1)
-		case t[h][1] == 0:
-			t[h][1] = uint8(i + 1)
-		default:
-			panic("semconv: kvTable bucket overflow; change kvHash")
-		}
-	}
-	return t
-}()
-
-func kvHash(k string) uint8 {
-	n := len(k)
-	return uint8(n*7 + int(k[n-1])*3 + int(k[n/2])*5 + int(k[n-3]))
-}
-
-func kvLookup(k string) kvAction {
-	if len(k) < 10 {
-		return actNone
-	}
-	for _, e := range kvTable[kvHash(k)] {
-		if e != 0 && kvKeys[e-1].key == k {
-			return kvKeys[e-1].act
-		}
-	}
-	return actNone
-}
-
 // ReadKV reads Facts from an OTel Go SDK span's name and attributes, with
 // the same rules as [Read] (TestReadKVAgreesWithRead holds them together),
-// in one pass that neither allocates nor hashes a whole key: it runs on the
+// in one pass that neither allocates nor hashes: it runs on the
 // agent's goroutine for every span that ends.
-func ReadKV(name string, attrs []attribute.KeyValue) Facts {
+func ReadKV(name string, attrs []attribute.KeyValue) Facts { return readKV(name, attrs, false) }
+
+// ReadUsageKV is ReadKV for a caller that needs only Kind, and Usage of
+// inference spans (a budget): it stops reading as soon as they are settled (the operation name decides
+// the kind, and the canonical usage keys outrank every other), which is
+// after the first attribute for most tool and agent spans.
+func ReadUsageKV(name string, attrs []attribute.KeyValue) Facts { return readKV(name, attrs, true) }
+
+func readKV(name string, attrs []attribute.KeyValue, early bool) Facts {
 	var (
+		decided                   kvAction // 1: the operation name made the span an inference; 2: something else
 		in                        classInputs
 		inRank, outRank, convRank = kvAction(99), kvAction(99), kvAction(99)
 		f                         Facts
@@ -100,6 +74,12 @@ func ReadKV(name string, attrs []attribute.KeyValue) Facts {
 		case act == actOp:
 			if in.op == "" && isStr {
 				in.op = kv.Value.AsString()
+				switch NormalizeOperation(in.op) {
+				case OpChat, OpTextCompletion, OpGenerate, OpEmbeddings, OpRetrieval, "completion", "generate":
+					decided = 1
+				case OpExecuteTool, OpInvokeAgent, OpCreateAgent, OpInvokeWorkflow:
+					decided = 2
+				}
 			}
 		case act == actOIKind:
 			if !in.hasOIKind {
@@ -138,6 +118,9 @@ func ReadKV(name string, attrs []attribute.KeyValue) Facts {
 			if r := act - actConv; r < convRank && isStr {
 				convRank, f.Conversation = r, kv.Value.AsString()
 			}
+		}
+		if early && (decided == 2 || decided == 1 && inRank == 0 && outRank == 0) {
+			break
 		}
 	}
 	f.Kind, _ = classifyFacts(name, in)

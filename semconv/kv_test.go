@@ -50,6 +50,11 @@ func TestReadKVAgreesWithRead(t *testing.T) {
 					var r Reading
 					Read(&r, sp.Name(), sp.Attributes(), false)
 					got := ReadKV(sp.Name(), kvs(sp.Attributes()))
+					quick := ReadUsageKV(sp.Name(), kvs(sp.Attributes()))
+					require.Equal(t, got.Kind, quick.Kind, "%s: %s", f, sp.Name())
+					if got.Kind == Inference { // the only usage a budget counts
+						require.Equal(t, got.Usage, quick.Usage, "%s: %s", f, sp.Name())
+					}
 					u := r.Usage()
 					require.Equal(t, r.Kind, got.Kind, "%s: %s", f, sp.Name())
 					require.Equal(t, Usage{Input: u.Input, Output: u.Output}, got.Usage, "%s: %s", f, sp.Name())
@@ -75,5 +80,16 @@ func BenchmarkReadKV(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ReadKV("chat gpt-4o", attrs)
+	}
+}
+
+// TestKVLookupMatchesTable: the length switch knows every key of kvKeys,
+// with its action, and nothing else.
+func TestKVLookupMatchesTable(t *testing.T) {
+	for _, k := range kvKeys {
+		require.Equal(t, k.act, kvLookup(k.key), k.key)
+	}
+	for _, k := range []string{"", "gen_ai", "gen_ai.usage.input_tokenz", "http.request.method", "gen_ai.agent.name"} {
+		require.Equal(t, actNone, kvLookup(k), k)
 	}
 }

@@ -55,4 +55,13 @@ func NormalizeProvider(s string) string {
 }
 
 // NormalizeOperation lowercases and trims a gen_ai.operation.name value.
-func NormalizeOperation(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+// Values that need neither (nearly all) come back as they are, without
+// the cost of a copy: this runs for every span that ends.
+func NormalizeOperation(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 'A' && c <= 'Z' || c >= 0x80 {
+			return strings.ToLower(strings.TrimSpace(s))
+		}
+	}
+	return s
+}

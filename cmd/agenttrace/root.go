@@ -69,7 +69,7 @@ output).`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, usage: true, err: err}
 	})
-	root.AddCommand(newConvertCmd(e), newValidateCmd(e), newTokensCmd(e))
+	root.AddCommand(newConvertCmd(e), newValidateCmd(e), newTokensCmd(e), newDemoCmd(e))
 	return root
 }
 

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// demoRun runs `agenttrace demo --out DIR args...` into a fresh DIR and
+// returns the result and the artifact paths it printed.
+func demoRun(t *testing.T, args ...string) (result, []string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "runs")
+	r := agenttrace(t, "", append([]string{"demo", "--out", dir}, args...)...)
+	require.Equal(t, 0, r.code, "stderr: %s", r.stderr)
+	var paths []string
+	for _, l := range lines(r.stdout) {
+		if strings.HasPrefix(l, dir+string(filepath.Separator)) {
+			paths = append(paths, l)
+		}
+	}
+	require.NotEmpty(t, paths, "no artifact path in:\n%s", r.stdout)
+	for _, p := range paths {
+		assert.Equal(t, ".jsonl", filepath.Ext(p))
+		assert.FileExists(t, p)
+	}
+	return r, paths
+}
+
+// demoTokens is the part of `tokens --json` these tests look at.
+type demoTokens struct {
+	Records  map[string]int64        `json:"records"`
+	Tokens   converter.Tokens        `json:"tokens"`
+	Errors   int64                   `json:"errors"`
+	Budget   *converter.BudgetStatus `json:"budget"`
+	Failures []struct {
+		Kind string `json:"kind"`
+		Name string `json:"name"`
+	} `json:"failures"`
+}
+
+func tokensOf(t *testing.T, paths []string) demoTokens {
+	t.Helper()
+	r := agenttrace(t, "", append([]string{"tokens", "--json"}, paths...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	var got demoTokens
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), r.stdout)
+	return got
+}
+
+var tokensLine = regexp.MustCompile(`(?m)^Tokens +([\d,]+) \(input ([\d,]+), output ([\d,]+); cache read ([\d,]+), cache creation ([\d,]+), reasoning ([\d,]+)\)$`)
+
+// printedTokens reads the totals off the demo's Tokens line.
+func printedTokens(t *testing.T, stdout string) converter.Tokens {
+	t.Helper()
+	m := tokensLine.FindStringSubmatch(stdout)
+	require.NotNil(t, m, "no Tokens line in:\n%s", stdout)
+	n := make([]int64, len(m))
+	for i := 1; i < len(m); i++ {
+		v, err := strconv.ParseInt(strings.ReplaceAll(m[i], ",", ""), 10, 64)
+		require.NoError(t, err)
+		n[i] = v
+	}
+	return converter.Tokens{Total: n[1], Input: n[2], Output: n[3], CacheRead: n[4], CacheCreation: n[5], Reasoning: n[6]}
+}
+
+// trailer reads an artifact to the end and returns its summary trailer.
+func trailer(t *testing.T, path string) *converter.Summary {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	r := converter.NewReader(f, converter.WithSource(path))
+	for {
+		_, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+	}
+	require.Empty(t, r.Problems())
+	require.NotNil(t, r.Summary(), "%s has no summary trailer", path)
+	return r.Summary()
+}
+
+// TestDemo: the default run writes an artifact that validates, holds the
+// whole run, and whose tokens `agenttrace tokens` totals as demo printed.
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	r, paths := demoRun(t)
+	assert.Empty(t, r.stderr)
+	assert.Contains(t, r.stdout, "planner answered: 5 model calls, 4 tool calls (1 failed)")
+	require.Len(t, paths, 1, "one trace, one artifact")
+
+	v := agenttrace(t, "", append([]string{"validate"}, paths...)...)
+	assert.Equal(t, 0, v.code, v.stdout+v.stderr)
+
+	got := tokensOf(t, paths)
+	assert.Equal(t, printedTokens(t, r.stdout), got.Tokens, "demo prints what tokens totals")
+	assert.GreaterOrEqual(t, got.Records["inference"], int64(3))
+	assert.Equal(t, int64(2), got.Records["agent"], "the planner and hotel-scout")
+	assert.Positive(t, got.Tokens.CacheRead)
+	assert.Nil(t, got.Budget)
+	require.Len(t, got.Failures, 1)
+	assert.Equal(t, "call", got.Failures[0].Kind)
+	assert.Equal(t, "execute_tool search_flights", got.Failures[0].Name)
+
+	// The summary demo prints is the head of the tokens report.
+	text := agenttrace(t, "", append([]string{"tokens"}, paths...)...)
+	require.Equal(t, 0, text.code, text.stderr)
+	head, _, _ := strings.Cut(text.stdout, "\n\n")
+	assert.Contains(t, r.stdout, "\n"+head+"\n")
+
+	s := trailer(t, paths[0])
+	assert.True(t, s.Complete)
+	assert.Equal(t, got.Tokens, s.Tokens)
+	assert.Equal(t, int64(1), s.Errors)
+}
+
+// TestDemoIsDeterministic: a seed gives the same artifact, byte for byte.
+func TestDemoIsDeterministic(t *testing.T) {
+	t.Parallel()
+	_, a := demoRun(t)
+	_, b := demoRun(t)
+	_, c := demoRun(t, "--seed", "7")
+	require.Len(t, b, len(a))
+	for i := range a {
+		assert.Equal(t, filepath.Base(a[i]), filepath.Base(b[i]))
+		want, err := os.ReadFile(a[i])
+		require.NoError(t, err)
+		got, err := os.ReadFile(b[i])
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), "same seed, same bytes")
+	}
+	assert.NotEqual(t, filepath.Base(a[0]), filepath.Base(c[0]), "another seed, another trace id")
+}
+
+// TestDemoTwiceIntoOneDir: running the demo again replaces its artifact
+// rather than appending a second copy of the trace to it.
+func TestDemoTwiceIntoOneDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first := agenttrace(t, "", "demo", "--out", dir)
+	require.Equal(t, 0, first.code, first.stderr)
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	require.NoError(t, err)
+	require.Len(t, paths, 1)
+	want, err := os.ReadFile(paths[0])
+	require.NoError(t, err)
+
+	again := agenttrace(t, "", "demo", "--out", dir)
+	require.Equal(t, 0, again.code, again.stderr)
+	assert.Contains(t, again.stderr, "note: replacing "+paths[0])
+	assert.Equal(t, first.stdout, again.stdout)
+	got, err := os.ReadFile(paths[0])
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
+	v := agenttrace(t, "", "validate", paths[0])
+	assert.Equal(t, 0, v.code, v.stdout+v.stderr)
+}
+
+// TestDemoBudget: a small budget stops the agent early; the stop is the
+// budget working, so demo exits 0, and the artifact records it.
+func TestDemoBudget(t *testing.T) {
+	t.Parallel()
+	_, full := demoRun(t)
+	r, paths := demoRun(t, "--budget", "3000")
+	assert.Regexp(t, `(?m)^budget exceeded after \d+ model calls: spent \d+ of 3000 tokens; stopping$`, r.stderr)
+	assert.Contains(t, r.stdout, "planner stopped by its token budget")
+
+	v := agenttrace(t, "", append([]string{"validate"}, paths...)...)
+	assert.Equal(t, 0, v.code, v.stdout+v.stderr)
+
+	s := trailer(t, paths[0])
+	require.NotNil(t, s.Budget)
+	assert.True(t, s.Budget.OverBudget)
+	assert.Equal(t, int64(3000), s.Budget.BudgetTokens)
+	assert.GreaterOrEqual(t, s.Budget.Spent, int64(3000))
+	assert.Less(t, s.Inferences, trailer(t, full[0]).Inferences, "fewer model calls than the full run")
+
+	got := tokensOf(t, paths)
+	require.NotNil(t, got.Budget)
+	assert.True(t, got.Budget.OverBudget)
+	assert.Equal(t, s.Budget.Spent, got.Budget.Spent)
+	assert.Equal(t, printedTokens(t, r.stdout), got.Tokens)
+	assert.Equal(t, int64(2), got.Records["agent"], "the stop ends the open agents too")
+}
+
+func TestDemoUsageErrors(t *testing.T) {
+	t.Parallel()
+	file := writeTemp(t, "file", "not a directory\n")
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"no --out", []string{"demo"}, `"out" not set`},
+		{"empty --out", []string{"demo", "--out", ""}, "--out"},
+		{"negative budget", []string{"demo", "--out", t.TempDir(), "--budget", "-1"}, "--budget -1"},
+		{"argument", []string{"demo", "--out", t.TempDir(), "extra"}, "extra"},
+		{"out is a file", []string{"demo", "--out", file}, file},
+		{"out under a file", []string{"demo", "--out", filepath.Join(file, "runs")}, file},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := agenttrace(t, "", tt.args...)
+			assert.Equal(t, 2, r.code, r.stderr)
+			assert.Contains(t, r.stderr, tt.stderr)
+			assert.Empty(t, r.stdout)
+		})
+	}
+}

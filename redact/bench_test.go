@@ -1,0 +1,104 @@
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// chatSpan is a GenAI chat span as instrumentations write it: a dozen
+// attributes, and input and output messages of about 2 KB as JSON.
+func chatSpan(tb testing.TB, secret string) ptrace.Span {
+	tb.Helper()
+	text := "Summarize the following meeting notes for the team. " +
+		strings.Repeat("We discussed the roadmap for Q3: the ingestion pipeline, the new viewer, "+
+			"and how budgets are counted per conversation.\n", 8)
+	input, err := json.Marshal([]any{
+		map[string]any{"role": "system", "parts": []any{map[string]any{"type": "text", "content": "You are a helpful assistant."}}},
+		map[string]any{"role": "user", "parts": []any{map[string]any{"type": "text", "content": text + secret}}},
+		map[string]any{"role": "assistant", "parts": []any{map[string]any{
+			"type": "tool_call", "id": "call_1", "name": "search_docs",
+			"arguments": `{"query":"roadmap Q3","limit":5,"filters":{"team":"platform","year":2026}}`,
+		}}},
+		map[string]any{"role": "tool", "parts": []any{map[string]any{
+			"type": "tool_call_response", "id": "call_1",
+			"response": `[{"title":"Roadmap","snippet":"Ingestion, viewer, budgets"},{"title":"Q3 plan","snippet":"Dates and owners"}]`,
+		}}},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	output := `[{"role":"assistant","parts":[{"type":"text","content":"The team agreed on three priorities for Q3: ` +
+		`the ingestion pipeline, the new viewer and per-conversation budgets. Owners and dates follow in the plan."}],` +
+		`"finish_reason":"stop"}]`
+
+	sp := ptrace.NewSpan()
+	sp.SetName("chat gpt-4o")
+	a := sp.Attributes()
+	a.PutStr("gen_ai.operation.name", "chat")
+	a.PutStr("gen_ai.provider.name", "openai")
+	a.PutStr("gen_ai.request.model", "gpt-4o")
+	a.PutStr("gen_ai.response.model", "gpt-4o-2024-08-06")
+	a.PutStr("gen_ai.response.id", "chatcmpl-9x8Yz7AbCdEfGhIjKlMnOpQr")
+	a.PutStr("gen_ai.conversation.id", "conv_5f1d2c3b")
+	a.PutInt("gen_ai.usage.input_tokens", 512)
+	a.PutInt("gen_ai.usage.output_tokens", 48)
+	a.PutDouble("gen_ai.request.temperature", 0.2)
+	a.PutEmptySlice("gen_ai.response.finish_reasons").AppendEmpty().SetStr("stop")
+	a.PutStr("server.address", "api.openai.com")
+	a.PutStr("gen_ai.system_instructions", `[{"type":"text","content":"You are a helpful assistant."}]`)
+	a.PutStr("gen_ai.input.messages", string(input))
+	a.PutStr("gen_ai.output.messages", output)
+	return sp
+}
+
+// BenchmarkSpan measures the common case, a chat span with nothing to
+// redact, which every span pays; and a span with one secret to compare.
+func BenchmarkSpan(b *testing.B) {
+	r := New([]string{"password", "api_key"}, true)
+	b.Run("clean", func(b *testing.B) {
+		sp := chatSpan(b, "")
+		if r.Span(sp) {
+			b.Fatal("clean span changed")
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			r.Span(sp)
+		}
+	})
+	b.Run("secret", func(b *testing.B) {
+		src := chatSpan(b, " key "+fakeOpenAI)
+		sp := ptrace.NewSpan()
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			src.CopyTo(sp)
+			b.StartTimer()
+			if !r.Span(sp) {
+				b.Fatal("secret not found")
+			}
+		}
+	})
+}
+
+// BenchmarkSecrets measures the text scan on 100 KB, a long tool result:
+// clean, with near misses that pass the pre-check (each costs one anchored
+// match), and with a secret.
+func BenchmarkSecrets(b *testing.B) {
+	for _, c := range []struct{ name, s string }{
+		{"clean", longProse("", "")},
+		{"near-miss", longProse("sk-learn, bearer of news, ", " -----BEGIN CERTIFICATE----- token: abcdefg")},
+		{"secret", longProse("", " "+fakeOpenAI)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			in := []byte(c.s)
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				secretsIn(in)
+			}
+		})
+	}
+}

@@ -1,0 +1,45 @@
+// Package redact removes secrets and named values from spans before
+// agenttrace writes them. An artifact is meant to be shared (attached to a
+// bug, checked into a test suite, uploaded to a viewer), and GenAI spans
+// carry whatever the model and the tools saw: prompts with pasted
+// credentials, tool arguments with passwords, error messages quoting API
+// keys. Redaction therefore happens before anything is written, in the SDK
+// span processor (package bridge) and the collector exporter, never as a
+// later pass over a file that already holds the secret.
+//
+// A [Redactor] is built once with [New] from the keys to redact and whether
+// to scan for secrets, and is then read-only and safe for concurrent use.
+// [Redactor.Span] and [Redactor.Map] change pdata in place and say whether
+// they changed anything, so a writer can mark the artifact as redacted.
+//
+// # Rules
+//
+//   - A named key (matched whole, ignoring case) has its value replaced by
+//     the string [Placeholder], whatever the value's type. Keys are looked
+//     for in attribute maps, in map values inside them, and as field names
+//     inside JSON.
+//   - A string that is a JSON object or array (tool arguments and results,
+//     input and output messages, system instructions, in every dialect) is
+//     walked: named fields get Placeholder, strings are scanned for secrets,
+//     and strings that are themselves JSON (a tool call's arguments inside a
+//     message) are walked in turn and written back as strings. Changed JSON
+//     is written compactly with every member in its place; JSON that did not
+//     change is left byte for byte as it was.
+//   - With the secret scan on, every string (attribute values, strings in
+//     JSON, event attributes, the span's name and status message) is
+//     scanned for API keys (OpenAI, Anthropic, AWS, GitHub, Slack, Google),
+//     bearer tokens, PEM private keys and name=value credentials. Only the
+//     secret is replaced, so "Authorization: Bearer [REDACTED]" still says
+//     what it was. A credential-like value (eight or more characters, no
+//     spaces) under a credential-like name (password, client_secret,
+//     x-api-key, access_token, ...) in a map or a JSON object is replaced
+//     too: it is the name=value rule applied to a pair.
+//
+// Redaction never fails and never panics: input that is not valid JSON is
+// scanned as text. Redacting twice gives what redacting once gave.
+//
+// The cost is paid on every span, so the common case is cheap: a string with
+// no candidate for any secret pattern is rejected by substring searches
+// before any regular expression runs, and a span with nothing to redact
+// costs no allocation.
+package redact

@@ -1,0 +1,279 @@
+package redact
+
+import (
+	"sync"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// Placeholder replaces redacted values. It is one fixed string, not a hash
+// or a length, so that nothing about the secret leaks and a reader can tell
+// a redacted value from content at a glance. It is also what makes
+// redaction idempotent: a value that is already Placeholder is left alone.
+const Placeholder = "[REDACTED]"
+
+// maxDepth bounds how deeply maps, slices and JSON values are walked, so
+// that hostile input cannot exhaust the stack. It is encoding/json's limit:
+// deeper JSON is not valid JSON there either, and is scanned as text;
+// deeper pdata values are left as they are.
+const maxDepth = 10000
+
+// maxLevels bounds how many JSON strings deep a JSON document is looked for
+// (a tool call's arguments are a JSON string inside a message inside the
+// messages attribute: two levels). Deeper strings are scanned as text.
+const maxLevels = 8
+
+// A Redactor removes named values and secrets from spans before they are
+// written. It is built once from configuration and is read-only afterwards,
+// so one Redactor serves every goroutine that ends spans; scratch space
+// comes from a pool, which is why the common span, with nothing to redact,
+// costs no allocation.
+type Redactor struct {
+	// keys holds the fold-canonical form (see canonical) of each named key.
+	keys map[string]struct{}
+	// first marks the canonical first bytes of the named keys, and
+	// minLen/maxLen bound their lengths: most field names are rejected by
+	// these before any map lookup.
+	first          [utf8.RuneSelf]bool
+	minLen, maxLen int
+	secrets        bool
+	pool           sync.Pool // *walker
+}
+
+// New returns a Redactor for the named keys (case-insensitive exact match on
+// attribute keys, on keys inside map values and on field names inside JSON
+// values), with the built-in secret patterns when secrets is true. Keys are
+// matched whole, not as suffixes: "password" redacts "Password" but not
+// "db.password", because an operator naming a key means that key, and
+// guessing more would redact content nobody asked to lose.
+func New(keys []string, secrets bool) *Redactor {
+	r := &Redactor{keys: make(map[string]struct{}, len(keys)), secrets: secrets}
+	for _, k := range keys {
+		if k == "" {
+			continue
+		}
+		c := canonical(k)
+		r.keys[c] = struct{}{}
+		if c[0] < utf8.RuneSelf {
+			r.first[c[0]] = true
+		}
+		if r.minLen == 0 || len(c) < r.minLen {
+			r.minLen = len(c)
+		}
+		r.maxLen = max(r.maxLen, len(c))
+	}
+	r.pool.New = func() any { return &walker{r: r} }
+	return r
+}
+
+// Enabled reports whether the redactor can change anything: with no keys
+// and the secret scan off it cannot, and callers skip it rather than walk
+// every span for nothing. A nil Redactor is not enabled.
+func (r *Redactor) Enabled() bool {
+	return r != nil && (len(r.keys) > 0 || r.secrets)
+}
+
+// Span redacts sp in place: its attributes and its events' and links'
+// attributes, and with the secret scan on also its name, its status message
+// and its events' names (an API error's message quotes the rejected key
+// often enough). It returns whether anything changed, so a caller can mark
+// the artifact as redacted. Span only reads the Redactor, so it is safe to
+// call concurrently on different spans; sp must be mutable (in a collector,
+// an exporter that redacts declares that it mutates data).
+func (r *Redactor) Span(sp ptrace.Span) bool {
+	if !r.Enabled() {
+		return false
+	}
+	w := r.pool.Get().(*walker)
+	defer r.pool.Put(w)
+
+	changed := w.pmap(sp.Attributes(), 0)
+	if s, ok := w.text(sp.Name()); ok {
+		sp.SetName(s)
+		changed = true
+	}
+	if s, ok := w.text(sp.Status().Message()); ok {
+		sp.Status().SetMessage(s)
+		changed = true
+	}
+	evs := sp.Events()
+	for i := range evs.Len() {
+		ev := evs.At(i)
+		if w.pmap(ev.Attributes(), 0) {
+			changed = true
+		}
+		if s, ok := w.text(ev.Name()); ok {
+			ev.SetName(s)
+			changed = true
+		}
+	}
+	links := sp.Links()
+	for i := range links.Len() {
+		if w.pmap(links.At(i).Attributes(), 0) {
+			changed = true
+		}
+	}
+	return changed
+}
+
+// Map redacts an attribute map in place, by the same rules as a span's
+// attributes, and returns whether anything changed. It is what Span uses,
+// and what callers use for resources and scopes, whose attributes
+// (process command lines, environment-derived values) can carry secrets
+// too.
+func (r *Redactor) Map(m pcommon.Map) bool {
+	if !r.Enabled() {
+		return false
+	}
+	w := r.pool.Get().(*walker)
+	defer r.pool.Put(w)
+	return w.pmap(m, 0)
+}
+
+// walker holds one goroutine's scratch space: per JSON-string level, a
+// buffer for unescaped strings and one for re-encoded JSON, and one for
+// unescaped field names. They are reused through the Redactor's pool.
+type walker struct {
+	r   *Redactor
+	key []byte
+	str [maxLevels][]byte
+	out [maxLevels][]byte
+}
+
+// pmap redacts a pdata map.
+func (w *walker) pmap(m pcommon.Map, depth int) bool {
+	changed := false
+	for k, v := range m.All() {
+		if w.pvalue(bytesOf(k), true, v, depth) {
+			changed = true
+		}
+	}
+	return changed
+}
+
+// pvalue redacts one pdata value; key is its key in a map, if hasKey.
+func (w *walker) pvalue(key []byte, hasKey bool, v pcommon.Value, depth int) bool {
+	if hasKey && w.r.named(key) {
+		if v.Type() == pcommon.ValueTypeStr && v.Str() == Placeholder {
+			return false
+		}
+		v.SetStr(Placeholder)
+		return true
+	}
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		s := v.Str()
+		if hasKey && w.r.secrets && secretKeyed(key) && credentialLike(bytesOf(s)) {
+			v.SetStr(Placeholder)
+			return true
+		}
+		if ns, ok := w.text(s); ok {
+			v.SetStr(ns)
+			return true
+		}
+	case pcommon.ValueTypeMap:
+		if depth < maxDepth {
+			return w.pmap(v.Map(), depth+1)
+		}
+	case pcommon.ValueTypeSlice:
+		if depth < maxDepth {
+			changed := false
+			sl := v.Slice()
+			for i := range sl.Len() {
+				if w.pvalue(nil, false, sl.At(i), depth+1) {
+					changed = true
+				}
+			}
+			return changed
+		}
+	}
+	return false
+}
+
+// text redacts a string value: as JSON when it is a JSON object or array,
+// otherwise as text with the secret patterns. It returns the new string and
+// true only when something changed; the original is never copied otherwise.
+func (w *walker) text(s string) (string, bool) {
+	if len(s) == 0 {
+		return s, false
+	}
+	b := bytesOf(s)
+	if looksJSON(b) {
+		if _, changed := w.content(b, 0, false); !changed {
+			return s, false
+		}
+		out, _ := w.content(b, 0, true)
+		return string(out), true
+	}
+	if w.r.secrets {
+		if ns, ok := secretsIn(b); ok {
+			return ns, true
+		}
+	}
+	return s, false
+}
+
+// named reports whether key is one of the Redactor's keys, ignoring case.
+// Keys are compared by their canonical forms; for an ASCII key that is its
+// upper-case form, built in a stack buffer, so the check does not allocate.
+func (r *Redactor) named(key []byte) bool {
+	if len(r.keys) == 0 || len(key) == 0 {
+		return false
+	}
+	if c := key[0]; c < utf8.RuneSelf && !r.first[upper(c)] {
+		return false
+	}
+	var arr [64]byte
+	buf := arr[:0]
+	if len(key) > len(arr) || len(key) < r.minLen || len(key) > r.maxLen {
+		buf = nil // only a non-ASCII key can still match
+	}
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			_, ok := r.keys[canonical(string(key))]
+			return ok
+		}
+		if buf != nil {
+			buf = append(buf, upper(c))
+		}
+	}
+	if buf == nil {
+		return false
+	}
+	_, ok := r.keys[string(buf)]
+	return ok
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// canonical maps s to the smallest rune of each rune's case-folding orbit,
+// so that two strings have the same canonical form exactly when
+// strings.EqualFold says they are equal (K, k and the Kelvin sign all
+// become K). For ASCII that is the upper-case form, which named builds
+// without allocating.
+func canonical(s string) string {
+	buf := make([]byte, 0, len(s))
+	for _, c := range s {
+		m := c
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		buf = utf8.AppendRune(buf, m)
+	}
+	return string(buf)
+}
+
+// bytesOf returns the bytes of s without copying. The walker only reads
+// them; nothing may write to the result.
+func bytesOf(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}

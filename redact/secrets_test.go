@@ -1,0 +1,98 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// longProse is about 100 KB of text between head and tail.
+func longProse(head, tail string) string {
+	return head + strings.Repeat("We discussed the roadmap for Q3: the ingestion pipeline, the new viewer.\n", 1400) + tail
+}
+
+// refPatterns are the documented, unanchored expressions. The reference
+// scan runs them with FindAll over whole strings, the obvious and slow way;
+// secretsIn must give the same result.
+var refPatterns = func() (res [numPatterns]*regexp.Regexp) {
+	for i, p := range patterns {
+		res[i] = regexp.MustCompile(p.expr)
+	}
+	return res
+}()
+
+func refSecretsIn(s string) (string, bool) {
+	changed := false
+	for range maxPasses {
+		passChanged := false
+		for i, re := range refPatterns {
+			g := patterns[i].group
+			var sb strings.Builder
+			last := 0
+			for _, l := range re.FindAllStringSubmatchIndex(s, -1) {
+				if a, z := l[2*g], l[2*g+1]; s[a:z] != Placeholder {
+					sb.WriteString(s[last:a])
+					sb.WriteString(Placeholder)
+					last = z
+				}
+			}
+			if last > 0 {
+				sb.WriteString(s[last:])
+				s, passChanged = sb.String(), true
+			}
+		}
+		if !passChanged {
+			break
+		}
+		changed = true
+	}
+	return s, changed
+}
+
+// checkSecrets checks secretsIn against the reference on s, and that the
+// pre-check lets through every string a pattern matches.
+func checkSecrets(t *testing.T, s string) {
+	t.Helper()
+	mask := candidates([]byte(s))
+	for i, re := range refPatterns {
+		if mask&(1<<i) == 0 && re.MatchString(s) {
+			t.Errorf("pattern %s matches %q but the pre-check missed it", patterns[i].name, s)
+		}
+	}
+	got, changed := secretsIn([]byte(s))
+	if !changed {
+		got = s
+	}
+	want, wantChanged := refSecretsIn(s)
+	if got != want || changed != wantChanged {
+		t.Errorf("secretsIn(%q) = %q, %v; the reference gives %q, %v", s, got, changed, want, wantChanged)
+	}
+}
+
+// TestAgainstReference: the anchored scan replaces exactly what the
+// documented expressions match, including overlaps, near misses, case
+// folding and matches that appear only after a replacement.
+func TestAgainstReference(t *testing.T) {
+	for _, s := range []string{
+		longProse("sk-learn, bearer of news, ", " the token: abcdefghijk is a match"),
+		longProse("sk-learn, bearer of news, ", " -----BEGIN CERTIFICATE----- token: abcdefg"),
+		fakeOpenAI, fakeOpenAIPrj, fakeAnthropic, fakeAWS, fakeAWSTemp, fakeGitHub, fakeGitHubS, fakeGitHubPAT,
+		fakeSlack, "Bearer " + fakeBearerTok, fakePEM, fakeGoogle, "password=" + fakePassword,
+		"to\u212Aen=" + fakePassword, "\u017Fecret: " + fakePassword, "PassWD : '" + fakePassword + "'",
+		"task-" + strings.Repeat("a1", 12) + "-sk-" + strings.Repeat("b2", 12),
+		fakeAWS + "sk-" + strings.Repeat("c3", 12),
+		"token=token=" + fakePassword, "api_key=" + fakeOpenAI, "Bearer Bearer " + fakeBearerTok,
+		"-----BEGIN PRIVATE KEY----- no end " + fakeAWS,
+		"-----BEGIN CERTIFICATE-----\n" + fakeGoogle + "\n-----END CERTIFICATE-----",
+		fakePEM + " " + fakePEM, "xoxb-" + fakeSlack, "ghp_" + fakeGitHub,
+		strings.Repeat("-", 40) + " " + strings.Repeat(":", 20) + "token",
+		"secret:\t\"" + fakePassword + "\", password=" + fakePassword,
+	} {
+		checkSecrets(t, s)
+	}
+	for _, s := range []string{fakeOpenAI, fakeAWS, fakeGitHub, fakeGitHubPAT, fakeSlack, fakeBearerTok, fakePEM, fakeGoogle} {
+		assert.NotZero(t, candidates([]byte("x "+s+" Bearer "+s)), s)
+	}
+}
