@@ -19,10 +19,12 @@
 //     for in attribute maps, in map values inside them, and as field names
 //     inside JSON.
 //   - A string that is a JSON object or array (tool arguments and results,
-//     input and output messages, system instructions, in every dialect) is
-//     walked: named fields get Placeholder, strings are scanned for secrets,
-//     and strings that are themselves JSON (a tool call's arguments inside a
-//     message) are walked in turn and written back as strings. Changed JSON
+//     input and output messages, system instructions, in every dialect;
+//     leading white space allowed, and a JSON string literal is read the
+//     same way) is walked: named fields get Placeholder, strings are
+//     scanned for secrets, and strings that are themselves JSON (a tool
+//     call's arguments inside a message) are walked in turn and written
+//     back as strings. Changed JSON
 //     is written compactly with every member in its place; JSON that did not
 //     change is left byte for byte as it was.
 //   - With the secret scan on, every string (attribute values, strings in

@@ -78,7 +78,7 @@ func (r *Redactor) Enabled() bool {
 }
 
 // Span redacts sp in place: its attributes and its events' and links'
-// attributes, and with the secret scan on also its name, its status message
+// attributes, and, as strings like any other, its name, its status message
 // and its events' names (an API error's message quotes the rejected key
 // often enough). It returns whether anything changed, so a caller can mark
 // the artifact as redacted. Span only reads the Redactor, so it is safe to
@@ -88,8 +88,8 @@ func (r *Redactor) Span(sp ptrace.Span) bool {
 	if !r.Enabled() {
 		return false
 	}
-	w := r.pool.Get().(*walker)
-	defer r.pool.Put(w)
+	w := r.get()
+	defer r.put(w)
 
 	changed := w.pmap(sp.Attributes(), 0)
 	if s, ok := w.text(sp.Name()); ok {
@@ -129,9 +129,30 @@ func (r *Redactor) Map(m pcommon.Map) bool {
 	if !r.Enabled() {
 		return false
 	}
-	w := r.pool.Get().(*walker)
-	defer r.pool.Put(w)
+	w := r.get()
+	defer r.put(w)
 	return w.pmap(m, 0)
+}
+
+// maxKeep bounds the scratch space a pooled walker keeps: one huge tool
+// result should not pin its size in memory for good.
+const maxKeep = 1 << 16
+
+func (r *Redactor) get() *walker { return r.pool.Get().(*walker) }
+
+func (r *Redactor) put(w *walker) {
+	for i := range w.str {
+		if cap(w.str[i]) > maxKeep {
+			w.str[i] = nil
+		}
+		if cap(w.out[i]) > maxKeep {
+			w.out[i] = nil
+		}
+	}
+	if cap(w.key) > maxKeep {
+		w.key = nil
+	}
+	r.pool.Put(w)
 }
 
 // walker holds one goroutine's scratch space: per JSON-string level, a

@@ -27,14 +27,19 @@ import (
 // candidates inside an earlier match are skipped.
 type pattern struct {
 	name string
-	// expr is the pattern as documented, unanchored. Only tests use it:
-	// re is expr anchored at the start of its input, with a leading \b
-	// left to at.
+	// expr is the pattern as documented, unanchored; tests check the scan
+	// against it. re is expr anchored at the start of its input, with a
+	// leading \b left to at (unless scan).
 	expr    string
 	re      *regexp.Regexp
 	group   int    // the submatch that is the secret: 0 for the whole match
 	anchors string // the bytes at is called for
 	at      func(b []byte, i int) int
+	// scan says re is expr itself, run with FindAll from the first
+	// candidate on. A private key block ends with a lazy match to its END
+	// line; tried at every BEGIN line of a text without one, each attempt
+	// would read to the end of the text.
+	scan bool
 }
 
 // Indexes of patterns.
@@ -65,24 +70,25 @@ const (
 // message quoting a request body) is caught as well as password=....
 var patterns = [numPatterns]pattern{
 	patOpenAI: {"openai", `\bsk-[A-Za-z0-9_-]{20,}`,
-		regexp.MustCompile(`^sk-[A-Za-z0-9_-]{20,}`), 0, "-", openAIAt},
+		regexp.MustCompile(`^sk-[A-Za-z0-9_-]{20,}`), 0, "-", openAIAt, false},
 	patAWS: {"aws", `\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`,
-		regexp.MustCompile(`^(?:AKIA|ASIA)[0-9A-Z]{16}\b`), 0, "A", awsAt},
+		regexp.MustCompile(`^(?:AKIA|ASIA)[0-9A-Z]{16}\b`), 0, "A", awsAt, false},
 	patGitHub: {"github", `\bgh[pousr]_[A-Za-z0-9]{36,}\b`,
-		regexp.MustCompile(`^gh[pousr]_[A-Za-z0-9]{36,}\b`), 0, "_", gitHubAt},
+		regexp.MustCompile(`^gh[pousr]_[A-Za-z0-9]{36,}\b`), 0, "_", gitHubAt, false},
 	patGitHubPAT: {"github_pat", `github_pat_[A-Za-z0-9_]{22,}`,
-		regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`), 0, "_", gitHubPATAt},
+		regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`), 0, "_", gitHubPATAt, false},
 	patSlack: {"slack", `\bxox[abposr]-[A-Za-z0-9-]{10,}`,
-		regexp.MustCompile(`^xox[abposr]-[A-Za-z0-9-]{10,}`), 0, "-", slackAt},
+		regexp.MustCompile(`^xox[abposr]-[A-Za-z0-9-]{10,}`), 0, "-", slackAt, false},
 	patBearer: {"bearer", `(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`,
-		regexp.MustCompile(`(?i)^bearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, "bB", bearerAt},
-	patPEM: {"pem", `-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`,
-		regexp.MustCompile(`^-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`), 0, "-", pemAt},
+		regexp.MustCompile(`(?i)^bearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, "bB", bearerAt, false},
+	patPEM: {"pem", pemExpr, regexp.MustCompile(pemExpr), 0, "-", pemAt, true},
 	patGoogle: {"google", `\bAIza[0-9A-Za-z_-]{35}\b`,
-		regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}\b`), 0, "A", googleAt},
+		regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}\b`), 0, "A", googleAt, false},
 	patGeneric: {"generic", `(?i)(?:api[_-]?key|secret|password|passwd|token)["']?\s*[:=]\s*["']?([^\s"',;]{8,})`,
-		regexp.MustCompile(`(?i)^(?:api[_-]?key|secret|password|passwd|token)["']?\s*[:=]\s*["']?([^\s"',;]{8,})`), 1, ":=", genericAt},
+		regexp.MustCompile(`(?i)^(?:api[_-]?key|secret|password|passwd|token)["']?\s*[:=]\s*["']?([^\s"',;]{8,})`), 1, ":=", genericAt, false},
 }
+
+const pemExpr = `-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`
 
 // anchorGroups lists, for each anchor byte, the patterns that use it, so
 // that candidates passes over each byte once.
@@ -138,14 +144,16 @@ func secretsIn(b []byte) (string, bool) {
 				continue
 			}
 			if ns, ok := patterns[i].replace(s); ok {
+				// The next patterns see the new text, as they would
+				// running one after the other over the whole string.
 				s, passChanged = ns, true
+				mask = candidates(bytesOf(s))
 			}
 		}
 		if !passChanged {
 			break
 		}
 		changed = true
-		mask = candidates(bytesOf(s))
 	}
 	return s, changed
 }
@@ -192,21 +200,39 @@ func (p *pattern) replace(s string) (string, bool) {
 			}
 		}
 	}
-	if len(p.anchors) > 1 {
-		slices.Sort(starts)
+	if len(starts) == 0 {
+		return s, false
+	}
+	var matches [][]int
+	if p.scan {
+		matches = p.re.FindAllStringSubmatchIndex(s[starts[0]:], -1)
+		for _, l := range matches {
+			for k := range l {
+				l[k] += starts[0]
+			}
+		}
+	} else {
+		if len(p.anchors) > 1 {
+			slices.Sort(starts)
+		}
+		end := 0 // of the last match: candidates inside it are not starts
+		for _, q := range starts {
+			if q < end {
+				continue
+			}
+			if l := p.re.FindStringSubmatchIndex(s[q:]); l != nil {
+				for k := range l {
+					l[k] += q
+				}
+				matches = append(matches, l)
+				end = l[1]
+			}
+		}
 	}
 	var sb strings.Builder
-	last, end := 0, 0 // end of the last replacement, of the last match
-	for _, q := range starts {
-		if q < end {
-			continue
-		}
-		l := p.re.FindStringSubmatchIndex(s[q:])
-		if l == nil {
-			continue
-		}
-		end = q + l[1]
-		a, z := q+l[2*p.group], q+l[2*p.group+1]
+	last := 0 // end of the last replacement
+	for _, l := range matches {
+		a, z := l[2*p.group], l[2*p.group+1]
 		if s[a:z] == Placeholder {
 			continue
 		}
