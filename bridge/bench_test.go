@@ -19,7 +19,7 @@ import (
 
 // endedSpans returns ended GenAI spans (a root, chats, tools) to feed
 // OnEnd in a loop.
-func endedSpans(b *testing.B, msgBytes int) []sdktrace.ReadOnlySpan {
+func endedSpans(_ testing.TB, msgBytes int) []sdktrace.ReadOnlySpan {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	tr := tp.Tracer("bench")
@@ -107,4 +107,32 @@ func BenchmarkThroughput(b *testing.B) {
 	b.ReportMetric(float64(i)/time.Since(start).Seconds(), "spans/s")
 	b.StopTimer()
 	_ = p.Shutdown(context.Background())
+}
+
+// TestOnEndDoesNotAllocate: on the agent's goroutine, OnEnd allocates
+// nothing, budget or not, queued or dropped. The writer is held still so
+// that only OnEnd's allocations are counted.
+func TestOnEndDoesNotAllocate(t *testing.T) {
+	spans := endedSpans(nil, 512)
+	spans = spans[:len(spans)-1]
+	for _, opts := range [][]bridge.Option{nil, {bridge.WithBudget(1 << 60)}} {
+		g := newGate()
+		p, err := bridge.New(append(opts, bridge.WithWriter(g), bridge.WithQueueSize(64), bridge.WithBatchSize(1))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.OnEnd(spans[0])
+		<-g.entered
+		i := 0
+		if n := testing.AllocsPerRun(1000, func() {
+			p.OnEnd(spans[i%len(spans)])
+			i++
+		}); n != 0 {
+			t.Errorf("OnEnd with %d options: %v allocations per call", len(opts), n)
+		}
+		g.release()
+		if err := p.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
