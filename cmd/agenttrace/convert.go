@@ -1,12 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/importer"
 )
 
 // convertOpts is the convert command line, parsed.
@@ -16,6 +19,7 @@ type convertOpts struct {
 	to      string
 	split   string
 	groupBy string
+	from    string
 }
 
 // convertPlan is convertOpts checked and resolved, before any input is read.
@@ -43,8 +47,17 @@ OTLP/JSON, .pb OTLP protobuf) or from --to. "-o -" writes standard output
 --group-by conversation, one per gen_ai.conversation.id, and prints the
 paths it wrote.
 
-Bad lines in an artifact are reported as file:line: problem and skipped;
-the conversion still happens, and the exit status is 1.`,
+Besides OTLP and artifacts, convert reads the agent-trace shapes in use
+(see docs/importers.md): transcript event logs, trajectory logs, streaming
+trace events (a JSON array or one per line), Jaeger JSON, and the
+collector file exporter's protobuf stream. Tool calls become execute_tool
+spans, model round-trips chat spans, agent dispatches nested invoke_agent
+spans. One such input converted to one artifact is streamed: its size is
+not limited by memory.
+
+Bad lines are reported as file:line: problem and skipped; the conversion
+still happens, and the exit status is 1. Records of a type the shape does
+not define are counted in a note.`,
 		Example: `  agenttrace convert traces.json -o run.jsonl
   agenttrace convert run.jsonl -o run.pb
   cat traces.pb | agenttrace convert - -o - --to otlp-json
@@ -64,6 +77,7 @@ the conversion still happens, and the exit status is 1.`,
 	f.StringVar(&o.to, "to", "", "output format: "+formatNames()+" (default: from the output's extension)")
 	f.StringVar(&o.split, "split", "", "write one artifact per group into this directory")
 	f.StringVar(&o.groupBy, "group-by", "trace", "with --split: trace or conversation")
+	f.StringVar(&o.from, "from", "", "input shape, when detection guesses wrong: "+shapeNames())
 	cmd.MarkFlagsMutuallyExclusive("output", "split")
 	cmd.MarkFlagsOneRequired("output", "split")
 	return cmd
@@ -75,6 +89,9 @@ func (o convertOpts) plan(cmd *cobra.Command) (*convertPlan, error) {
 	p := &convertPlan{convertOpts: o}
 	if err := checkStdin(o.inputs); err != nil {
 		return nil, err
+	}
+	if o.from != "" && !strings.Contains(", "+shapeNames()+", ", ", "+o.from+", ") {
+		return nil, usageErrorf("--from %q: want one of %s", o.from, shapeNames())
 	}
 	var err error
 	switch {
@@ -103,7 +120,18 @@ func (o convertOpts) plan(cmd *cobra.Command) (*convertPlan, error) {
 }
 
 func (e *env) convert(p *convertPlan) error {
-	all, err := e.loadInputs(p.inputs)
+	if p.from != "" {
+		e.from = importer.Shape(p.from)
+	}
+	var g stdinGuard
+	first, err := e.open(p.inputs[0], &g)
+	if err != nil {
+		return err
+	}
+	if p.split == "" && p.format == outJSONL && len(p.inputs) == 1 && first.imported() {
+		return e.stream(p, first)
+	}
+	all, err := e.loadOpened(p.inputs, first, &g)
 	if err != nil {
 		return err
 	}
@@ -116,6 +144,52 @@ func (e *env) convert(p *convertPlan) error {
 		return err
 	}
 	return e.noteSkipped(all)
+}
+
+// stream converts one imported input to one artifact record by record, as
+// the importer makes them, so that a log of any size converts in bounded
+// memory. The header is made from the first record.
+func (e *env) stream(p *convertPlan, in *input) error {
+	defer in.close()
+	var st importer.Stats
+	write := func(w io.Writer) error {
+		aw := converter.NewWriter(w, nil)
+		var err error
+		st, err = in.importTo(func(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) }, aw.Write)
+		if err != nil {
+			return err
+		}
+		return aw.Close()
+	}
+	var err error
+	if p.output == "-" {
+		err = write(e.stdout)
+	} else {
+		err = writeFile(p.output, write)
+	}
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return ioError(err)
+	}
+	for typ, n := range st.Unknown {
+		fmt.Fprintf(e.stderr, "%s: note: %d record(s) of unknown type %q skipped\n", in.name, n, typ)
+	}
+	if len(st.Problems) > 0 {
+		fmt.Fprintf(e.stderr, "%s: %d bad line(s) skipped\n", in.name, len(st.Problems))
+		return errFindings
+	}
+	return nil
+}
+
+// shapeNames lists the values --from takes.
+func shapeNames() string {
+	return strings.Join([]string{
+		string(importer.Artifact), string(importer.OTLPJSON), string(importer.OTLPJSONLine), string(importer.OTLPProto),
+		string(importer.OTLPStream), string(importer.Transcript), string(importer.Trajectory), string(importer.Events), string(importer.Jaeger),
+	}, ", ")
 }
 
 // writeOne writes every record to the one output.

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/importer"
 )
 
 // stdinName is how messages name standard input.
@@ -16,7 +17,8 @@ const stdinName = "<stdin>"
 // input is one opened input, its format told from its first bytes.
 type input struct {
 	name   string
-	format converter.Format
+	format converter.Format // the artifact and OTLP formats
+	shape  importer.Shape   // every shape agenttrace reads; decides how to load
 	r      *bufio.Reader
 	rerr   *readErr
 	close  func() error
@@ -82,8 +84,12 @@ func (e *env) open(path string, g *stdinGuard) (*input, error) {
 		return nil, ioError(fmt.Errorf("read %s: %w", in.name, err))
 	}
 	in.format = converter.Detect(head)
+	in.shape = importer.Detect(head)
+	if e.from != importer.Unknown {
+		in.shape = e.from // --from: the user knows better than the bytes
+	}
 	if len(head) == 0 {
-		in.format = converter.FormatUnknown
+		in.format, in.shape = converter.FormatUnknown, importer.Unknown
 	}
 	return in, nil
 }
@@ -125,6 +131,20 @@ func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
 			return nil, in.fail(err)
 		}
 		src.records = converter.Records(td)
+	case converter.FormatUnknown:
+		if in.imported() {
+			st, err := in.importTo(onProblem, func(rec *converter.Record) error {
+				src.records = append(src.records, *rec)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			src.skipped, src.unknown = int64(len(st.Problems)), unknownCount(st)
+			converter.SortRecords(src.records)
+			break
+		}
+		fallthrough
 	default:
 		if _, err := in.r.Peek(1); err == io.EOF {
 			return nil, invalidError(fmt.Errorf("%s: empty input", in.name))
@@ -132,6 +152,46 @@ func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
 		return nil, invalidError(fmt.Errorf("%s: %w", in.name, converter.ErrUnknownFormat))
 	}
 	return src, nil
+}
+
+// imported reports whether in is a shape read by package importer rather
+// than by converter (an artifact or OTLP).
+func (in *input) imported() bool {
+	switch in.shape {
+	case importer.Transcript, importer.Trajectory, importer.Events, importer.Jaeger, importer.OTLPStream:
+		return true
+	}
+	return false
+}
+
+// importTo reads an imported shape, calling emit for each record as it is
+// made and onProblem for each line it could not read.
+func (in *input) importTo(onProblem func(*converter.LineError), emit func(*converter.Record) error) (importer.Stats, error) {
+	read, ok := importer.For(in.shape)
+	if !ok {
+		return importer.Stats{}, invalidError(fmt.Errorf("%s: %w", in.name, converter.ErrUnknownFormat))
+	}
+	st, err := read(in.r, in.name, emit)
+	for _, p := range st.Problems {
+		var le *converter.LineError
+		if errors.As(p, &le) {
+			onProblem(le)
+		} else {
+			onProblem(&converter.LineError{Source: in.name, Err: p})
+		}
+	}
+	if err != nil {
+		return st, in.fail(err)
+	}
+	return st, nil
+}
+
+func unknownCount(st importer.Stats) int64 {
+	var n int64
+	for _, c := range st.Unknown {
+		n += c
+	}
+	return n
 }
 
 // fail classifies a decoding error: the file could not be read (2), or
@@ -156,13 +216,21 @@ type inputs struct {
 // loadInputs reads paths in order, printing artifact problems to stderr
 // as "file:line: problem". A missing or unreadable file stops it.
 func (e *env) loadInputs(paths []string) (*inputs, error) {
-	var g stdinGuard
+	return e.loadOpened(paths, nil, &stdinGuard{})
+}
+
+// loadOpened is loadInputs for a command line whose first input the
+// caller has already opened (to look at its shape).
+func (e *env) loadOpened(paths []string, first *input, g *stdinGuard) (*inputs, error) {
 	all := &inputs{}
 	report := func(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) }
-	for _, p := range paths {
-		in, err := e.open(p, &g)
-		if err != nil {
-			return nil, err
+	for i, p := range paths {
+		in := first
+		if i > 0 || in == nil {
+			var err error
+			if in, err = e.open(p, g); err != nil {
+				return nil, err
+			}
 		}
 		src, err := in.load(report)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/importer"
 )
 
 // env is what a command reads and writes instead of the process's globals,
@@ -16,6 +17,7 @@ import (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	from           importer.Shape // --from: the input shape, when not detected
 }
 
 // run runs the agenttrace command line args and returns the exit code.
@@ -69,7 +71,7 @@ output).`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, usage: true, err: err}
 	})
-	root.AddCommand(newConvertCmd(e), newValidateCmd(e), newTokensCmd(e), newDemoCmd(e))
+	root.AddCommand(newConvertCmd(e), newValidateCmd(e), newTokensCmd(e), newDemoCmd(e), newDiffCmd(e), newAuditCmd(e))
 	return root
 }
 

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// auditFixtures are the judge package's audit fixtures: the category
+// each plants and its severity ("" for the clean one).
+var auditFixtures = []struct{ name, category, severity string }{
+	{"audit-clean.jsonl", "", ""},
+	{"audit-missing_call.jsonl", "missing_call", "error"},
+	{"audit-phantom_call.jsonl", "phantom_call", "warning"},
+	{"audit-argument_drift.jsonl", "argument_drift", "error"},
+	{"audit-hidden_retry.jsonl", "hidden_retry", "warning"},
+	{"audit-token_underreport.jsonl", "token_underreport", "error"},
+	{"audit-missing_finish_reason.jsonl", "missing_finish_reason", "warning"},
+	{"audit-orphan_span.jsonl", "orphan_span", "warning"},
+}
+
+func TestAuditExitCodes(t *testing.T) {
+	rank := map[string]int{"": 0, "info": 1, "warning": 2, "error": 3}
+	for _, f := range auditFixtures {
+		for _, failOn := range []string{"", "info", "warning", "error"} {
+			t.Run(f.name+"/"+failOn, func(t *testing.T) {
+				t.Parallel()
+				path := judgeFixture(f.name)
+				args := []string{"audit", path}
+				if failOn != "" {
+					args = append(args, "--fail-on", failOn)
+				}
+				r := agenttrace(t, "", args...)
+				threshold := rank[failOn]
+				if failOn == "" {
+					threshold = rank["error"] // the default
+				}
+				want := 0
+				if f.severity != "" && rank[f.severity] >= threshold {
+					want = 1
+				}
+				assert.Equal(t, want, r.code, r.stderr)
+				assert.Empty(t, r.stderr)
+				if f.category == "" {
+					assert.Equal(t, path+": no findings\n", r.stdout)
+					return
+				}
+				ls := lines(r.stdout)
+				require.Len(t, ls, 1)
+				assert.True(t, strings.HasPrefix(ls[0], path+": "+f.severity+" "+f.category+": "), ls[0])
+				assert.Contains(t, ls[0], "(trace ")
+			})
+		}
+	}
+}
+
+func TestAuditJSON(t *testing.T) {
+	args := []string{"audit", "--json"}
+	for _, f := range auditFixtures {
+		args = append(args, judgeFixture(f.name))
+	}
+	r := agenttrace(t, "", args...)
+	require.Equal(t, 1, r.code, r.stderr)
+
+	var top map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &top))
+	assert.Len(t, top, 2)
+	var got struct {
+		Files []struct {
+			File     string                       `json:"file"`
+			Findings []map[string]json.RawMessage `json:"findings"`
+		} `json:"files"`
+		Counts struct {
+			Total, Error, Warning, Info int
+			ByCategory                  map[string]int `json:"by_category"`
+		} `json:"counts"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+	require.Len(t, got.Files, len(auditFixtures))
+	for i, f := range auditFixtures {
+		assert.Equal(t, judgeFixture(f.name), got.Files[i].File)
+		if f.category == "" {
+			assert.NotNil(t, got.Files[i].Findings, "[] rather than null")
+			assert.Empty(t, got.Files[i].Findings)
+			continue
+		}
+		require.Len(t, got.Files[i].Findings, 1)
+		fd := got.Files[i].Findings[0]
+		assert.JSONEq(t, `"`+f.category+`"`, string(fd["category"]))
+		assert.JSONEq(t, `"`+f.severity+`"`, string(fd["severity"]))
+		for _, k := range []string{"message", "trace_id", "span_ids"} {
+			assert.Contains(t, fd, k)
+		}
+	}
+	assert.Equal(t, 7, got.Counts.Total)
+	assert.Equal(t, 3, got.Counts.Error)
+	assert.Equal(t, 4, got.Counts.Warning)
+	assert.Equal(t, 0, got.Counts.Info)
+	assert.Len(t, got.Counts.ByCategory, 7)
+}
+
+func TestAuditInputs(t *testing.T) {
+	clean, drift := judgeFixture("audit-clean.jsonl"), judgeFixture("audit-argument_drift.jsonl")
+	missing := filepath.Join(t.TempDir(), "missing.jsonl")
+	garbage := writeTemp(t, "garbage.txt", "hello\n")
+	torn := writeTemp(t, "torn.jsonl", readFile(t, clean)+`{"kind":"call",`)
+
+	otlp := filepath.Join(t.TempDir(), "drift.json")
+	r := agenttrace(t, "", "convert", drift, "-o", otlp)
+	require.Equal(t, 0, r.code, r.stderr)
+
+	tests := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		stdout []string // prefixes of the lines, in order
+		stderr string
+	}{
+		{"OTLP input", "", []string{otlp}, 1, []string{otlp + ": error argument_drift: "}, ""},
+		{"standard input", readFile(t, drift), []string{"-"}, 1, []string{"<stdin>: error argument_drift: "}, ""},
+		{"a missing file does not hide the others", "", []string{missing, clean}, 2, []string{clean + ": no findings"}, missing},
+		{"not a trace", "", []string{garbage, clean}, 1, []string{clean + ": no findings"}, garbage},
+		{"skipped lines", "", []string{torn}, 1, []string{torn + ": no findings"}, torn + ": 1 bad line(s) skipped"},
+		{"no inputs", "", nil, 2, nil, "missing input"},
+		{"bad --fail-on", "", []string{clean, "--fail-on", "fatal"}, 2, nil, `--fail-on: unknown severity "fatal"`},
+		{"stdin twice", "", []string{"-", "-"}, 2, nil, "more than once"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := agenttrace(t, tt.stdin, append([]string{"audit"}, tt.args...)...)
+			assert.Equal(t, tt.code, r.code, r.stderr)
+			if tt.stdout == nil {
+				assert.Empty(t, r.stdout)
+			} else {
+				ls := lines(r.stdout)
+				require.Len(t, ls, len(tt.stdout), r.stdout)
+				for i, p := range tt.stdout {
+					assert.True(t, strings.HasPrefix(ls[i], p), ls[i])
+				}
+			}
+			if tt.stderr != "" {
+				assert.Contains(t, r.stderr, tt.stderr)
+			} else {
+				assert.Empty(t, r.stderr)
+			}
+		})
+	}
+}
+
+// TestJudgeFixturesValidate: the committed fixtures are valid artifacts.
+func TestJudgeFixturesValidate(t *testing.T) {
+	files, err := filepath.Glob(judgeFixture("*.jsonl"))
+	require.NoError(t, err)
+	require.Len(t, files, 12)
+	r := agenttrace(t, "", append([]string{"validate"}, files...)...)
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Len(t, lines(r.stdout), len(files))
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/judge"
+)
+
+// errDiverged says the runs diverged (exit 1); the report already says
+// how.
+var errDiverged error = &exitError{code: exitInvalid}
+
+func newDiffCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "diff A B",
+		Short: "Tell whether run B diverged from run A",
+		Long: `Diff compares two runs of the same task by their tool calls. Each run's
+call records, taken in order of start time, are aligned by position and
+judged on their stable outcome: the tool's name, whether it succeeded, and
+its error code. Arguments and results vary from run to run and never make
+a divergence by themselves; for each diverged pair the report shows how
+they differ, field by field (unless either run was redacted, when they
+cannot be compared). Calls past the end of the shorter run are
+divergences too: "missing in B" or "extra in B".
+
+Inputs are artifacts or OTLP files, told apart by their content; "-"
+reads standard input. Problems with artifact lines are printed to standard
+error; the lines that could be read are compared.
+
+Exit status: 0 when the runs did not diverge, 1 when they did, 2 on a
+usage error or when an input cannot be read or used.`,
+		Example: `  agenttrace diff base.jsonl rerun.jsonl
+  agenttrace diff base.jsonl rerun.json --json`,
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case len(args) < 2:
+				return usageErrorf("missing input: diff takes two runs, A and B")
+			case len(args) > 2:
+				return usageErrorf("diff takes two runs, A and B; got %d inputs", len(args))
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := checkStdin(args); err != nil {
+				return err
+			}
+			return e.diff(args[0], args[1], asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
+	return cmd
+}
+
+func (e *env) diff(pathA, pathB string, asJSON bool) error {
+	var g stdinGuard
+	a, err := e.loadRun(pathA, &g)
+	if err != nil {
+		return err
+	}
+	b, err := e.loadRun(pathB, &g)
+	if err != nil {
+		return err
+	}
+	rep := judge.Diff(a.records, b.records, judge.WithRedaction(a.redacted(), b.redacted()))
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	} else {
+		err = rep.WriteText(e.stdout)
+	}
+	if err != nil {
+		return ioError(fmt.Errorf("write standard output: %w", err))
+	}
+	// Skipped lines are noted; the verdict is on what could be read, and
+	// exit 1 keeps meaning "diverged".
+	_ = e.noteSkipped(&inputs{sources: []*source{a, b}})
+	if rep.Diverged {
+		return errDiverged
+	}
+	return nil
+}
+
+// loadRun reads one run. Exit 1 means the runs diverged, so an input that
+// cannot be used at all (not a trace, empty, a newer schema) is trouble,
+// exit 2, like one that cannot be read.
+func (e *env) loadRun(path string, g *stdinGuard) (*source, error) {
+	in, err := e.open(path, g)
+	if err != nil {
+		return nil, err
+	}
+	src, err := in.load(func(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) })
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) && ee.code == exitInvalid {
+			return nil, &exitError{code: exitUsage, err: ee.err}
+		}
+		return nil, err
+	}
+	return src, nil
+}
+
+// redacted tells whether the input's header says it was redacted; for
+// OTLP, judge reads the flag off the records' resource.
+func (s *source) redacted() bool { return s.meta != nil && s.meta.Redacted }

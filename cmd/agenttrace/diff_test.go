@@ -1,0 +1,158 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// judgeFixture is the path of a fixture of the judge package.
+func judgeFixture(name string) string { return filepath.Join("..", "..", "testdata", "judge", name) }
+
+func TestDiffExitCodes(t *testing.T) {
+	base, rerun := judgeFixture("diff-base.jsonl"), judgeFixture("diff-rerun.jsonl")
+	diverged, redacted := judgeFixture("diff-diverged.jsonl"), judgeFixture("diff-redacted.jsonl")
+	missing := filepath.Join(t.TempDir(), "missing.jsonl")
+	garbage := writeTemp(t, "garbage.txt", "hello\n")
+	empty := writeTemp(t, "empty.jsonl", "")
+	newer := writeTemp(t, "v2.jsonl", `{"v":2,"kind":"meta","started_at":"2026-01-01T00:00:00Z"}`+"\n")
+
+	tests := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"rerun: no divergence", "", []string{base, rerun}, 0, "Verdict  no divergence\n", ""},
+		{"diverged", "", []string{base, diverged}, 1, "Verdict  diverged at index 3\n", ""},
+		{"extra in B", "", []string{base, diverged}, 1, "[6] extra in B\n", ""},
+		{"missing in B", "", []string{diverged, base}, 1, "[6] missing in B\n", ""},
+		{"redacted", "", []string{base, redacted}, 1, "Redacted B: arguments and results are not compared\n", ""},
+		{"standard input", readFile(t, rerun), []string{base, "-"}, 0, "Verdict  no divergence\n", ""},
+		{"missing file", "", []string{base, missing}, 2, "", missing},
+		{"not a trace", "", []string{garbage, base}, 2, "", garbage},
+		{"empty input", "", []string{base, empty}, 2, "", "empty input"},
+		{"newer schema", "", []string{base, newer}, 2, "", "unsupported artifact version"},
+		{"one input", "", []string{base}, 2, "", "missing input"},
+		{"three inputs", "", []string{base, rerun, diverged}, 2, "", "got 3 inputs"},
+		{"stdin twice", "", []string{"-", "-"}, 2, "", "more than once"},
+		{"unknown flag", "", []string{base, rerun, "--yaml"}, 2, "", "unknown flag: --yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := agenttrace(t, tt.stdin, append([]string{"diff"}, tt.args...)...)
+			assert.Equal(t, tt.code, r.code, r.stderr)
+			if tt.stdout != "" {
+				assert.Contains(t, r.stdout, tt.stdout)
+			} else {
+				assert.Empty(t, r.stdout)
+			}
+			if tt.stderr != "" {
+				assert.Contains(t, r.stderr, tt.stderr)
+			} else {
+				assert.Empty(t, r.stderr)
+			}
+		})
+	}
+}
+
+// diffJSON is the part of `diff --json` the tests speak of.
+type diffJSON struct {
+	Diverged         bool           `json:"diverged"`
+	FirstDivergence  int            `json:"first_divergence"`
+	Counts           map[string]int `json:"counts"`
+	Redacted         map[string]bool
+	PayloadsCompared bool `json:"payloads_compared"`
+	Truncated        bool `json:"truncated"`
+	Divergences      []struct {
+		Index   int      `json:"index"`
+		Kind    string   `json:"kind"`
+		Fields  []string `json:"fields"`
+		Changes []struct {
+			Path, Op, A, B string
+		} `json:"changes"`
+	} `json:"divergences"`
+}
+
+func TestDiffJSON(t *testing.T) {
+	r := agenttrace(t, "", "diff", "--json", judgeFixture("diff-base.jsonl"), judgeFixture("diff-diverged.jsonl"))
+	require.Equal(t, 1, r.code, r.stderr)
+
+	var top map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &top))
+	var names []string
+	for k := range top {
+		names = append(names, k)
+	}
+	assert.ElementsMatch(t, []string{"diverged", "first_divergence", "counts", "redacted", "payloads_compared", "divergences", "truncated"}, names)
+
+	var got diffJSON
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+	assert.True(t, got.Diverged)
+	assert.Equal(t, 3, got.FirstDivergence)
+	assert.Equal(t, map[string]int{"calls_a": 6, "calls_b": 7, "aligned": 6, "diverged": 2, "outcome": 1, "missing_in_b": 0, "extra_in_b": 1}, got.Counts)
+	assert.Equal(t, map[string]bool{"a": false, "b": false}, got.Redacted)
+	assert.True(t, got.PayloadsCompared)
+	assert.False(t, got.Truncated)
+	require.Len(t, got.Divergences, 2)
+	d := got.Divergences[0]
+	assert.Equal(t, 3, d.Index)
+	assert.Equal(t, "outcome", d.Kind)
+	assert.Equal(t, []string{"code"}, d.Fields)
+	var paths []string
+	for _, c := range d.Changes {
+		paths = append(paths, c.Op+" "+c.Path)
+	}
+	assert.Equal(t, []string{"changed args.ref", "changed result.error.code", "changed result.error.message"}, paths)
+	assert.Equal(t, "extra_in_b", got.Divergences[1].Kind)
+
+	r = agenttrace(t, "", "diff", "--json", judgeFixture("diff-base.jsonl"), judgeFixture("diff-rerun.jsonl"))
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+	assert.False(t, got.Diverged)
+	assert.Equal(t, -1, got.FirstDivergence)
+	assert.Empty(t, got.Divergences)
+}
+
+// TestDiffOTLP: OTLP inputs diff like artifacts, the redaction flag
+// travelling in the resource.
+func TestDiffOTLP(t *testing.T) {
+	dir := t.TempDir()
+	otlp := func(name string) string {
+		out := filepath.Join(dir, name+".json")
+		r := agenttrace(t, "", "convert", judgeFixture(name+".jsonl"), "-o", out)
+		require.Equal(t, 0, r.code, r.stderr)
+		return out
+	}
+	base, redacted := otlp("diff-base"), otlp("diff-redacted")
+
+	r := agenttrace(t, "", "diff", base, judgeFixture("diff-rerun.jsonl"))
+	assert.Equal(t, 0, r.code, r.stderr)
+
+	r = agenttrace(t, "", "diff", "--json", judgeFixture("diff-base.jsonl"), redacted)
+	require.Equal(t, 1, r.code, r.stderr)
+	var got diffJSON
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+	assert.Equal(t, map[string]bool{"a": false, "b": true}, got.Redacted)
+	assert.False(t, got.PayloadsCompared)
+	assert.Equal(t, 3, got.FirstDivergence)
+	assert.Empty(t, got.Divergences[0].Changes)
+}
+
+// TestDiffBadLines: reader problems go to standard error, and the lines
+// that could be read are judged.
+func TestDiffBadLines(t *testing.T) {
+	rerun := readFile(t, judgeFixture("diff-rerun.jsonl"))
+	path := writeTemp(t, "torn.jsonl", rerun+`{"kind":"call","tool":`)
+	r := agenttrace(t, "", "diff", judgeFixture("diff-base.jsonl"), path)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "Verdict  no divergence")
+	assert.Contains(t, r.stderr, path+":10: torn last line")
+	assert.Contains(t, r.stderr, path+": 1 bad line(s) skipped")
+}

@@ -1,0 +1,332 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// Detect tells an input's shape from its first bytes (up to
+// converter.DetectSize; give it that much when the input has it). It looks
+// at content only, never at a file name, and returns Unknown when no shape
+// fits.
+func Detect(head []byte) Shape {
+	if isOTLPStream(head) {
+		return OTLPStream
+	}
+	switch converter.Detect(head) {
+	case converter.FormatArtifact:
+		return Artifact
+	case converter.FormatOTLPJSON:
+		return OTLPJSON
+	case converter.FormatOTLPJSONLines:
+		return OTLPJSONLine
+	case converter.FormatOTLPProto:
+		// converter says protobuf for anything starting with 0x0A, which a
+		// JSON document after a blank line does too; protobuf TracesData
+		// never has '[' or '{' after its leading white-space-like bytes.
+		if c := firstByte(bytes.TrimPrefix(head, byteOrderMark)); c != '[' && c != '{' {
+			return OTLPProto
+		}
+	}
+	return sniffJSON(head)
+}
+
+// isOTLPStream reports whether head starts like the file exporter's
+// length-prefixed protobuf: a big-endian length no larger than the input
+// (or than MaxStreamRecord when head is only the input's start), then a
+// TracesData, whose first byte is the tag 0x0A. A record wholly in head
+// must decode.
+func isOTLPStream(head []byte) bool {
+	if len(head) < 5 || head[4] != 0x0A {
+		return false
+	}
+	n := int(binary.BigEndian.Uint32(head))
+	if n == 0 || n > MaxStreamRecord {
+		return false
+	}
+	if 4+n > len(head) {
+		return len(head) >= converter.DetectSize
+	}
+	if _, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(head[4 : 4+n]); err != nil {
+		return false
+	}
+	if rest := head[4+n:]; len(rest) >= 5 {
+		m := binary.BigEndian.Uint32(rest)
+		return m <= MaxStreamRecord && (m == 0 || rest[4] == 0x0A)
+	}
+	return true
+}
+
+// jsonHead is what sniffJSON saw of the first JSON object: its top-level
+// keys, their string values, and the first object under "data".
+type jsonHead struct {
+	keys     map[string]bool
+	strs     map[string]string
+	data     *jsonHead
+	complete bool
+}
+
+// sniffJSON recognises the JSON shapes by the keys of their first object
+// (the first element of an array): head may end anywhere.
+func sniffJSON(head []byte) Shape {
+	head = bytes.TrimPrefix(head, byteOrderMark)
+	dec := json.NewDecoder(bytes.NewReader(head))
+	tok, err := dec.Token()
+	if err != nil {
+		return Unknown
+	}
+	inArray := false
+	if tok == json.Delim('[') {
+		inArray = true
+		if tok, err = dec.Token(); err != nil {
+			return Unknown
+		}
+	}
+	if tok != json.Delim('{') {
+		return Unknown
+	}
+	h := readHead(dec, !inArray)
+	typ := h.strs["type"]
+	switch {
+	case !inArray && isPastTenseType(typ) && (h.keys["sessionId"] || !h.complete):
+		return Transcript
+	case !inArray && typ == "metadata" && h.keys["session_id"]:
+		return Trajectory
+	case !inArray && typ != "" && h.keys["task_id"]:
+		return Trajectory
+	case eventTypes[typ] && h.keys["conversation_id"]:
+		return Events
+	case h.keys["traceID"] && (h.keys["spans"] || h.keys["processes"]):
+		return Jaeger
+	case h.data != nil && (h.data.keys["traceID"] || h.data.keys["spans"]):
+		return Jaeger
+	}
+	return Unknown
+}
+
+var eventTypes = map[string]bool{
+	"tool_start": true, "tool_output": true, "tool_end": true, "thinking": true,
+	"text": true, "final": true, "cancelled": true, "error": true,
+}
+
+// isPastTenseType reports whether typ reads <entity>[.<sub>].<verb>ed, as
+// transcript record types do ("session.started", "tools.added").
+func isPastTenseType(typ string) bool {
+	segs := strings.Split(typ, ".")
+	if len(segs) < 2 || !strings.HasSuffix(segs[len(segs)-1], "ed") {
+		return false
+	}
+	for _, s := range segs {
+		if s == "" {
+			return false
+		}
+		for _, c := range s {
+			if (c < 'a' || c > 'z') && c != '_' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readHead reads the members of the object whose '{' dec just returned,
+// descending into "data" when withData is set; it stops quietly where the
+// input ends.
+func readHead(dec *json.Decoder, withData bool) *jsonHead {
+	h := &jsonHead{keys: make(map[string]bool), strs: make(map[string]string)}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return h
+		}
+		if tok == json.Delim('}') {
+			h.complete = true
+			return h
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return h
+		}
+		h.keys[key] = true
+		v, err := dec.Token()
+		if err != nil {
+			return h
+		}
+		switch v {
+		case json.Delim('{'):
+			if withData && key == "data" {
+				h.data = readHead(dec, false)
+				if !h.data.complete {
+					return h
+				}
+				continue
+			}
+			if !skipContainer(dec) {
+				return h
+			}
+		case json.Delim('['):
+			if withData && key == "data" {
+				t, err := dec.Token()
+				if err != nil || t == json.Delim(']') {
+					if err != nil {
+						return h
+					}
+					continue
+				}
+				switch t {
+				case json.Delim('{'):
+					h.data = readHead(dec, false)
+					if !h.data.complete {
+						return h
+					}
+				case json.Delim('['):
+					if !skipContainer(dec) {
+						return h
+					}
+				}
+			}
+			if !skipContainer(dec) {
+				return h
+			}
+		default:
+			if s, ok := v.(string); ok {
+				h.strs[key] = s
+			}
+		}
+	}
+}
+
+// skipContainer consumes tokens up to the end of the container whose
+// opening delimiter dec just returned; false when the input ends first.
+func skipContainer(dec *json.Decoder) bool {
+	for depth := 1; depth > 0; {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return true
+}
+
+// For returns the reader of shape s; false for Unknown or a shape it does
+// not know.
+func For(s Shape) (Func, bool) {
+	switch s {
+	case Artifact:
+		return readArtifact, true
+	case OTLPJSON:
+		return readOTLPWhole(converter.FormatOTLPJSON), true
+	case OTLPProto:
+		return readOTLPWhole(converter.FormatOTLPProto), true
+	case OTLPJSONLine:
+		return readOTLPLines, true
+	case OTLPStream:
+		return ReadOTLPStream, true
+	case Events:
+		return ReadEvents, true
+	case Jaeger:
+		return ReadJaeger, true
+	case Transcript:
+		return ReadTranscript, true
+	case Trajectory:
+		return ReadTrajectory, true
+	}
+	return nil, false
+}
+
+// readArtifact reads an agenttrace artifact (tool-dispatch traces
+// included) with converter's Reader.
+func readArtifact(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+	var st Stats
+	rd := converter.NewReader(r, converter.WithSource(name), converter.WithProblemHandler(func(le *converter.LineError) {
+		st.Problems = append(st.Problems, le)
+	}))
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return st, err
+		}
+		st.Records++
+		if err := emit(rec); err != nil {
+			return st, err
+		}
+	}
+	if n := rd.Stats().Unknown; n > 0 {
+		st.Unknown = map[string]int64{"unknown kind": n}
+	}
+	return st, nil
+}
+
+// readOTLPWhole reads one OTLP document (JSON or protobuf), which is read
+// whole, and emits its spans in the order they end.
+func readOTLPWhole(f converter.Format) Func {
+	return func(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+		var st Stats
+		td, err := converter.ReadOTLP(r, f, name)
+		if err != nil {
+			return st, err
+		}
+		return st, emitAll(&st, td, emit)
+	}
+}
+
+// readOTLPLines reads OTLP/JSON lines one line at a time: a line that does
+// not decode is reported and skipped.
+func readOTLPLines(r io.Reader, name string, emit func(*converter.Record) error) (st Stats, err error) {
+	probs := shapeProblems{name: name}
+	problem := probs.add
+	defer func() { st.Problems = probs.done() }()
+	lines := newBoundedLines(r, converter.DefaultMaxLineSize)
+	var u ptrace.JSONUnmarshaler
+	for {
+		line, tooLong, err := lines.next()
+		switch {
+		case tooLong:
+			problem(lines.n, fmt.Errorf("%w (%d bytes)", converter.ErrLineTooLong, lines.max))
+		case len(bytes.TrimSpace(line)) > 0:
+			td, perr := u.UnmarshalTraces(bytes.TrimPrefix(line, byteOrderMark))
+			if perr != nil {
+				problem(lines.n, fmt.Errorf("OTLP/JSON: %w", perr))
+				break
+			}
+			if eerr := emitAll(&st, td, emit); eerr != nil {
+				return st, eerr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return st, nil
+		}
+		if err != nil {
+			return st, fmt.Errorf("%s:%d: %w", name, lines.n+1, err)
+		}
+	}
+}
+
+func emitAll(st *Stats, td ptrace.Traces, emit func(*converter.Record) error) error {
+	recs := converter.Records(td)
+	for i := range recs {
+		st.Records++
+		if err := emit(&recs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,893 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// Attributes the importers write that no convention defines.
+const (
+	attrSourceTraceID    = "agenttrace.source_trace_id"
+	attrTruncated        = "agenttrace.truncated"
+	attrFullLength       = "agenttrace.full_length"
+	attrUserMessageID    = "agenttrace.user_message_id"
+	attrPartialMessageID = "agenttrace.partial_message_id"
+)
+
+// Error types the events reader sets.
+const (
+	codeCancelled  = "cancelled"  // a tool call or stream cut by a cancelled event
+	codeToolError  = "tool_error" // tool_end with status error
+	codeIncomplete = "incomplete" // a tool call still open when the stream ended
+)
+
+// streamEvent is one streaming trace event (dialects.md §4). Fields whose
+// JSON type varies between producers are kept raw and read leniently.
+type streamEvent struct {
+	Type             string          `json:"type"`
+	ConversationID   string          `json:"conversation_id"`
+	Timestamp        json.RawMessage `json:"timestamp"`
+	ToolCallID       string          `json:"tool_call_id"`
+	ToolName         string          `json:"tool_name"`
+	ToolArgs         json.RawMessage `json:"tool_args"`
+	Output           json.RawMessage `json:"output"`
+	Truncated        json.RawMessage `json:"truncated"`
+	FullLength       json.RawMessage `json:"full_length"`
+	Status           string          `json:"status"`
+	DurationMS       json.RawMessage `json:"duration_ms"`
+	ErrorMessage     string          `json:"error_message"`
+	Content          string          `json:"content"`
+	Delta            json.RawMessage `json:"delta"`
+	MessageID        string          `json:"message_id"`
+	UserMessageID    string          `json:"user_message_id"`
+	TraceID          string          `json:"trace_id"`
+	Reason           string          `json:"reason"`
+	PartialMessageID string          `json:"partial_message_id"`
+	ErrorCode        string          `json:"error_code"`
+}
+
+// ReadEvents reads streaming trace events (dialects.md §4), a JSON array of
+// events or one event per line (told by the first byte that is not white
+// space), and emits one trace per conversation_id. It is a [Func].
+//
+// # Mapping
+//
+//   - The conversation is an invoke_agent root span (gen_ai.conversation.id)
+//     from its first event to its final, cancelled or last event; it is
+//     emitted last. final's trace_id (an opaque id, not an OTel one) is
+//     kept as agenttrace.source_trace_id and user_message_id as
+//     agenttrace.user_message_id. Events of a conversation after its final
+//     start a second root in the same trace.
+//   - tool_start … tool_end with one tool_call_id is an
+//     "execute_tool {tool_name}" span: gen_ai.tool.name, gen_ai.tool.call.id,
+//     tool_args as gen_ai.tool.call.arguments (a JSON string), the
+//     tool_output outputs as gen_ai.tool.call.result (string chunks
+//     concatenated, other values as JSON). An output marked truncated sets
+//     agenttrace.truncated and keeps full_length in agenttrace.full_length.
+//     tool_end with status error is an error status with its
+//     error_message and error.type "tool_error"; without a tool_start,
+//     duration_ms gives the start.
+//   - thinking and text events between tool calls are one chat span per
+//     assistant turn, ended by the next tool_start, final, cancelled or
+//     error: gen_ai.output.messages holds one assistant message with a
+//     reasoning part (thinking) and text parts (delta chunks concatenated;
+//     a whole text after its chunks replaces them), and a finish_reason
+//     (tool_call, stop, cancelled, error). final's message_id is the last
+//     turn's gen_ai.response.id (the root's when no turn is open). The
+//     shape carries no model and no usage.
+//   - cancelled makes every tool call still open an error span with
+//     error.type "cancelled" and the reason as message, and the root an
+//     error too. error makes the root an error (error.type = error_code)
+//     with an "exception" event. A tool call still open when the input
+//     ends is an error span "incomplete".
+//
+// # Input
+//
+// Times are RFC 3339 (no zone: UTC) or epoch seconds, milliseconds,
+// microseconds or nanoseconds; an event without one takes the time of the
+// conversation's event before it. Events that are not JSON objects or have
+// no type are reported in Stats.Problems with their line, and skipped;
+// other types are counted in Stats.Unknown. The line form is read a line
+// at a time (up to 16 MiB each) and holds only open conversations; the
+// array form is read whole.
+func ReadEvents(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+	st := newEventsState(name, emit)
+	br := newBoundedLines(r, converter.DefaultMaxLineSize)
+	first, err := br.peekNonSpace()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Stats{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if first == '[' {
+		err = st.readArray(br.r)
+	} else {
+		err = st.readLines(br)
+	}
+	if err == nil {
+		err = st.flushAll()
+	}
+	st.stats.Problems = st.probs.done()
+	return st.stats, err
+}
+
+// eventsState is the reading state: the conversations still open.
+type eventsState struct {
+	name  string
+	emit  func(*converter.Record) error
+	stats Stats
+	probs shapeProblems
+	res   pcommon.Resource
+	scope pcommon.InstrumentationScope
+	convs map[string]*evConv
+	order []string       // open conversations, first seen first
+	turns map[string]int // roots started per conversation
+}
+
+func newEventsState(name string, emit func(*converter.Record) error) *eventsState {
+	return &eventsState{
+		name:  name,
+		probs: shapeProblems{name: name},
+		emit:  emit,
+		res:   shapeResource(Events),
+		scope: shapeScope(),
+		convs: make(map[string]*evConv),
+		turns: make(map[string]int),
+	}
+}
+
+func (s *eventsState) problem(line int, err error) { s.probs.add(line, err) }
+
+func (s *eventsState) unknown(typ string) {
+	if s.stats.Unknown == nil {
+		s.stats.Unknown = make(map[string]int64)
+	}
+	s.stats.Unknown[typ]++
+}
+
+func (s *eventsState) readLines(ls *boundedLines) error {
+	for {
+		line, tooLong, err := ls.next()
+		if tooLong {
+			s.problem(ls.n, fmt.Errorf("%w (%d bytes)", converter.ErrLineTooLong, ls.max))
+		} else if len(bytes.TrimSpace(line)) > 0 {
+			if err := s.handleRaw(bytes.TrimPrefix(line, byteOrderMark), ls.n); err != nil {
+				return err
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", s.name, ls.n+1, err)
+		}
+	}
+}
+
+// readArray reads the array form whole and takes its events one by one, so
+// a bad event is reported with its line and skipped.
+func (s *eventsState) readArray(r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	data = bytes.TrimPrefix(data, byteOrderMark)
+	lines := newOffsetLines(data)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // '['
+		s.problem(lines.at(int(dec.InputOffset())), err)
+		return nil
+	}
+	for dec.More() {
+		off := jsonValueStart(data, int(dec.InputOffset()))
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			s.problem(lines.at(off), fmt.Errorf("events array: %w", err))
+			return nil
+		}
+		if err := s.handleRaw(raw, lines.at(off)); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // ']'
+		s.problem(lines.at(int(dec.InputOffset())), fmt.Errorf("events array: %w", err))
+		return nil
+	}
+	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
+		s.problem(lines.at(int(dec.InputOffset())), errors.New("data after the events array"))
+	}
+	return nil
+}
+
+// handleRaw decodes one event and applies it; only an emit error is
+// returned, problems with the event are recorded.
+func (s *eventsState) handleRaw(raw []byte, line int) error {
+	if firstByte(raw) != '{' {
+		s.problem(line, fmt.Errorf("%w: an event is a JSON object", converter.ErrBadRecord))
+		return nil
+	}
+	var ev streamEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			s.problem(line, fmt.Errorf("%w: %v", converter.ErrBadRecord, err))
+			return nil
+		}
+		// The other fields decoded: report the odd one and go on.
+		s.problem(line, fmt.Errorf("event %q: %w", ev.Type, err))
+	}
+	if ev.Type == "" {
+		s.problem(line, fmt.Errorf("%w: event has no type", converter.ErrBadRecord))
+		return nil
+	}
+	return s.apply(&ev, line)
+}
+
+func (s *eventsState) apply(ev *streamEvent, line int) error {
+	switch ev.Type {
+	case "tool_start", "tool_output", "tool_end", "thinking", "text", "final", "cancelled", "error":
+	default:
+		s.unknown(ev.Type)
+		return nil
+	}
+	ts, ok, err := eventTime(ev.Timestamp)
+	if err != nil {
+		s.problem(line, fmt.Errorf("%s event: timestamp: %w", ev.Type, err))
+	}
+	c := s.conv(ev.ConversationID, ts, ok)
+	if !ok {
+		ts = c.last
+	}
+	c.last = max(c.last, ts)
+	switch ev.Type {
+	case "tool_start":
+		if err := s.closeChat(c, ts, "tool_call", ""); err != nil {
+			return err
+		}
+		if old, ok := c.calls[ev.ToolCallID]; ok && old.started {
+			old.fail(codeIncomplete, "tool_start again before tool_end")
+			if err := s.endCall(c, old, ts); err != nil {
+				return err
+			}
+		}
+		call := c.call(ev.ToolCallID, ts)
+		call.started = true
+		call.span.SetStartTimestamp(pcommon.Timestamp(ts))
+		if ev.ToolName != "" {
+			call.setTool(ev.ToolName)
+		}
+		if args, ok := jsonText(ev.ToolArgs); ok {
+			call.span.Attributes().PutStr(semconv.ToolCallArguments, args)
+		}
+	case "tool_output":
+		call := c.call(ev.ToolCallID, ts)
+		if ev.ToolName != "" && call.tool == "" {
+			call.setTool(ev.ToolName)
+		}
+		if len(ev.Output) > 0 && string(ev.Output) != "null" {
+			call.outputs = append(call.outputs, append(json.RawMessage(nil), ev.Output...))
+		}
+		if b, ok := lenientBool(ev.Truncated); ok && b {
+			call.span.Attributes().PutBool(attrTruncated, true)
+			if n, ok := lenientInt(ev.FullLength); ok {
+				call.span.Attributes().PutInt(attrFullLength, n)
+			}
+		}
+	case "tool_end":
+		call := c.call(ev.ToolCallID, ts)
+		if ev.ToolName != "" && call.tool == "" {
+			call.setTool(ev.ToolName)
+		}
+		end := ts
+		if ms, ok := lenientFloat(ev.DurationMS); ok && ms >= 0 && !call.started {
+			d := uint64(ms * 1e6)
+			start := uint64(0)
+			if d < end {
+				start = end - d
+			}
+			call.span.SetStartTimestamp(pcommon.Timestamp(start))
+			c.start = min(c.start, start)
+		}
+		if strings.EqualFold(ev.Status, "error") {
+			call.fail(codeToolError, ev.ErrorMessage)
+		}
+		if err := s.endCall(c, call, end); err != nil {
+			return err
+		}
+	case "thinking":
+		c.turn(ts).add("reasoning", ev.Content, true)
+	case "text":
+		delta, _ := lenientBool(ev.Delta)
+		c.turn(ts).add("text", ev.Content, delta)
+	case "final":
+		if ev.MessageID != "" && c.chat == nil {
+			c.root.Attributes().PutStr(semconv.ResponseID, ev.MessageID)
+		}
+		if err := s.closeChat(c, ts, "stop", ev.MessageID); err != nil {
+			return err
+		}
+		if ev.TraceID != "" {
+			c.root.Attributes().PutStr(attrSourceTraceID, ev.TraceID)
+		}
+		if ev.UserMessageID != "" {
+			c.root.Attributes().PutStr(attrUserMessageID, ev.UserMessageID)
+		}
+		return s.endConv(c, ts, codeIncomplete, "no tool_end before the final event")
+	case "cancelled":
+		if ev.PartialMessageID != "" && c.chat == nil {
+			c.root.Attributes().PutStr(attrPartialMessageID, ev.PartialMessageID)
+		}
+		if err := s.closeChat(c, ts, codeCancelled, ev.PartialMessageID); err != nil {
+			return err
+		}
+		setError(c.root, codeCancelled, ev.Reason)
+		return s.endConv(c, ts, codeCancelled, ev.Reason)
+	case "error":
+		if err := s.closeChat(c, ts, "error", ""); err != nil {
+			return err
+		}
+		code := ev.ErrorCode
+		if code == "" {
+			code = "error"
+		}
+		setError(c.root, code, ev.ErrorMessage)
+		e := c.root.Events().AppendEmpty()
+		e.SetName("exception")
+		e.SetTimestamp(pcommon.Timestamp(ts))
+		e.Attributes().PutStr("exception.type", code)
+		if ev.ErrorMessage != "" {
+			e.Attributes().PutStr("exception.message", ev.ErrorMessage)
+		}
+	}
+	return nil
+}
+
+// flushAll ends the conversations the input left open, in the order they
+// began: their open tool calls become error spans, nothing vanishes.
+func (s *eventsState) flushAll() error {
+	for len(s.order) > 0 {
+		c := s.convs[s.order[0]]
+		if err := s.closeChat(c, c.last, "", ""); err != nil {
+			return err
+		}
+		if err := s.endConv(c, c.last, codeIncomplete, "the stream ended before tool_end"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *eventsState) send(sp ptrace.Span) error {
+	s.stats.Records++
+	return s.emit(&converter.Record{Span: sp, Resource: s.res, Scope: s.scope})
+}
+
+// evConv is an open conversation: its root span and what is open under it.
+type evConv struct {
+	id      string
+	trace   pcommon.TraceID
+	prefix  string // span id key prefix of this root's turn
+	root    ptrace.Span
+	start   uint64
+	last    uint64
+	calls   map[string]*evCall
+	open    []*evCall // open calls in the order they began
+	callsN  map[string]int
+	chat    *evChat
+	chatsN  int
+	started bool // start is known
+}
+
+func (s *eventsState) conv(id string, ts uint64, known bool) *evConv {
+	if c, ok := s.convs[id]; ok {
+		if known && (!c.started || ts < c.start) {
+			c.start, c.started = ts, true
+		}
+		return c
+	}
+	s.turns[id]++
+	c := &evConv{
+		id:     id,
+		trace:  traceIDFor(Events, id),
+		prefix: "turn:" + strconv.Itoa(s.turns[id]) + ":",
+		root:   ptrace.NewSpan(),
+		start:  ts,
+		last:   ts,
+		calls:  make(map[string]*evCall),
+		callsN: make(map[string]int),
+	}
+	c.started = known
+	c.root.SetTraceID(c.trace)
+	c.root.SetSpanID(spanIDFor(c.trace, c.prefix+"root"))
+	c.root.SetName(semconv.OpInvokeAgent)
+	c.root.SetKind(ptrace.SpanKindInternal)
+	c.root.Attributes().PutStr(semconv.OperationName, semconv.OpInvokeAgent)
+	if id != "" {
+		c.root.Attributes().PutStr(semconv.ConversationID, id)
+	}
+	s.convs[id] = c
+	s.order = append(s.order, id)
+	return c
+}
+
+// endConv closes c's open tool calls as errors of type code, then its root.
+func (s *eventsState) endConv(c *evConv, ts uint64, code, msg string) error {
+	for _, call := range append([]*evCall(nil), c.open...) {
+		call.fail(code, msg)
+		if err := s.endCall(c, call, ts); err != nil {
+			return err
+		}
+	}
+	delete(s.convs, c.id)
+	for i, id := range s.order {
+		if id == c.id {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	c.root.SetStartTimestamp(pcommon.Timestamp(c.start))
+	c.root.SetEndTimestamp(pcommon.Timestamp(max(ts, c.last, c.start)))
+	return s.send(c.root)
+}
+
+// evCall is an open tool call.
+type evCall struct {
+	span    ptrace.Span
+	tool    string
+	started bool
+	outputs []json.RawMessage
+}
+
+// call returns the open call with id, opening it when it is not open.
+func (c *evConv) call(id string, ts uint64) *evCall {
+	if call, ok := c.calls[id]; ok {
+		return call
+	}
+	c.callsN[id]++
+	key := c.prefix + "tool:" + strconv.Itoa(c.callsN[id]) + ":" + id
+	sp := ptrace.NewSpan()
+	sp.SetTraceID(c.trace)
+	sp.SetSpanID(spanIDFor(c.trace, key))
+	sp.SetParentSpanID(c.root.SpanID())
+	sp.SetKind(ptrace.SpanKindInternal)
+	sp.SetName(semconv.OpExecuteTool)
+	sp.SetStartTimestamp(pcommon.Timestamp(ts))
+	sp.Attributes().PutStr(semconv.OperationName, semconv.OpExecuteTool)
+	if id != "" {
+		sp.Attributes().PutStr(semconv.ToolCallID, id)
+	}
+	call := &evCall{span: sp}
+	c.calls[id] = call
+	c.open = append(c.open, call)
+	return call
+}
+
+func (c *evConv) removeOpen(call *evCall) {
+	for i, o := range c.open {
+		if o == call {
+			c.open = append(c.open[:i], c.open[i+1:]...)
+			return
+		}
+	}
+}
+
+func (call *evCall) setTool(name string) {
+	call.tool = name
+	call.span.SetName(semconv.OpExecuteTool + " " + name)
+	call.span.Attributes().PutStr(semconv.ToolName, name)
+}
+
+func (call *evCall) fail(code, msg string) { setError(call.span, code, msg) }
+
+func (s *eventsState) endCall(c *evConv, call *evCall, end uint64) error {
+	if res, ok := joinOutputs(call.outputs); ok {
+		call.span.Attributes().PutStr(semconv.ToolCallResult, res)
+	}
+	call.span.SetEndTimestamp(pcommon.Timestamp(max(end, uint64(call.span.StartTimestamp()))))
+	id, _ := call.span.Attributes().Get(semconv.ToolCallID)
+	if c.calls[id.Str()] == call {
+		delete(c.calls, id.Str())
+	}
+	c.removeOpen(call)
+	return s.send(call.span)
+}
+
+// joinOutputs makes one tool result of a call's outputs: strings are
+// concatenated (chunks of one output), anything else kept as JSON.
+func joinOutputs(outs []json.RawMessage) (string, bool) {
+	if len(outs) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	allStr := true
+	for _, o := range outs {
+		var str string
+		if json.Unmarshal(o, &str) != nil {
+			allStr = false
+			break
+		}
+		b.WriteString(str)
+	}
+	if allStr {
+		return b.String(), true
+	}
+	if len(outs) == 1 {
+		return jsonText(outs[0])
+	}
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	for i, o := range outs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if json.Compact(&buf, o) != nil {
+			buf.Write(o)
+		}
+	}
+	buf.WriteByte(']')
+	return buf.String(), true
+}
+
+// evChat is an assistant turn being streamed: its thinking and text.
+type evChat struct {
+	start uint64
+	parts []chatPart
+	delta bool // the last part was built from delta chunks
+}
+
+type chatPart struct {
+	Type    string `json:"type"`
+	Content string `json:"content"`
+}
+
+type chatMessage struct {
+	Role         string     `json:"role"`
+	Parts        []chatPart `json:"parts"`
+	FinishReason string     `json:"finish_reason,omitempty"`
+}
+
+// turn returns the open assistant turn, opening one at ts.
+func (c *evConv) turn(ts uint64) *evChat {
+	if c.chat == nil {
+		c.chat = &evChat{start: ts}
+	}
+	return c.chat
+}
+
+// add adds streamed content: thinking events and text chunks (delta) run
+// on in the last part of their type; a whole text after its chunks
+// replaces them, another whole text is a part of its own.
+func (t *evChat) add(typ, content string, delta bool) {
+	n := len(t.parts)
+	last := func() *chatPart { return &t.parts[n-1] }
+	switch {
+	case n > 0 && last().Type == typ && typ == "reasoning":
+		last().Content += content
+	case n > 0 && last().Type == typ && delta && t.delta:
+		last().Content += content
+	case n > 0 && last().Type == typ && !delta && t.delta && strings.HasPrefix(content, last().Content):
+		last().Content = content
+	default:
+		t.parts = append(t.parts, chatPart{Type: typ, Content: content})
+	}
+	t.delta = delta && typ == "text"
+}
+
+// closeChat ends the open assistant turn, if any, at ts.
+func (s *eventsState) closeChat(c *evConv, ts uint64, finish, responseID string) error {
+	t := c.chat
+	if t == nil {
+		return nil
+	}
+	c.chat = nil
+	c.chatsN++
+	sp := ptrace.NewSpan()
+	sp.SetTraceID(c.trace)
+	sp.SetSpanID(spanIDFor(c.trace, c.prefix+"chat:"+strconv.Itoa(c.chatsN)))
+	sp.SetParentSpanID(c.root.SpanID())
+	sp.SetKind(ptrace.SpanKindClient)
+	sp.SetName(semconv.OpChat)
+	sp.SetStartTimestamp(pcommon.Timestamp(t.start))
+	sp.SetEndTimestamp(pcommon.Timestamp(max(ts, t.start)))
+	sp.Attributes().PutStr(semconv.OperationName, semconv.OpChat)
+	if responseID != "" {
+		sp.Attributes().PutStr(semconv.ResponseID, responseID)
+	}
+	out, err := marshalJSON([]chatMessage{{Role: "assistant", Parts: t.parts, FinishReason: finish}})
+	if err == nil {
+		sp.Attributes().PutStr(semconv.OutputMessages, out)
+	}
+	return s.send(sp)
+}
+
+// setError sets sp's status to Error with msg and its error.type to code.
+func setError(sp ptrace.Span, code, msg string) {
+	sp.Status().SetCode(ptrace.StatusCodeError)
+	sp.Status().SetMessage(msg)
+	sp.Attributes().PutStr(semconv.ErrorType, code)
+}
+
+// marshalJSON encodes v compactly without HTML escaping, as
+// instrumentations write GenAI JSON attributes.
+func marshalJSON(v any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// jsonText returns a JSON value as attribute text: a string as itself,
+// anything else as compact JSON; false for a missing value or null.
+func jsonText(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s, true
+		}
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw), true
+	}
+	return b.String(), true
+}
+
+// lenientBool reads true/false, also as a string or 0/1.
+func lenientBool(raw json.RawMessage) (bool, bool) {
+	switch strings.Trim(string(bytes.TrimSpace(raw)), `"`) {
+	case "true", "1", "True", "TRUE":
+		return true, true
+	case "false", "0", "False", "FALSE":
+		return false, true
+	}
+	return false, false
+}
+
+// lenientFloat reads a number, also as a string.
+func lenientFloat(raw json.RawMessage) (float64, bool) {
+	t := strings.Trim(string(bytes.TrimSpace(raw)), `"`)
+	if t == "" || t == "null" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	return f, err == nil
+}
+
+// lenientInt reads an integer, also as a string or a whole float.
+func lenientInt(raw json.RawMessage) (int64, bool) {
+	t := strings.Trim(string(bytes.TrimSpace(raw)), `"`)
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+		return n, true
+	}
+	if f, err := strconv.ParseFloat(t, 64); err == nil && f == float64(int64(f)) {
+		return int64(f), true
+	}
+	return 0, false
+}
+
+// byteOrderMark is the UTF-8 BOM some editors put at the start of a file.
+var byteOrderMark = []byte{0xEF, 0xBB, 0xBF}
+
+// importScope names the instrumentation scope of the spans the importers
+// synthesize.
+const (
+	importScopeName    = "github.com/agenttrace/agenttrace/importer"
+	importScopeVersion = "0.1.0"
+)
+
+func shapeScope() pcommon.InstrumentationScope {
+	sc := pcommon.NewInstrumentationScope()
+	sc.SetName(importScopeName)
+	sc.SetVersion(importScopeVersion)
+	return sc
+}
+
+// shapeResource is the resource shared by the spans imported from one
+// input of a shape that names no service.
+func shapeResource(shape Shape) pcommon.Resource {
+	res := pcommon.NewResource()
+	res.Attributes().PutStr("service.name", "unknown_service")
+	_ = shape
+	return res
+}
+
+// boundedLines reads lines of at most max bytes; a longer line is skipped
+// (reported by next) rather than held.
+type boundedLines struct {
+	r   *bufio.Reader
+	max int
+	n   int // number of the line next returned last
+	buf []byte
+}
+
+func newBoundedLines(r io.Reader, max int) *boundedLines {
+	return &boundedLines{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// peekNonSpace returns the first byte that is not white space (or a BOM)
+// without consuming anything.
+func (b *boundedLines) peekNonSpace() (byte, error) {
+	for n := 1; ; n++ {
+		p, err := b.r.Peek(n)
+		if len(p) < n {
+			return 0, err
+		}
+		c := p[n-1]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		case n <= 3 && bytes.HasPrefix(byteOrderMark, p):
+		default:
+			return c, nil
+		}
+		if n >= b.r.Size() {
+			return 0, nil
+		}
+	}
+}
+
+// next returns the next line without its line ending. tooLong reports a
+// line over the limit, returned empty. err is io.EOF after the last line
+// (which may come with it).
+func (b *boundedLines) next() (line []byte, tooLong bool, err error) {
+	b.buf = b.buf[:0]
+	for {
+		chunk, err := b.r.ReadSlice('\n')
+		if !tooLong {
+			if len(b.buf)+len(chunk) > b.max+2 { // room for "\r\n"
+				tooLong, b.buf = true, b.buf[:0]
+			} else {
+				b.buf = append(b.buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if len(chunk) > 0 || len(b.buf) > 0 || tooLong || err == nil {
+			b.n++
+		}
+		line = bytes.TrimRight(b.buf, "\r\n")
+		if tooLong {
+			line = nil
+		} else if len(line) > b.max {
+			tooLong, line = true, nil
+		}
+		return line, tooLong, err
+	}
+}
+
+// offsetLines maps byte offsets of a document to 1-based line numbers.
+type offsetLines struct {
+	data []byte
+	off  int // offsets before off are counted
+	line int // line of off
+}
+
+func newOffsetLines(data []byte) *offsetLines { return &offsetLines{data: data, line: 1} }
+
+// at returns the line of offset off; offsets asked for should mostly grow.
+func (l *offsetLines) at(off int) int {
+	off = min(max(off, 0), len(l.data))
+	if off < l.off {
+		l.off, l.line = 0, 1
+	}
+	l.line += bytes.Count(l.data[l.off:off], []byte{'\n'})
+	l.off = off
+	return l.line
+}
+
+// jsonValueStart returns the offset of the value that follows off in data,
+// skipping white space and the separators json.Decoder has not consumed.
+func jsonValueStart(data []byte, off int) int {
+	for off < len(data) {
+		switch data[off] {
+		case ' ', '\t', '\r', '\n', ',', ':':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
+
+// eventTime reads a timestamp: RFC 3339 (a missing zone is UTC), or a
+// number of seconds, milliseconds, microseconds or nanoseconds since the
+// epoch, told apart by magnitude. ok is false when there is none.
+func eventTime(raw json.RawMessage) (ns uint64, ok bool, err error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, false, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, false, err
+		}
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return 0, false, nil
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return epochNanos(f)
+		}
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
+			if t, err := time.Parse(layout, s); err == nil {
+				if t.Before(time.Unix(0, 0)) || t.Year() > 2262 {
+					return 0, false, fmt.Errorf("time %q out of range", s)
+				}
+				return uint64(t.UnixNano()), true, nil
+			}
+		}
+		return 0, false, fmt.Errorf("cannot read time %q", s)
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("cannot read time %s", raw)
+	}
+	return epochNanos(f)
+}
+
+func epochNanos(f float64) (uint64, bool, error) {
+	switch {
+	case f < 0 || f != f:
+		return 0, false, fmt.Errorf("time %v out of range", f)
+	case f < 1e11: // seconds (until the year 5138)
+		f *= 1e9
+	case f < 1e14: // milliseconds
+		f *= 1e6
+	case f < 1e17: // microseconds
+		f *= 1e3
+	}
+	if f >= 1<<63 {
+		return 0, false, fmt.Errorf("time %v out of range", f)
+	}
+	return uint64(f), true, nil
+}
+
+// maxProblems bounds the problems a reader keeps; the rest are counted in
+// one last problem.
+const maxProblems = 1000
+
+// shapeProblems collects a reader's problems.
+type shapeProblems struct {
+	name    string
+	list    []error
+	dropped int
+	last    int
+}
+
+func (p *shapeProblems) add(line int, err error) {
+	p.last = line
+	if len(p.list) >= maxProblems {
+		p.dropped++
+		return
+	}
+	p.list = append(p.list, &converter.LineError{Source: p.name, Line: line, Err: err})
+}
+
+// done returns the problems, those not kept counted in a last one.
+func (p *shapeProblems) done() []error {
+	if p.dropped > 0 {
+		p.list = append(p.list, &converter.LineError{Source: p.name, Line: p.last,
+			Err: fmt.Errorf("%d more problems not listed", p.dropped)})
+		p.dropped = 0
+	}
+	return p.list
+}

@@ -1,0 +1,701 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// Jaeger JSON (the query API's /api/traces answer, the UI's download): the
+// model of jaeger's internal/uimodel.
+type jaegerSpan struct {
+	TraceID       string         `json:"traceID"`
+	SpanID        string         `json:"spanID"`
+	ParentSpanID  string         `json:"parentSpanID"`
+	Flags         json.Number    `json:"flags"`
+	OperationName string         `json:"operationName"`
+	References    []jaegerRef    `json:"references"`
+	StartTime     json.Number    `json:"startTime"`
+	Duration      json.Number    `json:"duration"`
+	Tags          []jaegerKV     `json:"tags"`
+	Logs          []jaegerLog    `json:"logs"`
+	ProcessID     string         `json:"processID"`
+	Process       *jaegerProcess `json:"process"`
+	Warnings      []string       `json:"warnings"`
+}
+
+type jaegerRef struct {
+	RefType string `json:"refType"`
+	TraceID string `json:"traceID"`
+	SpanID  string `json:"spanID"`
+}
+
+type jaegerKV struct {
+	Key   string          `json:"key"`
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+}
+
+type jaegerLog struct {
+	Timestamp json.Number `json:"timestamp"`
+	Fields    []jaegerKV  `json:"fields"`
+}
+
+type jaegerProcess struct {
+	ServiceName string     `json:"serviceName"`
+	Tags        []jaegerKV `json:"tags"`
+}
+
+// Tags the OTLP -> Jaeger translation adds for span fields Jaeger lacks;
+// read back into those fields.
+const (
+	jaegerSpanKind       = "span.kind"
+	jaegerStatusCode     = "otel.status_code"
+	jaegerStatusDesc     = "otel.status_description"
+	jaegerError          = "error"
+	jaegerScopeName      = "otel.scope.name"
+	jaegerScopeVersion   = "otel.scope.version"
+	jaegerLibraryName    = "otel.library.name"
+	jaegerLibraryVersion = "otel.library.version"
+	jaegerTraceState     = "w3c.tracestate"
+	jaegerRefTypeAttr    = "opentracing.ref_type"
+	jaegerWarningsAttr   = "jaeger.warnings"
+)
+
+// jaegerMaxDepth bounds how deep {"data": …} answers and arrays of traces
+// may nest.
+const jaegerMaxDepth = 4
+
+// ReadJaeger reads Jaeger JSON: the query API's {"data":[trace…]} answer,
+// a bare trace object, an array of traces, or several of these one after
+// another (JSON Lines). It is a [Func].
+//
+// Trace and span ids stay Jaeger's (64-bit trace ids left-padded to 128).
+// The first CHILD_OF reference is the parent (else the first FOLLOWS_FROM);
+// other references are links whose opentracing.ref_type tells their type,
+// as the collector's Jaeger receiver writes them. Tags keep their types
+// (string, bool, int64, float64, binary as bytes); the tags the OTLP ->
+// Jaeger translation adds become span fields again: span.kind the kind,
+// otel.status_code and error=true the status, otel.status_description its
+// message, otel.scope.name and .version the scope, w3c.tracestate the trace
+// state. GenAI tags stay as they are, so the gen_ai.* dialect applies. A
+// process is a resource (service.name and its tags), shared by its spans;
+// logs are events named by their "event" field, else "log"; span warnings
+// are kept in jaeger.warnings. A span without usable ids is reported (with
+// its line) and skipped. The input is read whole; each trace's records are
+// emitted in the order their spans end.
+func ReadJaeger(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Stats{}, fmt.Errorf("%s: %w", name, err)
+	}
+	data = bytes.TrimPrefix(data, byteOrderMark)
+	j := &jaegerReader{name: name, emit: emit, data: data, lines: newOffsetLines(data), probs: shapeProblems{name: name}}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		off := jsonValueStart(data, int(dec.InputOffset()))
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if !errors.Is(err, io.EOF) {
+				j.problem(off, fmt.Errorf("Jaeger JSON: %w", err))
+			}
+			break
+		}
+		if err := j.value(raw, off, 0); err != nil {
+			j.stats.Problems = j.probs.done()
+			return j.stats, err
+		}
+	}
+	j.stats.Problems = j.probs.done()
+	return j.stats, nil
+}
+
+type jaegerReader struct {
+	name  string
+	emit  func(*converter.Record) error
+	data  []byte
+	lines *offsetLines
+	stats Stats
+	probs shapeProblems
+	// scopes shares one scope per (name, version) across the input.
+	scopes map[[2]string]pcommon.InstrumentationScope
+}
+
+func (j *jaegerReader) problem(off int, err error) { j.probs.add(j.lines.at(off), err) }
+
+// value reads one JSON value at offset off: an array of traces, a
+// {"data": …} answer or a trace.
+func (j *jaegerReader) value(raw []byte, off, depth int) error {
+	if depth > jaegerMaxDepth {
+		j.problem(off, errors.New("Jaeger JSON nested too deep"))
+		return nil
+	}
+	switch firstByte(raw) {
+	case '[':
+		return walkArray(raw, off, func(v []byte, voff int) error { return j.value(v, voff, depth+1) },
+			func(voff int, err error) { j.problem(voff, err) })
+	case '{':
+		return j.object(raw, off, depth)
+	case 'n': // null, as "data": null
+		return nil
+	}
+	j.problem(off, errors.New("not Jaeger JSON: want an object or an array of traces"))
+	return nil
+}
+
+// jaegerTrace is a trace being read; its spans wait for its processes,
+// which may come after them.
+type jaegerTrace struct {
+	traceID   string
+	spans     []offsetValue
+	processes map[string]jaegerProcess
+	isTrace   bool
+}
+
+type offsetValue struct {
+	raw []byte
+	off int
+}
+
+func (j *jaegerReader) object(raw []byte, off, depth int) error {
+	var tr jaegerTrace
+	var inner []offsetValue
+	err := walkObject(raw, off, func(key string, v []byte, voff int) error {
+		switch key {
+		case "data":
+			inner = append(inner, offsetValue{v, voff})
+		case "errors":
+			j.answerErrors(v, voff)
+		case "traceID":
+			tr.isTrace = true
+			if json.Unmarshal(v, &tr.traceID) != nil {
+				j.problem(voff, errors.New("traceID is not a string"))
+			}
+		case "spans":
+			tr.isTrace = true
+			return walkArray(v, voff, func(sv []byte, soff int) error {
+				tr.spans = append(tr.spans, offsetValue{sv, soff})
+				return nil
+			}, func(soff int, err error) { j.problem(soff, err) })
+		case "processes":
+			tr.isTrace = true
+			if err := json.Unmarshal(v, &tr.processes); err != nil {
+				j.problem(voff, fmt.Errorf("processes: %w", err))
+			}
+		}
+		return nil
+	}, func(eoff int, err error) { j.problem(eoff, err) })
+	if err != nil {
+		return err
+	}
+	for _, in := range inner {
+		if err := j.value(in.raw, in.off, depth+1); err != nil {
+			return err
+		}
+	}
+	if tr.isTrace {
+		return j.trace(&tr)
+	}
+	if len(inner) == 0 {
+		j.problem(off, errors.New("not a Jaeger trace: no traceID, spans or data"))
+	}
+	return nil
+}
+
+// answerErrors reports the query API's errors ("trace not found").
+func (j *jaegerReader) answerErrors(v []byte, off int) {
+	var errs []struct {
+		Code    int    `json:"code"`
+		Msg     string `json:"msg"`
+		TraceID string `json:"traceID"`
+	}
+	if json.Unmarshal(v, &errs) != nil {
+		return
+	}
+	for _, e := range errs {
+		j.problem(off, fmt.Errorf("Jaeger query error %d: %s (trace %s)", e.Code, e.Msg, e.TraceID))
+	}
+}
+
+func (j *jaegerReader) trace(tr *jaegerTrace) error {
+	resources := make(map[string]pcommon.Resource)
+	resourceFor := func(pid string, inline *jaegerProcess, off int) pcommon.Resource {
+		if inline != nil {
+			return j.resource(*inline, off)
+		}
+		if res, ok := resources[pid]; ok {
+			return res
+		}
+		p, ok := tr.processes[pid]
+		if !ok && pid != "" {
+			j.problem(off, fmt.Errorf("span's process %q is not in the trace's processes", pid))
+		}
+		res := j.resource(p, off)
+		resources[pid] = res
+		return res
+	}
+	recs := make([]converter.Record, 0, len(tr.spans))
+	for _, sv := range tr.spans {
+		var js jaegerSpan
+		if err := json.Unmarshal(sv.raw, &js); err != nil {
+			j.problem(sv.off, fmt.Errorf("span: %w", err))
+			continue
+		}
+		rec, ok := j.span(&js, tr.traceID, sv.off)
+		if !ok {
+			continue
+		}
+		rec.Resource = resourceFor(js.ProcessID, js.Process, sv.off)
+		recs = append(recs, rec)
+	}
+	converter.SortRecords(recs)
+	for i := range recs {
+		j.stats.Records++
+		if err := j.emit(&recs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *jaegerReader) resource(p jaegerProcess, off int) pcommon.Resource {
+	res := pcommon.NewResource()
+	if p.ServiceName != "" {
+		res.Attributes().PutStr("service.name", p.ServiceName)
+	}
+	for _, kv := range p.Tags {
+		if err := putJaegerKV(res.Attributes(), kv); err != nil {
+			j.problem(off, fmt.Errorf("process tag %q: %w", kv.Key, err))
+		}
+	}
+	return res
+}
+
+func (j *jaegerReader) scope(name, version string) pcommon.InstrumentationScope {
+	k := [2]string{name, version}
+	if sc, ok := j.scopes[k]; ok {
+		return sc
+	}
+	if j.scopes == nil {
+		j.scopes = make(map[[2]string]pcommon.InstrumentationScope)
+	}
+	sc := pcommon.NewInstrumentationScope()
+	sc.SetName(name)
+	sc.SetVersion(version)
+	j.scopes[k] = sc
+	return sc
+}
+
+// span converts one Jaeger span; false when it has no usable identity.
+func (j *jaegerReader) span(js *jaegerSpan, traceID string, off int) (converter.Record, bool) {
+	if js.TraceID != "" {
+		traceID = js.TraceID
+	}
+	tid, err := jaegerTraceID(traceID)
+	if err != nil {
+		j.problem(off, fmt.Errorf("span %q: traceID: %w", js.SpanID, err))
+		return converter.Record{}, false
+	}
+	sid, err := jaegerSpanID(js.SpanID)
+	if err != nil {
+		j.problem(off, fmt.Errorf("span %q: spanID: %w", js.SpanID, err))
+		return converter.Record{}, false
+	}
+	sp := ptrace.NewSpan()
+	sp.SetTraceID(tid)
+	sp.SetSpanID(sid)
+	sp.SetName(js.OperationName)
+	if js.Flags != "" {
+		if f, err := strconv.ParseUint(js.Flags.String(), 10, 32); err == nil {
+			sp.SetFlags(uint32(f))
+		} else {
+			j.problem(off, fmt.Errorf("span %s: flags: %w", js.SpanID, err))
+		}
+	}
+	start, err := micros(js.StartTime)
+	if err != nil {
+		j.problem(off, fmt.Errorf("span %s: startTime: %w", js.SpanID, err))
+	}
+	dur, err := micros(js.Duration)
+	if err != nil {
+		j.problem(off, fmt.Errorf("span %s: duration: %w", js.SpanID, err))
+	}
+	sp.SetStartTimestamp(pcommon.Timestamp(start))
+	sp.SetEndTimestamp(pcommon.Timestamp(satAdd(start, dur)))
+	j.references(sp, js, off)
+
+	var scopeName, scopeVersion string
+	var statusCode, statusDesc string
+	var errorTag bool
+	attrs := sp.Attributes()
+	for _, kv := range js.Tags {
+		if s, ok := jaegerStr(kv); ok {
+			switch kv.Key {
+			case jaegerSpanKind:
+				if k, ok := spanKinds[strings.ToLower(s)]; ok {
+					sp.SetKind(k)
+					continue
+				}
+			case jaegerStatusCode:
+				statusCode = strings.ToUpper(s)
+				continue
+			case jaegerStatusDesc:
+				statusDesc = s
+				continue
+			case jaegerScopeName, jaegerLibraryName:
+				scopeName = s
+				continue
+			case jaegerScopeVersion, jaegerLibraryVersion:
+				scopeVersion = s
+				continue
+			case jaegerTraceState:
+				sp.TraceState().FromRaw(s)
+				continue
+			}
+		}
+		if kv.Key == jaegerError {
+			if b, ok := lenientBool(kv.Value); ok {
+				errorTag = b
+				continue
+			}
+		}
+		if err := putJaegerKV(attrs, kv); err != nil {
+			j.problem(off, fmt.Errorf("span %s: tag %q: %w", js.SpanID, kv.Key, err))
+		}
+	}
+	switch statusCode {
+	case "OK":
+		sp.Status().SetCode(ptrace.StatusCodeOk)
+	case "ERROR":
+		sp.Status().SetCode(ptrace.StatusCodeError)
+	case "", "UNSET":
+		if errorTag {
+			sp.Status().SetCode(ptrace.StatusCodeError)
+		}
+	default:
+		attrs.PutStr(jaegerStatusCode, statusCode)
+	}
+	sp.Status().SetMessage(statusDesc)
+	if len(js.Warnings) > 0 {
+		ws := attrs.PutEmptySlice(jaegerWarningsAttr)
+		for _, w := range js.Warnings {
+			ws.AppendEmpty().SetStr(w)
+		}
+	}
+	for _, l := range js.Logs {
+		ev := sp.Events().AppendEmpty()
+		ts, err := micros(l.Timestamp)
+		if err != nil {
+			j.problem(off, fmt.Errorf("span %s: log timestamp: %w", js.SpanID, err))
+		}
+		ev.SetTimestamp(pcommon.Timestamp(ts))
+		ev.SetName("log")
+		for _, f := range l.Fields {
+			if f.Key == "event" {
+				if s, ok := jaegerStr(f); ok {
+					ev.SetName(s)
+					continue
+				}
+			}
+			if err := putJaegerKV(ev.Attributes(), f); err != nil {
+				j.problem(off, fmt.Errorf("span %s: log field %q: %w", js.SpanID, f.Key, err))
+			}
+		}
+	}
+	return converter.Record{Span: sp, Scope: j.scope(scopeName, scopeVersion)}, true
+}
+
+var spanKinds = map[string]ptrace.SpanKind{
+	"client":   ptrace.SpanKindClient,
+	"server":   ptrace.SpanKindServer,
+	"producer": ptrace.SpanKindProducer,
+	"consumer": ptrace.SpanKindConsumer,
+	"internal": ptrace.SpanKindInternal,
+}
+
+// references sets the parent (the first CHILD_OF, else the first
+// FOLLOWS_FROM) and turns the other references into links that keep their
+// type in opentracing.ref_type, as the collector's Jaeger receiver does.
+func (j *jaegerReader) references(sp ptrace.Span, js *jaegerSpan, off int) {
+	parent := -1
+	for i, ref := range js.References {
+		if strings.EqualFold(ref.RefType, "CHILD_OF") {
+			parent = i
+			break
+		}
+	}
+	if parent < 0 {
+		for i, ref := range js.References {
+			if strings.EqualFold(ref.RefType, "FOLLOWS_FROM") {
+				parent = i
+				break
+			}
+		}
+	}
+	for i, ref := range js.References {
+		tid, err := jaegerTraceID(ref.TraceID)
+		if ref.TraceID == "" {
+			tid, err = sp.TraceID(), nil
+		}
+		if err != nil {
+			j.problem(off, fmt.Errorf("span %s: reference traceID: %w", js.SpanID, err))
+			continue
+		}
+		sid, err := jaegerSpanID(ref.SpanID)
+		if err != nil {
+			j.problem(off, fmt.Errorf("span %s: reference spanID: %w", js.SpanID, err))
+			continue
+		}
+		if i == parent && tid == sp.TraceID() {
+			sp.SetParentSpanID(sid)
+			continue
+		}
+		l := sp.Links().AppendEmpty()
+		l.SetTraceID(tid)
+		l.SetSpanID(sid)
+		l.Attributes().PutStr(jaegerRefTypeAttr, strings.ToLower(ref.RefType))
+	}
+	if sp.ParentSpanID().IsEmpty() && js.ParentSpanID != "" && len(js.References) == 0 {
+		if sid, err := jaegerSpanID(js.ParentSpanID); err == nil {
+			sp.SetParentSpanID(sid)
+		} else {
+			j.problem(off, fmt.Errorf("span %s: parentSpanID: %w", js.SpanID, err))
+		}
+	}
+}
+
+// jaegerTraceID reads a hex trace id, 64-bit ids left-padded to 128.
+func jaegerTraceID(s string) (pcommon.TraceID, error) {
+	var id pcommon.TraceID
+	err := hexID(id[:], s)
+	if err == nil && id.IsEmpty() {
+		err = errors.New("all zeros")
+	}
+	return id, err
+}
+
+func jaegerSpanID(s string) (pcommon.SpanID, error) {
+	var id pcommon.SpanID
+	err := hexID(id[:], s)
+	if err == nil && id.IsEmpty() {
+		err = errors.New("all zeros")
+	}
+	return id, err
+}
+
+// hexID decodes hex s right-aligned into dst (Jaeger drops leading zeros).
+func hexID(dst []byte, s string) error {
+	if s == "" {
+		return errors.New("missing")
+	}
+	if len(s) > 2*len(dst) {
+		return fmt.Errorf("%q is longer than %d hex digits", s, 2*len(dst))
+	}
+	if len(s)%2 == 1 {
+		s = "0" + s
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("%q is not hex", s)
+	}
+	copy(dst[len(dst)-len(b):], b)
+	return nil
+}
+
+// micros reads a Jaeger time or duration in microseconds as nanoseconds.
+func micros(n json.Number) (uint64, error) {
+	if n == "" {
+		return 0, nil
+	}
+	u, err := strconv.ParseUint(n.String(), 10, 64)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(n.String(), 64)
+		if ferr != nil || f < 0 || f >= math.MaxUint64/1000 {
+			return 0, fmt.Errorf("%q is not a number of microseconds", n)
+		}
+		return uint64(f * 1000), nil
+	}
+	if u > math.MaxUint64/1000 {
+		return 0, fmt.Errorf("%d µs is out of range", u)
+	}
+	return u * 1000, nil
+}
+
+func satAdd(a, b uint64) uint64 {
+	if a+b < a {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+// jaegerStr returns a tag's value when it is a string.
+func jaegerStr(kv jaegerKV) (string, bool) {
+	if kv.Type != "" && !strings.EqualFold(kv.Type, "string") {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(kv.Value, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// putJaegerKV puts a typed Jaeger tag into m. A value that does not match
+// its type is kept as its JSON text and reported.
+func putJaegerKV(m pcommon.Map, kv jaegerKV) error {
+	raw := bytes.TrimSpace(kv.Value)
+	text := string(raw)
+	var str string
+	isStr := json.Unmarshal(raw, &str) == nil
+	if isStr {
+		text = str
+	}
+	var err error
+	switch strings.ToLower(kv.Type) {
+	case "string":
+		if isStr {
+			m.PutStr(kv.Key, str)
+			return nil
+		}
+		err = errors.New("string tag with a value that is not a string")
+	case "bool":
+		if b, ok := lenientBool(raw); ok {
+			m.PutBool(kv.Key, b)
+			return nil
+		}
+		err = fmt.Errorf("bool tag with value %s", raw)
+	case "int64":
+		if n, perr := strconv.ParseInt(text, 10, 64); perr == nil {
+			m.PutInt(kv.Key, n)
+			return nil
+		}
+		err = fmt.Errorf("int64 tag with value %s", raw)
+	case "float64":
+		if f, perr := strconv.ParseFloat(text, 64); perr == nil {
+			m.PutDouble(kv.Key, f)
+			return nil
+		}
+		err = fmt.Errorf("float64 tag with value %s", raw)
+	case "binary":
+		if isStr {
+			if b, derr := base64.StdEncoding.DecodeString(str); derr == nil {
+				m.PutEmptyBytes(kv.Key).FromRaw(b)
+				return nil
+			}
+			if b, derr := hex.DecodeString(str); derr == nil {
+				m.PutEmptyBytes(kv.Key).FromRaw(b)
+				return nil
+			}
+		}
+		err = fmt.Errorf("binary tag with value %s: want base64", raw)
+	case "":
+		putJSONValue(m, kv.Key, raw)
+		return nil
+	default:
+		err = fmt.Errorf("unknown tag type %q", kv.Type)
+	}
+	m.PutStr(kv.Key, text)
+	return err
+}
+
+// putJSONValue puts an untyped JSON value: strings, bools and numbers as
+// themselves, anything else as its JSON text.
+func putJSONValue(m pcommon.Map, key string, raw []byte) {
+	switch firstByte(raw) {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			m.PutStr(key, s)
+			return
+		}
+	case 't', 'f':
+		if b, ok := lenientBool(raw); ok {
+			m.PutBool(key, b)
+			return
+		}
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			m.PutInt(key, n)
+			return
+		}
+		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			m.PutDouble(key, f)
+			return
+		}
+	}
+	m.PutStr(key, string(raw))
+}
+
+func firstByte(b []byte) byte {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0]
+}
+
+// walkObject calls fn with each member of the JSON object raw (at offset
+// off of the document) and the member value's offset. A syntax error is
+// reported through bad and ends the walk.
+func walkObject(raw []byte, off int, fn func(key string, v []byte, voff int) error, bad func(int, error)) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		bad(off, err)
+		return nil
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			bad(off+int(dec.InputOffset()), err)
+			return nil
+		}
+		key, _ := tok.(string)
+		voff := jsonValueStart(raw, int(dec.InputOffset()))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			bad(off+voff, err)
+			return nil
+		}
+		if err := fn(key, v, off+voff); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walkArray calls fn with each element of the JSON array raw.
+func walkArray(raw []byte, off int, fn func(v []byte, voff int) error, bad func(int, error)) error {
+	if firstByte(raw) != '[' {
+		bad(off, errors.New("want an array"))
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		bad(off, err)
+		return nil
+	}
+	for dec.More() {
+		voff := jsonValueStart(raw, int(dec.InputOffset()))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			bad(off+voff, err)
+			return nil
+		}
+		if err := fn(v, off+voff); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,826 @@
+package importer
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// ReadTrajectory reads a trajectory log (dialects.md §3) and emits its
+// spans. It is a [Func].
+//
+// # Mapping
+//
+// The file is one trace, whose id is derived from the metadata's
+// session_id (from the first line when there is none).
+//
+//   - The metadata line is the root invoke_agent span: gen_ai.agent.name
+//     from its agent (agent, agent_name, product) or else the product, the
+//     model as gen_ai.request.model, session_id as gen_ai.conversation.id,
+//     the line itself as agenttrace.trajectory.metadata. The product is
+//     named by the version key ("coditect_version": service.name
+//     "coditect", service.version its value) and goes on the resource.
+//     The root runs from started_at to final's ended_at, widened to cover
+//     every span of the file; it is emitted last. final's members are kept
+//     as agenttrace.final.<key>, and a final_status other than a success
+//     (success, completed, ok, done…) is an error status with that
+//     error.type. A log without a final record was cut short: its root has
+//     an error status (error.type "incomplete" unless an error record set
+//     one).
+//   - task_id and parent_task_id give the agent tree: agent_dispatch opens
+//     an "invoke_agent {agent_type}" span for its task under the span of
+//     its parent task (parent_task_id, else the task id's prefix: A.1.1
+//     under A.1), agent_complete closes it with its usage (gen_ai.usage.*,
+//     which the totals do not count: it repeats its model calls'),
+//     result_preview as output message and child_calls. A record belongs to
+//     the innermost open agent span of its task id or the task id's
+//     prefixes, else to the root. An agent span never completed is closed
+//     as an error span "incomplete" at final, or at the end of the input.
+//   - tool_call is an "execute_tool {tool_name}" span ending at its
+//     timestamp and starting duration_ms before; tool_input is the
+//     arguments, output the result. success false is an error status,
+//     error.type the error's type or "tool_error". An output the log
+//     truncated (an explicit flag, or exactly 5000 characters, the log's
+//     cap) keeps what is there, with agenttrace.truncated true and
+//     agenttrace.full_length when the log gives the original length, else
+//     agenttrace.truncated_at, the length kept.
+//   - skill_invoke is the same with gen_ai.tool.type "skill".
+//   - iteration is a "chat {model}" CLIENT span: the log gives only its end,
+//     so it starts at the previous record of the same agent (its dispatch,
+//     the last tool call's end, the last iteration), which is when the
+//     agent loop turned to the model. prompt_preview is its input message,
+//     thinking (a reasoning part) and response_preview its output message,
+//     whose finish_reason is "tool_call" when tool_calls_in_response says
+//     tools were called, else "stop". Usage, when present, is
+//     gen_ai.usage.*.
+//   - error is an "exception" event (exception.type, .message,
+//     .stacktrace) on the span the record belongs to, which gets an error
+//     status and error.type.
+//
+// Usage objects use Anthropic's names (input_tokens, output_tokens,
+// cache_read_input_tokens, cache_creation_input_tokens) and, like
+// Anthropic's, their input excludes the cached tokens, which are added to
+// gen_ai.usage.input_tokens (OTel counts them in it); see [ReadTranscript].
+//
+// Timestamps are ISO 8601; one without a zone is UTC. Records of types the
+// shape does not define are counted in Stats.Unknown; lines that are not
+// JSON are reported in Stats.Problems and skipped. Only open agent spans
+// and the root are held.
+func ReadTrajectory(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+	t := trajectoryReader{io: transcriptNewIO(r, name, emit), tasks: map[string]*trajectoryTask{}}
+	for {
+		line, err := t.io.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return t.io.stats, err
+		}
+		if line == nil {
+			continue
+		}
+		if err := t.line(line); err != nil {
+			return t.io.stats, err
+		}
+	}
+	if err := t.finish(); err != nil {
+		return t.io.stats, err
+	}
+	return t.io.finish(), nil
+}
+
+// Attributes the trajectory reader writes besides the GenAI ones.
+const (
+	trajectoryAttrMetadata    = "agenttrace.trajectory.metadata"
+	trajectoryAttrPayload     = "agenttrace.trajectory.payload"
+	trajectoryAttrTaskID      = "agenttrace.trajectory.task_id"
+	trajectoryAttrParentTask  = "agenttrace.trajectory.parent_task_id"
+	trajectoryAttrDepth       = "agenttrace.trajectory.depth"
+	trajectoryAttrChildCalls  = "agenttrace.trajectory.child_calls"
+	trajectoryAttrIteration   = "agenttrace.trajectory.iteration"
+	trajectoryAttrToolCallsIn = "agenttrace.trajectory.tool_calls_in_response"
+	trajectoryAttrTruncated   = "agenttrace.truncated"
+	trajectoryAttrTruncatedAt = "agenttrace.truncated_at"
+	trajectoryAttrFullLength  = "agenttrace.full_length"
+	trajectoryFinalPrefix     = "agenttrace.final."
+	trajectoryOutputCap       = 5000 // characters the log keeps of a tool's output
+)
+
+type trajectoryReader struct {
+	io      *transcriptIO
+	started bool // the trace's identity is set
+	trace   pcommon.TraceID
+	rootID  pcommon.SpanID
+	root    ptrace.Span
+	convID  string
+	model   string
+	agent   string
+
+	hasMetaStart     bool // rootStart is the metadata's started_at
+	rootStart        uint64
+	final            bool
+	finalEnd         uint64
+	minStart, maxEnd uint64
+	spans            bool // minStart/maxEnd are set
+	rootLast         uint64
+	lastTime         uint64
+
+	tasks map[string]*trajectoryTask // open agent spans by task id
+}
+
+// trajectoryTask is an open agent span.
+type trajectoryTask struct {
+	id    string
+	rec   *converter.Record
+	line  int
+	depth int
+	last  uint64 // time of the last record under it
+}
+
+// start sets the trace's identity and the resource, from the first line.
+func (t *trajectoryReader) start(line []byte, f map[string]json.RawMessage, isMeta bool) {
+	t.started = true
+	key := "line:" + string(line)
+	attrs := t.io.res.Attributes()
+	service := ""
+	if isMeta {
+		t.convID = transcriptStr(f, "session_id", "sessionid")
+		if t.convID != "" {
+			key = "session:" + t.convID
+		}
+		t.model = transcriptStr(f, "model")
+		product, version := trajectoryProduct(line)
+		t.agent = cmp.Or(transcriptStr(f, "agent", "agent_name", "product", "product_name"), product)
+		service = cmp.Or(product, transcriptStr(f, "product", "product_name"), t.agent)
+		attrs.PutStr("service.name", cmp.Or(service, "unknown_service"))
+		if product != "" {
+			attrs.PutStr("service.version", version)
+		}
+	} else {
+		attrs.PutStr("service.name", "unknown_service")
+	}
+	t.trace = traceIDFor(Trajectory, key)
+	t.rootID = spanIDFor(t.trace, "root")
+	t.root = ptrace.NewSpan()
+	if isMeta {
+		t.root.Attributes().PutStr(trajectoryAttrMetadata, string(line))
+	}
+}
+
+// trajectoryProduct returns the product the metadata's version key names
+// ("coditect_version": "coditect") and the version: the first key, in
+// the line's order, ending in _version (or Version) that is not the
+// version of something else (python_version, schema_version…).
+func trajectoryProduct(line []byte) (product, version string) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", ""
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", ""
+		}
+		k, _ := tok.(string)
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			return "", ""
+		}
+		p, ok := strings.CutSuffix(k, "_version")
+		if !ok {
+			p, ok = strings.CutSuffix(k, "Version")
+		}
+		if !ok || p == "" {
+			continue
+		}
+		switch strings.ToLower(p) {
+		case "python", "node", "schema", "format", "os", "api", "sdk", "protocol", "log", "trajectory",
+			"go", "runtime", "model", "file", "spec":
+			continue
+		}
+		if v := transcriptRawString(raw); v != "" {
+			return p, v
+		}
+	}
+	return "", ""
+}
+
+func (t *trajectoryReader) line(line []byte) error {
+	f, err := transcriptFields(line)
+	if err != nil {
+		t.io.bad(err)
+		return nil
+	}
+	typ := transcriptStr(f, "type", "event", "event_type")
+	if typ == "" {
+		t.io.bad(errors.New(`record has no "type"`))
+		return nil
+	}
+	if !t.started {
+		t.start(line, f, typ == "metadata")
+		if typ == "metadata" {
+			if ts, ok := t.time(f, "started_at", "start_time", "timestamp"); ok {
+				t.hasMetaStart, t.rootStart, t.rootLast, t.lastTime = true, ts, ts, ts
+			}
+			return nil
+		}
+	}
+	switch typ {
+	case "metadata", "tool_call", "skill_invoke", "agent_dispatch", "agent_complete", "iteration", "error", "final":
+	default:
+		t.io.unknown(typ)
+		return nil
+	}
+	ts, ok := t.time(f, "timestamp", "time", "ts")
+	if !ok {
+		ts = t.lastTime
+	}
+	t.lastTime = max(t.lastTime, ts)
+	task := transcriptStr(f, "task_id", "taskid")
+	switch typ {
+	case "metadata": // a second one: kept on the root
+		ev := t.root.Events().AppendEmpty()
+		ev.SetName(typ)
+		ev.SetTimestamp(pcommon.Timestamp(ts))
+		ev.Attributes().PutStr(trajectoryAttrPayload, string(line))
+		t.cover(ts, ts)
+	case "tool_call", "skill_invoke":
+		return t.tool(f, typ, task, ts)
+	case "agent_dispatch":
+		return t.dispatch(f, task, ts)
+	case "agent_complete":
+		return t.complete(f, task, ts)
+	case "iteration":
+		return t.iteration(f, task, ts)
+	case "error":
+		t.errorEvent(f, task, ts)
+	case "final":
+		return t.finalRecord(f, ts)
+	}
+	return nil
+}
+
+// time reads a time member; one that cannot be read is reported.
+func (t *trajectoryReader) time(f map[string]json.RawMessage, names ...string) (uint64, bool) {
+	k := transcriptKey(f, names...)
+	if k == "" || string(f[k]) == "null" {
+		return 0, false
+	}
+	ts, ok := transcriptParseTime(f[k])
+	if !ok {
+		t.io.problem(t.io.lines.n, fmt.Errorf("cannot read the time %s: the record takes the previous record's time", f[k]))
+	}
+	return ts, ok
+}
+
+// cover widens the root to cover [start, end].
+func (t *trajectoryReader) cover(start, end uint64) {
+	if !t.spans {
+		t.minStart, t.maxEnd, t.spans = start, end, true
+		return
+	}
+	t.minStart = min(t.minStart, start)
+	t.maxEnd = max(t.maxEnd, end)
+}
+
+// trajectoryParentTask is the task id's parent: A.1 for A.1.1, "" for A.
+func trajectoryParentTask(id string) string {
+	if i := strings.LastIndexByte(id, '.'); i > 0 {
+		return id[:i]
+	}
+	return ""
+}
+
+// owner returns the innermost open agent span of task or its prefixes,
+// nil for the root.
+func (t *trajectoryReader) owner(task string) *trajectoryTask {
+	for id := task; id != ""; id = trajectoryParentTask(id) {
+		if tk := t.tasks[id]; tk != nil {
+			return tk
+		}
+	}
+	return nil
+}
+
+func (t *trajectoryReader) spanID(tk *trajectoryTask) pcommon.SpanID {
+	if tk == nil {
+		return t.rootID
+	}
+	return tk.rec.Span.SpanID()
+}
+
+// touch records that something under tk (nil: the root) happened at ts,
+// and returns when the record before it happened.
+func (t *trajectoryReader) touch(tk *trajectoryTask, ts uint64) (prev uint64) {
+	if tk == nil {
+		prev, t.rootLast = t.rootLast, max(t.rootLast, ts)
+		return prev
+	}
+	prev, tk.last = tk.last, max(tk.last, ts)
+	return prev
+}
+
+// newSpan returns a record whose span has the trace's identity, key's
+// span id, parent, name, kind, times and the attributes every span has.
+func (t *trajectoryReader) newSpan(key string, parent pcommon.SpanID, name string, kind ptrace.SpanKind,
+	op string, task string, start, end uint64) *converter.Record {
+	rec := t.io.record()
+	sp := rec.Span
+	sp.SetTraceID(t.trace)
+	sp.SetSpanID(spanIDFor(t.trace, key))
+	sp.SetParentSpanID(parent)
+	sp.SetName(strings.TrimSpace(name))
+	sp.SetKind(kind)
+	sp.SetStartTimestamp(pcommon.Timestamp(start))
+	sp.SetEndTimestamp(pcommon.Timestamp(max(end, start)))
+	attrs := sp.Attributes()
+	attrs.PutStr(semconv.OperationName, op)
+	if t.convID != "" {
+		attrs.PutStr(semconv.ConversationID, t.convID)
+	}
+	if task != "" {
+		attrs.PutStr(trajectoryAttrTaskID, task)
+	}
+	return rec
+}
+
+func (t *trajectoryReader) lineKey() string { return "line:" + strconv.Itoa(t.io.lines.n) }
+
+func (t *trajectoryReader) send(rec *converter.Record) error {
+	t.cover(uint64(rec.Span.StartTimestamp()), uint64(rec.Span.EndTimestamp()))
+	return t.io.send(rec)
+}
+
+func (t *trajectoryReader) tool(f map[string]json.RawMessage, typ, task string, ts uint64) error {
+	tk := t.owner(task)
+	t.touch(tk, ts)
+	start := ts
+	if d, ok := transcriptDuration(f, "duration_ms", "durationms", "elapsed_ms"); ok && d > 0 {
+		start = ts - min(uint64(d), ts)
+	}
+	var name, argsKey, resKey string
+	if typ == "skill_invoke" {
+		name = transcriptStr(f, "skill_name", "skill", "name")
+		argsKey = transcriptKey(f, "args", "skill_input", "input", "arguments")
+		resKey = transcriptKey(f, "result", "output")
+	} else {
+		name = transcriptStr(f, "tool_name", "tool", "name")
+		argsKey = transcriptKey(f, "tool_input", "input", "args", "arguments")
+		resKey = transcriptKey(f, "output", "result", "tool_output")
+	}
+	rec := t.newSpan(t.lineKey(), t.spanID(tk), semconv.OpExecuteTool+" "+name, ptrace.SpanKindInternal,
+		semconv.OpExecuteTool, task, start, ts)
+	sp := rec.Span
+	attrs := sp.Attributes()
+	if name != "" {
+		attrs.PutStr(semconv.ToolName, name)
+	}
+	if typ == "skill_invoke" {
+		attrs.PutStr(semconv.ToolType, "skill")
+	}
+	if id := transcriptStr(f, "tool_call_id", "tool_use_id", "call_id"); id != "" {
+		attrs.PutStr(semconv.ToolCallID, id)
+	}
+	if raw, ok := f[argsKey]; ok && argsKey != "" && string(raw) != "null" {
+		attrs.PutStr(semconv.ToolCallArguments, transcriptResultText(raw))
+	}
+	if raw, ok := f[resKey]; ok && resKey != "" && string(raw) != "null" {
+		out := transcriptResultText(raw)
+		attrs.PutStr(semconv.ToolCallResult, out)
+		if typ == "tool_call" && transcriptFirstByte(raw) == '"' {
+			t.truncation(f, attrs, out)
+		}
+	}
+	t.status(f, sp, transcriptErrTool)
+	return t.send(rec)
+}
+
+// truncation records that the log cut a tool's output.
+func (t *trajectoryReader) truncation(f map[string]json.RawMessage, attrs pcommon.Map, out string) {
+	flag := false
+	if k := transcriptKey(f, "output_truncated", "truncated"); k != "" {
+		flag = string(bytes.TrimSpace(f[k])) == "true"
+	}
+	full, hasFull := transcriptInt(f, "output_length", "full_length", "original_length", "output_full_length",
+		"total_length", "output_chars")
+	n := -1
+	if len(out) >= trajectoryOutputCap {
+		n = utf8.RuneCountInString(out)
+		if n != trajectoryOutputCap && trajectoryUTF16Len(out) == trajectoryOutputCap {
+			n = trajectoryOutputCap // a JavaScript writer counts UTF-16 units
+		}
+	}
+	switch {
+	case hasFull && full > int64(max(n, utf8.RuneCountInString(out))):
+		attrs.PutBool(trajectoryAttrTruncated, true)
+		attrs.PutInt(trajectoryAttrFullLength, full)
+	case flag:
+		attrs.PutBool(trajectoryAttrTruncated, true)
+		if hasFull {
+			attrs.PutInt(trajectoryAttrFullLength, full)
+		} else {
+			attrs.PutInt(trajectoryAttrTruncatedAt, int64(utf8.RuneCountInString(out)))
+		}
+	case n == trajectoryOutputCap:
+		attrs.PutBool(trajectoryAttrTruncated, true)
+		attrs.PutInt(trajectoryAttrTruncatedAt, trajectoryOutputCap)
+	}
+}
+
+func trajectoryUTF16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// status sets an error status when the record says it failed: success
+// false, a failure status, or an error. error.type is the error's type, or
+// code when it has none.
+func (t *trajectoryReader) status(f map[string]json.RawMessage, sp ptrace.Span, code string) {
+	failed := false
+	if k := transcriptKey(f, "success", "ok"); k != "" {
+		failed = string(bytes.TrimSpace(f[k])) == "false"
+	}
+	if st := strings.ToLower(transcriptStr(f, "status")); st == "error" || st == "failed" || st == "failure" {
+		failed = true
+	}
+	errType, errMsg := "", ""
+	if k := transcriptKey(f, "error"); k != "" {
+		raw := f[k]
+		switch transcriptFirstByte(raw) {
+		case '{':
+			ef, _ := transcriptFields(raw)
+			errType = transcriptStr(ef, "type", "error_type", "name", "code")
+			errMsg = transcriptStr(ef, "message", "error_message", "msg")
+		case '"':
+			errMsg = transcriptRawString(raw)
+		}
+		if errType != "" || errMsg != "" {
+			if k := transcriptKey(f, "success", "ok"); k == "" {
+				failed = true // an error and no success flag
+			}
+		}
+	}
+	errType = cmp.Or(errType, transcriptStr(f, "error_type"))
+	errMsg = cmp.Or(errMsg, transcriptStr(f, "error_message"))
+	if !failed {
+		return
+	}
+	sp.Status().SetCode(ptrace.StatusCodeError)
+	sp.Status().SetMessage(transcriptShort(errMsg))
+	sp.Attributes().PutStr(semconv.ErrorType, cmp.Or(errType, code))
+}
+
+func (t *trajectoryReader) dispatch(f map[string]json.RawMessage, task string, ts uint64) error {
+	if old := t.tasks[task]; old != nil { // dispatched again while open
+		if err := t.closeIncomplete(old, ts); err != nil {
+			return err
+		}
+	}
+	parentTask := transcriptStr(f, "parent_task_id", "parenttaskid")
+	var parent *trajectoryTask
+	if parentTask != "" {
+		parent = t.owner(parentTask)
+	} else {
+		parent = t.owner(trajectoryParentTask(task))
+	}
+	t.touch(parent, ts)
+	agentType := transcriptStr(f, "agent_type", "agent", "agent_name")
+	rec := t.newSpan(t.lineKey(), t.spanID(parent), semconv.OpInvokeAgent+" "+agentType, ptrace.SpanKindInternal,
+		semconv.OpInvokeAgent, task, ts, ts)
+	attrs := rec.Span.Attributes()
+	if agentType != "" {
+		attrs.PutStr(semconv.AgentName, agentType)
+	}
+	if parentTask != "" {
+		attrs.PutStr(trajectoryAttrParentTask, parentTask)
+	}
+	depth, hasDepth := transcriptInt(f, "depth")
+	if hasDepth {
+		attrs.PutInt(trajectoryAttrDepth, depth)
+	} else {
+		depth = int64(strings.Count(task, "."))
+	}
+	if p := transcriptStr(f, "prompt_preview", "prompt"); p != "" {
+		attrs.PutStr(semconv.InputMessages, string(trajectoryMessage(nil, "user", "", p, "")))
+	}
+	if task == "" { // an agent without a task id cannot be completed: it ends at the end
+		task = t.lineKey()
+	}
+	t.tasks[task] = &trajectoryTask{id: task, rec: rec, line: t.io.lines.n, depth: int(depth), last: ts}
+	return nil
+}
+
+func (t *trajectoryReader) complete(f map[string]json.RawMessage, task string, ts uint64) error {
+	tk := t.tasks[task]
+	if tk == nil { // its dispatch is not in the log
+		parentTask := transcriptStr(f, "parent_task_id", "parenttaskid")
+		parent := t.owner(cmp.Or(parentTask, trajectoryParentTask(task)))
+		start := ts
+		if d, ok := transcriptDuration(f, "duration_ms", "durationms"); ok && d > 0 {
+			start = ts - min(uint64(d), ts)
+		}
+		agentType := transcriptStr(f, "agent_type", "agent", "agent_name")
+		rec := t.newSpan(t.lineKey(), t.spanID(parent), semconv.OpInvokeAgent+" "+agentType, ptrace.SpanKindInternal,
+			semconv.OpInvokeAgent, task, start, ts)
+		if agentType != "" {
+			rec.Span.Attributes().PutStr(semconv.AgentName, agentType)
+		}
+		tk = &trajectoryTask{id: task, rec: rec, line: t.io.lines.n}
+	} else {
+		delete(t.tasks, task)
+	}
+	sp := tk.rec.Span
+	sp.SetEndTimestamp(pcommon.Timestamp(max(ts, uint64(sp.StartTimestamp()))))
+	t.touch(t.owner(trajectoryParentTask(tk.id)), ts)
+	if p, ok := tk.rec.Span.Attributes().Get(trajectoryAttrParentTask); ok {
+		t.touch(t.owner(p.Str()), ts)
+	}
+	attrs := sp.Attributes()
+	if r := transcriptStr(f, "result_preview", "result"); r != "" {
+		attrs.PutStr(semconv.OutputMessages, string(trajectoryMessage(nil, "assistant", "", r, "stop")))
+	}
+	if n, ok := transcriptInt(f, "child_calls"); ok {
+		attrs.PutInt(trajectoryAttrChildCalls, n)
+	}
+	t.usage(f, attrs)
+	t.status(f, sp, "agent_error")
+	return t.send(tk.rec)
+}
+
+// usage puts the record's usage (a usage object, or top-level token
+// counts) on attrs.
+func (t *trajectoryReader) usage(f map[string]json.RawMessage, attrs pcommon.Map) {
+	uf := f
+	if k := transcriptKey(f, "usage", "token_usage", "tokens"); k != "" && transcriptFirstByte(f[k]) == '{' {
+		uf, _ = transcriptFields(f[k])
+	}
+	u, has := transcriptUsage(uf)
+	transcriptPutUsage(attrs, u, has, true)
+}
+
+func (t *trajectoryReader) iteration(f map[string]json.RawMessage, task string, ts uint64) error {
+	tk := t.owner(task)
+	start := min(t.touch(tk, ts), ts)
+	if start == 0 {
+		start = ts
+	}
+	model := cmp.Or(transcriptStr(f, "model"), t.model)
+	rec := t.newSpan(t.lineKey(), t.spanID(tk), semconv.OpChat+" "+model, ptrace.SpanKindClient,
+		semconv.OpChat, task, start, ts)
+	attrs := rec.Span.Attributes()
+	if model != "" {
+		attrs.PutStr(semconv.RequestModel, model)
+	}
+	if n, ok := transcriptInt(f, "iteration"); ok {
+		attrs.PutInt(trajectoryAttrIteration, n)
+	}
+	calls := false
+	if k := transcriptKey(f, "tool_calls_in_response"); k != "" {
+		raw := f[k]
+		if n, ok := transcriptInt(f, k); ok {
+			attrs.PutInt(trajectoryAttrToolCallsIn, n)
+			calls = n > 0
+		} else if s := string(bytes.TrimSpace(raw)); s != "null" {
+			attrs.PutStr(trajectoryAttrToolCallsIn, transcriptResultText(raw))
+			calls = s != "[]" && s != "false" && s != `""`
+		}
+	}
+	if p := transcriptStr(f, "prompt_preview", "prompt"); p != "" {
+		attrs.PutStr(semconv.InputMessages, string(trajectoryMessage(nil, "user", "", p, "")))
+	}
+	thinking := transcriptStr(f, "thinking", "reasoning")
+	response := transcriptStr(f, "response_preview", "response")
+	if thinking != "" || response != "" {
+		finish := "stop"
+		if calls {
+			finish = "tool_call"
+		}
+		attrs.PutStr(semconv.OutputMessages, string(trajectoryMessage(nil, "assistant", thinking, response, finish)))
+	}
+	t.usage(f, attrs)
+	t.status(f, rec.Span, "model_error")
+	return t.send(rec)
+}
+
+// trajectoryMessage appends a one-message GenAI message array: an
+// optional reasoning part, a text part, and finish_reason when not "".
+func trajectoryMessage(dst []byte, role, thinking, text, finish string) []byte {
+	dst = append(dst, `[{"role":`...)
+	dst = transcriptAppendString(dst, role)
+	dst = append(dst, `,"parts":[`...)
+	if thinking != "" {
+		dst = append(dst, `{"type":"reasoning","content":`...)
+		dst = transcriptAppendString(dst, thinking)
+		dst = append(dst, '}')
+		if text != "" {
+			dst = append(dst, ',')
+		}
+	}
+	if text != "" {
+		dst = append(dst, `{"type":"text","content":`...)
+		dst = transcriptAppendString(dst, text)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, ']')
+	if finish != "" {
+		dst = append(dst, `,"finish_reason":`...)
+		dst = transcriptAppendString(dst, finish)
+	}
+	return append(dst, "}]"...)
+}
+
+// errorEvent records an error on the span of its task (the root when no
+// agent span of the task is open).
+func (t *trajectoryReader) errorEvent(f map[string]json.RawMessage, task string, ts uint64) {
+	tk := t.owner(task)
+	t.touch(tk, ts)
+	sp := t.root
+	if tk != nil {
+		sp = tk.rec.Span
+	} else {
+		t.cover(ts, ts)
+	}
+	typ := transcriptStr(f, "error_type", "exception_type", "type_name")
+	msg := transcriptStr(f, "error_message", "message", "error")
+	ev := sp.Events().AppendEmpty()
+	ev.SetName("exception")
+	ev.SetTimestamp(pcommon.Timestamp(ts))
+	if typ != "" {
+		ev.Attributes().PutStr("exception.type", typ)
+	}
+	if msg != "" {
+		ev.Attributes().PutStr("exception.message", msg)
+	}
+	if tb := transcriptStr(f, "traceback", "stacktrace", "stack"); tb != "" {
+		ev.Attributes().PutStr("exception.stacktrace", tb)
+	}
+	if sp.Status().Code() != ptrace.StatusCodeError {
+		sp.Status().SetCode(ptrace.StatusCodeError)
+		sp.Status().SetMessage(transcriptShort(msg))
+	}
+	if _, ok := sp.Attributes().Get(semconv.ErrorType); !ok {
+		sp.Attributes().PutStr(semconv.ErrorType, cmp.Or(typ, "agent_error"))
+	}
+}
+
+func (t *trajectoryReader) finalRecord(f map[string]json.RawMessage, ts uint64) error {
+	end := ts
+	if e, ok := t.time(f, "ended_at", "end_time"); ok {
+		end = e
+	}
+	t.final = true
+	t.finalEnd = max(t.finalEnd, end)
+	if err := t.closeOpen(end); err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(f))
+	for k := range f {
+		switch k {
+		case "type", "timestamp", "task_id":
+			continue
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	attrs := t.root.Attributes()
+	for _, k := range keys {
+		raw := bytes.TrimSpace(f[k])
+		key := trajectoryFinalPrefix + k
+		switch {
+		case string(raw) == "true" || string(raw) == "false":
+			attrs.PutBool(key, string(raw) == "true")
+		case transcriptFirstByte(raw) == '"':
+			attrs.PutStr(key, transcriptRawString(raw))
+		default:
+			if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+				attrs.PutInt(key, n)
+			} else if x, err := strconv.ParseFloat(string(raw), 64); err == nil {
+				attrs.PutDouble(key, x)
+			} else if string(raw) != "null" {
+				attrs.PutStr(key, string(raw))
+			}
+		}
+	}
+	if st := transcriptStr(f, "final_status", "status"); st != "" && !trajectorySuccess(st) {
+		t.root.Status().SetCode(ptrace.StatusCodeError)
+		t.root.Status().SetMessage("final status " + st)
+		attrs.PutStr(semconv.ErrorType, st)
+	}
+	if t.hasMetaStart {
+		return nil
+	}
+	if d, ok := transcriptDuration(f, "total_duration_ms"); ok && d > 0 && uint64(d) <= end {
+		t.rootStart, t.hasMetaStart = end-uint64(d), true
+	}
+	return nil
+}
+
+func trajectorySuccess(status string) bool {
+	switch strings.ToLower(status) {
+	case "success", "succeeded", "successful", "complete", "completed", "ok", "done", "finished", "end_turn", "stop":
+		return true
+	}
+	return false
+}
+
+// closeOpen closes every open agent span as incomplete at end, innermost
+// first.
+func (t *trajectoryReader) closeOpen(end uint64) error {
+	open := make([]*trajectoryTask, 0, len(t.tasks))
+	for _, tk := range t.tasks {
+		open = append(open, tk)
+	}
+	slices.SortFunc(open, func(a, b *trajectoryTask) int {
+		return cmp.Or(cmp.Compare(b.depth, a.depth), cmp.Compare(b.line, a.line))
+	})
+	for _, tk := range open {
+		if err := t.closeIncomplete(tk, max(end, tk.last)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *trajectoryReader) closeIncomplete(tk *trajectoryTask, end uint64) error {
+	delete(t.tasks, tk.id)
+	sp := tk.rec.Span
+	sp.SetEndTimestamp(pcommon.Timestamp(max(end, uint64(sp.StartTimestamp()))))
+	if sp.Status().Code() != ptrace.StatusCodeError {
+		sp.Status().SetCode(ptrace.StatusCodeError)
+		sp.Status().SetMessage("the agent did not complete before the end of the log")
+	}
+	if _, ok := sp.Attributes().Get(semconv.ErrorType); !ok {
+		sp.Attributes().PutStr(semconv.ErrorType, transcriptErrIncomplete)
+	}
+	return t.send(tk.rec)
+}
+
+// finish closes what is open at the end of the input and emits the root.
+func (t *trajectoryReader) finish() error {
+	if !t.started {
+		return nil // no records
+	}
+	if err := t.closeOpen(t.lastTime); err != nil {
+		return err
+	}
+	rec := t.io.record()
+	t.root.MoveTo(rec.Span)
+	sp := rec.Span
+	start, end := t.rootStart, t.finalEnd
+	if !t.final {
+		end = t.lastTime
+	}
+	if !t.hasMetaStart {
+		start = end
+		if t.spans {
+			start = t.minStart
+		}
+	}
+	if t.spans {
+		start, end = min(start, t.minStart), max(end, t.maxEnd)
+	}
+	sp.SetTraceID(t.trace)
+	sp.SetSpanID(t.rootID)
+	sp.SetName(strings.TrimSpace(semconv.OpInvokeAgent + " " + t.agent))
+	sp.SetKind(ptrace.SpanKindInternal)
+	sp.SetStartTimestamp(pcommon.Timestamp(start))
+	sp.SetEndTimestamp(pcommon.Timestamp(max(end, start)))
+	attrs := sp.Attributes()
+	attrs.PutStr(semconv.OperationName, semconv.OpInvokeAgent)
+	if t.agent != "" {
+		attrs.PutStr(semconv.AgentName, t.agent)
+	}
+	if t.model != "" {
+		attrs.PutStr(semconv.RequestModel, t.model)
+	}
+	if t.convID != "" {
+		attrs.PutStr(semconv.ConversationID, t.convID)
+	}
+	if !t.final {
+		if sp.Status().Code() != ptrace.StatusCodeError {
+			sp.Status().SetCode(ptrace.StatusCodeError)
+			sp.Status().SetMessage("the log ends without a final record")
+		}
+		if _, ok := attrs.Get(semconv.ErrorType); !ok {
+			attrs.PutStr(semconv.ErrorType, transcriptErrIncomplete)
+		}
+	}
+	return t.io.send(rec)
+}

@@ -1,0 +1,269 @@
+package importer
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+func TestReadTrajectoryFixtures(t *testing.T) {
+	t.Parallel()
+	cases := []transcriptTestCase{
+		{
+			file: "trajectory.jsonl", read: ReadTrajectory, traces: 1, records: 11,
+			calls: 4, inferences: 4, agents: 3, errors: 2,
+			// iterations only (agent usage repeats them); input includes the cached tokens:
+			// (2100+0+1500) + (300+3600+0) + 800 + (250+5200+0)
+			tokens:     converter.Tokens{Input: 13750, Output: 475, CacheRead: 8800, CacheCreation: 1500},
+			tools:      []string{"Read", "Bash", "summarize-log", "Edit"},
+			errorSpans: []string{"execute_tool Bash: CalledProcessError", "invoke_agent test-runner: AssertionError"},
+			tree: []string{
+				"chat claude-opus-4-1 <- invoke_agent coditect",
+				"chat claude-opus-4-1 <- invoke_agent coditect",
+				"chat claude-opus-4-1 <- invoke_agent coditect",
+				"chat claude-opus-4-1 <- invoke_agent test-runner",
+				"execute_tool Bash <- invoke_agent test-runner",
+				"execute_tool Edit <- invoke_agent coditect",
+				"execute_tool Read <- invoke_agent coditect",
+				"execute_tool summarize-log <- invoke_agent log-analyzer",
+				"invoke_agent coditect <- ",
+				"invoke_agent log-analyzer <- invoke_agent test-runner",
+				"invoke_agent test-runner <- invoke_agent coditect",
+			},
+		},
+		{
+			file: "trajectory-edge.jsonl", read: ReadTrajectory, traces: 1, records: 8,
+			calls: 4, inferences: 1, agents: 3, errors: 4,
+			tools: []string{"Grep", "WebFetch", "Read", "Write"},
+			errorSpans: []string{
+				"execute_tool WebFetch: tool_error",
+				"invoke_agent ClawBot: RateLimitError",
+				"invoke_agent researcher: incomplete",
+				"invoke_agent summarizer: incomplete",
+			},
+			tree: []string{
+				"chat gpt-5 <- invoke_agent researcher",
+				"execute_tool Grep <- invoke_agent ClawBot",
+				"execute_tool Read <- invoke_agent researcher",
+				"execute_tool WebFetch <- invoke_agent researcher",
+				"execute_tool Write <- invoke_agent summarizer",
+				"invoke_agent ClawBot <- ",
+				"invoke_agent researcher <- invoke_agent ClawBot",
+				"invoke_agent summarizer <- invoke_agent researcher",
+			},
+			unknown:  map[string]int64{"heartbeat": 1, "telemetry": 1},
+			problems: []int{4},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			transcriptTestCheck(t, c)
+		})
+	}
+}
+
+func TestReadTrajectoryDetails(t *testing.T) {
+	t.Parallel()
+	recs, _ := transcriptTestFile(t, ReadTrajectory, "trajectory.jsonl")
+	last := recs[len(recs)-1]
+	root := last.Span
+	assert.Equal(t, "invoke_agent coditect", root.Name(), "the root comes last")
+	assert.Equal(t, "coditect", transcriptTestAttr2(last.Resource.Attributes(), "service.name"))
+	assert.Equal(t, "1.8.2", transcriptTestAttr2(last.Resource.Attributes(), "service.version"))
+	assert.Equal(t, "coditect", transcriptTestAttr(root, semconv.AgentName))
+	assert.Equal(t, "claude-opus-4-1", transcriptTestAttr(root, semconv.RequestModel))
+	assert.Equal(t, "traj_20260506_a1", transcriptTestAttr(root, semconv.ConversationID))
+	assert.Equal(t, transcriptTestTime(t, "2026-05-06T14:00:00Z"), root.StartTimestamp())
+	assert.Equal(t, transcriptTestTime(t, "2026-05-06T14:00:18.200Z"), root.EndTimestamp())
+	assert.Equal(t, ptrace.StatusCodeUnset, root.Status().Code())
+	assert.Equal(t, "18200", transcriptTestAttr(root, "agenttrace.final.total_duration_ms"))
+	assert.Equal(t, "16655", transcriptTestAttr(root, "agenttrace.final.total_tokens"))
+	assert.Equal(t, "completed", transcriptTestAttr(root, "agenttrace.final.final_status"))
+	assert.Contains(t, transcriptTestAttr(root, trajectoryAttrMetadata), `"project_root": "/work/repo"`)
+
+	bash := transcriptTestFind(recs, "execute_tool Bash")[0]
+	assert.Equal(t, transcriptTestTime(t, "2026-05-06T14:00:08.100Z"), bash.StartTimestamp(), "timestamp - duration_ms")
+	assert.Equal(t, transcriptTestTime(t, "2026-05-06T14:00:12.300Z"), bash.EndTimestamp())
+	assert.Equal(t, ptrace.StatusCodeError, bash.Status().Code())
+	assert.Contains(t, bash.Status().Message(), "returned non-zero exit status 1")
+	assert.Equal(t, "true", transcriptTestAttr(bash, trajectoryAttrTruncated))
+	assert.Equal(t, "5000", transcriptTestAttr(bash, trajectoryAttrTruncatedAt))
+	assert.Len(t, []rune(transcriptTestAttr(bash, semconv.ToolCallResult)), 5000)
+	assert.JSONEq(t, `{"command": "pytest tests/billing -q"}`, transcriptTestAttr(bash, semconv.ToolCallArguments))
+	assert.Equal(t, "A.1", transcriptTestAttr(bash, trajectoryAttrTaskID))
+
+	read := transcriptTestFind(recs, "execute_tool Read")[0]
+	assert.Equal(t, "", transcriptTestAttr(read, trajectoryAttrTruncated))
+	assert.Equal(t, ptrace.StatusCodeUnset, read.Status().Code(), "error null is no error")
+
+	skill := transcriptTestFind(recs, "execute_tool summarize-log")[0]
+	assert.Equal(t, "skill", transcriptTestAttr(skill, semconv.ToolType))
+	assert.Equal(t, "2 failures in test_retry.py: backoff not applied", transcriptTestAttr(skill, semconv.ToolCallResult))
+	assert.Equal(t, transcriptTestTime(t, "2026-05-06T14:00:12.500Z"), skill.StartTimestamp())
+
+	runner := transcriptTestFind(recs, "invoke_agent test-runner")[0]
+	assert.Equal(t, transcriptTestTime(t, "2026-05-06T14:00:06.050Z"), runner.StartTimestamp(), "from the dispatch")
+	assert.Equal(t, transcriptTestTime(t, "2026-05-06T14:00:13.600Z"), runner.EndTimestamp(), "to the completion")
+	assert.Equal(t, "test-runner", transcriptTestAttr(runner, semconv.AgentName))
+	assert.Equal(t, "1", transcriptTestAttr(runner, trajectoryAttrDepth))
+	assert.Equal(t, "2", transcriptTestAttr(runner, trajectoryAttrChildCalls))
+	assert.Equal(t, "1200", transcriptTestAttr(runner, semconv.UsageInputTokens))
+	assert.Equal(t, "110", transcriptTestAttr(runner, semconv.UsageOutputTokens))
+	assert.JSONEq(t, `[{"role":"user","parts":[{"type":"text","content":"Run the billing tests and report failures"}]}]`,
+		transcriptTestAttr(runner, semconv.InputMessages))
+	assert.JSONEq(t, `[{"role":"assistant","parts":[{"type":"text","content":"Tests fail: backoff is not applied"}],"finish_reason":"stop"}]`,
+		transcriptTestAttr(runner, semconv.OutputMessages))
+	require.Equal(t, 1, runner.Events().Len())
+	ex := runner.Events().At(0)
+	assert.Equal(t, "exception", ex.Name())
+	assert.Equal(t, "AssertionError", transcriptTestAttr2(ex.Attributes(), "exception.type"))
+	assert.Contains(t, transcriptTestAttr2(ex.Attributes(), "exception.message"), "expected 3 attempts")
+	assert.Contains(t, transcriptTestAttr2(ex.Attributes(), "exception.stacktrace"), "line 41, in test_retry_backoff")
+	assert.Equal(t, transcriptTestTime(t, "2026-05-06T14:00:13.500Z"), ex.Timestamp())
+
+	chats := transcriptTestFind(recs, "chat claude-opus-4-1")
+	require.Len(t, chats, 4)
+	first := chats[0]
+	assert.Equal(t, ptrace.SpanKindClient, first.Kind())
+	assert.Equal(t, transcriptTestTime(t, "2026-05-06T14:00:00Z"), first.StartTimestamp(), "from the start of its agent")
+	assert.Equal(t, transcriptTestTime(t, "2026-05-06T14:00:03Z"), first.EndTimestamp())
+	assert.Equal(t, "3600", transcriptTestAttr(first, semconv.UsageInputTokens))
+	assert.JSONEq(t, `[{"role":"assistant","parts":[{"type":"reasoning","content":"The job lives in services/billing/jobs; check how failures are handled."},{"type":"text","content":"I'll inspect the job first."}],"finish_reason":"tool_call"}]`,
+		transcriptTestAttr(first, semconv.OutputMessages))
+	// The last iteration starts where its agent's last record (the Edit) ended.
+	lastChat := chats[len(chats)-1]
+	assert.Equal(t, transcriptTestTime(t, "2026-05-06T14:00:15Z"), lastChat.StartTimestamp())
+	assert.Contains(t, transcriptTestAttr(lastChat, semconv.OutputMessages), `"finish_reason":"stop"`)
+	// The subagent's iteration starts at its dispatch.
+	sub := chats[2]
+	assert.Equal(t, "A.1", transcriptTestAttr(sub, trajectoryAttrTaskID))
+	assert.Equal(t, transcriptTestTime(t, "2026-05-06T14:00:06.050Z"), sub.StartTimestamp())
+}
+
+func TestReadTrajectoryEdgeDetails(t *testing.T) {
+	t.Parallel()
+	recs, st := transcriptTestFile(t, ReadTrajectory, "trajectory-edge.jsonl")
+	require.Len(t, st.Problems, 1)
+	assert.ErrorIs(t, st.Problems[0], converter.ErrBadRecord)
+	last := recs[len(recs)-1]
+	root := last.Span
+	assert.Equal(t, "claw", transcriptTestAttr2(last.Resource.Attributes(), "service.name"), "from claw_version")
+	assert.Equal(t, "ClawBot", transcriptTestAttr(root, semconv.AgentName), "the agent key wins over the product")
+	assert.Equal(t, transcriptTestTime(t, "2026-05-07T09:00:00Z"), root.StartTimestamp(), "zone-less is UTC")
+	assert.Equal(t, transcriptTestTime(t, "2026-05-07T09:00:10Z"), root.EndTimestamp(), "no final: the last record")
+	assert.Equal(t, ptrace.StatusCodeError, root.Status().Code())
+	assert.Equal(t, "exception", root.Events().At(0).Name(), "an error of a task with no open agent is the root's")
+
+	web := transcriptTestFind(recs, "execute_tool WebFetch")[0]
+	assert.Equal(t, "connection reset by peer", web.Status().Message())
+	read := transcriptTestFind(recs, "execute_tool Read")[0]
+	assert.Equal(t, "true", transcriptTestAttr(read, trajectoryAttrTruncated))
+	assert.Equal(t, "12000", transcriptTestAttr(read, trajectoryAttrFullLength))
+	assert.Equal(t, "", transcriptTestAttr(read, trajectoryAttrTruncatedAt))
+	assert.Equal(t, "docs/big.md", transcriptTestAttr(read, semconv.ToolCallArguments))
+	write := transcriptTestFind(recs, "execute_tool Write")[0]
+	assert.Equal(t, transcriptTestTime(t, "2026-05-07T09:00:09Z"), write.EndTimestamp(), "+02:00 offset")
+	summ := transcriptTestFind(recs, "invoke_agent summarizer")[0]
+	assert.Equal(t, transcriptTestTime(t, "2026-05-07T09:00:10Z"), summ.EndTimestamp(), "closed at the end")
+	chat := transcriptTestFind(recs, "chat gpt-5")[0]
+	assert.Equal(t, transcriptTestTime(t, "2026-05-07T09:00:05Z"), chat.StartTimestamp())
+	assert.JSONEq(t, `[{"role":"assistant","parts":[{"type":"reasoning","content":"The fetch failed; fall back to the local copy."}],"finish_reason":"stop"}]`,
+		transcriptTestAttr(chat, semconv.OutputMessages))
+}
+
+func TestReadTrajectorySmall(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, in string
+		check    func(t *testing.T, recs []*converter.Record, st Stats)
+	}{
+		{"empty", "", func(t *testing.T, recs []*converter.Record, st Stats) { assert.Empty(t, recs) }},
+		{"no metadata", `{"type":"tool_call","timestamp":"2026-01-01T00:00:01Z","task_id":"A","tool_name":"x","duration_ms":1000}`,
+			func(t *testing.T, recs []*converter.Record, st Stats) {
+				require.Len(t, recs, 2)
+				assert.Equal(t, "unknown_service", transcriptTestAttr2(recs[0].Resource.Attributes(), "service.name"))
+				assert.Equal(t, recs[0].Span.StartTimestamp(), recs[1].Span.StartTimestamp(), "the root covers its spans")
+			}},
+		{"complete without dispatch", `{"type":"metadata","session_id":"s","started_at":"2026-01-01T00:00:00Z"}` + "\n" +
+			`{"type":"agent_complete","timestamp":"2026-01-01T00:00:05Z","task_id":"A.1","agent_type":"w","duration_ms":2000,"success":false}` + "\n" +
+			`{"type":"final","timestamp":"2026-01-01T00:00:06Z","final_status":"failed"}`,
+			func(t *testing.T, recs []*converter.Record, st Stats) {
+				require.Len(t, recs, 2)
+				assert.Equal(t, "invoke_agent w", recs[0].Span.Name())
+				assert.Equal(t, uint64(2e9), uint64(recs[0].Span.EndTimestamp()-recs[0].Span.StartTimestamp()))
+				assert.Equal(t, "agent_error", transcriptTestAttr(recs[0].Span, semconv.ErrorType))
+				assert.Equal(t, "failed", transcriptTestAttr(recs[1].Span, semconv.ErrorType))
+			}},
+		{"open at final", `{"type":"metadata","session_id":"s","started_at":"2026-01-01T00:00:00Z"}` + "\n" +
+			`{"type":"agent_dispatch","timestamp":"2026-01-01T00:00:01Z","task_id":"A.1","agent_type":"w"}` + "\n" +
+			`{"type":"agent_dispatch","timestamp":"2026-01-01T00:00:02Z","task_id":"A.1.1","agent_type":"v"}` + "\n" +
+			`{"type":"final","timestamp":"2026-01-01T00:00:06Z","final_status":"success"}`,
+			func(t *testing.T, recs []*converter.Record, st Stats) {
+				require.Len(t, recs, 3)
+				assert.Equal(t, "invoke_agent v", recs[0].Span.Name(), "innermost first")
+				assert.Equal(t, "incomplete", transcriptTestAttr(recs[0].Span, semconv.ErrorType))
+				assert.Equal(t, recs[1].Span.SpanID(), recs[0].Span.ParentSpanID(), "A.1.1 under A.1 by its id")
+				assert.Equal(t, ptrace.StatusCodeUnset, recs[2].Span.Status().Code())
+			}},
+		{"no type", `{"timestamp":"2026-01-01T00:00:00Z"}`, func(t *testing.T, recs []*converter.Record, st Stats) {
+			assert.Empty(t, recs)
+			require.Len(t, st.Problems, 1)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			recs, st := transcriptTestRead(t, ReadTrajectory, "small", []byte(c.in))
+			transcriptTestSane(t, recs)
+			c.check(t, recs, st)
+		})
+	}
+}
+
+func TestTrajectoryProduct(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string][2]string{
+		`{"type":"metadata","python_version":"3.12","coditect_version":"1.8.2"}`: {"coditect", "1.8.2"},
+		`{"clawVersion":"0.4"}`:       {"claw", "0.4"},
+		`{"version":"1"}`:             {"", ""},
+		`{"schema_version":2}`:        {"", ""},
+		`not json`:                    {"", ""},
+		`{"a_version":{"x":1}}`:       {"", ""},
+		`{"b_version":3,"c":"x"}`:     {"b", "3"},
+		`{"x":[1,2],"y_version":"9"}`: {"y", "9"},
+	} {
+		p, v := trajectoryProduct([]byte(in))
+		assert.Equal(t, want, [2]string{p, v}, in)
+	}
+}
+
+func FuzzTrajectory(f *testing.F) {
+	for _, name := range []string{"trajectory.jsonl", "trajectory-edge.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "shapes", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"type":"tool_call","timestamp":1,"duration_ms":1e18}` + "\n" + `{"type":"iteration","task_id":"..","timestamp":0}`))
+	f.Add([]byte(`{"type":"agent_dispatch","task_id":""}` + "\n" + `{"type":"agent_dispatch","task_id":""}` + "\n" + `{"type":"final","ended_at":"x"}`))
+	f.Add([]byte(`{"type":"tool_call","output":"` + strings.Repeat("é", 5000) + `"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := ReadTrajectory(bytes.NewReader(data), "fuzz", func(rec *converter.Record) error {
+			return transcriptFuzzCheck(rec)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}

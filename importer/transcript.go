@@ -1,0 +1,1348 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// ReadTranscript reads a transcript event log (dialects.md §2) and emits
+// its spans. It is a [Func].
+//
+// # Mapping
+//
+// One session (sessionId) is one trace, whose id is derived from the
+// session id (see ids.go). A file may hold several sessions, interleaved
+// or one after another; a record without a sessionId belongs to the
+// session of the record before it (or, at the start of the file, to a
+// session named by the first line).
+//
+//   - The session is an invoke_agent root span (gen_ai.operation.name
+//     invoke_agent, gen_ai.conversation.id the session id) from its first
+//     to its last record, emitted at the end of the input. It is named
+//     "invoke_agent {agent}" when session.started names the agent.
+//   - An inference pair (inference.requested and inference.responded of the
+//     same turn; a response without a turn pairs with the latest open
+//     request) is a "chat {model}" CLIENT span: provider, request model,
+//     max_tokens, stop reason as gen_ai.response.finish_reasons, usage, and
+//     the request's digests as agenttrace.transcript.<key>. It starts at
+//     the response time minus the reported latency (the request time when
+//     there is no latency) and ends at the response time.
+//   - Messages are recorded in the GenAI v1.41 message schema. A chat
+//     span's gen_ai.input.messages are the messages appended since the
+//     previous model response (the new user turn or the tool results: what
+//     this call added to the conversation, not the whole history, which
+//     the log holds once and which would make memory grow with the
+//     session). Its gen_ai.output.messages are the assistant messages
+//     appended while the call was open or right after its response. The
+//     chat span is therefore emitted when the next non-assistant record
+//     arrives, not at the response itself.
+//   - An assistant message's tool_use blocks open tool calls; a tool_result
+//     block (in any message) or a role "tool" message naming the call
+//     closes one: an "execute_tool {name}" span from the assistant message
+//     to the result, with gen_ai.tool.call.id, the arguments (JSON text) and
+//     the result (the text itself when it is a string, else JSON text). A
+//     result marked is_error gives the span an error status and error.type
+//     "tool_error".
+//   - session.started/forked/compacted, state.patched, system.section.* and
+//     tools.added/removed become span events on the root, named by the
+//     type, with the payload as JSON text in agenttrace.transcript.payload,
+//     so nothing vanishes. A forked session's root links to the root of
+//     the session it was forked from.
+//
+// A tool call or a model request still open at the end of the input
+// becomes an error span with error.type "incomplete", ending at the
+// session's last record.
+//
+// # Usage
+//
+// OTel counts cached tokens inside gen_ai.usage.input_tokens. The log's
+// usage has Anthropic's four counts (input, output, cache read, cache
+// create), and like Anthropic's API its input does not include the cached
+// tokens, so input_tokens = input + cache read + cache create. The one
+// exception is an OpenAI-family provider (openai, azure.ai.openai), whose
+// prompt count already includes cached tokens and is taken as it is.
+//
+// # Input
+//
+// The time is "time" or "timestamp": RFC 3339, or without a zone (UTC), or
+// epoch milliseconds (a number or a string of digits). A record with no
+// time takes the time of the record before it; one whose time cannot be
+// read too, and the line is reported in Stats.Problems. Payload keys are
+// matched without regard to case, "_" or "-" (stop_reason, stopReason).
+// Lines that are not JSON are reported and skipped; types the shape does
+// not define are counted in Stats.Unknown and skipped. Lines are read one
+// at a time, up to 16 MiB each; only open calls, open model requests, the
+// messages of the current turn and the roots' events are held.
+func ReadTranscript(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+	t := transcriptReader{io: transcriptNewIO(r, name, emit)}
+	t.io.res.Attributes().PutStr("service.name", "unknown_service")
+	t.sessions = map[string]*transcriptSession{}
+	for {
+		line, err := t.io.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return t.io.stats, err
+		}
+		if line == nil {
+			continue
+		}
+		if err := t.line(line); err != nil {
+			return t.io.stats, err
+		}
+	}
+	for _, s := range t.order {
+		if err := t.closeSession(s); err != nil {
+			return t.io.stats, err
+		}
+	}
+	return t.io.finish(), nil
+}
+
+// The instrumentation scope of every imported record.
+const (
+	transcriptScopeName    = "github.com/agenttrace/agenttrace/importer"
+	transcriptScopeVersion = "0.1.0"
+)
+
+// Limits of the line-oriented readers (transcript and trajectory).
+const (
+	transcriptMaxLine     = 16 << 20 // longest line read; longer ones are reported and skipped
+	transcriptMaxProblems = 1000     // problems kept; the rest are counted in one last problem
+)
+
+// Attributes the line-oriented importers write besides the GenAI ones.
+const (
+	transcriptAttrPayload   = "agenttrace.transcript.payload"
+	transcriptAttrRecordID  = "agenttrace.transcript.record_id"
+	transcriptAttrTurn      = "agenttrace.transcript.turn"
+	transcriptAttrUnmatched = "agenttrace.transcript.unmatched"
+	transcriptAttrRelation  = "agenttrace.transcript.relation"
+	transcriptErrIncomplete = "incomplete"
+	transcriptErrTool       = "tool_error"
+)
+
+// transcriptIO is the plumbing the line-oriented importers (transcript and
+// trajectory) share: the line reader, the resource and scope every record
+// carries, emission and the stats.
+type transcriptIO struct {
+	name      string
+	emit      func(*converter.Record) error
+	res       pcommon.Resource
+	scope     pcommon.InstrumentationScope
+	stats     Stats
+	lines     transcriptLineReader
+	dropped   int // problems not kept
+	lastProbl int // line of the last problem
+}
+
+func transcriptNewIO(r io.Reader, name string, emit func(*converter.Record) error) *transcriptIO {
+	o := &transcriptIO{
+		name:  name,
+		emit:  emit,
+		res:   pcommon.NewResource(),
+		scope: pcommon.NewInstrumentationScope(),
+		lines: transcriptLineReader{br: bufio.NewReaderSize(r, 64<<10), max: transcriptMaxLine},
+	}
+	o.scope.SetName(transcriptScopeName)
+	o.scope.SetVersion(transcriptScopeVersion)
+	o.stats.Unknown = map[string]int64{}
+	return o
+}
+
+// next returns the next non-blank line, nil for a line that was reported
+// (too long), or io.EOF.
+func (o *transcriptIO) next() ([]byte, error) {
+	for {
+		line, complete, long, err := o.lines.next()
+		if err != nil {
+			if err != io.EOF {
+				err = fmt.Errorf("%s: reading line %d: %w", o.name, o.lines.n+1, err)
+			}
+			return nil, err
+		}
+		if long {
+			o.problem(o.lines.n, fmt.Errorf("%w (%d bytes)", converter.ErrLineTooLong, o.lines.max))
+			return nil, nil
+		}
+		o.lines.complete = complete
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		return line, nil
+	}
+}
+
+// bad reports the current line as one that could not be read.
+func (o *transcriptIO) bad(err error) {
+	if !o.lines.complete {
+		err = fmt.Errorf("%w: %v", converter.ErrTornLine, err)
+	} else {
+		err = fmt.Errorf("%w: %v", converter.ErrBadRecord, err)
+	}
+	o.problem(o.lines.n, err)
+}
+
+func (o *transcriptIO) problem(line int, err error) {
+	o.lastProbl = line
+	if len(o.stats.Problems) >= transcriptMaxProblems {
+		o.dropped++
+		return
+	}
+	o.stats.Problems = append(o.stats.Problems, &converter.LineError{Source: o.name, Line: line, Err: err})
+}
+
+func (o *transcriptIO) unknown(typ string) { o.stats.Unknown[typ]++ }
+
+// record returns a new record under the import's resource and scope.
+func (o *transcriptIO) record() *converter.Record {
+	return &converter.Record{Span: ptrace.NewSpan(), Resource: o.res, Scope: o.scope}
+}
+
+func (o *transcriptIO) send(rec *converter.Record) error {
+	o.stats.Records++
+	return o.emit(rec)
+}
+
+// finish returns the stats, with the problems that were not kept counted
+// in a last one.
+func (o *transcriptIO) finish() Stats {
+	if o.dropped > 0 {
+		o.stats.Problems = append(o.stats.Problems, &converter.LineError{Source: o.name, Line: o.lastProbl,
+			Err: fmt.Errorf("%d more problems not listed", o.dropped)})
+		o.dropped = 0
+	}
+	return o.stats
+}
+
+// transcriptLineReader reads lines with a bounded buffer: a line longer
+// than max is skipped whole and reported, never held.
+type transcriptLineReader struct {
+	br       *bufio.Reader
+	buf      []byte
+	max      int
+	n        int  // number of the line returned last
+	complete bool // it ended with a newline
+}
+
+// next returns the next line without its line ending (valid until the
+// next call), whether it ended with a newline, and whether it was too long
+// (and so not returned); io.EOF after the last line.
+func (lr *transcriptLineReader) next() (line []byte, complete, tooLong bool, err error) {
+	lr.buf = lr.buf[:0]
+	for {
+		frag, err := lr.br.ReadSlice('\n')
+		if err == nil && len(lr.buf) == 0 && !tooLong && len(frag) <= lr.max+1 {
+			lr.n++
+			return lr.trim(frag[:len(frag)-1]), true, false, nil
+		}
+		if !tooLong {
+			if len(lr.buf)+len(frag) > lr.max+1 || (err != nil && len(lr.buf)+len(frag) > lr.max) {
+				tooLong = true
+				lr.buf = lr.buf[:0]
+			} else {
+				lr.buf = append(lr.buf, frag...)
+			}
+		}
+		switch err {
+		case nil:
+			lr.n++
+			if tooLong {
+				return nil, true, true, nil
+			}
+			return lr.trim(lr.buf[:len(lr.buf)-1]), true, false, nil
+		case bufio.ErrBufferFull:
+			continue
+		case io.EOF:
+			if len(lr.buf) == 0 && !tooLong {
+				return nil, false, false, io.EOF
+			}
+			lr.n++
+			return lr.trim(lr.buf), false, tooLong, nil
+		default:
+			return nil, false, false, err
+		}
+	}
+}
+
+func (lr *transcriptLineReader) trim(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte{'\r'})
+	if lr.n == 1 {
+		b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	}
+	return b
+}
+
+// transcriptLine is one record of the log. Payloads stay raw until used.
+type transcriptLine struct {
+	Type       string             `json:"type"`
+	ID         json.RawMessage    `json:"id"`
+	SessionID  string             `json:"sessionId"`
+	SessionID2 string             `json:"session_id"`
+	Time       json.RawMessage    `json:"time"`
+	Timestamp  json.RawMessage    `json:"timestamp"`
+	Session    json.RawMessage    `json:"session"`
+	Message    *transcriptMessage `json:"message"`
+	State      json.RawMessage    `json:"state"`
+	Inference  json.RawMessage    `json:"inference"`
+	System     json.RawMessage    `json:"system"`
+	Tools      json.RawMessage    `json:"tools"`
+}
+
+type transcriptReader struct {
+	io       *transcriptIO
+	sessions map[string]*transcriptSession
+	order    []*transcriptSession
+	current  *transcriptSession
+	rec      transcriptLine
+	lastTime uint64
+}
+
+// transcriptSession is one session's open state.
+type transcriptSession struct {
+	id          string
+	trace       pcommon.TraceID
+	rootID      pcommon.SpanID
+	root        ptrace.Span // events accumulate here until the end
+	start, end  uint64
+	hasTime     bool
+	agent       string
+	provider    string
+	model       string
+	inferences  []*transcriptInference // requested, not yet responded
+	pending     *transcriptInference   // responded, collecting output messages
+	calls       map[string]*transcriptCall
+	input       [][]byte // GenAI messages appended since the last response
+	parentLinks map[string]bool
+}
+
+type transcriptInference struct {
+	key       string
+	turn      int64
+	hasTurn   bool
+	reqTime   uint64
+	respTime  uint64
+	requested bool
+	provider  string
+	model     string
+	maxTokens int64
+	hasMax    bool
+	digests   [][2]string
+	input     []byte
+	output    [][]byte
+	stop      string
+	latency   int64 // ns
+	hasLat    bool
+	usage     [4]int64 // input, output, cache read, cache create as the log has them
+	hasUsage  [4]bool
+}
+
+type transcriptCall struct {
+	key   string
+	id    string
+	name  string
+	args  string
+	start uint64
+	line  int
+}
+
+func (t *transcriptReader) line(line []byte) error {
+	rec := &t.rec
+	*rec = transcriptLine{}
+	if err := json.Unmarshal(line, rec); err != nil {
+		t.io.bad(err)
+		return nil
+	}
+	if rec.Type == "" {
+		t.io.bad(errors.New(`record has no "type"`))
+		return nil
+	}
+	var payload json.RawMessage
+	switch rec.Type {
+	case "session.started", "session.forked", "session.compacted":
+		payload = rec.Session
+	case "message.appended":
+		payload = line // decoded already, into rec.Message
+	case "state.patched":
+		payload = rec.State
+	case "inference.requested", "inference.responded":
+		payload = rec.Inference
+	case "system.section.added", "system.section.removed":
+		payload = rec.System
+	case "tools.added", "tools.removed":
+		payload = rec.Tools
+	default:
+		t.io.unknown(rec.Type)
+		return nil
+	}
+	if len(payload) == 0 || string(payload) == "null" {
+		payload = line // a writer that put the payload's fields at the top level
+	}
+	s := t.session(rec, line)
+	ts, ok := t.time(rec)
+	if ok {
+		t.lastTime = ts
+		if !s.hasTime || ts < s.start {
+			s.start = ts
+		}
+		s.end = max(s.end, ts)
+		s.hasTime = true
+	} else {
+		ts = max(t.lastTime, s.end)
+	}
+	switch rec.Type {
+	case "message.appended":
+		m := rec.Message
+		if m == nil { // a writer that put the message's fields at the top level
+			m = new(transcriptMessage)
+			if err := json.Unmarshal(line, m); err != nil {
+				t.io.bad(fmt.Errorf("message: %v", err))
+				return nil
+			}
+		}
+		return t.message(s, m, ts)
+	case "inference.requested":
+		return t.requested(s, rec, payload, ts)
+	case "inference.responded":
+		return t.responded(s, payload, ts)
+	}
+	t.event(s, rec, payload, ts)
+	return nil
+}
+
+// time reads the record's time; a time that cannot be read is reported.
+func (t *transcriptReader) time(rec *transcriptLine) (uint64, bool) {
+	raw := rec.Time
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = rec.Timestamp
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, false
+	}
+	ts, ok := transcriptParseTime(raw)
+	if !ok {
+		t.io.problem(t.io.lines.n, fmt.Errorf("cannot read the time %s: the record takes the previous record's time", raw))
+	}
+	return ts, ok
+}
+
+// session returns the session rec belongs to, starting it if new.
+func (t *transcriptReader) session(rec *transcriptLine, line []byte) *transcriptSession {
+	id := cmp.Or(rec.SessionID, rec.SessionID2)
+	if id == "" && t.current != nil {
+		return t.current
+	}
+	if s, ok := t.sessions[id]; ok {
+		t.current = s
+		return s
+	}
+	key := "session:" + id
+	if id == "" {
+		key = "line:" + string(line)
+	}
+	s := &transcriptSession{id: id, trace: traceIDFor(Transcript, key), root: ptrace.NewSpan(),
+		calls: map[string]*transcriptCall{}}
+	s.rootID = spanIDFor(s.trace, "root")
+	t.sessions[id] = s
+	t.order = append(t.order, s)
+	t.current = s
+	return s
+}
+
+// transcriptSessionTrace is the trace id of the session named id.
+func transcriptSessionTrace(id string) pcommon.TraceID { return traceIDFor(Transcript, "session:"+id) }
+
+// event records a session-level record as an event on the root.
+func (t *transcriptReader) event(s *transcriptSession, rec *transcriptLine, payload json.RawMessage, ts uint64) {
+	ev := s.root.Events().AppendEmpty()
+	ev.SetName(rec.Type)
+	ev.SetTimestamp(pcommon.Timestamp(ts))
+	if id := transcriptRawString(rec.ID); id != "" {
+		ev.Attributes().PutStr(transcriptAttrRecordID, id)
+	}
+	ev.Attributes().PutStr(transcriptAttrPayload, string(payload))
+	fields, _ := transcriptFields(payload)
+	switch rec.Type {
+	case "session.started":
+		if a := transcriptStr(fields, "agent", "agentname", "name"); a != "" && s.agent == "" {
+			s.agent = a
+		}
+		if m := transcriptStr(fields, "model"); m != "" && s.model == "" {
+			s.model = m
+		}
+		if p := transcriptStr(fields, "provider"); p != "" && s.provider == "" {
+			s.provider = p
+		}
+	case "session.forked":
+		parent := transcriptStr(fields, "parentsessionid", "forkedfrom", "forkedfromsessionid",
+			"fromsessionid", "sourcesessionid", "originsessionid", "parentid")
+		if parent != "" && parent != s.id && !s.parentLinks[parent] {
+			if s.parentLinks == nil {
+				s.parentLinks = map[string]bool{}
+			}
+			s.parentLinks[parent] = true
+			trace := transcriptSessionTrace(parent)
+			l := s.root.Links().AppendEmpty()
+			l.SetTraceID(trace)
+			l.SetSpanID(spanIDFor(trace, "root"))
+			l.Attributes().PutStr(transcriptAttrRelation, "forked_from")
+			l.Attributes().PutStr(semconv.ConversationID, parent)
+		}
+	}
+}
+
+// transcriptMessage is a message.appended payload.
+type transcriptMessage struct {
+	Role        string          `json:"role"`
+	Content     json.RawMessage `json:"content"`
+	ToolCallID  string          `json:"tool_call_id"`
+	ToolCallID2 string          `json:"toolCallId"`
+	ToolUseID   string          `json:"tool_use_id"`
+	ToolUseID2  string          `json:"toolUseId"`
+	IsError     bool            `json:"is_error"`
+	IsError2    bool            `json:"isError"`
+	Name        string          `json:"name"`
+}
+
+// transcriptBlock is one content block.
+type transcriptBlock struct {
+	Type       string          `json:"type"`
+	Text       string          `json:"text"`
+	Source     json.RawMessage `json:"source"`
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	Input      json.RawMessage `json:"input"`
+	ToolUseID  string          `json:"tool_use_id"`
+	ToolUseID2 string          `json:"toolUseId"`
+	Content    json.RawMessage `json:"content"`
+	IsError    bool            `json:"is_error"`
+	IsError2   bool            `json:"isError"`
+	Thinking   string          `json:"thinking"`
+}
+
+func (t *transcriptReader) message(s *transcriptSession, m *transcriptMessage, ts uint64) error {
+	var blocks []transcriptBlock
+	var raws []json.RawMessage
+	text, isText := "", false
+	switch transcriptFirstByte(m.Content) {
+	case '"':
+		if err := json.Unmarshal(m.Content, &text); err != nil {
+			t.io.bad(fmt.Errorf("message content: %v", err))
+			return nil
+		}
+		isText = true
+	case '[':
+		// One pass in the common case; blocks that are bare strings or of
+		// types passed through as they are need each block's own text.
+		if err := json.Unmarshal(m.Content, &blocks); err == nil && !transcriptNeedRaw(blocks) {
+			break
+		}
+		if err := json.Unmarshal(m.Content, &raws); err != nil {
+			t.io.bad(fmt.Errorf("message content: %v", err))
+			return nil
+		}
+		blocks = make([]transcriptBlock, len(raws))
+		for i, raw := range raws {
+			if transcriptFirstByte(raw) == '"' { // a bare string is a text block
+				_ = json.Unmarshal(raw, &blocks[i].Text)
+				blocks[i].Type = "text"
+				continue
+			}
+			if err := json.Unmarshal(raw, &blocks[i]); err != nil {
+				t.io.bad(fmt.Errorf("message content block %d: %v", i, err))
+				return nil
+			}
+		}
+	}
+	role := cmp.Or(m.Role, "user")
+	msgID := cmp.Or(m.ToolCallID, m.ToolCallID2, m.ToolUseID, m.ToolUseID2)
+	genai := transcriptGenAIMessage(nil, role, text, isText, m.Content, blocks, raws, msgID)
+
+	if role == "assistant" {
+		if inf := s.outputTarget(); inf != nil {
+			inf.output = append(inf.output, genai)
+		} else {
+			s.input = append(s.input, genai)
+		}
+		line := t.io.lines.n
+		for i := range blocks {
+			b := &blocks[i]
+			if b.Type != "tool_use" && b.Type != "server_tool_use" {
+				continue
+			}
+			key := b.ID
+			if key == "" {
+				key = "line:" + strconv.Itoa(line) + ":" + strconv.Itoa(i)
+			}
+			if _, open := s.calls[key]; open {
+				continue
+			}
+			c := &transcriptCall{key: "tool:" + key, id: b.ID, name: b.Name, start: ts, line: line}
+			if len(b.Input) > 0 {
+				c.args = string(b.Input)
+			}
+			s.calls[key] = c
+		}
+		return nil
+	}
+	// Anything but the assistant's own words ends the previous response.
+	if err := t.flushPending(s); err != nil {
+		return err
+	}
+	s.input = append(s.input, genai)
+	for i := range blocks {
+		b := &blocks[i]
+		if b.Type != "tool_result" {
+			continue
+		}
+		if err := t.result(s, cmp.Or(b.ToolUseID, b.ToolUseID2), b.Content, b.IsError || b.IsError2, ts); err != nil {
+			return err
+		}
+	}
+	if role == "tool" && (msgID != "" || len(s.calls) == 1) && !transcriptHasType(blocks, "tool_result") {
+		if msgID == "" {
+			for k := range s.calls { // the one open call
+				msgID = k
+			}
+		}
+		return t.result(s, msgID, m.Content, m.IsError || m.IsError2, ts)
+	}
+	return nil
+}
+
+// transcriptNeedRaw reports whether a block is of a type passed through as
+// it is (see transcriptGenAIMessage).
+func transcriptNeedRaw(blocks []transcriptBlock) bool {
+	for i := range blocks {
+		switch blocks[i].Type {
+		case "text", "tool_use", "server_tool_use", "tool_result", "thinking":
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+func transcriptHasType(blocks []transcriptBlock, typ string) bool {
+	for i := range blocks {
+		if blocks[i].Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// outputTarget is the model call an assistant message is the output of:
+// the one awaiting its output after its response, else the latest open one.
+func (s *transcriptSession) outputTarget() *transcriptInference {
+	if s.pending != nil {
+		return s.pending
+	}
+	if n := len(s.inferences); n > 0 {
+		return s.inferences[n-1]
+	}
+	return nil
+}
+
+// result closes the tool call id with content at ts.
+func (t *transcriptReader) result(s *transcriptSession, id string, content json.RawMessage, isError bool, ts uint64) error {
+	c, ok := s.calls[id]
+	if ok {
+		delete(s.calls, id)
+	} else {
+		key := id
+		if key == "" {
+			key = "line:" + strconv.Itoa(t.io.lines.n)
+		}
+		c = &transcriptCall{key: "tool:" + key, id: id, start: ts, line: t.io.lines.n}
+	}
+	rec := t.io.record()
+	sp := t.callSpan(s, c, rec)
+	sp.SetEndTimestamp(pcommon.Timestamp(max(ts, c.start)))
+	attrs := sp.Attributes()
+	if !ok {
+		attrs.PutBool(transcriptAttrUnmatched, true)
+	}
+	res := transcriptResultText(content)
+	if len(content) > 0 {
+		attrs.PutStr(semconv.ToolCallResult, res)
+	}
+	if isError {
+		sp.Status().SetCode(ptrace.StatusCodeError)
+		sp.Status().SetMessage(transcriptShort(transcriptResultMessage(content, res)))
+		attrs.PutStr(semconv.ErrorType, transcriptErrTool)
+	}
+	return t.io.send(rec)
+}
+
+// callSpan fills rec's span with what a tool call knows when it opens.
+func (t *transcriptReader) callSpan(s *transcriptSession, c *transcriptCall, rec *converter.Record) ptrace.Span {
+	sp := rec.Span
+	sp.SetTraceID(s.trace)
+	sp.SetSpanID(spanIDFor(s.trace, c.key))
+	sp.SetParentSpanID(s.rootID)
+	sp.SetName(strings.TrimSpace(semconv.OpExecuteTool + " " + c.name))
+	sp.SetKind(ptrace.SpanKindInternal)
+	sp.SetStartTimestamp(pcommon.Timestamp(c.start))
+	attrs := sp.Attributes()
+	attrs.PutStr(semconv.OperationName, semconv.OpExecuteTool)
+	if c.name != "" {
+		attrs.PutStr(semconv.ToolName, c.name)
+	}
+	if c.id != "" {
+		attrs.PutStr(semconv.ToolCallID, c.id)
+	}
+	if c.args != "" {
+		attrs.PutStr(semconv.ToolCallArguments, c.args)
+	}
+	if s.id != "" {
+		attrs.PutStr(semconv.ConversationID, s.id)
+	}
+	return sp
+}
+
+func (t *transcriptReader) requested(s *transcriptSession, rec *transcriptLine, payload json.RawMessage, ts uint64) error {
+	if err := t.flushPending(s); err != nil {
+		return err
+	}
+	f, err := transcriptFields(payload)
+	if err != nil {
+		t.io.bad(fmt.Errorf("inference: %v", err))
+		return nil
+	}
+	key := transcriptRawString(rec.ID)
+	if key == "" {
+		key = "line:" + strconv.Itoa(t.io.lines.n)
+	}
+	inf := &transcriptInference{key: "chat:" + key, reqTime: ts, requested: true,
+		provider: transcriptStr(f, "provider", "providername"),
+		model:    transcriptStr(f, "model", "requestmodel")}
+	inf.turn, inf.hasTurn = transcriptInt(f, "turn", "turnnumber")
+	inf.maxTokens, inf.hasMax = transcriptInt(f, "maxtokens", "maxoutputtokens")
+	for k, v := range f {
+		lk := strings.ToLower(k)
+		if strings.Contains(lk, "sha256") || strings.Contains(lk, "digest") || strings.Contains(lk, "hash") {
+			if str := transcriptRawString(v); str != "" {
+				inf.digests = append(inf.digests, [2]string{k, str})
+			}
+		}
+	}
+	slices.SortFunc(inf.digests, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	if len(s.input) > 0 {
+		inf.input = transcriptJoin(s.input)
+		s.input = s.input[:0]
+	}
+	if s.provider == "" {
+		s.provider = inf.provider
+	}
+	if s.model == "" {
+		s.model = inf.model
+	}
+	s.inferences = append(s.inferences, inf)
+	return nil
+}
+
+func (t *transcriptReader) responded(s *transcriptSession, payload json.RawMessage, ts uint64) error {
+	if err := t.flushPending(s); err != nil {
+		return err
+	}
+	f, err := transcriptFields(payload)
+	if err != nil {
+		t.io.bad(fmt.Errorf("inference: %v", err))
+		return nil
+	}
+	turn, hasTurn := transcriptInt(f, "turn", "turnnumber")
+	idx := -1
+	for i := len(s.inferences) - 1; i >= 0; i-- {
+		if !hasTurn || !s.inferences[i].hasTurn || s.inferences[i].turn == turn {
+			idx = i
+			break
+		}
+	}
+	var inf *transcriptInference
+	if idx >= 0 {
+		inf = s.inferences[idx]
+		s.inferences = slices.Delete(s.inferences, idx, idx+1)
+	} else { // a response whose request is not in the log
+		inf = &transcriptInference{key: "chat:line:" + strconv.Itoa(t.io.lines.n), turn: turn, hasTurn: hasTurn,
+			provider: transcriptStr(f, "provider", "providername"), model: transcriptStr(f, "model")}
+	}
+	inf.respTime = ts
+	inf.stop = transcriptStr(f, "stopreason", "finishreason")
+	if m := transcriptStr(f, "model", "responsemodel"); m != "" && inf.model == "" {
+		inf.model = m
+	}
+	inf.latency, inf.hasLat = transcriptDuration(f, "latencyms", "latency", "durationms")
+	if u, ok := f[transcriptKey(f, "usage")]; ok {
+		uf, _ := transcriptFields(u)
+		inf.usage, inf.hasUsage = transcriptUsage(uf)
+	}
+	s.pending = inf
+	return nil
+}
+
+// flushPending emits the model call that was collecting its output.
+func (t *transcriptReader) flushPending(s *transcriptSession) error {
+	inf := s.pending
+	if inf == nil {
+		return nil
+	}
+	s.pending = nil
+	return t.io.send(t.chatRecord(s, inf, false))
+}
+
+func (t *transcriptReader) chatRecord(s *transcriptSession, inf *transcriptInference, incomplete bool) *converter.Record {
+	rec := t.io.record()
+	sp := rec.Span
+	sp.SetTraceID(s.trace)
+	sp.SetSpanID(spanIDFor(s.trace, inf.key))
+	sp.SetParentSpanID(s.rootID)
+	sp.SetName(strings.TrimSpace(semconv.OpChat + " " + inf.model))
+	sp.SetKind(ptrace.SpanKindClient)
+	start, end := inf.reqTime, inf.respTime
+	if incomplete {
+		end = max(s.end, start)
+	} else {
+		switch {
+		case inf.hasLat && inf.latency >= 0 && uint64(inf.latency) <= end:
+			start = end - uint64(inf.latency)
+		case !inf.requested:
+			start = end
+		}
+		start = min(start, end)
+	}
+	sp.SetStartTimestamp(pcommon.Timestamp(start))
+	sp.SetEndTimestamp(pcommon.Timestamp(end))
+	attrs := sp.Attributes()
+	attrs.PutStr(semconv.OperationName, semconv.OpChat)
+	if inf.provider != "" {
+		attrs.PutStr(semconv.ProviderName, inf.provider)
+	}
+	if inf.model != "" {
+		attrs.PutStr(semconv.RequestModel, inf.model)
+	}
+	if s.id != "" {
+		attrs.PutStr(semconv.ConversationID, s.id)
+	}
+	if inf.hasMax {
+		attrs.PutInt(semconv.RequestMaxTokens, inf.maxTokens)
+	}
+	if inf.stop != "" {
+		attrs.PutEmptySlice(semconv.ResponseFinishReasons).AppendEmpty().SetStr(inf.stop)
+	}
+	transcriptPutUsage(attrs, inf.usage, inf.hasUsage, !transcriptInclusiveCache(inf.provider))
+	if inf.hasTurn {
+		attrs.PutInt(transcriptAttrTurn, inf.turn)
+	}
+	for _, d := range inf.digests {
+		attrs.PutStr("agenttrace.transcript."+d[0], d[1])
+	}
+	if len(inf.input) > 0 {
+		attrs.PutStr(semconv.InputMessages, string(inf.input))
+	}
+	if len(inf.output) > 0 {
+		out := inf.output
+		if inf.stop != "" { // the last message carries the finish reason
+			last := out[len(out)-1]
+			out = append(out[:len(out)-1:len(out)-1], transcriptWithFinish(last, inf.stop))
+		}
+		attrs.PutStr(semconv.OutputMessages, string(transcriptJoin(out)))
+	}
+	if incomplete {
+		sp.Status().SetCode(ptrace.StatusCodeError)
+		sp.Status().SetMessage("no response before the end of the log")
+		attrs.PutStr(semconv.ErrorType, transcriptErrIncomplete)
+	}
+	return rec
+}
+
+// closeSession emits what the session still holds and then its root.
+func (t *transcriptReader) closeSession(s *transcriptSession) error {
+	if err := t.flushPending(s); err != nil {
+		return err
+	}
+	for _, inf := range s.inferences {
+		if err := t.io.send(t.chatRecord(s, inf, true)); err != nil {
+			return err
+		}
+	}
+	s.inferences = nil
+	calls := make([]*transcriptCall, 0, len(s.calls))
+	for _, c := range s.calls {
+		calls = append(calls, c)
+	}
+	slices.SortFunc(calls, func(a, b *transcriptCall) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.line, b.line), strings.Compare(a.key, b.key))
+	})
+	for _, c := range calls {
+		rec := t.io.record()
+		sp := t.callSpan(s, c, rec)
+		sp.SetEndTimestamp(pcommon.Timestamp(max(s.end, c.start)))
+		sp.Status().SetCode(ptrace.StatusCodeError)
+		sp.Status().SetMessage("no tool result before the end of the log")
+		sp.Attributes().PutStr(semconv.ErrorType, transcriptErrIncomplete)
+		if err := t.io.send(rec); err != nil {
+			return err
+		}
+	}
+	clear(s.calls)
+
+	rec := t.io.record()
+	s.root.MoveTo(rec.Span)
+	sp := rec.Span
+	sp.SetTraceID(s.trace)
+	sp.SetSpanID(s.rootID)
+	sp.SetName(strings.TrimSpace(semconv.OpInvokeAgent + " " + s.agent))
+	sp.SetKind(ptrace.SpanKindInternal)
+	sp.SetStartTimestamp(pcommon.Timestamp(s.start))
+	sp.SetEndTimestamp(pcommon.Timestamp(max(s.end, s.start)))
+	attrs := sp.Attributes()
+	attrs.PutStr(semconv.OperationName, semconv.OpInvokeAgent)
+	if s.id != "" {
+		attrs.PutStr(semconv.ConversationID, s.id)
+	}
+	if s.agent != "" {
+		attrs.PutStr(semconv.AgentName, s.agent)
+	}
+	if s.provider != "" {
+		attrs.PutStr(semconv.ProviderName, s.provider)
+	}
+	if s.model != "" {
+		attrs.PutStr(semconv.RequestModel, s.model)
+	}
+	return t.io.send(rec)
+}
+
+// transcriptInclusiveCache reports whether a provider's input count already
+// includes cached tokens (OpenAI's prompt_tokens does; Anthropic's
+// input_tokens does not).
+func transcriptInclusiveCache(provider string) bool {
+	switch semconv.NormalizeProvider(provider) {
+	case "openai", "azure.ai.openai":
+		return true
+	}
+	return false
+}
+
+// transcriptUsage reads a usage object: input, output, cache read, cache
+// create, under the names the logs use.
+func transcriptUsage(f map[string]json.RawMessage) (u [4]int64, has [4]bool) {
+	u[0], has[0] = transcriptInt(f, "input", "inputtokens", "prompttokens", "prompt")
+	u[1], has[1] = transcriptInt(f, "output", "outputtokens", "completiontokens", "completion")
+	u[2], has[2] = transcriptInt(f, "cacheread", "cachereadinputtokens", "cachereadtokens", "cachedtokens", "cachedinputtokens")
+	u[3], has[3] = transcriptInt(f, "cachecreate", "cachecreation", "cachecreationinputtokens", "cachecreatetokens",
+		"cachewrite", "cachewriteinputtokens", "cachewritetokens")
+	return u, has
+}
+
+// transcriptPutUsage writes usage as gen_ai.usage.*: input_tokens gets the
+// cache counts added when the log's input excludes them.
+func transcriptPutUsage(attrs pcommon.Map, u [4]int64, has [4]bool, addCache bool) {
+	in := u[0]
+	if addCache {
+		in += u[2] + u[3]
+	}
+	if has[0] || (addCache && (has[2] || has[3])) {
+		attrs.PutInt(semconv.UsageInputTokens, in)
+	}
+	if has[1] {
+		attrs.PutInt(semconv.UsageOutputTokens, u[1])
+	}
+	if has[2] {
+		attrs.PutInt(semconv.UsageCacheReadInput, u[2])
+	}
+	if has[3] {
+		attrs.PutInt(semconv.UsageCacheCreationInput, u[3])
+	}
+}
+
+// transcriptGenAIMessage converts a log message into the GenAI v1.41
+// message schema: {"role", "parts":[…]}. Text blocks are text parts (with
+// their source, e.g. "reminder"), tool_use blocks tool_call parts,
+// tool_result blocks tool_call_response parts, thinking blocks reasoning
+// parts; other blocks (images, documents) are kept as they are.
+func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content json.RawMessage,
+	blocks []transcriptBlock, raws []json.RawMessage, toolID string) []byte {
+	dst = append(dst, `{"role":`...)
+	dst = transcriptAppendString(dst, role)
+	dst = append(dst, `,"parts":[`...)
+	switch {
+	case isText && role == "tool" && toolID != "":
+		dst = append(dst, `{"type":"tool_call_response","id":`...)
+		dst = transcriptAppendString(dst, toolID)
+		dst = append(dst, `,"response":`...)
+		dst = transcriptAppendString(dst, text)
+		dst = append(dst, '}')
+	case isText:
+		dst = append(dst, `{"type":"text","content":`...)
+		dst = transcriptAppendString(dst, text)
+		dst = append(dst, '}')
+	case blocks == nil && len(content) > 0 && string(content) != "null":
+		dst = append(dst, `{"type":"unknown","content":`...)
+		dst = append(dst, content...)
+		dst = append(dst, '}')
+	}
+	for i := range blocks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		b := &blocks[i]
+		switch b.Type {
+		case "text":
+			dst = append(dst, `{"type":"text","content":`...)
+			dst = transcriptAppendString(dst, b.Text)
+			if transcriptFirstByte(b.Source) == '"' {
+				dst = append(dst, `,"source":`...)
+				dst = append(dst, b.Source...)
+			}
+			dst = append(dst, '}')
+		case "tool_use", "server_tool_use":
+			dst = append(dst, `{"type":"tool_call","id":`...)
+			dst = transcriptAppendString(dst, b.ID)
+			dst = append(dst, `,"name":`...)
+			dst = transcriptAppendString(dst, b.Name)
+			if len(b.Input) > 0 {
+				dst = append(dst, `,"arguments":`...)
+				dst = append(dst, b.Input...)
+			}
+			dst = append(dst, '}')
+		case "tool_result":
+			dst = append(dst, `{"type":"tool_call_response","id":`...)
+			dst = transcriptAppendString(dst, cmp.Or(b.ToolUseID, b.ToolUseID2))
+			if len(b.Content) > 0 {
+				dst = append(dst, `,"response":`...)
+				dst = append(dst, b.Content...)
+			}
+			dst = append(dst, '}')
+		case "thinking":
+			dst = append(dst, `{"type":"reasoning","content":`...)
+			dst = transcriptAppendString(dst, b.Thinking)
+			dst = append(dst, '}')
+		default:
+			dst = append(dst, raws[i]...)
+		}
+	}
+	return append(dst, "]}"...)
+}
+
+// transcriptWithFinish returns the output message msg with its
+// finish_reason (the schema requires one on output messages).
+func transcriptWithFinish(msg []byte, stop string) []byte {
+	reason := semconv.NormalizeFinishReason(stop)
+	out := make([]byte, 0, len(msg)+len(reason)+20)
+	out = append(out, msg[:len(msg)-1]...)
+	out = append(out, `,"finish_reason":`...)
+	out = transcriptAppendString(out, reason)
+	return append(out, '}')
+}
+
+func transcriptJoin(msgs [][]byte) []byte {
+	n := 2
+	for _, m := range msgs {
+		n += len(m) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for i, m := range msgs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m...)
+	}
+	return append(out, ']')
+}
+
+// transcriptResultText is a tool result as an attribute: a string result
+// as the text itself, anything else as its JSON text.
+func transcriptResultText(content json.RawMessage) string {
+	if transcriptFirstByte(content) == '"' {
+		var s string
+		if json.Unmarshal(content, &s) == nil {
+			return s
+		}
+	}
+	return string(content)
+}
+
+// transcriptResultMessage is a failed result as a status message: the
+// text of its text blocks when it is a list of blocks, else res.
+func transcriptResultMessage(content json.RawMessage, res string) string {
+	if transcriptFirstByte(content) != '[' {
+		return res
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(content, &blocks) != nil {
+		return res
+	}
+	var texts []string
+	for _, b := range blocks {
+		if b.Type == "text" && b.Text != "" {
+			texts = append(texts, b.Text)
+		}
+	}
+	if len(texts) == 0 {
+		return res
+	}
+	return strings.Join(texts, "\n")
+}
+
+// transcriptShort cuts s to a status message's length, on a rune boundary.
+func transcriptShort(s string) string {
+	const n = 1024
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// transcriptAppendString appends s as a JSON string; invalid UTF-8 becomes
+// U+FFFD.
+func transcriptAppendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+func transcriptFirstByte(raw []byte) byte {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// transcriptFields decodes a JSON object into its members, raw.
+func transcriptFields(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	if transcriptFirstByte(raw) != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// transcriptKeyEq reports whether key k, ignoring case, "_" and "-",
+// spells want (lower case, no separators).
+func transcriptKeyEq(k, want string) bool {
+	j := 0
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c == '_' || c == '-' {
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if j >= len(want) || want[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(want)
+}
+
+// transcriptKey returns the key of f that spells one of names (tried in
+// order), or "".
+func transcriptKey(f map[string]json.RawMessage, names ...string) string {
+	for _, n := range names {
+		if _, ok := f[n]; ok {
+			return n
+		}
+		for k := range f {
+			if transcriptKeyEq(k, n) {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+// transcriptStr returns the string member of f named one of names.
+func transcriptStr(f map[string]json.RawMessage, names ...string) string {
+	k := transcriptKey(f, names...)
+	if k == "" {
+		return ""
+	}
+	return transcriptRawString(f[k])
+}
+
+// transcriptRawString returns a raw JSON string's value, a number's text,
+// or "" for anything else.
+func transcriptRawString(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		if len(raw) >= 2 && bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 && raw[len(raw)-1] == '"' {
+			return string(raw[1 : len(raw)-1])
+		}
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case c == '-' || ('0' <= c && c <= '9'):
+		return string(raw)
+	}
+	return ""
+}
+
+// transcriptInt returns the integer member of f named one of names (a
+// number, possibly with a zero fraction, or a string of digits).
+func transcriptInt(f map[string]json.RawMessage, names ...string) (int64, bool) {
+	k := transcriptKey(f, names...)
+	if k == "" {
+		return 0, false
+	}
+	s := transcriptRawString(f[k])
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, true
+	}
+	if x, err := strconv.ParseFloat(s, 64); err == nil && x == math.Trunc(x) && math.Abs(x) < 1<<62 {
+		return int64(x), true
+	}
+	return 0, false
+}
+
+// transcriptDuration returns a duration member in nanoseconds: a number of
+// milliseconds, or a Go duration string ("1.2s").
+func transcriptDuration(f map[string]json.RawMessage, names ...string) (int64, bool) {
+	k := transcriptKey(f, names...)
+	if k == "" {
+		return 0, false
+	}
+	s := transcriptRawString(f[k])
+	if x, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(x) && math.Abs(x) < 1e12 {
+		return int64(math.Round(x * 1e6)), true
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return int64(d), true
+	}
+	return 0, false
+}
+
+// transcriptLayouts are the time layouts read, tried in order. A layout
+// without a zone reads the time as UTC. Fractional seconds are accepted
+// after the seconds in all of them.
+var transcriptLayouts = [...]string{
+	time.RFC3339,
+	"2006-01-02T15:04:05",
+	"2006-01-02T15:04:05Z0700",
+	"2006-01-02 15:04:05Z07:00",
+	"2006-01-02 15:04:05",
+	"2006-01-02 15:04:05Z0700",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04",
+	"2006-01-02",
+}
+
+// transcriptParseTime reads a time: an RFC 3339 string, one without a zone
+// (UTC), or an epoch number (a JSON number or a string of digits). Epoch
+// numbers are milliseconds, as the logs write them; a number too small to
+// be milliseconds since 1973 is read as seconds, and one too large to be
+// milliseconds before the year 5000 as microseconds (or nanoseconds). It
+// returns Unix nanoseconds; times before 1970 or after 2261 are refused.
+func transcriptParseTime(raw []byte) (uint64, bool) {
+	s := transcriptRawString(raw)
+	if s == "" {
+		return 0, false
+	}
+	if strings.Trim(s, "0123456789.eE+-") == "" {
+		if x, err := strconv.ParseFloat(s, 64); err == nil {
+			var ns float64
+			switch {
+			case x < 1e11:
+				ns = x * 1e9
+			case x < 1e14:
+				ns = x * 1e6
+			case x < 1e17:
+				ns = x * 1e3
+			default:
+				ns = x
+			}
+			if x < 0 || ns >= float64(transcriptMaxTime) || math.IsNaN(x) {
+				return 0, false
+			}
+			return uint64(math.Round(ns)), true
+		}
+	}
+	for _, layout := range transcriptLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			if t.Year() < 1970 || t.Year() > 2261 || t.Before(time.Unix(0, 0)) {
+				return 0, false
+			}
+			return uint64(t.UnixNano()), true
+		}
+	}
+	return 0, false
+}
+
+// transcriptMaxTime bounds the times read (2261-12-31, within int64 ns).
+const transcriptMaxTime = 9214646400 * int64(time.Second)

@@ -1,0 +1,811 @@
+package judge
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// Severity says how much a finding matters.
+type Severity string
+
+// The severities, least severe first.
+const (
+	Info    Severity = "info"
+	Warning Severity = "warning"
+	Error   Severity = "error"
+)
+
+// Severities lists the severities, least severe first.
+func Severities() []Severity { return []Severity{Info, Warning, Error} }
+
+func (s Severity) rank() int {
+	switch s {
+	case Info:
+		return 1
+	case Warning:
+		return 2
+	case Error:
+		return 3
+	}
+	return 0
+}
+
+// AtLeast reports whether s is as severe as t or more.
+func (s Severity) AtLeast(t Severity) bool { return s.rank() >= t.rank() }
+
+// ParseSeverity reads "info", "warning" or "error".
+func ParseSeverity(s string) (Severity, error) {
+	if v := Severity(s); v.rank() > 0 {
+		return v, nil
+	}
+	return "", fmt.Errorf("unknown severity %q: want info, warning or error", s)
+}
+
+// Category names what a finding is about.
+type Category string
+
+// The audit categories.
+const (
+	// MissingCall: a model requested a tool call that no call record
+	// carries. The trace lost the call, or the agent silently skipped it.
+	MissingCall Category = "missing_call"
+	// PhantomCall: a call record carries a tool call id that no model
+	// requested.
+	PhantomCall Category = "phantom_call"
+	// ArgumentDrift: a call ran with arguments other than the ones the
+	// model requested under the same tool call id.
+	ArgumentDrift Category = "argument_drift"
+	// HiddenRetry: a model call repeats the input of an earlier sibling
+	// after a failure, without the trace saying it is a retry.
+	HiddenRetry Category = "hidden_retry"
+	// TokenUnderreport: an agent reports fewer tokens than the model
+	// calls under it spent.
+	TokenUnderreport Category = "token_underreport"
+	// MissingFinishReason: a generation that does not say why it stopped.
+	MissingFinishReason Category = "missing_finish_reason"
+	// OrphanSpan: a span whose parent is not in the input.
+	OrphanSpan Category = "orphan_span"
+)
+
+// Categories lists the audit categories in the order the checks run.
+func Categories() []Category {
+	return []Category{MissingCall, PhantomCall, ArgumentDrift, HiddenRetry, TokenUnderreport, MissingFinishReason, OrphanSpan}
+}
+
+// Severity is the severity of the category's findings.
+func (c Category) Severity() Severity {
+	switch c {
+	case MissingCall, ArgumentDrift, TokenUnderreport:
+		return Error
+	case PhantomCall, HiddenRetry, MissingFinishReason, OrphanSpan:
+		return Warning
+	}
+	return Info
+}
+
+// Finding is one fidelity problem in a trace. Its JSON form is part of the
+// contract of `agenttrace audit --json`.
+type Finding struct {
+	Category Category `json:"category"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+	// TraceID and SpanIDs find the spans involved; the first span id is
+	// the one the finding is about.
+	TraceID string   `json:"trace_id"`
+	SpanIDs []string `json:"span_ids"`
+	// ToolCallID is the tool call concerned, when there is one.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// String renders the finding on one line: "severity category: message
+// (trace …, span …, tool call …)".
+func (f Finding) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %s (trace %s", f.Severity, f.Category, f.Message, f.TraceID)
+	if len(f.SpanIDs) > 0 {
+		b.WriteString(", span " + strings.Join(f.SpanIDs, ", "))
+	}
+	if f.ToolCallID != "" {
+		b.WriteString(", tool call " + f.ToolCallID)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// AuditOption configures [Audit].
+type AuditOption interface{ applyAudit(*auditConfig) }
+
+type auditConfig struct {
+	redacted bool
+}
+
+type auditOptionFunc func(*auditConfig)
+
+func (f auditOptionFunc) applyAudit(c *auditConfig) { f(c) }
+
+// WithRedacted tells Audit that the records' content was redacted (an
+// artifact header's redacted flag), so arguments are not compared. Audit
+// also sees redaction on its own on a record whose resource carries
+// agenttrace.redacted = true.
+func WithRedacted(redacted bool) AuditOption {
+	return auditOptionFunc(func(c *auditConfig) { c.redacted = c.redacted || redacted })
+}
+
+// Audit checks the fidelity of a trace: that tool calls the models
+// requested were made, with the requested arguments, and only those; that
+// no retry hides in it; that agents report the tokens their model calls
+// spent; that generations say why they stopped; and that every span's
+// parent is there. recs may hold several traces; they are only read.
+// Findings come sorted by trace, first span id and category.
+func Audit(recs []converter.Record, opts ...AuditOption) []Finding {
+	var cfg auditConfig
+	for _, o := range opts {
+		o.applyAudit(&cfg)
+	}
+	a := newAuditor(recs, cfg)
+	a.toolCalls()
+	a.hiddenRetries()
+	a.tokenUnderreports()
+	a.finishReasons()
+	a.orphans()
+	slices.SortFunc(a.findings, func(x, y Finding) int {
+		return cmp.Or(strings.Compare(x.TraceID, y.TraceID), strings.Compare(first(x.SpanIDs), first(y.SpanIDs)),
+			strings.Compare(string(x.Category), string(y.Category)), strings.Compare(x.Message, y.Message))
+	})
+	if a.findings == nil {
+		return []Finding{}
+	}
+	return a.findings
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+type spanKey struct {
+	trace pcommon.TraceID
+	span  pcommon.SpanID
+}
+
+// request is one tool call a model asked for.
+type request struct {
+	id, name string
+	args     any
+	hasArgs  bool
+}
+
+// node is what the checks need of one record, read once.
+type node struct {
+	kind         semconv.Kind
+	trace        pcommon.TraceID
+	span, parent pcommon.SpanID
+	start, end   uint64
+	failed       bool
+	name         string
+	spanKind     ptrace.SpanKind
+	flags        uint32
+	redacted     bool
+
+	// calls
+	tool, toolCallID string
+	args             any
+	hasArgs          bool
+
+	// inferences (and agents, for usage)
+	requests  []request
+	recorded  bool // the output was recorded, in some form
+	input     string
+	hasInput  bool
+	usage     semconv.Usage
+	hasUsage  bool
+	finish    bool // a finish reason was recorded, in some form
+	generates bool // a generation, which has a finish reason (not embeddings or retrieval)
+	agentName string
+}
+
+type auditor struct {
+	nodes    []node
+	index    map[spanKey]int
+	findings []Finding
+}
+
+func newAuditor(recs []converter.Record, cfg auditConfig) *auditor {
+	a := &auditor{nodes: make([]node, len(recs)), index: make(map[spanKey]int, len(recs))}
+	var rd semconv.Reading
+	for i := range recs {
+		rec := &recs[i]
+		rec.Read(&rd)
+		sp := rec.Span
+		n := &a.nodes[i]
+		*n = node{
+			kind: rd.Kind, trace: sp.TraceID(), span: sp.SpanID(), parent: sp.ParentSpanID(),
+			start: uint64(sp.StartTimestamp()), end: uint64(sp.EndTimestamp()),
+			failed: sp.Status().Code() == ptrace.StatusCodeError, name: sp.Name(),
+			spanKind: sp.Kind(), flags: sp.Flags(), redacted: cfg.redacted || isRedacted(rec),
+		}
+		k := spanKey{n.trace, n.span}
+		if _, dup := a.index[k]; !dup {
+			a.index[k] = i
+		}
+		switch rd.Kind {
+		case semconv.Call:
+			n.tool, n.toolCallID = rd.Str(semconv.FieldTool), rd.Str(semconv.FieldToolCallID)
+			if rd.Has(semconv.FieldArgs) {
+				n.args, n.hasArgs = jsonOf(rd.Value(semconv.FieldArgs)), true
+			}
+		case semconv.Inference:
+			n.requests, n.recorded, n.finish = requestsOf(&rd, sp)
+			if rd.Has(semconv.FieldInput) {
+				n.input, n.hasInput = canonical(jsonOf(rd.Value(semconv.FieldInput))), true
+			}
+			n.usage = rd.Usage()
+			n.generates = generates(sp)
+		case semconv.Agent:
+			n.usage = rd.Usage()
+			n.hasUsage = rd.Has(semconv.FieldInputTokens) || rd.Has(semconv.FieldOutputTokens)
+			n.agentName = rd.Str(semconv.FieldAgent)
+			if n.agentName == "" {
+				n.agentName = sp.Name()
+			}
+		}
+	}
+	return a
+}
+
+func (a *auditor) find(c Category, n *node, toolCallID, format string, args ...any) {
+	a.findings = append(a.findings, Finding{
+		Category: c, Severity: c.Severity(), Message: fmt.Sprintf(format, args...),
+		TraceID: n.trace.String(), SpanIDs: []string{n.span.String()}, ToolCallID: toolCallID,
+	})
+}
+
+// also adds span ids to the finding just made.
+func (a *auditor) also(ns ...*node) {
+	f := &a.findings[len(a.findings)-1]
+	for _, n := range ns {
+		f.SpanIDs = append(f.SpanIDs, n.span.String())
+	}
+}
+
+// parentOf returns the index of i's parent, or -1 when it has none in the
+// input.
+func (a *auditor) parentOf(i int) int {
+	n := &a.nodes[i]
+	if n.parent.IsEmpty() {
+		return -1
+	}
+	if p, ok := a.index[spanKey{n.trace, n.parent}]; ok && p != i {
+		return p
+	}
+	return -1
+}
+
+// ancestors calls f with each ancestor of i, nearest first, until f
+// returns false. The walk is bounded, so a malformed trace whose parents
+// form a cycle terminates.
+func (a *auditor) ancestors(i int, f func(int) bool) {
+	p := a.parentOf(i)
+	for range len(a.nodes) {
+		if p < 0 || !f(p) {
+			return
+		}
+		p = a.parentOf(p)
+	}
+}
+
+// agentOf returns the index of i's nearest enclosing agent, or -1.
+func (a *auditor) agentOf(i int) int {
+	found := -1
+	a.ancestors(i, func(p int) bool {
+		if a.nodes[p].kind == semconv.Agent {
+			found = p
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// byStart returns the indexes of the nodes of kind k in start order.
+func (a *auditor) byStart(k semconv.Kind) []int {
+	var idx []int
+	for i := range a.nodes {
+		if a.nodes[i].kind == k {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(x, y int) int {
+		nx, ny := &a.nodes[x], &a.nodes[y]
+		return cmp.Or(cmp.Compare(nx.start, ny.start), cmp.Compare(nx.end, ny.end))
+	})
+	return idx
+}
+
+// toolCalls matches the tool calls models requested with call records:
+// missing_call, argument_drift and phantom_call.
+func (a *auditor) toolCalls() {
+	calls := a.byStart(semconv.Call)
+	byID := map[string][]int{}
+	for _, c := range calls {
+		if id := a.nodes[c].toolCallID; id != "" {
+			byID[id] = append(byID[id], c)
+		}
+	}
+	requested := map[string]bool{}
+	used := map[int]bool{} // calls without an id, matched by name
+	recorded := map[pcommon.TraceID]bool{}
+	for _, i := range a.byStart(semconv.Inference) {
+		inf := &a.nodes[i]
+		if inf.recorded {
+			recorded[inf.trace] = true
+		}
+		for _, rq := range inf.requests {
+			if rq.id != "" {
+				requested[rq.id] = true
+				if cs := byID[rq.id]; len(cs) > 0 {
+					for _, c := range cs {
+						a.drift(inf, &a.nodes[c], rq)
+					}
+					continue
+				}
+			}
+			if c := a.byName(i, rq, calls, used); c >= 0 {
+				used[c] = true
+				continue
+			}
+			if rq.id != "" {
+				a.find(MissingCall, inf, rq.id, "the model requested tool call %s (%s), but no call record carries that id, and no %s call without an id follows under the same agent",
+					rq.id, orUnknown(rq.name), orUnknown(rq.name))
+			} else {
+				a.find(MissingCall, inf, "", "the model requested a %s call, but none follows under the same agent", orUnknown(rq.name))
+			}
+		}
+	}
+	// A call's id can only be told phantom when the models' outputs were
+	// recorded: without them (content capture off, or an instrumentation
+	// that records none) no request is known, and every call would look
+	// phantom.
+	for _, c := range calls {
+		n := &a.nodes[c]
+		if n.toolCallID == "" || requested[n.toolCallID] || !recorded[n.trace] {
+			continue
+		}
+		a.find(PhantomCall, n, n.toolCallID, "call %s carries tool call id %s, which no inference in the input requested", orUnknown(n.tool), n.toolCallID)
+	}
+}
+
+// byName finds, for a request that no call record carries the id of, the
+// first unused call without an id of the same tool, under the same agent
+// as inference i, that started once i had ended; -1 when there is none.
+func (a *auditor) byName(i int, rq request, calls []int, used map[int]bool) int {
+	inf := &a.nodes[i]
+	agent := a.agentOf(i)
+	for _, c := range calls {
+		n := &a.nodes[c]
+		if used[c] || n.toolCallID != "" || n.tool != rq.name || n.trace != inf.trace || n.start < inf.end {
+			continue
+		}
+		if a.agentOf(c) == agent {
+			return c
+		}
+	}
+	return -1
+}
+
+// drift compares a request's arguments with those its call ran with.
+func (a *auditor) drift(inf, call *node, rq request) {
+	if !rq.hasArgs || !call.hasArgs || inf.redacted || call.redacted || jsonEqual(rq.args, call.args) {
+		return
+	}
+	cl := changeList{max: 1, maxValue: 80}
+	cl.walk("args", rq.args, call.args)
+	where := ""
+	if len(cl.out) > 0 {
+		ch := cl.out[0]
+		switch ch.Op {
+		case Changed:
+			where = fmt.Sprintf("%s is %s in the request, %s in the call", ch.Path, ch.A, ch.B)
+		case Added:
+			where = fmt.Sprintf("%s is only in the call (%s)", ch.Path, ch.B)
+		case Removed:
+			where = fmt.Sprintf("%s is only in the request (%s)", ch.Path, ch.A)
+		}
+		if cl.total > 1 {
+			where += fmt.Sprintf(", and %d more difference(s)", cl.total-1)
+		}
+	}
+	a.find(ArgumentDrift, inf, rq.id, "call %s ran with arguments other than the model requested: %s", orUnknown(call.tool), where)
+	a.also(call)
+}
+
+// hiddenRetries finds model calls that repeat the input of an earlier
+// sibling after a failure: the earlier one failed, or the sibling call
+// or inference just before the repeat did.
+func (a *auditor) hiddenRetries() {
+	sibs := map[spanKey][]int{}
+	var keys []spanKey
+	for _, i := range append(a.byStart(semconv.Inference), a.byStart(semconv.Call)...) {
+		n := &a.nodes[i]
+		k := spanKey{n.trace, n.parent}
+		if _, ok := sibs[k]; !ok {
+			keys = append(keys, k)
+		}
+		sibs[k] = append(sibs[k], i)
+	}
+	for _, k := range keys {
+		group := sibs[k]
+		slices.SortStableFunc(group, func(x, y int) int {
+			nx, ny := &a.nodes[x], &a.nodes[y]
+			return cmp.Or(cmp.Compare(nx.start, ny.start), cmp.Compare(nx.end, ny.end))
+		})
+		for j, rj := range group {
+			retry := &a.nodes[rj]
+			if retry.kind != semconv.Inference || !retry.hasInput {
+				continue
+			}
+			orig := -1
+			for _, ri := range slices.Backward(group[:j]) {
+				n := &a.nodes[ri]
+				if n.kind == semconv.Inference && n.hasInput && n.input == retry.input && n.start < retry.start {
+					orig = ri
+					break
+				}
+			}
+			if orig < 0 {
+				continue
+			}
+			o := &a.nodes[orig]
+			if o.failed {
+				a.find(HiddenRetry, o, "", "inference %q failed and a sibling repeats its input (span %s): a retry the trace does not mark as one", o.name, retry.span)
+				a.also(retry)
+				continue
+			}
+			prev := a.justBefore(group, rj, o.start)
+			if prev >= 0 && a.nodes[prev].failed {
+				p := &a.nodes[prev]
+				a.find(HiddenRetry, o, "", "inference %q is repeated with the same input (span %s) after %s %q failed: a retry the trace does not mark as one",
+					o.name, retry.span, p.kind, p.name)
+				a.also(retry, p)
+			}
+		}
+	}
+}
+
+// justBefore returns the sibling in group that ended last before retry
+// started, among those that started at or after since; -1 when none.
+func (a *auditor) justBefore(group []int, retry int, since uint64) int {
+	r := &a.nodes[retry]
+	best := -1
+	for _, s := range group {
+		n := &a.nodes[s]
+		if s == retry || n.end > r.start || n.start < since {
+			continue
+		}
+		if best < 0 || n.end >= a.nodes[best].end {
+			best = s
+		}
+	}
+	return best
+}
+
+// tokenUnderreports compares each agent's own usage with the sum over the
+// inference records in its subtree.
+func (a *auditor) tokenUnderreports() {
+	sums := map[int]int64{}
+	seen := make([]int, len(a.nodes)) // walk stamp, so a cycle adds once
+	for i := range a.nodes {
+		n := &a.nodes[i]
+		if n.kind != semconv.Inference || n.usage.IsZero() {
+			continue
+		}
+		a.ancestors(i, func(p int) bool {
+			if seen[p] == i+1 {
+				return false
+			}
+			seen[p] = i + 1
+			if a.nodes[p].kind == semconv.Agent && a.nodes[p].hasUsage {
+				sums[p] += n.usage.Total()
+			}
+			return true
+		})
+	}
+	for i := range a.nodes {
+		n := &a.nodes[i]
+		if n.kind != semconv.Agent || !n.hasUsage {
+			continue
+		}
+		if sum := sums[i]; n.usage.Total() < sum {
+			a.find(TokenUnderreport, n, "", "agent %q reports %d tokens (input + output), but the inference records under it add up to %d",
+				n.agentName, n.usage.Total(), sum)
+		}
+	}
+}
+
+// finishReasons flags generations that do not say why they stopped. A
+// failed one is left alone: it has no response to have a reason.
+func (a *auditor) finishReasons() {
+	for i := range a.nodes {
+		n := &a.nodes[i]
+		if n.kind == semconv.Inference && n.generates && !n.failed && !n.finish {
+			a.find(MissingFinishReason, n, "", "inference %q records no finish reason", n.name)
+		}
+	}
+}
+
+// Span flags (OTLP SpanFlags) that say whether a span's parent is remote.
+const (
+	flagHasIsRemote = 0x100
+	flagIsRemote    = 0x200
+)
+
+// orphans flags spans whose parent is not in the input. A span whose
+// parent is remote is a root of this process's part of the trace: the
+// flags say so, or, when they do not tell, a server or consumer span is
+// taken to be one.
+func (a *auditor) orphans() {
+	for i := range a.nodes {
+		n := &a.nodes[i]
+		if n.parent.IsEmpty() {
+			continue
+		}
+		if _, ok := a.index[spanKey{n.trace, n.parent}]; ok {
+			continue
+		}
+		if n.flags&flagHasIsRemote != 0 {
+			if n.flags&flagIsRemote != 0 {
+				continue
+			}
+		} else if n.spanKind == ptrace.SpanKindServer || n.spanKind == ptrace.SpanKindConsumer {
+			continue
+		}
+		a.find(OrphanSpan, n, "", "%s %q names parent %s, which is not in the input", n.kind, n.name, n.parent)
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unknown tool)"
+	}
+	return s
+}
+
+// generates tells whether an inference is a generation, which ends with a
+// finish reason, rather than embeddings or retrieval.
+func generates(sp ptrace.Span) bool {
+	attrs := sp.Attributes()
+	if v, ok := attrs.Get(semconv.OperationName); ok {
+		switch semconv.NormalizeOperation(v.AsString()) {
+		case semconv.OpEmbeddings, semconv.OpRetrieval:
+			return false
+		}
+	}
+	if v, ok := attrs.Get(semconv.OISpanKind); ok {
+		switch strings.ToUpper(v.AsString()) {
+		case "EMBEDDING", "RETRIEVER", "RERANKER":
+			return false
+		}
+	}
+	op := sp.Name()
+	if v, ok := attrs.Get(semconv.AIOperationID); ok {
+		op = v.AsString()
+	}
+	return !strings.HasSuffix(op, ".doEmbed")
+}
+
+// Keys of model output that are not promoted to fields.
+const (
+	eventChoice            = "gen_ai.choice"
+	eventContentCompletion = "gen_ai.content.completion"
+	aiResponseToolCalls    = "ai.response.toolCalls"
+	aiResponseText         = "ai.response.text"
+	aiResponseObject       = "ai.response.object"
+	oiOutputPrefix         = "llm.output_messages."
+	tlCompletionPrefix     = "gen_ai.completion."
+)
+
+var (
+	oiToolCallKey = regexp.MustCompile(`^llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.(id|function\.name|function\.arguments)$`)
+	tlToolCallKey = regexp.MustCompile(`^gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.(id|name|arguments)$`)
+	finishKey     = regexp.MustCompile(`^(gen_ai\.completion\.\d+\.finish_reason|llm\.output_messages\.\d+\.message\.finish_reason)$`)
+)
+
+// requestsOf reads the tool calls an inference requested, whether its
+// output was recorded at all, and whether a finish reason was. The output
+// is read from the first of these that the span has: the output field
+// (gen_ai.output.messages or gen_ai.completion: GenAI parts, OpenAI
+// tool_calls, Anthropic tool_use blocks), gen_ai.choice events (GenAI
+// v1.28 to v1.36), the Vercel AI SDK's ai.response.toolCalls, and the
+// flattened keys of OpenInference and older OpenLLMetry.
+func requestsOf(rd *semconv.Reading, sp ptrace.Span) (reqs []request, recorded, finish bool) {
+	finish = rd.Has(semconv.FieldFinishReasons)
+	attrs := sp.Attributes()
+	for k, v := range attrs.All() {
+		if finishKey.MatchString(k) && v.AsString() != "" {
+			finish = true
+		}
+	}
+	if rd.Has(semconv.FieldOutput) {
+		collectCalls(jsonOf(rd.Value(semconv.FieldOutput)), &reqs, &finish)
+		return reqs, true, finish
+	}
+	for _, ev := range sp.Events().All() {
+		switch ev.Name() {
+		case eventChoice:
+			recorded = true
+			collectCalls(plainOf(mapValue(ev.Attributes())), &reqs, &finish)
+		case eventContentCompletion:
+			if v, ok := ev.Attributes().Get(semconv.Completion); ok {
+				recorded = true
+				collectCalls(jsonOf(v), &reqs, &finish)
+			}
+		}
+	}
+	if recorded {
+		return reqs, true, finish
+	}
+	if v, ok := attrs.Get(aiResponseToolCalls); ok {
+		if calls, ok := jsonOf(v).([]any); ok {
+			for _, c := range calls {
+				if m, ok := c.(map[string]any); ok {
+					args, has := argsOf(either(m["args"], m["input"]))
+					reqs = append(reqs, request{id: str(m["toolCallId"]), name: str(m["toolName"]), args: args, hasArgs: has})
+				}
+			}
+		}
+		return reqs, true, finish
+	}
+	if _, ok := attrs.Get(aiResponseText); ok {
+		return nil, true, finish
+	}
+	if _, ok := attrs.Get(aiResponseObject); ok {
+		return nil, true, finish
+	}
+	return flattenedCalls(attrs, finish)
+}
+
+// mapValue wraps a map as a value, for plainOf.
+func mapValue(m pcommon.Map) pcommon.Value {
+	v := pcommon.NewValueMap()
+	m.CopyTo(v.Map())
+	return v
+}
+
+// flattenedCalls reads tool calls from OpenInference's
+// llm.output_messages.<i>.message.tool_calls.<j>.tool_call.* keys and
+// older OpenLLMetry's gen_ai.completion.<i>.tool_calls.<j>.* keys.
+func flattenedCalls(attrs pcommon.Map, finish bool) ([]request, bool, bool) {
+	type pos struct{ msg, call int }
+	type fields struct{ id, name, args string }
+	got := map[pos]*fields{}
+	recorded := false
+	for k, v := range attrs.All() {
+		if !strings.HasPrefix(k, oiOutputPrefix) && !strings.HasPrefix(k, tlCompletionPrefix) {
+			continue
+		}
+		recorded = true
+		m := oiToolCallKey.FindStringSubmatch(k)
+		if m == nil {
+			m = tlToolCallKey.FindStringSubmatch(k)
+		}
+		if m == nil {
+			continue
+		}
+		msg, _ := strconv.Atoi(m[1])
+		call, _ := strconv.Atoi(m[2])
+		p := pos{msg, call}
+		if got[p] == nil {
+			got[p] = &fields{}
+		}
+		switch m[3] {
+		case "id":
+			got[p].id = v.AsString()
+		case "name", "function.name":
+			got[p].name = v.AsString()
+		case "arguments", "function.arguments":
+			got[p].args = v.AsString()
+		}
+	}
+	ps := make([]pos, 0, len(got))
+	for p := range got {
+		ps = append(ps, p)
+	}
+	slices.SortFunc(ps, func(x, y pos) int { return cmp.Or(cmp.Compare(x.msg, y.msg), cmp.Compare(x.call, y.call)) })
+	var reqs []request
+	for _, p := range ps {
+		f := got[p]
+		args, has := argsOf(f.args)
+		reqs = append(reqs, request{id: f.id, name: f.name, args: args, hasArgs: has})
+	}
+	return reqs, recorded, finish
+}
+
+// collectCalls walks output messages for the tool calls they request,
+// and notes a finish reason when a message carries one.
+func collectCalls(v any, out *[]request, finish *bool) {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			collectCalls(e, out, finish)
+		}
+	case map[string]any:
+		for _, k := range []string{"finish_reason", "stop_reason"} {
+			if s := str(x[k]); s != "" {
+				*finish = true
+			}
+		}
+		if ch, ok := x["choices"]; ok {
+			collectCalls(ch, out, finish)
+		}
+		if m, ok := x["message"].(map[string]any); ok {
+			collectCalls(m, out, finish)
+		}
+		for _, k := range []string{"parts", "content"} {
+			if blocks, ok := x[k].([]any); ok {
+				for _, b := range blocks {
+					if p, ok := b.(map[string]any); ok {
+						switch str(p["type"]) {
+						case "tool_call", "tool_use", "function_call":
+							args, has := argsOf(either(p["arguments"], p["input"]))
+							*out = append(*out, request{id: str(p["id"]), name: str(p["name"]), args: args, hasArgs: has})
+						}
+					}
+				}
+			}
+		}
+		if calls, ok := x["tool_calls"].([]any); ok {
+			for _, c := range calls {
+				p, ok := c.(map[string]any)
+				if !ok {
+					continue
+				}
+				name, rawArgs := p["name"], either(p["arguments"], p["args"])
+				if fn, ok := p["function"].(map[string]any); ok {
+					name, rawArgs = fn["name"], fn["arguments"]
+				}
+				args, has := argsOf(rawArgs)
+				*out = append(*out, request{id: str(p["id"]), name: str(name), args: args, hasArgs: has})
+			}
+		}
+	}
+}
+
+// argsOf returns requested arguments as a JSON tree: a string holding
+// JSON (OpenAI's encoding) is parsed. An absent or empty value is none.
+func argsOf(v any) (any, bool) {
+	switch x := v.(type) {
+	case nil:
+		return nil, false
+	case string:
+		if strings.TrimSpace(x) == "" {
+			return nil, false
+		}
+		return parseText(x), true
+	}
+	return v, true
+}
+
+// either returns a unless it is absent (nil), else b.
+func either(a, b any) any {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

@@ -1,0 +1,330 @@
+package judge_test
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/judge"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+func TestAuditClean(t *testing.T) {
+	recs, _ := readFixture(t, "audit-clean.jsonl")
+	assert.Empty(t, judge.Audit(recs))
+	assert.Empty(t, judge.Audit(auditRun().records()), "from OTLP too")
+}
+
+// TestAuditDefects: each planted defect is found exactly where it was
+// planted, and nothing else is.
+func TestAuditDefects(t *testing.T) {
+	ids := auditRun() // a defect keeps the clean run's ids
+	for _, d := range defects {
+		t.Run(string(d.category), func(t *testing.T) {
+			t.Parallel()
+			recs, _ := readFixture(t, "audit-"+string(d.category)+".jsonl")
+			got := judge.Audit(recs)
+			require.Len(t, got, 1, "%v", got)
+			f := got[0]
+			assert.Equal(t, d.category, f.Category)
+			assert.Equal(t, d.category.Severity(), f.Severity)
+			assert.Equal(t, ids.traceID().String(), f.TraceID)
+			var want []string
+			for _, l := range d.spans {
+				want = append(want, ids.sid(l))
+			}
+			assert.Equal(t, want, f.SpanIDs)
+			assert.Equal(t, d.toolCall, f.ToolCallID)
+			assert.NotEmpty(t, f.Message)
+
+			assert.Equal(t, got, judge.Audit(defectRun(d).records()), "from OTLP too")
+		})
+	}
+}
+
+func TestAuditSeverities(t *testing.T) {
+	want := map[judge.Category]judge.Severity{
+		judge.MissingCall: judge.Error, judge.PhantomCall: judge.Warning, judge.ArgumentDrift: judge.Error,
+		judge.HiddenRetry: judge.Warning, judge.TokenUnderreport: judge.Error,
+		judge.MissingFinishReason: judge.Warning, judge.OrphanSpan: judge.Warning,
+	}
+	got := map[judge.Category]judge.Severity{}
+	for _, c := range judge.Categories() {
+		got[c] = c.Severity()
+	}
+	assert.Equal(t, want, got)
+	assert.Len(t, defects, len(want), "a fixture for every category")
+}
+
+// TestAuditMessages pins what the planted findings say.
+func TestAuditMessages(t *testing.T) {
+	want := map[judge.Category]string{
+		judge.MissingCall:         "the model requested tool call call_w2 (get_weather), but no call record carries that id, and no get_weather call without an id follows under the same agent",
+		judge.PhantomCall:         "call send_email carries tool call id call_x9, which no inference in the input requested",
+		judge.ArgumentDrift:       `call search_flights ran with arguments other than the model requested: args.destination is "LIS" in the request, "OPO" in the call`,
+		judge.HiddenRetry:         `inference "chat gpt-4o" failed and a sibling repeats its input (span ` + auditRun().sid("i2") + `): a retry the trace does not mark as one`,
+		judge.TokenUnderreport:    `agent "trip-planner" reports 2435 tokens (input + output), but the inference records under it add up to 3435`,
+		judge.MissingFinishReason: `inference "chat gpt-4o" records no finish reason`,
+		judge.OrphanSpan:          `span "GET" names parent ` + auditRun().sid("lost-parent") + `, which is not in the input`,
+	}
+	for _, d := range defects {
+		got := judge.Audit(defectRun(d).records())
+		require.Len(t, got, 1)
+		assert.Equal(t, want[d.category], got[0].Message, d.category)
+	}
+}
+
+// TestAuditAllDefects: the defects planted together are found together,
+// sorted by trace, first span id and category, whatever the record order.
+func TestAuditAllDefects(t *testing.T) {
+	r := auditRun()
+	var want []judge.Finding
+	for _, d := range defects {
+		d.plant(r)
+		want = append(want, judge.Audit(defectRun(d).records())...)
+	}
+	slices.SortFunc(want, func(x, y judge.Finding) int {
+		return cmp.Or(strings.Compare(x.SpanIDs[0], y.SpanIDs[0]), strings.Compare(string(x.Category), string(y.Category)))
+	})
+	recs := r.records()
+	assert.Equal(t, want, judge.Audit(recs))
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 5 {
+		rng.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+		assert.Equal(t, want, judge.Audit(recs))
+	}
+}
+
+func labels(r *run, ls ...string) []string {
+	var ids []string
+	for _, l := range ls {
+		ids = append(ids, r.sid(l))
+	}
+	return ids
+}
+
+// summary renders findings as "category span,span tool-call" for tables.
+func summary(fs []judge.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, strings.TrimSpace(fmt.Sprintf("%s %s %s", f.Category, strings.Join(f.SpanIDs, ","), f.ToolCallID)))
+	}
+	return out
+}
+
+func TestAuditCases(t *testing.T) {
+	r := auditRun()
+	tests := []struct {
+		name   string
+		change func(r *run)
+		want   []string
+	}{
+		{"retry after a failed sibling", func(r *run) {
+			// i1 is repeated once c2 has failed, with the same input.
+			r.chat("i1-again", "root", 6220, 6290, 0, 0, tripInput(0), assistant(), "stop")
+		}, []string{"hidden_retry " + strings.Join(labels(r, "i1", "i1-again", "c2"), ",")}},
+		{"the same input after a success is no retry", func(r *run) {
+			r.chat("i1-again", "root", 2250, 2290, 0, 0, tripInput(0), assistant(), "stop")
+		}, nil},
+		{"a call by name must start after the request ended", func(r *run) {
+			c5 := r.find("c5")
+			c5.SetStartTimestamp(r.find("i4").StartTimestamp())
+		}, []string{"missing_call " + r.sid("i4") + " call_s1"}},
+		{"a call by name must be under the same agent", func(r *run) {
+			r.find("c5").SetParentSpanID(r.id("root"))
+		}, []string{"missing_call " + r.sid("i4") + " call_s1"}},
+		{"a request without an id is matched by name", func(r *run) {
+			r.find("i4").Attributes().PutStr(semconv.OutputMessages,
+				js(arr{obj{"role": "assistant", "tool_calls": arr{obj{"type": "function", "function": obj{"name": "search_hotels", "arguments": "{}"}}}}}))
+		}, nil},
+		{"a request without an id and no call", func(r *run) {
+			r.drop("c5")
+			r.find("i4").Attributes().PutStr(semconv.OutputMessages,
+				js(arr{obj{"role": "assistant", "tool_calls": arr{obj{"type": "function", "function": obj{"name": "search_hotels"}}}}}))
+		}, []string{"missing_call " + r.sid("i4")}},
+		{"no recorded outputs: no phantom calls", func(r *run) {
+			for _, l := range []string{"i1", "i2", "i3", "i4", "i5", "i6"} {
+				r.find(l).Attributes().Remove(semconv.OutputMessages)
+			}
+			r.tool("c7", "root", "send_email", "call_x9", 15000, 15050, nil, nil)
+		}, nil},
+		{"a retried tool call: both runs compared", func(r *run) {
+			r.tool("c3-again", "root", "get_weather", "call_w2", 7950, 7990, js(obj{"city": "Porto", "days": 3}), nil)
+		}, []string{"argument_drift " + strings.Join(labels(r, "i2", "c3-again"), ",") + " call_w2"}},
+		{"redacted: arguments are not compared", func(r *run) {
+			r.find("c1").Attributes().PutStr(semconv.ToolCallArguments, `{"origin":"BER","destination":"[REDACTED]"}`)
+			r.res.Attributes().PutBool(semconv.Redacted, true)
+		}, nil},
+		{"an agent without usage is not judged", func(r *run) {
+			r.find("root").Attributes().Remove(semconv.UsageInputTokens)
+			r.find("root").Attributes().Remove(semconv.UsageOutputTokens)
+		}, nil},
+		{"a failed inference needs no finish reason", func(r *run) {
+			i6 := fail(r.find("i6"), "ServerError", "500").Attributes()
+			i6.Remove(semconv.ResponseFinishReasons)
+			i6.PutStr(semconv.OutputMessages, js(arr{obj{"role": "assistant", "parts": arr{}}}))
+		}, nil},
+		{"a finish reason in the output messages counts", func(r *run) {
+			r.find("i5").Attributes().Remove(semconv.ResponseFinishReasons)
+		}, nil},
+		{"embeddings have no finish reason", func(r *run) {
+			r.span("emb", "a2", "embeddings text-embedding-3-small", 9160, 9190, map[string]any{
+				semconv.OperationName: semconv.OpEmbeddings, semconv.RequestModel: "text-embedding-3-small"})
+		}, nil},
+		{"a server span's missing parent is remote", func(r *run) {
+			sp := r.find("http1")
+			sp.SetParentSpanID(r.id("gone"))
+			sp.SetFlags(0)
+			sp.SetKind(ptrace.SpanKindServer)
+		}, nil},
+		{"a client span's missing parent, flags unknown", func(r *run) {
+			sp := r.find("http1")
+			sp.SetParentSpanID(r.id("gone"))
+			sp.SetFlags(0)
+		}, []string{"orphan_span " + r.sid("http1")}},
+		{"parents in a cycle terminate", func(r *run) {
+			r.find("root").SetParentSpanID(r.id("c4"))
+			r.find("root").SetFlags(0x101)
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := auditRun()
+			tt.change(r)
+			assert.Equal(t, tt.want, summary(judge.Audit(r.records())))
+		})
+	}
+}
+
+// TestAuditWithRedacted: the option does what the header's flag does.
+func TestAuditWithRedacted(t *testing.T) {
+	recs, _ := readFixture(t, "audit-argument_drift.jsonl")
+	require.Len(t, judge.Audit(recs), 1)
+	assert.Empty(t, judge.Audit(recs, judge.WithRedacted(true)))
+}
+
+// TestAuditRequestShapes: tool calls are read from every shape models'
+// outputs are recorded in. Each requests lookup(q=1) as call_a; the call
+// ran with q=2, which only an exact reading of id, name and arguments
+// reports as argument drift (and not as a missing or phantom call).
+func TestAuditRequestShapes(t *testing.T) {
+	tests := []struct {
+		name string
+		set  func(sp ptrace.Span)
+	}{
+		{"GenAI parts", func(sp ptrace.Span) {
+			sp.Attributes().PutStr(semconv.OutputMessages, js(arr{obj{"role": "assistant", "parts": arr{toolCall("call_a", "lookup", obj{"q": 1})}}}))
+		}},
+		{"OpenAI tool_calls in gen_ai.completion", func(sp ptrace.Span) {
+			sp.Attributes().PutStr(semconv.Completion, js(arr{obj{"role": "assistant", "tool_calls": arr{
+				obj{"id": "call_a", "type": "function", "function": obj{"name": "lookup", "arguments": `{"q":1}`}}}}}))
+		}},
+		{"OpenAI choices", func(sp ptrace.Span) {
+			sp.Attributes().PutStr(semconv.OutputMessages, js(obj{"choices": arr{obj{"finish_reason": "tool_calls", "message": obj{"tool_calls": arr{
+				obj{"id": "call_a", "type": "function", "function": obj{"name": "lookup", "arguments": `{"q":1}`}}}}}}}))
+		}},
+		{"Anthropic tool_use blocks", func(sp ptrace.Span) {
+			sp.Attributes().PutStr(semconv.OutputMessages, js(arr{obj{"role": "assistant", "content": arr{
+				obj{"type": "tool_use", "id": "call_a", "name": "lookup", "input": obj{"q": 1}}}}}))
+		}},
+		{"gen_ai.choice event", func(sp ptrace.Span) {
+			ev := sp.Events().AppendEmpty()
+			ev.SetName("gen_ai.choice")
+			putSorted(ev.Attributes(), obj{"index": int64(0), "finish_reason": "tool_calls", "tool_calls": arr{
+				obj{"id": "call_a", "type": "function", "function": obj{"name": "lookup", "arguments": `{"q":1}`}}}})
+		}},
+		{"Vercel ai.response.toolCalls (v4)", func(sp ptrace.Span) {
+			sp.Attributes().PutStr("ai.response.toolCalls", js(arr{obj{"toolCallType": "function", "toolCallId": "call_a", "toolName": "lookup", "args": `{"q":1}`}}))
+		}},
+		{"Vercel ai.response.toolCalls (v5)", func(sp ptrace.Span) {
+			sp.Attributes().PutStr("ai.response.toolCalls", js(arr{obj{"type": "tool-call", "toolCallId": "call_a", "toolName": "lookup", "input": `{"q":1}`}}))
+		}},
+		{"OpenInference flattened", func(sp ptrace.Span) {
+			a := sp.Attributes()
+			a.PutStr("llm.output_messages.0.message.role", "assistant")
+			a.PutStr("llm.output_messages.0.message.tool_calls.0.tool_call.id", "call_a")
+			a.PutStr("llm.output_messages.0.message.tool_calls.0.tool_call.function.name", "lookup")
+			a.PutStr("llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments", `{"q":1}`)
+		}},
+		{"OpenLLMetry flattened", func(sp ptrace.Span) {
+			a := sp.Attributes()
+			a.PutStr("gen_ai.completion.0.role", "assistant")
+			a.PutStr("gen_ai.completion.0.tool_calls.0.id", "call_a")
+			a.PutStr("gen_ai.completion.0.tool_calls.0.name", "lookup")
+			a.PutStr("gen_ai.completion.0.tool_calls.0.arguments", `{"q":1}`)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRun("shapes", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			tt.set(r.chat("inf", "", 0, 100, 10, 5, nil, nil, "tool_calls"))
+			r.tool("call", "", "lookup", "call_a", 200, 300, `{"q":2}`, nil)
+			assert.Equal(t, []string{"argument_drift " + strings.Join(labels(r, "inf", "call"), ",") + " call_a"}, summary(judge.Audit(r.records())))
+		})
+	}
+}
+
+// TestAuditGolden runs the audit over the converter's golden artifacts,
+// which come from real instrumentations: they hold no error, and the
+// warnings they do hold are real (see the comments).
+func TestAuditGolden(t *testing.T) {
+	want := map[string][]string{
+		// The OpenInference LangChain instrumentation records no finish
+		// reason on its LLM spans (the retriever span needs none).
+		"openinference.jsonl": {
+			"missing_finish_reason 10b24eaa855902ad",
+			"missing_finish_reason 4d19206018547531",
+		},
+	}
+	files, err := filepath.Glob("../testdata/golden/*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
+			recs, _ := readArtifact(t, f)
+			got := judge.Audit(recs)
+			assert.Equal(t, want[filepath.Base(f)], summary(got))
+			for _, fd := range got {
+				assert.NotEqual(t, judge.Error, fd.Severity, fd.String())
+			}
+		})
+	}
+}
+
+func TestSeverity(t *testing.T) {
+	for _, s := range judge.Severities() {
+		got, err := judge.ParseSeverity(string(s))
+		require.NoError(t, err)
+		assert.Equal(t, s, got)
+	}
+	_, err := judge.ParseSeverity("fatal")
+	assert.ErrorContains(t, err, `"fatal"`)
+	assert.True(t, judge.Error.AtLeast(judge.Warning))
+	assert.True(t, judge.Warning.AtLeast(judge.Warning))
+	assert.False(t, judge.Info.AtLeast(judge.Warning))
+}
+
+func TestFindingTextAndJSON(t *testing.T) {
+	f := judge.Finding{Category: judge.ArgumentDrift, Severity: judge.Error, Message: "m", TraceID: "t", SpanIDs: []string{"a", "b"}, ToolCallID: "c"}
+	assert.Equal(t, "error argument_drift: m (trace t, span a, b, tool call c)", f.String())
+	raw, err := json.Marshal(f)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"category":"argument_drift","severity":"error","message":"m","trace_id":"t","span_ids":["a","b"],"tool_call_id":"c"}`, string(raw))
+	f.ToolCallID = ""
+	assert.Equal(t, "error argument_drift: m (trace t, span a, b)", f.String())
+	assert.NotContains(t, string(must(json.Marshal(f))), "tool_call_id")
+	assert.Equal(t, []judge.Finding{}, judge.Audit(nil), "never nil: JSON [] rather than null")
+}

@@ -1,0 +1,32 @@
+// Package judge passes judgement on recorded agent runs: whether two runs
+// of the same task diverged ([Diff]), and whether one run's trace is
+// faithful to what actually happened ([Audit]).
+//
+// # Divergence
+//
+// The idea comes from the tool-dispatch trace, the ancestor of the artifact
+// format: replaying a task and comparing the two runs' tool dispatches
+// tells whether the agent behaved the same way. [Diff] takes the call
+// records of each run in order of start time, aligns them by position and
+// judges each pair on its stable outcome only: the tool's name, whether it
+// succeeded, and its error code. Arguments and results vary from run to run
+// (timestamps, ids, live prices) and never make a divergence by themselves;
+// for the pairs that did diverge, the report shows a field-level diff of
+// them to help say why. A run that stops early leaves the other run's
+// remaining calls unmatched, and each of those is a divergence too.
+//
+// # Fidelity
+//
+// [Audit] checks that a trace tells the whole story: every tool call a
+// model requested has a call record, and the call ran with the arguments
+// the model gave; no call appears that no model asked for; no retry hides
+// behind a successful span; agents do not report fewer tokens than their
+// model calls spent; every generation says why it stopped; and no span
+// hangs off a parent that is not there. Each problem is a [Finding] with a
+// [Category] and a [Severity].
+//
+// Both work on [converter.Record]s, so they apply to artifacts, to OTLP,
+// and to every dialect semconv reads. Reports are plain structs with JSON
+// tags (the contract of `agenttrace diff --json` and `agenttrace audit
+// --json`) and have a text rendering for a terminal.
+package judge
