@@ -58,16 +58,6 @@ func hasAttr(sp ptrace.Span, key string) bool {
 	return ok
 }
 
-func byName(recs []*converter.Record, name string) []*converter.Record {
-	var out []*converter.Record
-	for _, r := range recs {
-		if r.Span.Name() == name {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 func byOp(recs []*converter.Record, op string) []*converter.Record {
 	var out []*converter.Record
 	for _, r := range recs {

@@ -109,7 +109,7 @@ func ReadJaeger(r io.Reader, name string, emit func(*converter.Record) error) (S
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			if !errors.Is(err, io.EOF) {
-				j.problem(off, fmt.Errorf("Jaeger JSON: %w", err))
+				j.problem(off, fmt.Errorf("jaeger JSON: %w", err))
 			}
 			break
 		}
@@ -139,7 +139,7 @@ func (j *jaegerReader) problem(off int, err error) { j.probs.add(j.lines.at(off)
 // {"data": …} answer or a trace.
 func (j *jaegerReader) value(raw []byte, off, depth int) error {
 	if depth > jaegerMaxDepth {
-		j.problem(off, errors.New("Jaeger JSON nested too deep"))
+		j.problem(off, errors.New("jaeger JSON nested too deep"))
 		return nil
 	}
 	switch firstByte(raw) {
@@ -225,7 +225,7 @@ func (j *jaegerReader) answerErrors(v []byte, off int) {
 		return
 	}
 	for _, e := range errs {
-		j.problem(off, fmt.Errorf("Jaeger query error %d: %s (trace %s)", e.Code, e.Msg, e.TraceID))
+		j.problem(off, fmt.Errorf("jaeger query error %d: %s (trace %s)", e.Code, e.Msg, e.TraceID))
 	}
 }
 
