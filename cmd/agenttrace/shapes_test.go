@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/ptracecmp"
+)
+
+// TestConvertShapes: every shape in testdata/shapes converts to an
+// artifact that validates, and the artifact goes to OTLP and back to the
+// same bytes — what the importers make survives the round trip.
+func TestConvertShapes(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/shapes/*")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, src := range files {
+		name := filepath.Base(src)
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			a := filepath.Join(dir, "a.jsonl")
+			r := agenttrace(t, "", "convert", src, "-o", a)
+			// Edge-case fixtures carry bad lines on purpose: reported, skipped, exit 1.
+			if strings.Contains(name, "edge") {
+				require.Equal(t, 1, r.code, r.stderr)
+				assert.Contains(t, r.stderr, name+":")
+			} else {
+				require.Equal(t, 0, r.code, r.stderr)
+			}
+			v := agenttrace(t, "", "validate", a)
+			require.Equal(t, 0, v.code, v.stdout)
+
+			// A streamed artifact's header is made from its first record;
+			// converted once more, it gets the header made from all of them,
+			// and from then on the artifact is stable through OTLP.
+			a2 := filepath.Join(dir, "a2.jsonl")
+			require.Equal(t, 0, agenttrace(t, "", "convert", a, "-o", a2).code)
+			assert.Equal(t, artifactSpans(t, a), artifactSpans(t, a2), "the records are the same")
+			for _, ext := range []string{".pb", ".json"} {
+				otlp := filepath.Join(dir, "b"+ext)
+				require.Equal(t, 0, agenttrace(t, "", "convert", a2, "-o", otlp).code)
+				back := filepath.Join(dir, "c"+ext+".jsonl")
+				rb := agenttrace(t, "", "convert", otlp, "-o", back)
+				require.Equal(t, 0, rb.code, rb.stderr)
+				want, err := os.ReadFile(a2)
+				require.NoError(t, err)
+				got, err := os.ReadFile(back)
+				require.NoError(t, err)
+				assert.Equal(t, string(want), string(got), "artifact -> OTLP%s -> artifact", ext)
+			}
+		})
+	}
+}
+
+// artifactSpans reads an artifact's spans in canonical form.
+func artifactSpans(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	td, err := converter.NewReader(f).ReadTraces()
+	require.NoError(t, err)
+	return ptracecmp.Spans(td)
+}
+
+// TestConvertFrom: --from overrides detection, and rejects unknown shapes.
+func TestConvertFrom(t *testing.T) {
+	dir := t.TempDir()
+	r := agenttrace(t, "", "convert", "--from", "trajectory", "../../testdata/shapes/trajectory.jsonl", "-o", filepath.Join(dir, "t.jsonl"))
+	require.Equal(t, 0, r.code, r.stderr)
+	r = agenttrace(t, "", "convert", "--from", "nonsense", "../../testdata/shapes/trajectory.jsonl", "-o", filepath.Join(dir, "t.jsonl"))
+	require.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "--from")
+	// Read as the wrong shape, the input says so instead of converting to nothing.
+	r = agenttrace(t, "", "convert", "--from", "jaeger", "../../testdata/shapes/trajectory.jsonl", "-o", filepath.Join(dir, "j.jsonl"))
+	assert.NotEqual(t, 0, r.code)
+}
