@@ -218,3 +218,8 @@ func appendMillis(dst []byte, ns int64) []byte {
 	}
 	return dst
 }
+
+// AppendJSONString appends s as a JSON string, the way artifacts write
+// strings: invalid UTF-8 becomes U+FFFD, U+2028 and U+2029 are escaped.
+// Importers that build JSON-valued attributes use it to write them alike.
+func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }

@@ -623,11 +623,11 @@ func (t *trajectoryReader) iteration(f map[string]json.RawMessage, task string, 
 // optional reasoning part, a text part, and finish_reason when not "".
 func trajectoryMessage(dst []byte, role, thinking, text, finish string) []byte {
 	dst = append(dst, `[{"role":`...)
-	dst = transcriptAppendString(dst, role)
+	dst = converter.AppendJSONString(dst, role)
 	dst = append(dst, `,"parts":[`...)
 	if thinking != "" {
 		dst = append(dst, `{"type":"reasoning","content":`...)
-		dst = transcriptAppendString(dst, thinking)
+		dst = converter.AppendJSONString(dst, thinking)
 		dst = append(dst, '}')
 		if text != "" {
 			dst = append(dst, ',')
@@ -635,13 +635,13 @@ func trajectoryMessage(dst []byte, role, thinking, text, finish string) []byte {
 	}
 	if text != "" {
 		dst = append(dst, `{"type":"text","content":`...)
-		dst = transcriptAppendString(dst, text)
+		dst = converter.AppendJSONString(dst, text)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
 	if finish != "" {
 		dst = append(dst, `,"finish_reason":`...)
-		dst = transcriptAppendString(dst, finish)
+		dst = converter.AppendJSONString(dst, finish)
 	}
 	return append(dst, "}]"...)
 }

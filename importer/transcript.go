@@ -982,18 +982,18 @@ func transcriptPutUsage(attrs pcommon.Map, u [4]int64, has [4]bool, addCache boo
 func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content json.RawMessage,
 	blocks []transcriptBlock, raws []json.RawMessage, toolID string) []byte {
 	dst = append(dst, `{"role":`...)
-	dst = transcriptAppendString(dst, role)
+	dst = converter.AppendJSONString(dst, role)
 	dst = append(dst, `,"parts":[`...)
 	switch {
 	case isText && role == "tool" && toolID != "":
 		dst = append(dst, `{"type":"tool_call_response","id":`...)
-		dst = transcriptAppendString(dst, toolID)
+		dst = converter.AppendJSONString(dst, toolID)
 		dst = append(dst, `,"response":`...)
-		dst = transcriptAppendString(dst, text)
+		dst = converter.AppendJSONString(dst, text)
 		dst = append(dst, '}')
 	case isText:
 		dst = append(dst, `{"type":"text","content":`...)
-		dst = transcriptAppendString(dst, text)
+		dst = converter.AppendJSONString(dst, text)
 		dst = append(dst, '}')
 	case blocks == nil && len(content) > 0 && string(content) != "null":
 		dst = append(dst, `{"type":"unknown","content":`...)
@@ -1008,7 +1008,7 @@ func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content 
 		switch b.Type {
 		case "text":
 			dst = append(dst, `{"type":"text","content":`...)
-			dst = transcriptAppendString(dst, b.Text)
+			dst = converter.AppendJSONString(dst, b.Text)
 			if transcriptFirstByte(b.Source) == '"' {
 				dst = append(dst, `,"source":`...)
 				dst = append(dst, b.Source...)
@@ -1016,9 +1016,9 @@ func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content 
 			dst = append(dst, '}')
 		case "tool_use", "server_tool_use":
 			dst = append(dst, `{"type":"tool_call","id":`...)
-			dst = transcriptAppendString(dst, b.ID)
+			dst = converter.AppendJSONString(dst, b.ID)
 			dst = append(dst, `,"name":`...)
-			dst = transcriptAppendString(dst, b.Name)
+			dst = converter.AppendJSONString(dst, b.Name)
 			if len(b.Input) > 0 {
 				dst = append(dst, `,"arguments":`...)
 				dst = append(dst, b.Input...)
@@ -1026,7 +1026,7 @@ func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content 
 			dst = append(dst, '}')
 		case "tool_result":
 			dst = append(dst, `{"type":"tool_call_response","id":`...)
-			dst = transcriptAppendString(dst, cmp.Or(b.ToolUseID, b.ToolUseID2))
+			dst = converter.AppendJSONString(dst, cmp.Or(b.ToolUseID, b.ToolUseID2))
 			if len(b.Content) > 0 {
 				dst = append(dst, `,"response":`...)
 				dst = append(dst, b.Content...)
@@ -1034,7 +1034,7 @@ func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content 
 			dst = append(dst, '}')
 		case "thinking":
 			dst = append(dst, `{"type":"reasoning","content":`...)
-			dst = transcriptAppendString(dst, b.Thinking)
+			dst = converter.AppendJSONString(dst, b.Thinking)
 			dst = append(dst, '}')
 		default:
 			dst = append(dst, raws[i]...)
@@ -1050,7 +1050,7 @@ func transcriptWithFinish(msg []byte, stop string) []byte {
 	out := make([]byte, 0, len(msg)+len(reason)+20)
 	out = append(out, msg[:len(msg)-1]...)
 	out = append(out, `,"finish_reason":`...)
-	out = transcriptAppendString(out, reason)
+	out = converter.AppendJSONString(out, reason)
 	return append(out, '}')
 }
 
@@ -1120,49 +1120,6 @@ func transcriptShort(s string) string {
 	return s[:i] + "…"
 }
 
-// transcriptAppendString appends s as a JSON string; invalid UTF-8 becomes
-// U+FFFD.
-func transcriptAppendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
 
 func transcriptFirstByte(raw []byte) byte {
 	for _, c := range raw {
