@@ -1120,7 +1120,6 @@ func transcriptShort(s string) string {
 	return s[:i] + "…"
 }
 
-
 func transcriptFirstByte(raw []byte) byte {
 	for _, c := range raw {
 		switch c {
