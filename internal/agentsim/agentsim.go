@@ -88,19 +88,23 @@ var spanLimits = sdktrace.SpanLimits{
 	AttributePerLinkCountLimit:  sdktrace.DefaultAttributePerLinkCountLimit,
 }
 
-// seededIDs is an sdktrace.IDGenerator drawing from a seeded PCG, where the
-// SDK's default draws from crypto-seeded randomness.
-type seededIDs struct {
+// SeededIDs is an sdktrace.IDGenerator drawing from a seeded PCG, where the
+// SDK's default draws from crypto-seeded randomness: simulated runs and
+// test fixtures get the same ids every time.
+type SeededIDs struct {
 	mu  sync.Mutex
 	rng *rand.Rand
 }
 
-func newSeededIDs(seed uint64) *seededIDs {
-	return &seededIDs{rng: rand.New(rand.NewPCG(seed, ^seed))}
+// NewSeededIDs returns a generator seeded with the PCG's two seeds.
+func NewSeededIDs(seed1, seed2 uint64) *SeededIDs {
+	return &SeededIDs{rng: rand.New(rand.NewPCG(seed1, seed2))}
 }
 
+func newSeededIDs(seed uint64) *SeededIDs { return NewSeededIDs(seed, ^seed) }
+
 // NewIDs implements sdktrace.IDGenerator.
-func (g *seededIDs) NewIDs(context.Context) (trace.TraceID, trace.SpanID) {
+func (g *SeededIDs) NewIDs(context.Context) (trace.TraceID, trace.SpanID) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var tid trace.TraceID
@@ -112,13 +116,13 @@ func (g *seededIDs) NewIDs(context.Context) (trace.TraceID, trace.SpanID) {
 }
 
 // NewSpanID implements sdktrace.IDGenerator.
-func (g *seededIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
+func (g *SeededIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.spanID()
 }
 
-func (g *seededIDs) spanID() trace.SpanID {
+func (g *SeededIDs) spanID() trace.SpanID {
 	var sid trace.SpanID
 	for !sid.IsValid() {
 		binary.BigEndian.PutUint64(sid[:], g.rng.Uint64())

@@ -27,12 +27,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -49,6 +47,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenttrace/agenttrace/converter/sdkspan"
+	"github.com/agenttrace/agenttrace/internal/agentsim"
 )
 
 // defaultSeed is the seed the committed fixtures are generated with.
@@ -156,42 +155,10 @@ func marshalJSON(td ptrace.Traces, indent bool) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// seededIDs is a deterministic sdktrace.IDGenerator: the SDK's default draws
-// from crypto-seeded randomness, which would make every run differ.
-type seededIDs struct {
-	mu  sync.Mutex
-	rng *rand.Rand
-}
-
-func newSeededIDs(seed uint64) *seededIDs {
-	return &seededIDs{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
-}
-
-// NewIDs implements sdktrace.IDGenerator.
-func (g *seededIDs) NewIDs(context.Context) (trace.TraceID, trace.SpanID) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	var tid trace.TraceID
-	for !tid.IsValid() {
-		binary.BigEndian.PutUint64(tid[:8], g.rng.Uint64())
-		binary.BigEndian.PutUint64(tid[8:], g.rng.Uint64())
-	}
-	return tid, g.spanIDLocked()
-}
-
-// NewSpanID implements sdktrace.IDGenerator.
-func (g *seededIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.spanIDLocked()
-}
-
-func (g *seededIDs) spanIDLocked() trace.SpanID {
-	var sid trace.SpanID
-	for !sid.IsValid() {
-		binary.BigEndian.PutUint64(sid[:], g.rng.Uint64())
-	}
-	return sid
+// newSeededIDs is the deterministic id generator the fixtures were made
+// with (the SDK's default draws from crypto-seeded randomness).
+func newSeededIDs(seed uint64) *agentsim.SeededIDs {
+	return agentsim.NewSeededIDs(seed, seed^0x9e3779b97f4a7c15)
 }
 
 // Instrumentation scopes, as an agent framework, its model client and the
@@ -233,7 +200,7 @@ var fixtureLimits = sdktrace.SpanLimits{
 type sim struct {
 	tp     *sdktrace.TracerProvider
 	rec    *tracetest.SpanRecorder
-	ids    *seededIDs
+	ids    *agentsim.SeededIDs
 	base   time.Time
 	agents trace.Tracer
 	llm    trace.Tracer
