@@ -123,7 +123,13 @@ func ReadOTLP(r io.Reader, f Format, name string) (ptrace.Traces, error) {
 		}
 		var td ptrace.Traces
 		if f == FormatOTLPJSON {
-			td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(bytes.TrimPrefix(b, bom))
+			b = bytes.TrimPrefix(b, bom)
+			if oneValuePerLine(b) {
+				// Detect saw a first line longer than its window: the
+				// collector's file exporter writes a batch per line.
+				return ReadOTLP(bytes.NewReader(b), FormatOTLPJSONLines, name)
+			}
+			td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
 		} else {
 			td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(b)
 		}
@@ -153,4 +159,18 @@ func ReadOTLP(r io.Reader, f Format, name string) (ptrace.Traces, error) {
 		}
 	}
 	return ptrace.Traces{}, fmt.Errorf("%s: %w", name, ErrUnknownFormat)
+}
+
+// oneValuePerLine reports whether b's first line is a whole JSON value and
+// more lines follow: OTLP/JSON lines rather than one document.
+func oneValuePerLine(b []byte) bool {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 || len(bytes.TrimSpace(b[i+1:])) == 0 {
+		return false
+	}
+	var s scanner
+	s.reset(b[:i])
+	s.skipValue()
+	s.end()
+	return s.err == nil
 }
