@@ -357,6 +357,7 @@ func diffCalls(recs []converter.Record) ([]diffCall, bool) {
 		}
 		if c.hasArgs {
 			c.args = rd.Value(semconv.FieldArgs)
+			redacted = redacted || hasRedactedValue(c.args)
 		}
 		if c.hasResult {
 			c.result = rd.Value(semconv.FieldResult)
@@ -383,6 +384,16 @@ func errorCode(rd *semconv.Reading, failed bool) string {
 		return c
 	}
 	return "error"
+}
+
+// hasRedactedValue tells whether arguments hold a redaction placeholder
+// ("[REDACTED]" as agenttrace writes it, "[redacted]" as tool-dispatch
+// traces do): named fields were replaced, so the run's arguments cannot be
+// compared, whatever its header says.
+func hasRedactedValue(v pcommon.Value) bool {
+	s := v.AsString()
+	return strings.Contains(s, `"[REDACTED]"`) || strings.Contains(s, `"[redacted]"`) ||
+		s == "[REDACTED]" || s == "[redacted]"
 }
 
 // isRedacted tells whether rec's resource says its content was redacted.
