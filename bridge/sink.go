@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel"
 
 	"github.com/agenttrace/agenttrace/converter"
@@ -108,12 +107,6 @@ func (s *sink) Paths() []string {
 	return slices.Clone(s.paths)
 }
 
-func isRoot(sp ptrace.Span) bool {
-	// A local root: no parent, or a parent in another process (the OTLP
-	// flags say "has is_remote" 0x100 and "is remote" 0x200).
-	return sp.ParentSpanID().IsEmpty() || sp.Flags()&0x300 == 0x300
-}
-
 // write takes a batch of records, in the order their spans ended.
 func (s *sink) write(recs []converter.Record) {
 	if s.red != nil && len(recs) > 0 {
@@ -154,7 +147,7 @@ func (s *sink) route(rec *converter.Record) {
 			s.convOf[tid] = conv
 		}
 		if conv == "" {
-			if !isRoot(sp) && len(s.pending[tid]) < pendingLimit {
+			if !converter.IsLocalRoot(sp) && len(s.pending[tid]) < pendingLimit {
 				s.pending[tid] = append(s.pending[tid], rec)
 				return
 			}
@@ -166,7 +159,7 @@ func (s *sink) route(rec *converter.Record) {
 		s.flushPending(tid, "c:"+conv)
 		s.put("c:"+conv, rec)
 	}
-	if isRoot(sp) {
+	if converter.IsLocalRoot(sp) {
 		s.traceEnded(rec)
 	}
 }
@@ -281,60 +274,14 @@ func (s *sink) openArtifact(key string, rec *converter.Record) (*artifact, error
 }
 
 // adopt takes over an artifact an earlier process left at a's path (the
-// same trace, or conversation, going on): its header stays the only one,
-// and the trailers written from now on count what it already holds. A torn
-// last line is closed off so the next record starts a line of its own.
+// same trace, or conversation, going on): see converter.Adopt.
 func (s *sink) adopt(a *artifact) error {
-	f, err := os.Open(a.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+	ad, err := converter.Adopt(a.path)
+	if err != nil || ad == nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("agenttrace: %w", err)
-	}
-	defer f.Close()
-	r := converter.NewReader(f, converter.WithSource(a.path))
-	var t converter.Tally
-	n := 0
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("agenttrace: cannot append to %s: %w", a.path, err)
-		}
-		t.Add(rec)
-		n++
-	}
-	if r.Stats().Lines == 0 {
-		return nil // empty: start it afresh
-	}
-	if sum := r.Summary(); sum != nil {
-		t.Drop(sum.Dropped)
-	}
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
-			if err := appendNewline(a.path); err != nil {
-				return err
-			}
-		}
-	}
-	a.meta, a.tally = r.Meta(), t
+	a.meta, a.tally = ad.Meta, ad.Tally
 	return nil
-}
-
-func appendNewline(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return fmt.Errorf("agenttrace: %w", err)
-	}
-	if _, err := f.Write([]byte{'\n'}); err != nil {
-		f.Close()
-		return fmt.Errorf("agenttrace: %w", err)
-	}
-	return f.Close()
 }
 
 func (s *sink) metaFor(key string, rec *converter.Record) *converter.Meta {

@@ -1,0 +1,139 @@
+package agenttraceexporter
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configretry"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+)
+
+// Fsync modes: when artifact data is forced to disk.
+const (
+	// FsyncTraceEnd syncs an artifact when it is finalized (its trailer
+	// written). The default.
+	FsyncTraceEnd = "trace_end"
+	// FsyncAlways syncs every artifact a batch wrote to before the batch is
+	// acknowledged.
+	FsyncAlways = "always"
+	// FsyncNever leaves syncing to the operating system.
+	FsyncNever = "never"
+)
+
+// Grouping: which artifact a span goes to.
+const (
+	GroupByTrace        = "trace"
+	GroupByConversation = "conversation"
+	// GroupByResourcePrefix is followed by a resource attribute name, as in
+	// resource:service.name.
+	GroupByResourcePrefix = "resource:"
+)
+
+// Config is the agenttrace exporter's configuration.
+type Config struct {
+	// Directory is where artifacts are written; required. It is created on
+	// start when missing. No span can name a file outside it.
+	Directory string `mapstructure:"directory"`
+	// GroupBy says which artifact a span belongs to: "trace" (the default,
+	// <trace id>.jsonl), "conversation" (conv-<gen_ai.conversation.id>.jsonl;
+	// traces naming no conversation get their own artifact) or
+	// "resource:<attribute>" (<attribute>-<value>.jsonl; resources without
+	// the attribute fall back to one artifact per trace).
+	GroupBy string `mapstructure:"group_by"`
+	// FinalizeAfter is how long an artifact whose root span has ended must
+	// stay idle before its trailer is written and its file closed.
+	FinalizeAfter time.Duration `mapstructure:"finalize_after"`
+	// MaxOpenFiles bounds the artifact files held open at once; the least
+	// recently written is closed first and reopened when needed.
+	MaxOpenFiles int `mapstructure:"max_open_files"`
+	// Fsync is trace_end (default), always or never.
+	Fsync string `mapstructure:"fsync"`
+	// Budget is the token budget written into every artifact's header.
+	Budget BudgetConfig `mapstructure:"budget"`
+	// Redact says what is removed from spans before they are written.
+	Redact RedactConfig `mapstructure:"redact"`
+	// MaxRecordsPerArtifact caps the records of one artifact; spans past it
+	// are counted as dropped in the trailer (their usage still counts).
+	// 0 means no cap.
+	MaxRecordsPerArtifact int64 `mapstructure:"max_records_per_artifact"`
+
+	TimeoutConfig exporterhelper.TimeoutConfig                             `mapstructure:",squash"`
+	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
+	RetryConfig   configretry.BackOffConfig                                `mapstructure:"retry_on_failure"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// BudgetConfig is a token budget. A resource or root-span attribute
+// agenttrace.budget.tokens overrides Tokens for its trace.
+type BudgetConfig struct {
+	// Tokens is the budget in tokens (input + output of model calls); 0
+	// means no budget.
+	Tokens int64 `mapstructure:"tokens"`
+	// WarnThreshold is the fraction of Tokens at which a run is near its
+	// budget; 0 means the default, 0.8.
+	WarnThreshold float64 `mapstructure:"warn_threshold"`
+}
+
+// RedactConfig says what is redacted before anything is written.
+type RedactConfig struct {
+	// Keys are attribute keys (and JSON field names) whose values are
+	// replaced, matched whole and ignoring case.
+	Keys []string `mapstructure:"keys"`
+	// Secrets turns on the scan for API keys, tokens and credentials in
+	// every string; on by default.
+	Secrets bool `mapstructure:"secrets"`
+}
+
+// groupAttr returns the resource attribute of group_by resource:<attr>,
+// or "" for the other groupings.
+func (c *Config) groupAttr() string {
+	return strings.TrimPrefix(c.GroupBy, GroupByResourcePrefix)
+}
+
+// Validate checks the configuration; its errors name the YAML keys.
+func (c *Config) Validate() error {
+	var errs []error
+	if strings.TrimSpace(c.Directory) == "" {
+		errs = append(errs, errors.New("directory: must be set"))
+	}
+	switch {
+	case c.GroupBy == GroupByTrace, c.GroupBy == GroupByConversation:
+	case strings.HasPrefix(c.GroupBy, GroupByResourcePrefix):
+		if strings.TrimSpace(c.groupAttr()) == "" {
+			errs = append(errs, fmt.Errorf("group_by: %q names no resource attribute (resource:service.name, for example)", c.GroupBy))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("group_by: %q is not one of trace, conversation, resource:<attribute>", c.GroupBy))
+	}
+	if c.FinalizeAfter <= 0 {
+		errs = append(errs, fmt.Errorf("finalize_after: must be positive, got %s", c.FinalizeAfter))
+	}
+	if c.MaxOpenFiles < 1 {
+		errs = append(errs, fmt.Errorf("max_open_files: must be at least 1, got %d", c.MaxOpenFiles))
+	}
+	switch c.Fsync {
+	case FsyncTraceEnd, FsyncAlways, FsyncNever:
+	default:
+		errs = append(errs, fmt.Errorf("fsync: %q is not one of trace_end, always, never", c.Fsync))
+	}
+	if c.Budget.Tokens < 0 {
+		errs = append(errs, fmt.Errorf("budget.tokens: must not be negative, got %d", c.Budget.Tokens))
+	}
+	if c.Budget.WarnThreshold < 0 || c.Budget.WarnThreshold > 1 {
+		errs = append(errs, fmt.Errorf("budget.warn_threshold: must be between 0 and 1, got %g", c.Budget.WarnThreshold))
+	}
+	for i, k := range c.Redact.Keys {
+		if strings.TrimSpace(k) == "" {
+			errs = append(errs, fmt.Errorf("redact.keys[%d]: must not be empty", i))
+		}
+	}
+	if c.MaxRecordsPerArtifact < 0 {
+		errs = append(errs, fmt.Errorf("max_records_per_artifact: must not be negative, got %d", c.MaxRecordsPerArtifact))
+	}
+	return errors.Join(errs...)
+}
