@@ -97,6 +97,7 @@ func (e *agenttraceExporter) artifactFor(name string, recs []converter.Record) (
 		a.w = converter.NewWriter(file{a}, a.meta)
 	}
 	e.arts[name] = a
+	e.tel.add(e.tel.opened, 1)
 	return a, nil
 }
 
@@ -153,6 +154,7 @@ func (e *agenttraceExporter) open(a *artifact) error {
 	}
 	a.f = f
 	e.lru.add(a)
+	e.tel.openFiles.Add(bg, 1)
 	return nil
 }
 
@@ -163,6 +165,7 @@ func (e *agenttraceExporter) closeFile(a *artifact) error {
 	e.lru.remove(a)
 	f := a.f
 	a.f = nil
+	e.tel.openFiles.Add(bg, -1)
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", a.path, err)
 	}
@@ -188,6 +191,7 @@ func (e *agenttraceExporter) finalize(a *artifact) error {
 		}
 	}
 	delete(e.arts, a.name)
+	e.tel.add(e.tel.finalized, 1)
 	if e.cfg.GroupBy == GroupByConversation {
 		for tid := range a.traces {
 			delete(e.convOf, tid)

@@ -37,6 +37,7 @@ const orphanFactor = 10
 type agenttraceExporter struct {
 	cfg    *Config
 	logger *zap.Logger
+	tel    *telemetry
 	red    *redact.Redactor
 	attr   string // resource attribute of group_by resource:<attr>
 
@@ -52,10 +53,14 @@ type agenttraceExporter struct {
 	once    sync.Once
 }
 
-func newExporter(c *Config, logger *zap.Logger) *agenttraceExporter {
+func newExporter(c *Config, logger *zap.Logger, tel *telemetry) *agenttraceExporter {
+	if tel == nil {
+		tel, _ = newTelemetry(nil)
+	}
 	e := &agenttraceExporter{
 		cfg:    c,
 		logger: logger,
+		tel:    tel,
 		arts:   make(map[string]*artifact),
 		convOf: make(map[pcommon.TraceID]string),
 		stop:   make(chan struct{}),
@@ -230,6 +235,7 @@ func (e *agenttraceExporter) write(a *artifact, recs []converter.Record) error {
 		rec := &recs[i]
 		k := converter.SpanKey{Trace: rec.Span.TraceID(), Span: rec.Span.SpanID()}
 		if _, dup := a.seen[k]; dup {
+			e.tel.add(e.tel.duplicates, 1)
 			continue
 		}
 		if converter.IsLocalRoot(rec.Span) {
@@ -242,13 +248,16 @@ func (e *agenttraceExporter) write(a *artifact, recs []converter.Record) error {
 			rec.Read(&e.rd)
 			a.w.Tally().AddDropped(rec.Span, &e.rd)
 			a.seen[k] = struct{}{}
+			e.tel.add(e.tel.dropped, 1)
 			continue
 		}
 		if err := a.w.Write(rec); err != nil {
 			// Not marked seen: a retry of the batch writes it.
 			errs = append(errs, fmt.Errorf("%s: %w", a.path, err))
+			e.tel.add(e.tel.dropped, 1)
 			continue
 		}
+		e.tel.add(e.tel.written, 1)
 		a.seen[k] = struct{}{}
 		a.traces[k.Trace] = struct{}{}
 	}

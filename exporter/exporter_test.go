@@ -93,7 +93,7 @@ func newTestExporter(t *testing.T, dir string, mutate func(*Config)) *agenttrace
 		mutate(cfg)
 	}
 	require.NoError(t, cfg.Validate())
-	e := newExporter(cfg, zap.NewNop())
+	e := newExporter(cfg, zap.NewNop(), nil)
 	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
 	return e

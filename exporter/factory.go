@@ -2,6 +2,7 @@ package agenttraceexporter
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -44,7 +45,11 @@ func createDefaultConfig() component.Config {
 
 func createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
 	c := cfg.(*Config)
-	e := newExporter(c, set.Logger)
+	tel, err := newTelemetry(set.MeterProvider)
+	if err != nil {
+		return nil, fmt.Errorf("agenttrace exporter telemetry: %w", err)
+	}
+	e := newExporter(c, set.Logger, tel)
 	return exporterhelper.NewTraces(ctx, set, cfg, e.pushTraces,
 		// Redaction changes spans in place.
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: e.red != nil}),

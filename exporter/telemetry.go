@@ -1,0 +1,66 @@
+package agenttraceexporter
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
+)
+
+// meterScope names the exporter's own metrics.
+const meterScope = "github.com/agenttrace/agenttrace/exporter"
+
+// telemetry is the exporter's self-telemetry, reported through the
+// collector's own MeterProvider (so it appears wherever the collector's
+// metrics go, e.g. its Prometheus endpoint):
+//
+//	agenttrace_exporter_spans_written        spans written as records
+//	agenttrace_exporter_spans_dropped        spans not written (record cap, write error)
+//	agenttrace_exporter_duplicates_skipped   spans already in their artifact (a redelivered batch)
+//	agenttrace_exporter_artifacts_opened     artifacts created or adopted from disk
+//	agenttrace_exporter_artifacts_finalized  trailers written on finalization
+//	agenttrace_exporter_open_files           artifact files open now
+type telemetry struct {
+	written, dropped, duplicates, opened, finalized metric.Int64Counter
+	openFiles                                       metric.Int64UpDownCounter
+}
+
+func newTelemetry(mp metric.MeterProvider) (*telemetry, error) {
+	if mp == nil {
+		mp = noop.NewMeterProvider()
+	}
+	m := mp.Meter(meterScope)
+	t := &telemetry{}
+	var err error
+	counter := func(dst *metric.Int64Counter, name, desc string) {
+		if err == nil {
+			*dst, err = m.Int64Counter(name, metric.WithDescription(desc), metric.WithUnit("{span}"))
+		}
+	}
+	counter(&t.written, "agenttrace_exporter_spans_written", "Spans written to artifacts as records.")
+	counter(&t.dropped, "agenttrace_exporter_spans_dropped", "Spans not written: past the record cap, or a failed write.")
+	counter(&t.duplicates, "agenttrace_exporter_duplicates_skipped", "Spans skipped because their artifact already holds them.")
+	if err == nil {
+		t.opened, err = m.Int64Counter("agenttrace_exporter_artifacts_opened",
+			metric.WithDescription("Artifacts created, or adopted from disk to append to."), metric.WithUnit("{artifact}"))
+	}
+	if err == nil {
+		t.finalized, err = m.Int64Counter("agenttrace_exporter_artifacts_finalized",
+			metric.WithDescription("Artifacts finalized: trailer written, file closed."), metric.WithUnit("{artifact}"))
+	}
+	if err == nil {
+		t.openFiles, err = m.Int64UpDownCounter("agenttrace_exporter_open_files",
+			metric.WithDescription("Artifact files open now."), metric.WithUnit("{file}"))
+	}
+	return t, err
+}
+
+// The helpers take no context from the caller: the counts are the
+// exporter's own, not the request's.
+var bg = context.Background()
+
+func (t *telemetry) add(c metric.Int64Counter, n int64) {
+	if n != 0 {
+		c.Add(bg, n)
+	}
+}
