@@ -3,6 +3,7 @@
 //
 //	go install go.opentelemetry.io/collector/cmd/builder@v0.162.0
 //	builder --config deploy/builder-config.yaml --skip-compilation
+//	gofmt -w cmd/otelcol-agenttrace   # the builder's output is not gofmt-clean
 //
 // and build with plain `go build` here. Do not edit the generated files by
 // hand; change deploy/builder-config.yaml instead.
