@@ -21,13 +21,17 @@ type Tally struct {
 	estimate int64         // estimated_tokens of call records
 	dropped  int64
 	end      uint64
-	rd       semconv.Reading
+	rd       *semconv.Reading // Add's scratch, made on first use: a Tally is
+	// kept per open artifact, and a Reading is some kilobytes
 }
 
 // Add counts rec, reading its span.
 func (t *Tally) Add(rec *Record) {
-	rec.Read(&t.rd)
-	t.AddReading(rec.Span, &t.rd)
+	if t.rd == nil {
+		t.rd = new(semconv.Reading)
+	}
+	rec.Read(t.rd)
+	t.AddReading(rec.Span, t.rd)
 }
 
 // AddReading counts a span whose reading the caller already has.
