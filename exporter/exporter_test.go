@@ -476,3 +476,26 @@ func TestRedaction(t *testing.T) {
 	a := readArtifact(t, tracePath(dir, 1))
 	assert.True(t, a.meta.Redacted)
 }
+
+// TestOneTraceManyServices: spans of one trace sent by two services, in
+// separate batches, land in the trace's one artifact, each record with its
+// own service.
+func TestOneTraceManyServices(t *testing.T) {
+	dir := t.TempDir()
+	e := newTestExporter(t, dir, nil)
+	push(t, e, spec{tid: 7, sid: 2, parent: 1, res: map[string]any{"service.name": "planner"}})
+	push(t, e, spec{tid: 7, sid: 3, parent: 2, res: map[string]any{"service.name": "search-tool"}})
+	push(t, e, spec{tid: 7, sid: 1, res: map[string]any{"service.name": "planner"}})
+	require.NoError(t, e.shutdown(context.Background()))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	af := readArtifact(t, tracePath(dir, 7))
+	require.Len(t, af.recs, 3)
+	services := map[string]bool{}
+	for _, r := range af.recs {
+		v, _ := r.Resource.Attributes().Get("service.name")
+		services[v.Str()] = true
+	}
+	assert.Equal(t, map[string]bool{"planner": true, "search-tool": true}, services)
+}
