@@ -82,20 +82,8 @@ import (
 // and the root are held.
 func ReadTrajectory(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
 	t := trajectoryReader{io: transcriptNewIO(r, name, emit), tasks: map[string]*trajectoryTask{}}
-	for {
-		line, err := t.io.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return t.io.stats, err
-		}
-		if line == nil {
-			continue
-		}
-		if err := t.line(line); err != nil {
-			return t.io.stats, err
-		}
+	if err := t.io.each(t.line); err != nil {
+		return t.io.stats, err
 	}
 	if err := t.finish(); err != nil {
 		return t.io.stats, err

@@ -94,20 +94,8 @@ func ReadTranscript(r io.Reader, name string, emit func(*converter.Record) error
 	t := transcriptReader{io: transcriptNewIO(r, name, emit)}
 	t.io.res.Attributes().PutStr("service.name", "unknown_service")
 	t.sessions = map[string]*transcriptSession{}
-	for {
-		line, err := t.io.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return t.io.stats, err
-		}
-		if line == nil {
-			continue
-		}
-		if err := t.line(line); err != nil {
-			return t.io.stats, err
-		}
+	if err := t.io.each(t.line); err != nil {
+		return t.io.stats, err
 	}
 	for _, s := range t.order {
 		if err := t.closeSession(s); err != nil {
@@ -170,6 +158,26 @@ func transcriptNewIO(r io.Reader, name string, emit func(*converter.Record) erro
 
 // next returns the next non-blank line, nil for a line that was reported
 // (too long), or io.EOF.
+// each calls fn with every readable line of the input, until the end, a
+// read error or an error from fn.
+func (o *transcriptIO) each(fn func([]byte) error) error {
+	for {
+		line, err := o.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if line == nil {
+			continue
+		}
+		if err := fn(line); err != nil {
+			return err
+		}
+	}
+}
+
 func (o *transcriptIO) next() ([]byte, error) {
 	for {
 		line, complete, long, err := o.lines.next()
