@@ -71,7 +71,8 @@ output).`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, usage: true, err: err}
 	})
-	root.AddCommand(newConvertCmd(e), newValidateCmd(e), newTokensCmd(e), newDemoCmd(e), newDiffCmd(e), newAuditCmd(e))
+	root.AddCommand(newConvertCmd(e), newValidateCmd(e), newTokensCmd(e), newDemoCmd(e), newDiffCmd(e), newAuditCmd(e),
+		newHTMLCmd(e), newServeCmd(e), newSendCmd(e))
 	return root
 }
 
