@@ -1,9 +1,17 @@
 package viewer
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"errors"
 	"fmt"
+	"html"
 	"io"
+	"strings"
+	"sync"
 
 	"github.com/agenttrace/agenttrace/converter"
 )
@@ -18,18 +26,135 @@ type Run struct {
 	Records []converter.Record
 }
 
-// Write renders runs as one self-contained HTML document to w.
+// ErrUnsafeAsset is returned when the page's own script or style would end
+// its element early; it means a broken build, never bad input.
+var ErrUnsafeAsset = errors.New("viewer: asset contains an element end tag")
+
+//go:embed assets
+var assets embed.FS
+
+// page is the fixed part of every document: the code, the style and the
+// hashes the Content-Security-Policy allows them by.
+type page struct {
+	script, style           string
+	scriptHash, styleHash   string
+	dialects                []byte
+}
+
+var (
+	pageOnce sync.Once
+	thePage  page
+	pageErr  error
+)
+
+func loadPage() (*page, error) {
+	pageOnce.Do(func() {
+		read := func(name string) string {
+			b, err := assets.ReadFile("assets/" + name)
+			if err != nil && pageErr == nil {
+				pageErr = fmt.Errorf("viewer: %w", err)
+			}
+			return string(b)
+		}
+		p := &thePage
+		// ingest.js parses every input (embedded, dropped, live); app.js
+		// renders. One script element, so one hash.
+		p.script = read("ingest.js") + "\n" + read("app.js")
+		p.style = read("style.css")
+		for _, s := range []string{p.script, p.style} {
+			l := strings.ToLower(s)
+			if strings.Contains(l, "</script") || strings.Contains(l, "</style") || strings.Contains(l, "<!--") {
+				pageErr = ErrUnsafeAsset
+			}
+		}
+		p.scriptHash = cspHash(p.script)
+		p.styleHash = cspHash(p.style)
+		p.dialects = dialectsJSON()
+	})
+	return &thePage, pageErr
+}
+
+func cspHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
+
+// csp allows the page's own script and style (by hash, so injected inline
+// code and event-handler attributes never run), data: images, and nothing
+// else: no network, except the same-origin event stream of a live page.
+func (p *page) csp(live bool) string {
+	connect := "'none'"
+	if live {
+		connect = "'self'"
+	}
+	return "default-src 'none'; script-src " + p.scriptHash + "; style-src " + p.styleHash +
+		"; img-src data:; connect-src " + connect + "; base-uri 'none'; form-action 'none'"
+}
+
+// Write renders runs as one self-contained HTML document to w: inline style
+// and code, each run embedded as artifact lines, and a static outline for
+// readers without JavaScript. Nothing in it loads anything from anywhere.
 func Write(w io.Writer, runs []Run, opts ...Option) error {
 	cfg := newConfig(opts)
-	var data bytes.Buffer
+	p, err := loadPage()
+	if err != nil {
+		return err
+	}
+	data := make([][]byte, len(runs))
 	for i := range runs {
-		if err := encodeRun(&data, &runs[i]); err != nil {
-			return fmt.Errorf("run %q: %w", runs[i].Name, err)
+		var buf bytes.Buffer
+		if err := encodeRun(&buf, &runs[i]); err != nil {
+			return fmt.Errorf("viewer: run %q: %w", runs[i].Name, err)
+		}
+		data[i] = buf.Bytes()
+	}
+	title := cfg.title
+	if title == "" {
+		title = "agenttrace"
+		if len(runs) > 0 {
+			title = runs[0].Name + " — agenttrace"
 		}
 	}
-	_ = cfg
-	_, err := w.Write([]byte("<!doctype html><title>agenttrace</title>"))
-	return err
+
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	bw.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"" + html.EscapeString(p.csp(cfg.live != "")) + "\">\n")
+	bw.WriteString("<meta name=\"referrer\" content=\"no-referrer\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	bw.WriteString("<meta name=\"generator\" content=\"" + html.EscapeString(converter.Producer) + "\">\n")
+	bw.WriteString("<title>" + html.EscapeString(title) + "</title>\n<style>" + p.style + "</style>\n</head>\n<body>\n<div id=\"app\"><noscript>")
+	if err := writeStatic(bw, runs, data); err != nil {
+		return err
+	}
+	bw.WriteString("</noscript></div>\n<script type=\"application/json\" id=\"at-dialects\">")
+	writeScriptData(bw, p.dialects)
+	bw.WriteString("</script>\n")
+	for i := range runs {
+		bw.WriteString("<script type=\"application/x-ndjson\" data-name=\"" + html.EscapeString(runs[i].Name) + "\">")
+		writeScriptData(bw, data[i])
+		bw.WriteString("</script>\n")
+	}
+	if cfg.live != "" {
+		bw.WriteString("<div id=\"at-live\" hidden data-url=\"" + html.EscapeString(cfg.live) + "\"></div>\n")
+	}
+	bw.WriteString("<script>" + p.script + "</script>\n</body>\n</html>\n")
+	return bw.Flush()
+}
+
+// writeScriptData writes JSON text into a data block. A JSON document has
+// "<" only inside strings, where \u003c means the same, so escaping every
+// "<" keeps the text's meaning while no payload can write "</script>" or
+// "<!--" and end (or change the parsing of) the block.
+func writeScriptData(w *bufio.Writer, b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '<')
+		if i < 0 {
+			w.Write(b)
+			return
+		}
+		w.Write(b[:i])
+		w.WriteString(`\u003c`)
+		b = b[i+1:]
+	}
 }
 
 // encodeRun writes run as artifact lines, the one shape the page parses.
@@ -39,10 +164,15 @@ func encodeRun(buf *bytes.Buffer, run *Run) error {
 		meta = converter.MetaFor(run.Records)
 	}
 	cw := converter.NewWriter(buf, meta)
+	if err := cw.WriteHeader(); err != nil {
+		return err
+	}
 	for i := range run.Records {
 		if err := cw.Write(&run.Records[i]); err != nil {
 			return err
 		}
 	}
-	return cw.Close()
+	// No trailer: the page recomputes every total from the records, and a
+	// trailer would claim "complete" for a run that may still be growing.
+	return nil
 }

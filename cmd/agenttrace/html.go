@@ -1,8 +1,82 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agenttrace/agenttrace/viewer"
+)
 
 func newHTMLCmd(e *env) *cobra.Command {
-	_ = e
-	return &cobra.Command{Use: "html", Short: "(being written)", Hidden: true}
+	var out, title string
+	cmd := &cobra.Command{
+		Use:   "html FILE...",
+		Short: "Write a self-contained HTML viewer for runs",
+		Long: `Html writes one HTML file that shows the runs: summary and token tables,
+a waterfall timeline of the agent, model and tool spans, and each record's
+arguments, results and messages. The file works offline and from a bug
+report: its style, code and data are inline, and a Content-Security-Policy
+forbids loading anything. Without JavaScript it shows a static outline.
+
+The page also opens an artifact, OTLP/JSON or Jaeger JSON file dropped onto
+it, in the browser. Inputs are anything agenttrace reads (artifacts, OTLP,
+and the shapes of "convert --from"); each input is one run.
+
+The output goes next to the first input, with the extension .html, unless
+-o names it; "-o -" writes to standard output.`,
+		Example: `  agenttrace html run.jsonl
+  agenttrace html runs/*.jsonl -o runs.html`,
+		Args: argsAtLeast(1, "input (a file, or - for standard input)"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := checkStdin(args); err != nil {
+				return err
+			}
+			if out == "" {
+				if args[0] == "-" {
+					return usageErrorf("-o is required when reading standard input")
+				}
+				out = strings.TrimSuffix(args[0], filepath.Ext(args[0])) + ".html"
+			}
+			return e.html(args, out, title)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", `output file ("-" for standard output; default: next to the first input)`)
+	cmd.Flags().StringVar(&title, "title", "", "page title (default: the first input's name)")
+	return cmd
+}
+
+func (e *env) html(paths []string, out, title string) error {
+	all, err := e.loadInputs(paths)
+	if err != nil {
+		return err
+	}
+	runs := make([]viewer.Run, len(all.sources))
+	for i, src := range all.sources {
+		runs[i] = viewer.Run{Name: filepath.Base(src.name), Meta: src.meta, Records: src.records}
+	}
+	var opts []viewer.Option
+	if title != "" {
+		opts = append(opts, viewer.WithTitle(title))
+	}
+	write := func(w io.Writer) error { return viewer.Write(w, runs, opts...) }
+	if out == "-" {
+		if err := write(e.stdout); err != nil {
+			return ioError(fmt.Errorf("write standard output: %w", err))
+		}
+	} else {
+		if err := writeFile(out, write); err != nil {
+			return err
+		}
+		n := 0
+		for _, r := range runs {
+			n += len(r.Records)
+		}
+		fmt.Fprintf(e.stderr, "wrote %s (%d records in %d run(s))\n", out, n, len(runs))
+	}
+	// A page made from inputs that lost lines must not look clean.
+	return e.noteSkipped(all)
 }

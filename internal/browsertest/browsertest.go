@@ -146,10 +146,10 @@ func FileURL(t testing.TB, path string) string {
 
 // Screenshot saves a full-page PNG of the current tab to
 // $AGENTTRACE_SCREENSHOTS/name (default: the test's temp dir is not kept, so
-// set the variable to keep them) and returns its path.
+// set the variable to keep them) and returns its path. Quality 100 makes chromedp capture PNG.
 func Screenshot(t testing.TB, ctx context.Context, name string) string {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}

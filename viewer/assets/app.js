@@ -1,0 +1,822 @@
+// The agenttrace viewer: renders runs parsed by ATIngest (ingest.js, the
+// one parsing path for embedded runs, dropped files and live records).
+//
+// Safety rule for this file: data only ever reaches the DOM through
+// textContent, setAttribute on fixed attribute names, and CSSOM style
+// properties set to numbers. There is no innerHTML, no eval and no URL
+// built from data, so no payload can become markup or code; the page's
+// Content-Security-Policy (script by hash, no inline handlers) backs that up.
+(() => {
+  'use strict';
+
+  const ROW = 24;          // waterfall row height in px; the virtual list depends on it
+  const OVERSCAN = 30;     // rows rendered above and below the viewport
+  const LIMITS = { minimal: 600, normal: 4000, verbose: 40000 };
+  const KINDS = ['agent', 'inference', 'call', 'span'];
+  const KIND_LABEL = { agent: 'agent', inference: 'llm', call: 'tool', span: 'span' };
+  const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer', 'model', 'function']);
+
+  const t0 = performance.now();
+  const S = {
+    runs: [], cur: -1, problems: [],
+    mode: 'normal', kinds: new Set(KINDS), tool: '', errorsOnly: false, q: '',
+    collapsed: new Set(), sel: null, visible: [], errCursor: -1,
+  };
+
+  // ---- small DOM helpers -------------------------------------------------
+
+  function h(tag, props, ...kids) {
+    const e = document.createElement(tag);
+    if (props) {
+      for (const k of Object.keys(props)) {
+        const v = props[k];
+        if (v == null || v === false) continue;
+        if (k === 'class') e.className = v;
+        else if (k === 'text') e.textContent = v;
+        else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+        else e.setAttribute(k, v === true ? '' : String(v));
+      }
+    }
+    for (const c of kids) {
+      if (c == null || c === false) continue;
+      e.append(c instanceof Node ? c : String(c));
+    }
+    return e;
+  }
+  const $ = (id) => document.getElementById(id);
+
+  function readJSON(id) {
+    const e = $(id);
+    if (!e) return null;
+    try { return JSON.parse(e.textContent); } catch (_) { return null; }
+  }
+
+  // ---- formatting ----------------------------------------------------------
+
+  const nf = new Intl.NumberFormat('en-US');
+  const num = (n) => nf.format(n || 0);
+  function ms(v) {
+    if (!(v >= 0)) return '–';
+    if (v < 1) return (v * 1000).toFixed(0) + ' µs';
+    if (v < 1000) return (v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0)) + ' ms';
+    if (v < 60000) return (v / 1000).toFixed(2) + ' s';
+    const m = Math.floor(v / 60000);
+    return m + ' m ' + ((v - m * 60000) / 1000).toFixed(0) + ' s';
+  }
+  function cost(c) { return c == null ? '' : '$' + (c < 0.01 ? c.toFixed(5) : c.toFixed(4)); }
+  function isObj(v) { return v !== null && typeof v === 'object'; }
+
+  // asJSON returns a JSON-valued field as a value: artifacts embed JSON,
+  // but OTLP carries most content as strings holding JSON.
+  function asJSON(v) {
+    if (typeof v !== 'string') return v;
+    const s = v.trim();
+    if ((s.startsWith('{') && s.endsWith('}')) || (s.startsWith('[') && s.endsWith(']'))) {
+      try { return JSON.parse(s); } catch (_) { /* not JSON: keep the text */ }
+    }
+    return v;
+  }
+  function pretty(v) {
+    v = asJSON(v);
+    if (typeof v === 'string') return v;
+    try { return JSON.stringify(v, null, 2); } catch (_) { return String(v); }
+  }
+  // plain unwraps the typed attribute encoding (format §8) for display.
+  function plain(v) {
+    if (Array.isArray(v)) return v.map(plain);
+    if (isObj(v)) {
+      const ks = Object.keys(v);
+      if (ks.length === 1) {
+        if (ks[0] === '@double') return v['@double'];
+        if (ks[0] === '@bytes') return 'base64:' + v['@bytes'];
+        if (ks[0] === '@map') return plain(v['@map']);
+      }
+      const o = {};
+      for (const k of ks) o[k] = plain(v[k]);
+      return o;
+    }
+    return v;
+  }
+
+  // ---- the run model -------------------------------------------------------
+
+  const key = (r) => (r.trace_id || '') + '/' + (r.span_id || '');
+
+  function buildModel(run) {
+    const recs = run.records;
+    const byKey = new Map();
+    for (let i = 0; i < recs.length; i++) {
+      const r = recs[i];
+      r._i = i;
+      r._k = key(r);
+      r._kids = [];
+      r._p = null;
+      if (!KINDS.includes(r.kind)) r.kind = 'span';
+      byKey.set(r._k, r);
+    }
+    const roots = [];
+    for (const r of recs) {
+      const p = r.parent_span_id ? byKey.get((r.trace_id || '') + '/' + r.parent_span_id) : null;
+      if (p && p !== r) { r._p = p; p._kids.push(r); } else roots.push(r);
+    }
+    const byStart = (a, b) => (a.t0 - b.t0) || (a.t1 - b.t1) || (a._i - b._i);
+    roots.sort(byStart);
+    let T0 = Infinity, T1 = -Infinity;
+    for (const r of recs) {
+      r._kids.sort(byStart);
+      if (r.t0 > 0 && r.t0 < T0) T0 = r.t0;
+      if (r.t1 > T1) T1 = r.t1;
+    }
+    if (!isFinite(T0)) { T0 = 0; T1 = 1; }
+    if (!(T1 > T0)) T1 = T0 + 1;
+    // Preorder, iteratively: a 5,000-deep chain must not overflow the stack.
+    const flat = [];
+    const stack = roots.slice().reverse().map((r) => [r, 0]);
+    const seen = new Set();
+    while (stack.length) {
+      const [r, d] = stack.pop();
+      if (seen.has(r)) continue; // a parent cycle in hostile input
+      seen.add(r);
+      r._d = d;
+      flat.push(r);
+      for (let i = r._kids.length - 1; i >= 0; i--) stack.push([r._kids[i], d + 1]);
+    }
+    for (const r of recs) if (!seen.has(r)) { r._d = 0; flat.push(r); }
+    run.model = { byKey, roots, flat, T0, T1, stats: stats(run, recs, byKey) };
+  }
+
+  function u(r, k) { return (r.usage && typeof r.usage[k] === 'number') ? r.usage[k] : 0; }
+
+  function agentOf(r) {
+    for (let p = r._p; p; p = p._p) if (p.kind === 'agent') return p.agent || p.name;
+    return '(no agent)';
+  }
+
+  // stats mirrors report.Tokens (Go): only inference records count toward
+  // tokens, since agent and wrapper spans repeat their children's usage.
+  function stats(run, recs) {
+    const s = {
+      kinds: { agent: 0, inference: 0, call: 0, span: 0 }, errors: 0,
+      tok: { input: 0, output: 0, cache_read: 0, cache_creation: 0, reasoning: 0 }, cost: null,
+      models: new Map(), tools: new Map(), agents: new Map(), largest: [], tools_list: [],
+    };
+    for (const r of recs) {
+      s.kinds[r.kind]++;
+      if (r.ok === false) s.errors++;
+      if (r.kind === 'inference') {
+        const t = {
+          input: u(r, 'input_tokens'), output: u(r, 'output_tokens'), cache_read: u(r, 'cache_read_input_tokens'),
+          cache_creation: u(r, 'cache_creation_input_tokens'), reasoning: u(r, 'reasoning_output_tokens'),
+        };
+        for (const k in t) s.tok[k] += t[k];
+        if (typeof r.cost === 'number') s.cost = (s.cost || 0) + r.cost;
+        const model = r.model || r.request_model || '(unknown)';
+        const mk = (r.provider || '') + '\u0000' + model;
+        const m = s.models.get(mk) || { model, provider: r.provider || '', count: 0, input: 0, output: 0, cache_read: 0, cache_creation: 0, reasoning: 0, cost: null };
+        m.count++;
+        for (const k in t) m[k] += t[k];
+        if (typeof r.cost === 'number') m.cost = (m.cost || 0) + r.cost;
+        s.models.set(mk, m);
+        const an = agentOf(r);
+        const a = s.agents.get(an) || { agent: an, runs: 0, inferences: 0, input: 0, output: 0 };
+        a.inferences++; a.input += t.input; a.output += t.output;
+        s.agents.set(an, a);
+        if (r.output != null) s.largest.push({ r, tokens: t.output, who: model });
+      } else if (r.kind === 'call') {
+        const tn = r.tool || '(unknown)';
+        const tl = s.tools.get(tn) || { tool: tn, calls: 0, errors: 0, est: 0, ms: 0 };
+        tl.calls++;
+        if (r.ok === false) tl.errors++;
+        tl.est += r.estimated_tokens || 0;
+        tl.ms += Math.max(0, r.t1 - r.t0);
+        s.tools.set(tn, tl);
+        if (r.result != null) s.largest.push({ r, tokens: r.estimated_tokens || 0, who: tn });
+      } else if (r.kind === 'agent') {
+        const an = r.agent || r.name;
+        const a = s.agents.get(an) || { agent: an, runs: 0, inferences: 0, input: 0, output: 0 };
+        a.runs++;
+        s.agents.set(an, a);
+      }
+    }
+    s.tok.total = s.tok.input + s.tok.output;
+    s.largest.sort((a, b) => b.tokens - a.tokens);
+    s.largest = s.largest.slice(0, 10);
+    s.tools_list = Array.from(s.tools.keys()).sort();
+    const b = run.meta && run.meta.budget;
+    if (b && typeof b.budget_tokens === 'number' && b.budget_tokens > 0) {
+      s.budget = { tokens: b.budget_tokens, warn: typeof b.warn_threshold === 'number' ? b.warn_threshold : 0.8, spent: s.tok.total };
+    }
+    return s;
+  }
+
+  // ---- loading ---------------------------------------------------------------
+
+  function addParsed(parsed, fileName) {
+    for (const p of parsed.problems || []) S.problems.push(p);
+    const first = S.runs.length;
+    for (const run of parsed.runs || []) {
+      run.name = run.name || fileName;
+      buildModel(run);
+      S.runs.push(run);
+    }
+    return parsed.runs && parsed.runs.length ? first : -1;
+  }
+
+  function loadEmbedded() {
+    for (const e of document.querySelectorAll('script[type="application/x-ndjson"]')) {
+      const name = e.getAttribute('data-name') || 'run';
+      addParsed(ATIngest.parse(e.textContent, name, dialects), name);
+    }
+  }
+
+  function openFiles(files) {
+    const list = Array.from(files || []);
+    if (!list.length) return;
+    Promise.all(list.map((f) => f.text().then((text) => ({ f, text }), (err) => ({ f, err }))))
+      .then((read) => {
+        let firstNew = -1;
+        for (const { f, text, err } of read) {
+          if (err) { S.problems.push({ file: f.name, line: 0, message: 'cannot read: ' + err }); continue; }
+          const i = addParsed(ATIngest.parse(text, f.name, dialects), f.name);
+          if (firstNew < 0) firstNew = i;
+        }
+        renderRunPicker();
+        if (firstNew >= 0) selectRun(firstNew); else renderProblems();
+      });
+  }
+
+  // ---- layout ----------------------------------------------------------------
+
+  const ui = {};
+
+  function buildShell() {
+    const app = $('app');
+    ui.runPick = h('select', { id: 'run-pick', 'aria-label': 'Run', onchange: (e) => selectRun(+e.target.value) });
+    ui.file = h('input', { type: 'file', id: 'open-file', multiple: true, accept: '.jsonl,.json,application/json', onchange: (e) => openFiles(e.target.files) });
+    ui.problems = h('div', { id: 'problems', class: 'problems', hidden: true });
+    ui.cards = h('section', { id: 'cards', class: 'cards' });
+    ui.tables = h('section', { id: 'tables', class: 'tables' });
+    ui.search = h('input', { id: 'search', type: 'search', placeholder: 'Search the run (/)', 'aria-label': 'Search', oninput: debounce((e) => { S.q = e.target.value.trim().toLowerCase(); refilter(); }, 120) });
+    ui.kindBoxes = KINDS.map((k) => h('label', { class: 'chk k-' + k }, h('input', { type: 'checkbox', checked: true, 'data-kind': k, onchange: (e) => { e.target.checked ? S.kinds.add(k) : S.kinds.delete(k); refilter(); } }), ' ' + KIND_LABEL[k]));
+    ui.toolPick = h('select', { id: 'tool-filter', 'aria-label': 'Tool', onchange: (e) => { S.tool = e.target.value; refilter(); } });
+    ui.errOnly = h('label', { class: 'chk' }, h('input', { type: 'checkbox', id: 'errors-only', onchange: (e) => { S.errorsOnly = e.target.checked; refilter(); } }), ' errors only');
+    ui.mode = h('select', { id: 'mode', 'aria-label': 'Detail', onchange: (e) => { S.mode = e.target.value; document.body.dataset.mode = S.mode; refilter(); renderDetail(); } },
+      h('option', { value: 'minimal', text: 'minimal' }), h('option', { value: 'normal', text: 'normal', selected: true }), h('option', { value: 'verbose', text: 'verbose' }));
+    ui.count = h('span', { id: 'row-count', class: 'muted' });
+    ui.toolbar = h('div', { class: 'toolbar', id: 'toolbar' },
+      ui.search, h('span', { class: 'group' }, ...ui.kindBoxes), ui.toolPick, ui.errOnly,
+      h('button', { id: 'next-error', type: 'button', title: 'Next error (n)', onclick: nextError }, 'Next error ↓'),
+      h('button', { id: 'expand-all', type: 'button', onclick: () => { S.collapsed.clear(); refilter(); } }, 'Expand all'),
+      h('button', { id: 'collapse-all', type: 'button', onclick: collapseAll }, 'Collapse all'),
+      ui.mode, ui.count);
+    ui.axis = h('div', { class: 'axis', id: 'axis' });
+    ui.rows = h('div', { class: 'rows', id: 'rows', role: 'tree' });
+    ui.spacer = h('div', { class: 'spacer' }, ui.rows);
+    ui.scroll = h('div', { class: 'scroll', id: 'waterfall-scroll', onscroll: () => requestAnimationFrame(renderRows) }, ui.spacer);
+    ui.detail = h('aside', { id: 'detail', class: 'detail', 'aria-live': 'polite' }, h('p', { class: 'muted', text: 'Select a row to see its details.' }));
+    app.replaceChildren(
+      h('header', { class: 'top' },
+        h('h1', { text: 'agenttrace' }), ui.runPick,
+        h('label', { class: 'open button' }, 'Open file…', ui.file),
+        h('span', { class: 'muted hint', text: 'or drop an artifact, OTLP/JSON or Jaeger JSON file anywhere' })),
+      ui.problems, ui.cards, ui.tables,
+      h('section', { class: 'timeline' }, ui.toolbar,
+        h('div', { class: 'split' }, h('div', { class: 'waterfall', id: 'waterfall' }, ui.axis, ui.scroll), ui.detail)));
+
+    document.addEventListener('dragover', (e) => { e.preventDefault(); document.body.classList.add('dragging'); });
+    document.addEventListener('dragleave', (e) => { if (e.target === document.documentElement || e.target === document.body) document.body.classList.remove('dragging'); });
+    document.addEventListener('drop', (e) => {
+      e.preventDefault();
+      document.body.classList.remove('dragging');
+      if (e.dataTransfer) openFiles(e.dataTransfer.files);
+    });
+    document.addEventListener('keydown', onKey);
+    window.addEventListener('resize', () => requestAnimationFrame(renderRows));
+  }
+
+  function debounce(f, wait) {
+    let t = 0;
+    return (e) => { clearTimeout(t); t = setTimeout(() => f(e), wait); };
+  }
+
+  function onKey(e) {
+    if (e.target && (e.target.tagName === 'INPUT' || e.target.tagName === 'SELECT' || e.target.tagName === 'TEXTAREA')) {
+      if (e.key === 'Escape') e.target.blur();
+      return;
+    }
+    if (e.key === '/') { e.preventDefault(); ui.search.focus(); }
+    else if (e.key === 'n') nextError();
+    else if (e.key === 'j' || e.key === 'ArrowDown') { e.preventDefault(); moveSel(1); }
+    else if (e.key === 'k' || e.key === 'ArrowUp') { e.preventDefault(); moveSel(-1); }
+    else if ((e.key === 'h' || e.key === 'ArrowLeft') && S.sel) toggle(S.sel, true);
+    else if ((e.key === 'l' || e.key === 'ArrowRight') && S.sel) toggle(S.sel, false);
+  }
+
+  // ---- run selection, problems -------------------------------------------------
+
+  function renderRunPicker() {
+    ui.runPick.replaceChildren(...S.runs.map((r, i) => h('option', { value: i, text: r.name + ' — ' + num(r.records.length) + ' records' })));
+    ui.runPick.hidden = S.runs.length < 2;
+    if (S.cur >= 0) ui.runPick.value = String(S.cur);
+  }
+
+  function renderProblems() {
+    const ps = S.problems;
+    ui.problems.hidden = ps.length === 0;
+    if (!ps.length) return;
+    const shown = ps.slice(0, 20).map((p) => h('li', { text: (p.file || '') + (p.line ? ':' + p.line : '') + ': ' + p.message }));
+    ui.problems.replaceChildren(
+      h('details', null, h('summary', { text: num(ps.length) + (ps.length === 1 ? ' problem' : ' problems') + ' reading input (lines skipped)' }),
+        h('ul', null, ...shown), ps.length > 20 ? h('p', { class: 'muted', text: '… and ' + num(ps.length - 20) + ' more' }) : null));
+  }
+
+  function selectRun(i) {
+    if (i < 0 || i >= S.runs.length) return;
+    S.cur = i;
+    S.collapsed.clear();
+    S.sel = null;
+    S.errCursor = -1;
+    S.tool = '';
+    ui.runPick.value = String(i);
+    const run = S.runs[i];
+    document.title = run.name + ' — agenttrace';
+    ui.toolPick.replaceChildren(h('option', { value: '', text: 'all tools' }), ...run.model.stats.tools_list.map((t) => h('option', { value: t, text: t })));
+    renderProblems();
+    renderCards();
+    renderTables();
+    renderAxis();
+    refilter();
+    renderDetail();
+  }
+
+  const run = () => S.runs[S.cur];
+
+  // ---- summary cards and budget ------------------------------------------------
+
+  function card(label, value, sub, cls) {
+    return h('div', { class: 'card' + (cls ? ' ' + cls : '') }, h('div', { class: 'label', text: label }), h('div', { class: 'value', text: value }), sub ? h('div', { class: 'sub', text: sub }) : null);
+  }
+
+  function renderCards() {
+    const R = run(), m = R.model, s = m.stats;
+    const kinds = KINDS.filter((k) => s.kinds[k]).map((k) => num(s.kinds[k]) + ' ' + KIND_LABEL[k]).join(' · ');
+    const meta = R.meta || {};
+    const cards = [
+      card('Records', num(R.records.length), kinds),
+      card('Errors', num(s.errors), s.errors ? 'press n to jump' : 'none', s.errors ? 'bad' : ''),
+      card('Duration', ms(m.T1 - m.T0), meta.started_at ? 'started ' + String(meta.started_at).replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''),
+      card('Tokens in', num(s.tok.input), 'cache read ' + num(s.tok.cache_read) + ' · write ' + num(s.tok.cache_creation)),
+      card('Tokens out', num(s.tok.output), 'reasoning ' + num(s.tok.reasoning)),
+      card('Total', num(s.tok.total), 'input + output'),
+    ];
+    if (s.cost != null) cards.push(card('Cost', cost(s.cost), 'as reported by spans'));
+    if (meta.service) cards.push(card('Service', meta.service, meta.trace_id ? 'trace ' + meta.trace_id : (meta.conversation_id ? 'conversation ' + meta.conversation_id : '')));
+    const kids = [h('div', { class: 'card-row' }, ...cards)];
+    if (s.budget) kids.push(budgetBar(s.budget));
+    ui.cards.replaceChildren(...kids);
+  }
+
+  function budgetBar(b) {
+    const frac = b.spent / b.tokens;
+    const state = frac > 1 ? 'over' : frac >= b.warn ? 'near' : 'ok';
+    const fill = h('div', { class: 'fill ' + state });
+    fill.style.width = Math.min(100, frac * 100).toFixed(2) + '%';
+    const warn = h('div', { class: 'warn-mark', title: 'warn at ' + Math.round(b.warn * 100) + '%' });
+    warn.style.left = Math.min(100, b.warn * 100).toFixed(2) + '%';
+    const text = num(b.spent) + ' of ' + num(b.tokens) + ' tokens (' + (frac * 100).toFixed(1) + '%)' +
+      (state === 'over' ? ' — over budget by ' + num(b.spent - b.tokens) : state === 'near' ? ' — near the budget' : '');
+    return h('div', { class: 'budget', id: 'budget', 'data-state': state }, h('div', { class: 'label', text: 'Budget' }),
+      h('div', { class: 'bar', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': b.tokens, 'aria-valuenow': b.spent }, fill, warn), h('div', { class: 'sub', text }));
+  }
+
+  // ---- token tables --------------------------------------------------------------
+
+  function table(id, head, rows) {
+    return h('table', { id, class: 'grid' }, h('thead', null, h('tr', null, ...head.map((c) => h('th', { text: c })))),
+      h('tbody', null, ...rows.map((r) => h('tr', null, ...r.map((c) => (c instanceof Node ? h('td', null, c) : h('td', { text: c }, )))))));
+  }
+
+  function renderTables() {
+    const s = run().model.stats;
+    const models = Array.from(s.models.values()).sort((a, b) => (b.input + b.output) - (a.input + a.output) || a.model.localeCompare(b.model));
+    const tools = Array.from(s.tools.values()).sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool));
+    const agents = Array.from(s.agents.values()).sort((a, b) => (b.input + b.output) - (a.input + a.output) || a.agent.localeCompare(b.agent));
+    const withCost = models.some((m) => m.cost != null);
+    const sections = [];
+    if (models.length) {
+      sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'By model' }),
+        table('by-model', ['model', 'provider', 'calls', 'input', 'output', 'cache read', 'cache write', 'reasoning', 'total'].concat(withCost ? ['cost'] : []),
+          models.map((m) => [m.model, m.provider || '–', num(m.count), num(m.input), num(m.output), num(m.cache_read), num(m.cache_creation), num(m.reasoning), num(m.input + m.output)].concat(withCost ? [cost(m.cost)] : [])))));
+    }
+    if (tools.length) {
+      sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'By tool' }),
+        table('by-tool', ['tool', 'calls', 'errors', 'result tokens (est.)', 'time'],
+          tools.map((t) => [t.tool, num(t.calls), num(t.errors), num(t.est), ms(t.ms)]))));
+    }
+    if (agents.length) {
+      sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'By agent' }),
+        table('by-agent', ['agent', 'runs', 'model calls', 'input', 'output', 'total'],
+          agents.map((a) => [a.agent, num(a.runs), num(a.inferences), num(a.input), num(a.output), num(a.input + a.output)]))));
+    }
+    if (s.largest.length) {
+      sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'Largest responses' }),
+        table('largest', ['record', 'by', 'tokens'],
+          s.largest.map((x) => [h('a', { href: '#', class: 'jump', 'data-span-ref': x.r.span_id || '', onclick: (e) => { e.preventDefault(); reveal(x.r); } }, x.r.name), x.who, num(x.tokens)]))));
+    }
+    ui.tables.replaceChildren(...sections);
+  }
+
+  // ---- filtering and the virtual waterfall -------------------------------------------
+
+  function haystack(r) {
+    if (r._hay === undefined) {
+      const parts = [r.name, r.kind, r.tool, r.model, r.agent, r.provider, r.span_id, r.code, r.message];
+      for (const f of ['args', 'result', 'input', 'output', 'system', 'attrs', 'events']) {
+        const v = r[f];
+        if (v != null) parts.push(typeof v === 'string' ? v : JSON.stringify(v));
+      }
+      r._hay = parts.filter((x) => x != null).join('\n').toLowerCase();
+    }
+    return r._hay;
+  }
+
+  function matches(r) {
+    if (S.tool && r.tool !== S.tool) return false;
+    if (S.errorsOnly && r.ok !== false) return false;
+    if (S.q && !haystack(r).includes(S.q)) return false;
+    return true;
+  }
+
+  // refilter recomputes the visible rows. With a search, tool or error
+  // filter on, a match keeps its ancestors as context rows, so the tree
+  // still reads; kinds switched off (and plain spans in minimal mode) are
+  // left out, their children shown in their place.
+  function refilter() {
+    const R = run();
+    if (!R) return;
+    const flat = R.model.flat;
+    const narrowing = !!(S.q || S.tool || S.errorsOnly);
+    const kindOn = (r) => S.kinds.has(r.kind) && !(S.mode === 'minimal' && r.kind === 'span' && r.ok !== false);
+    let keep = null;
+    if (narrowing) {
+      keep = new Map(); // record -> true (match) | false (context)
+      for (const r of flat) {
+        if (!kindOn(r) || !matches(r)) continue;
+        keep.set(r, true);
+        for (let p = r._p; p && !keep.has(p); p = p._p) keep.set(p, false);
+      }
+    }
+    const out = [];
+    let skipDepth = -1;
+    for (const r of flat) {
+      if (skipDepth >= 0) { if (r._d > skipDepth) continue; skipDepth = -1; }
+      if (!narrowing && S.collapsed.has(r._k) && r._kids.length) skipDepth = r._d;
+      if (narrowing && !keep.has(r)) continue;
+      if (!kindOn(r) && !(narrowing && keep.get(r) === false)) continue;
+      r._ctx = narrowing && keep.get(r) === false;
+      out.push(r);
+    }
+    S.visible = out;
+    ui.count.textContent = num(out.length) + ' of ' + num(R.records.length) + ' rows';
+    ui.spacer.style.height = (out.length * ROW) + 'px';
+    // A shorter list must not leave the view scrolled past its end.
+    const maxTop = Math.max(0, out.length * ROW - ui.scroll.clientHeight);
+    if (ui.scroll.scrollTop > maxTop) ui.scroll.scrollTop = maxTop;
+    document.body.dataset.visibleRows = String(out.length);
+    renderRows();
+  }
+
+  function renderAxis() {
+    const m = run().model, span = m.T1 - m.T0;
+    const ticks = [];
+    for (let i = 0; i <= 4; i++) {
+      const t = h('span', { class: 'tick', text: ms(span * i / 4) });
+      t.style.left = (i * 25) + '%';
+      ticks.push(t);
+    }
+    ui.axis.replaceChildren(h('div', { class: 'lbl', text: 'span' }), h('div', { class: 'ticks' }, ...ticks));
+  }
+
+  function renderRows() {
+    const R = run();
+    if (!R) return;
+    const list = S.visible, m = R.model, span = m.T1 - m.T0;
+    const top = ui.scroll.scrollTop, vh = ui.scroll.clientHeight || 600;
+    const a = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
+    const b = Math.min(list.length, Math.ceil((top + vh) / ROW) + OVERSCAN);
+    const rows = [];
+    for (let i = a; i < b; i++) rows.push(rowEl(list[i], m, span));
+    ui.rows.style.transform = 'translateY(' + (a * ROW) + 'px)';
+    ui.rows.replaceChildren(...rows);
+  }
+
+  function rowEl(r, m, span) {
+    const failed = r.ok === false;
+    const cls = 'row k-' + r.kind + (failed ? ' err' : '') + (S.sel === r ? ' sel' : '') + (r._ctx ? ' ctx' : '');
+    const indent = h('span', { class: 'indent' });
+    indent.style.width = (r._d * 14) + 'px';
+    const caret = r._kids.length
+      ? h('button', { type: 'button', class: 'caret', 'aria-label': S.collapsed.has(r._k) ? 'expand' : 'collapse', onclick: (e) => { e.stopPropagation(); toggle(r); } }, S.collapsed.has(r._k) ? '▸' : '▾')
+      : h('span', { class: 'caret none' });
+    const extra = r.kind === 'inference' && r.usage ? num(u(r, 'input_tokens')) + '→' + num(u(r, 'output_tokens'))
+      : failed ? (r.code || 'error') : r.kind === 'call' && r.estimated_tokens ? '~' + num(r.estimated_tokens) + ' tok' : '';
+    const label = h('div', { class: 'label' }, indent, caret, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }),
+      failed ? h('span', { class: 'errmark', title: 'error', text: '!' }) : null,
+      h('span', { class: 'name', text: r.name || '(unnamed)' }), extra ? h('span', { class: 'extra', text: extra }) : null);
+    const bar = h('div', { class: 'bar k-' + r.kind + (failed ? ' err' : '') });
+    const l = Math.max(0, (r.t0 - m.T0) / span), w = Math.max(0, (r.t1 - r.t0) / span);
+    bar.style.left = (l * 100).toFixed(3) + '%';
+    bar.style.width = Math.max(w * 100, 0.15).toFixed(3) + '%';
+    const dur = h('span', { class: 'dur', text: ms(r.t1 - r.t0) });
+    // The label goes after the bar, or before it when the bar ends near
+    // the right edge, or inside it when it is wide too.
+    if (l + w <= 0.85) dur.style.left = ((l + w) * 100).toFixed(3) + '%';
+    else if (l > 0.15) dur.style.right = ((1 - l) * 100).toFixed(3) + '%';
+    else { dur.classList.add('in'); dur.style.right = ((1 - l - w) * 100).toFixed(3) + '%'; }
+    return h('div', {
+      class: cls, role: 'treeitem', 'data-span-id': r.span_id || '', 'data-kind': r.kind, 'aria-selected': S.sel === r ? 'true' : 'false',
+      onclick: () => select(r),
+    }, label, h('div', { class: 'track' }, bar, dur));
+  }
+
+  function toggle(r, collapse) {
+    if (!r._kids.length) return;
+    const c = collapse === undefined ? !S.collapsed.has(r._k) : collapse;
+    if (c) S.collapsed.add(r._k); else S.collapsed.delete(r._k);
+    refilter();
+  }
+
+  function collapseAll() {
+    for (const r of run().model.flat) if (r._kids.length && r._p) S.collapsed.add(r._k);
+    refilter();
+  }
+
+  function select(r) {
+    S.sel = r;
+    renderRows();
+    renderDetail();
+  }
+
+  // reveal expands r's ancestors, clears filters that hide it, scrolls it
+  // into view and selects it.
+  function reveal(r) {
+    for (let p = r._p; p; p = p._p) S.collapsed.delete(p._k);
+    if (!S.kinds.has(r.kind)) { S.kinds.add(r.kind); for (const b of ui.kindBoxes) { const i = b.querySelector('input'); if (i.dataset.kind === r.kind) i.checked = true; } }
+    refilter();
+    let i = S.visible.indexOf(r);
+    if (i < 0) { // a search or filter hides it: drop them
+      S.q = ''; ui.search.value = ''; S.tool = ''; ui.toolPick.value = ''; S.errorsOnly = false; $('errors-only').checked = false;
+      refilter();
+      i = S.visible.indexOf(r);
+    }
+    if (i >= 0) {
+      const top = i * ROW, vh = ui.scroll.clientHeight;
+      if (top < ui.scroll.scrollTop || top + ROW > ui.scroll.scrollTop + vh) ui.scroll.scrollTop = Math.max(0, top - vh / 3);
+    }
+    select(r);
+  }
+
+  function nextError() {
+    const R = run();
+    if (!R) return;
+    const errs = R.model.flat.filter((r) => r.ok === false);
+    if (!errs.length) return;
+    const from = S.sel ? R.model.flat.indexOf(S.sel) : -1;
+    const next = errs.find((r) => R.model.flat.indexOf(r) > from) || errs[0];
+    reveal(next);
+  }
+
+  function moveSel(d) {
+    if (!S.visible.length) return;
+    const i = S.sel ? S.visible.indexOf(S.sel) : -1;
+    const j = Math.max(0, Math.min(S.visible.length - 1, i + d));
+    reveal(S.visible[j]);
+  }
+
+  // ---- the detail panel ----------------------------------------------------------------
+
+  function renderDetail() {
+    const r = S.sel;
+    if (!r) {
+      ui.detail.replaceChildren(h('p', { class: 'muted', text: 'Select a row to see its details. Keys: j/k move, h/l fold, n next error, / search.' }));
+      return;
+    }
+    const v = S.mode === 'verbose', min = S.mode === 'minimal';
+    const kids = [];
+    kids.push(h('div', { class: 'dhead' }, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }), h('h2', { text: r.name || '(unnamed)' }),
+      h('span', { class: 'status ' + (r.ok === false ? 'bad' : 'good'), text: r.ok === false ? 'error' + (r.code ? ': ' + r.code : '') : 'ok' })));
+    if (r.ok === false && r.message) kids.push(h('div', { class: 'errmsg', text: r.message }));
+    const facts = [
+      ['duration', ms(r.t1 - r.t0)], ['started', r.started_at], ['agent', r.agent], ['tool', r.tool], ['tool call id', r.tool_call_id],
+      ['provider', r.provider], ['model', r.model], ['request model', r.request_model], ['response id', r.response_id],
+      ['finish reasons', Array.isArray(r.finish_reasons) ? r.finish_reasons.join(', ') : r.finish_reasons],
+      ['conversation', r.conversation_id], ['cost', r.cost != null ? cost(r.cost) : null],
+      ['estimated tokens', r.estimated_tokens ? num(r.estimated_tokens) : null],
+      ['span id', r.span_id], ['parent', r.parent_span_id], ['trace id', v ? r.trace_id : null], ['operation', v ? r.op : null],
+      ['span kind', v ? r.span_kind : null],
+    ].filter((x) => x[1] != null && x[1] !== '');
+    kids.push(h('dl', { class: 'facts' }, ...facts.flatMap(([k, val]) => [h('dt', { text: k }), h('dd', { text: String(val) })])));
+    if (r.usage && isObj(r.usage)) {
+      const names = [['input_tokens', 'input'], ['output_tokens', 'output'], ['cache_read_input_tokens', 'cache read'], ['cache_creation_input_tokens', 'cache write'], ['reasoning_output_tokens', 'reasoning']];
+      const cells = names.filter(([k]) => typeof r.usage[k] === 'number');
+      kids.push(h('div', { class: 'section' }, h('h3', { text: 'Usage' }),
+        table('usage', cells.map((c) => c[1]), [cells.map(([k]) => num(r.usage[k]))])));
+    }
+    if (r.args != null) kids.push(section('Arguments', valueView(r.args)));
+    if (r.result != null) kids.push(section('Result', valueView(r.result)));
+    if (r.system != null) kids.push(section('System instructions', messagesView(r.system, 'system')));
+    if (r.input != null) kids.push(section('Input messages', messagesView(r.input)));
+    if (r.output != null) kids.push(section('Output messages', messagesView(r.output)));
+    if (r.tools != null && !min) kids.push(section('Tool definitions', toolsView(r.tools)));
+    if (!min && r.events && r.events.length) {
+      kids.push(section('Events', h('ul', { class: 'events' }, ...r.events.map((e) => h('li', null, h('b', { text: e.name || '(event)' }), ' ', h('span', { class: 'muted', text: e.time || '' }),
+        e.attrs ? valueView(plain(e.attrs)) : null)))));
+    }
+    if (!min && r.attrs && Object.keys(r.attrs).length) {
+      const entries = Object.keys(r.attrs).sort().map((k) => [k, plain(r.attrs[k])]);
+      kids.push(section('Attributes', h('dl', { class: 'attrs' }, ...entries.flatMap(([k, val]) => [h('dt', { text: k }), h('dd', null, valueView(val))]))));
+    }
+    if (v) {
+      for (const f of ['links', 'resource', 'scope', 'dropped']) if (r[f] != null) kids.push(section(f, valueView(plain(r[f]))));
+      const raw = {};
+      for (const k of Object.keys(r)) if (!k.startsWith('_') && k !== 't0' && k !== 't1' && k !== 'line') raw[k] = r[k];
+      kids.push(section('Record (JSON)', valueView(raw)));
+    }
+    ui.detail.replaceChildren(...kids);
+    ui.detail.scrollTop = 0;
+  }
+
+  function section(title, body) {
+    return h('div', { class: 'section' }, h('h3', { text: title }), body);
+  }
+
+  // valueView shows a value as text or pretty JSON, cut at the mode's limit
+  // with its full length said, and buttons to show all and to copy.
+  function valueView(v) {
+    const full = typeof v === 'string' ? pretty(v) : (v === undefined ? '' : typeof v === 'object' ? pretty(v) : String(v));
+    const limit = LIMITS[S.mode];
+    const pre = h('pre', { class: 'val' });
+    const wrap = h('div', { class: 'valwrap' }, pre);
+    if (full.length <= limit) {
+      pre.textContent = full;
+      if (full.length > 200) wrap.append(copyButton(full));
+      return wrap;
+    }
+    pre.textContent = full.slice(0, limit);
+    const more = h('div', { class: 'more' },
+      h('span', { class: 'muted', text: '… ' + num(full.length - limit) + ' more characters (' + num(full.length) + ' in all) ' }),
+      h('button', { type: 'button', class: 'show-all', onclick: (e) => { pre.textContent = full; e.target.parentNode.remove(); } }, 'Show all'),
+      copyButton(full));
+    wrap.append(more);
+    return wrap;
+  }
+
+  function copyButton(text) {
+    return h('button', {
+      type: 'button', class: 'copy', onclick: (e) => {
+        const b = e.target;
+        const done = () => { b.textContent = 'Copied'; setTimeout(() => { b.textContent = 'Copy'; }, 1200); };
+        const fallback = () => {
+          const ta = h('textarea', { class: 'offscreen' });
+          ta.value = text;
+          document.body.append(ta);
+          ta.select();
+          try { document.execCommand('copy'); done(); } catch (_) { b.textContent = 'Copy failed'; }
+          ta.remove();
+        };
+        if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, fallback); else fallback();
+      },
+    }, 'Copy');
+  }
+
+  // messagesView renders GenAI messages, {role, parts:[…]} (semantic
+  // conventions) or {role, content} (older and provider shapes), by role.
+  function messagesView(v, forceRole) {
+    v = asJSON(v);
+    if (typeof v === 'string') return h('div', { class: 'msgs' }, msgBox(forceRole || 'text', [{ type: 'text', content: v }], null));
+    const list = Array.isArray(v) ? v : [v];
+    if (forceRole) {
+      // System instructions: a list of parts, not of messages.
+      const parts = list.every((p) => isObj(p) && p.type && !p.role) ? list : list.flatMap(partsOf);
+      return h('div', { class: 'msgs' }, msgBox(forceRole, parts, null));
+    }
+    return h('div', { class: 'msgs' }, ...list.map((m) => isObj(m) ? msgBox(String(m.role || 'message'), partsOf(m), m.finish_reason) : msgBox('message', [{ type: 'text', content: String(m) }], null)));
+  }
+
+  function partsOf(m) {
+    if (!isObj(m)) return [{ type: 'text', content: String(m) }];
+    if (Array.isArray(m.parts)) return m.parts;
+    const c = asJSON(m.content);
+    const out = [];
+    if (typeof c === 'string') out.push({ type: 'text', content: c });
+    else if (Array.isArray(c)) for (const p of c) out.push(isObj(p) ? (p.type === 'thinking' ? { type: 'reasoning', content: p.thinking || p.text } : p) : { type: 'text', content: String(p) });
+    else if (c != null) out.push({ type: 'json', content: c });
+    if (Array.isArray(m.tool_calls)) {
+      for (const tc of m.tool_calls) {
+        const fn = isObj(tc) && isObj(tc.function) ? tc.function : tc;
+        out.push({ type: 'tool_call', id: tc && tc.id, name: fn && fn.name, arguments: fn && fn.arguments });
+      }
+    }
+    if (m.tool_call_id && m.role === 'tool') return [{ type: 'tool_call_response', id: m.tool_call_id, response: c }];
+    return out;
+  }
+
+  function msgBox(role, parts, finish) {
+    const rc = ROLES.has(role) ? role : 'other';
+    return h('div', { class: 'msg role-' + rc },
+      h('div', { class: 'role' }, h('span', { text: role }), finish ? h('span', { class: 'muted', text: ' · finish: ' + finish }) : null),
+      ...parts.map(partView));
+  }
+
+  function partView(p) {
+    if (!isObj(p)) return h('div', { class: 'part text', text: String(p) });
+    const type = String(p.type || '');
+    switch (type) {
+      case 'text':
+        return h('div', { class: 'part text' }, textView(p.content != null ? p.content : p.text));
+      case 'reasoning': case 'thinking':
+        return h('details', { class: 'part reasoning', open: S.mode !== 'minimal' }, h('summary', { text: 'Thinking' }), textView(p.content != null ? p.content : (p.thinking || p.text)));
+      case 'tool_call': case 'tool_use': case 'function_call':
+        return h('div', { class: 'part tool-call' }, h('div', { class: 'call-head' }, h('span', { class: 'arrow', text: '→ ' }), h('b', { text: String(p.name || '(tool)') }), p.id ? h('span', { class: 'muted', text: '  ' + p.id }) : null),
+          valueView(p.arguments != null ? p.arguments : p.input != null ? p.input : {}));
+      case 'tool_call_response': case 'tool_result': case 'function_call_output':
+        return h('div', { class: 'part tool-resp' }, h('div', { class: 'call-head' }, h('span', { class: 'arrow', text: '← ' }), h('span', { text: 'result' }), p.id || p.tool_use_id ? h('span', { class: 'muted', text: '  ' + (p.id || p.tool_use_id) }) : null),
+          valueView(p.response != null ? p.response : p.result != null ? p.result : p.content));
+      default:
+        return h('div', { class: 'part other' }, h('div', { class: 'muted', text: type || 'part' }), valueView(p));
+    }
+  }
+
+  function textView(t) {
+    if (t == null) return h('span', { class: 'muted', text: '(empty)' });
+    if (typeof t !== 'string') return valueView(t);
+    return valueView(t);
+  }
+
+  function toolsView(v) {
+    v = asJSON(v);
+    if (!Array.isArray(v)) return valueView(v);
+    return h('div', null, h('ul', { class: 'tooldefs' }, ...v.map((t) => {
+      const fn = isObj(t) && isObj(t.function) ? t.function : t;
+      return h('li', null, h('b', { text: String((fn && fn.name) || '(tool)') }), fn && fn.description ? h('span', { class: 'muted', text: ' — ' + fn.description }) : null);
+    })), S.mode === 'verbose' ? valueView(v) : null);
+  }
+
+  // ---- live tail (agenttrace serve) -------------------------------------------------------
+
+  function startLive() {
+    const el = $('at-live');
+    const url = el && el.getAttribute('data-url');
+    if (!url || typeof EventSource === 'undefined') return;
+    const R = S.runs[S.runs.length - 1];
+    if (!R) return;
+    let metaLine = R.meta ? JSON.stringify(R.meta) : null;
+    let pending = false;
+    const es = new EventSource(url);
+    const status = h('span', { id: 'live', class: 'live', text: '● live' });
+    document.querySelector('header.top').append(status);
+    es.addEventListener('record', (e) => {
+      const line = e.data;
+      let kind = '';
+      try { kind = JSON.parse(line).kind; } catch (_) { S.problems.push({ file: R.name, line: 0, message: 'live: unreadable line' }); renderProblems(); return; }
+      if (kind === 'meta') { metaLine = line; R.meta = JSON.parse(line); return; }
+      if (kind === 'summary') { R.summary = JSON.parse(line); return; }
+      const parsed = ATIngest.parse((metaLine || '{"v":1,"kind":"meta","started_at":"1970-01-01T00:00:00Z"}') + '\n' + line, R.name, dialects);
+      for (const p of parsed.problems) S.problems.push(p);
+      const recs = parsed.runs.length ? parsed.runs[0].records : [];
+      for (const rec of recs) R.records.push(rec);
+      if (!pending) {
+        pending = true;
+        requestAnimationFrame(() => {
+          pending = false;
+          const sel = S.sel && S.sel._k;
+          buildModel(R);
+          if (S.runs[S.cur] === R) {
+            S.sel = sel ? R.model.byKey.get(sel) || null : null;
+            renderRunPicker(); renderProblems(); renderCards(); renderTables(); renderAxis(); refilter();
+          }
+          document.body.dataset.liveRecords = String(R.records.length);
+        });
+      }
+    });
+    es.addEventListener('reset', () => location.reload());
+    es.onerror = () => { status.textContent = '○ reconnecting'; };
+    es.onopen = () => { status.textContent = '● live'; };
+  }
+
+  // ---- start ------------------------------------------------------------------------
+
+  const dialects = readJSON('at-dialects') || {};
+
+  buildShell();
+  loadEmbedded();
+  renderRunPicker();
+  if (S.runs.length) selectRun(0);
+  else {
+    renderProblems();
+    ui.cards.replaceChildren(h('p', { class: 'muted', text: 'No run here yet: open or drop an artifact, OTLP/JSON or Jaeger JSON file.' }));
+  }
+  startLive();
+  document.body.dataset.renderMs = (performance.now() - t0).toFixed(1);
+  document.body.dataset.ready = '1';
+})();

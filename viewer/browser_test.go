@@ -1,0 +1,347 @@
+package viewer_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/browsertest"
+	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/viewer"
+)
+
+// readRun reads an artifact with the project's reader, as `agenttrace html` does.
+func readRun(t testing.TB, path string) viewer.Run {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	r := converter.NewReader(f, converter.WithSource(path))
+	var recs []converter.Record
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		recs = append(recs, *rec)
+	}
+	require.Zero(t, r.Stats().Problems, "fixture %s has problems", path)
+	return viewer.Run{Name: filepath.Base(path), Meta: r.Meta(), Records: recs}
+}
+
+// writePage renders runs into a file in a temp dir and returns its path.
+func writePage(t testing.TB, runs []viewer.Run, opts ...viewer.Option) string {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, viewer.Write(&buf, runs, opts...))
+	p := filepath.Join(t.TempDir(), "page.html")
+	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+	return p
+}
+
+// open loads a page and waits until its script says it has rendered.
+func open(t *testing.T, ctx context.Context, path string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(browsertest.FileURL(t, path))))
+	ready(t, ctx)
+}
+
+func ready(t *testing.T, ctx context.Context) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body && document.body.dataset.ready === "1"`))
+	require.NoError(t, err, "the page never finished rendering")
+}
+
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	require.NoError(t, err, js)
+	return v
+}
+
+// rowIDs are the data-span-id of the waterfall rows in the DOM, in order.
+func rowIDs(t *testing.T, ctx context.Context) []string {
+	return eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#rows .row')).map(r => r.dataset.spanId)`)
+}
+
+func spanIDs(recs []converter.Record) []string {
+	ids := make([]string, len(recs))
+	for i := range recs {
+		ids[i] = recs[i].Span.SpanID().String()
+	}
+	return ids
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+func failing(recs []converter.Record) []string {
+	var ids []string
+	for i := range recs {
+		if recs[i].Span.Status().Code() == 2 {
+			ids = append(ids, recs[i].Span.SpanID().String())
+		}
+	}
+	return ids
+}
+
+func TestPageShowsTheRun(t *testing.T) {
+	run := readRun(t, "../testdata/golden/agent-run.jsonl")
+	page := writePage(t, []viewer.Run{run})
+	ctx := browsertest.New(t)
+	open(t, ctx, page)
+
+	t.Run("one waterfall row per record", func(t *testing.T) {
+		require.Equal(t, sorted(spanIDs(run.Records)), sorted(rowIDs(t, ctx)))
+	})
+
+	t.Run("nothing was fetched", func(t *testing.T) {
+		require.Zero(t, eval[int](t, ctx, `performance.getEntriesByType('resource').length`))
+	})
+
+	t.Run("cards and tables agree with the token report", func(t *testing.T) {
+		rep := report.Tokens(run.Records, run.Meta)
+		cards := eval[string](t, ctx, `document.getElementById('cards').innerText`)
+		require.Contains(t, cards, thousands(rep.Tokens.Total))
+		require.Contains(t, cards, thousands(rep.Tokens.Input))
+		require.Contains(t, cards, thousands(rep.Tokens.Output))
+		models := eval[[][]string](t, ctx, `Array.from(document.querySelectorAll('#by-model tbody tr')).map(tr => Array.from(tr.cells).map(c => c.innerText))`)
+		require.Len(t, models, len(rep.ByModel))
+		for i, m := range rep.ByModel {
+			require.Equal(t, m.Model, models[i][0])
+			require.Equal(t, thousands(m.Total), models[i][8], "total of %s", m.Model)
+		}
+		tools := eval[[][]string](t, ctx, `Array.from(document.querySelectorAll('#by-tool tbody tr')).map(tr => Array.from(tr.cells).map(c => c.innerText))`)
+		require.Len(t, tools, len(rep.ByTool))
+		for i, tl := range rep.ByTool {
+			require.Equal(t, []string{tl.Tool, fmt.Sprint(tl.Calls), fmt.Sprint(tl.Errors), thousands(tl.EstimatedTokens)}, tools[i][:4])
+		}
+		agents := eval[[][]string](t, ctx, `Array.from(document.querySelectorAll('#by-agent tbody tr')).map(tr => Array.from(tr.cells).map(c => c.innerText))`)
+		require.Len(t, agents, len(rep.ByAgent))
+		for i, a := range rep.ByAgent {
+			require.Equal(t, []string{a.Agent, fmt.Sprint(a.Runs), fmt.Sprint(a.Inferences)}, agents[i][:3])
+			require.Equal(t, thousands(a.Total), agents[i][5])
+		}
+	})
+
+	t.Run("a click opens the record's details", func(t *testing.T) {
+		var call *converter.Record
+		for i := range run.Records {
+			if run.Records[i].Span.Name() == "execute_tool search_flights" {
+				call = &run.Records[i]
+			}
+		}
+		require.NotNil(t, call)
+		id := call.Span.SpanID().String()
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#rows .row[data-span-id="`+id+`"]`))))
+		detail := eval[string](t, ctx, `document.getElementById('detail').innerText`)
+		require.Contains(t, detail, "execute_tool search_flights")
+		args, ok := call.Span.Attributes().Get("gen_ai.tool.call.arguments")
+		require.True(t, ok)
+		var argv map[string]any
+		require.NoError(t, json.Unmarshal([]byte(args.Str()), &argv))
+		for k := range argv {
+			require.Contains(t, detail, `"`+k+`"`, "argument %s shown", k)
+		}
+		require.Equal(t, id, eval[string](t, ctx, `document.querySelector('#rows .row.sel').dataset.spanId`))
+	})
+
+	t.Run("search narrows the rows", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#search"), "get_weather")))
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll('#rows .row').length < `+fmt.Sprint(len(run.Records))))
+		require.NoError(t, err)
+		ids := rowIDs(t, ctx)
+		require.Contains(t, ids, failing(run.Records)[0])
+		require.Less(t, len(ids), len(run.Records))
+		clearSearch(t, ctx, len(run.Records))
+	})
+
+	t.Run("filters narrow the rows", func(t *testing.T) {
+		// Tool calls only.
+		for _, k := range []string{"agent", "inference", "span"} {
+			require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`input[data-kind="`+k+`"]`))))
+		}
+		kinds := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#rows .row')).map(r => r.dataset.kind)`)
+		require.NotEmpty(t, kinds)
+		for _, k := range kinds {
+			require.Equal(t, "call", k)
+		}
+		for _, k := range []string{"agent", "inference", "span"} {
+			require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`input[data-kind="`+k+`"]`))))
+		}
+		// Errors only: the failing call, with its ancestors as context.
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#errors-only`))))
+		matched := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#rows .row:not(.ctx)')).map(r => r.dataset.spanId)`)
+		require.Equal(t, failing(run.Records), matched)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#errors-only`))))
+		// One tool.
+		require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#tool-filter`), "search_hotels")))
+		eval[bool](t, ctx, `document.getElementById('tool-filter').dispatchEvent(new Event('change')), true`)
+		names := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#rows .row:not(.ctx) .name')).map(n => n.textContent)`)
+		require.Equal(t, []string{"execute_tool search_hotels"}, names)
+		require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#tool-filter`), "")))
+		eval[bool](t, ctx, `document.getElementById('tool-filter').dispatchEvent(new Event('change')), true`)
+		require.Len(t, rowIDs(t, ctx), len(run.Records))
+	})
+
+	t.Run("next error lands on the failing tool", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#collapse-all`))))
+		require.Less(t, len(rowIDs(t, ctx)), len(run.Records))
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#next-error`))))
+		require.Equal(t, failing(run.Records)[0], eval[string](t, ctx, `document.querySelector('#rows .row.sel').dataset.spanId`))
+		require.Contains(t, eval[string](t, ctx, `document.getElementById('detail').innerText`), "TimeoutError")
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#expand-all`))))
+		require.Len(t, rowIDs(t, ctx), len(run.Records))
+	})
+
+	t.Run("modes", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#mode`), "verbose")))
+		eval[bool](t, ctx, `document.getElementById('mode').dispatchEvent(new Event('change')), true`)
+		require.Contains(t, eval[string](t, ctx, `document.getElementById('detail').innerText`), "RECORD (JSON)")
+		require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#mode`), "minimal")))
+		eval[bool](t, ctx, `document.getElementById('mode').dispatchEvent(new Event('change')), true`)
+		detail := eval[string](t, ctx, `document.getElementById('detail').innerText`)
+		require.NotContains(t, detail, "RECORD (JSON)")
+		require.NotContains(t, detail, "ATTRIBUTES")
+		// Minimal hides plain spans that did not fail (the HTTP GET).
+		kinds := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#rows .row')).map(r => r.dataset.kind)`)
+		require.NotContains(t, kinds, "span")
+		require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#mode`), "normal")))
+		eval[bool](t, ctx, `document.getElementById('mode').dispatchEvent(new Event('change')), true`)
+	})
+
+	browsertest.Screenshot(t, ctx, "viewer-agent-run.png")
+}
+
+// clearSearch empties the search box and waits for all n rows to return.
+func clearSearch(t *testing.T, ctx context.Context, n int) {
+	t.Helper()
+	eval[bool](t, ctx, `(() => { const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input')); return true; })()`)
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelectorAll('#rows .row').length === %d`, n)))
+	require.NoError(t, err)
+}
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func TestPageWithoutJavaScript(t *testing.T) {
+	run := readRun(t, "../testdata/golden/agent-run.jsonl")
+	page := writePage(t, []viewer.Run{run})
+	ctx := browsertest.New(t, browsertest.WithoutJavaScript())
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(browsertest.FileURL(t, page))))
+	ids := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('details.rec')).map(d => d.dataset.spanId)`)
+	require.Equal(t, sorted(spanIDs(run.Records)), sorted(ids))
+	text := eval[string](t, ctx, `document.body.textContent`)
+	rep := report.Tokens(run.Records, run.Meta)
+	require.Contains(t, text, thousands(rep.Tokens.Total)+" in all")
+	require.Contains(t, text, "TimeoutError")
+	browsertest.Screenshot(t, ctx, "viewer-no-js.png")
+}
+
+// hostile are payloads that would run if any value reached the page as
+// markup, code or a URL: each one bumps window.pwned when it runs.
+var hostile = []string{
+	`<img src=x onerror="window.pwned=(window.pwned||0)+1">`,
+	`</script><script>window.pwned=(window.pwned||0)+1</script>`,
+	`</noscript><img src=x onerror="window.pwned=(window.pwned||0)+1">`,
+	`</style><script>window.pwned=(window.pwned||0)+1</script>`,
+	`javascript:window.pwned=(window.pwned||0)+1`,
+	`"'><svg onload="window.pwned=(window.pwned||0)+1">`,
+	`' onmouseover='window.pwned=(window.pwned||0)+1' x='`,
+	"<!-- \u2028 ]]> ${window.pwned=(window.pwned||0)+1}",
+}
+
+// injected counts what a payload would have left in the DOM if it had
+// been parsed as markup.
+const injected = `(() => {
+  const all = Array.from(document.querySelectorAll('*'));
+  return {
+    pwned: window.pwned || 0,
+    img: document.querySelectorAll('img, svg, iframe, object, embed').length,
+    scripts: document.querySelectorAll('script').length,
+    handlers: all.filter(e => Array.from(e.attributes).some(a => a.name.startsWith('on'))).length,
+    jsLinks: document.querySelectorAll('[href^="javascript:" i], [src^="javascript:" i]').length,
+    title: document.title,
+  };
+})()`
+
+type injection struct {
+	Pwned    int    `json:"pwned"`
+	Img      int    `json:"img"`
+	Scripts  int    `json:"scripts"`
+	Handlers int    `json:"handlers"`
+	JSLinks  int    `json:"jsLinks"`
+	Title    string `json:"title"`
+}
+
+func TestHostilePayloadsStayText(t *testing.T) {
+	payload := strings.Join(hostile, " ")
+	runs := []viewer.Run{synth(`run `+hostile[5]+`.jsonl`, 24, payload, payload)}
+	page := writePage(t, runs, viewer.WithTitle(hostile[0]+hostile[1]))
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	// The document's own script elements: dialects, one run, the code.
+	require.Equal(t, 3, strings.Count(strings.ToLower(string(html)), "<script"))
+
+	t.Run("with JavaScript", func(t *testing.T) {
+		ctx := browsertest.New(t)
+		open(t, ctx, page)
+		eval[bool](t, ctx, `window.violations = 0; document.addEventListener('securitypolicyviolation', () => window.violations++); true`)
+		// Show every record's details in every mode, and search for a payload.
+		ids := rowIDs(t, ctx)
+		require.Len(t, ids, len(runs[0].Records))
+		for _, mode := range []string{"verbose", "normal", "minimal"} {
+			require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#mode`), mode)))
+			eval[bool](t, ctx, `document.getElementById('mode').dispatchEvent(new Event('change')), true`)
+			for _, id := range ids {
+				eval[bool](t, ctx, `(document.querySelector('#rows .row[data-span-id="`+id+`"]') || document.body).click(), true`)
+				eval[bool](t, ctx, `Array.from(document.querySelectorAll('#detail .show-all')).forEach(b => b.click()), true`)
+			}
+		}
+		require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#search"), "onerror")))
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('row-count').textContent.length > 0`))
+		require.NoError(t, err)
+		got := eval[injection](t, ctx, injected)
+		require.Equal(t, injection{Scripts: 3, Title: runs[0].Name + " — agenttrace"}, got)
+		require.Zero(t, eval[int](t, ctx, `window.violations`))
+		// The payloads were shown, as text.
+		detail := eval[string](t, ctx, `document.getElementById('app').innerText`)
+		for _, p := range hostile[:4] {
+			require.Contains(t, detail, p)
+		}
+		browsertest.Screenshot(t, ctx, "viewer-hostile.png")
+	})
+
+	t.Run("without JavaScript", func(t *testing.T) {
+		ctx := browsertest.New(t, browsertest.WithoutJavaScript())
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(browsertest.FileURL(t, page))))
+		got := eval[injection](t, ctx, injected)
+		require.Equal(t, injection{Scripts: 3, Title: hostile[0] + hostile[1]}, got)
+		text := eval[string](t, ctx, `document.body.textContent`)
+		require.Contains(t, text, hostile[0])
+	})
+}

@@ -1,0 +1,254 @@
+package viewer
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/report"
+)
+
+// staticLimit caps each value in the static outline; the embedded data
+// (and the page with JavaScript on) keeps everything.
+const staticLimit = 2000
+
+// staticRecord is one line of the embedded artifact, as the outline needs
+// it. The outline reads the same lines the script does, so the two views
+// never disagree about what a record holds.
+type staticRecord struct {
+	Kind          string          `json:"kind"`
+	Name          string          `json:"name"`
+	TraceID       string          `json:"trace_id"`
+	SpanID        string          `json:"span_id"`
+	ParentSpanID  string          `json:"parent_span_id"`
+	StartedAt     string          `json:"started_at"`
+	ElapsedMS     float64         `json:"elapsed_ms"`
+	OK            *bool           `json:"ok"`
+	Code          string          `json:"code"`
+	Message       string          `json:"message"`
+	Agent         string          `json:"agent"`
+	Tool          string          `json:"tool"`
+	Provider      string          `json:"provider"`
+	Model         string          `json:"model"`
+	FinishReasons []string        `json:"finish_reasons"`
+	Usage         map[string]any  `json:"usage"`
+	Args          json.RawMessage `json:"args"`
+	Result        json.RawMessage `json:"result"`
+	System        json.RawMessage `json:"system"`
+	Input         json.RawMessage `json:"input"`
+	Output        json.RawMessage `json:"output"`
+
+	kids []*staticRecord
+}
+
+// outlineNode is a record placed in the tree, with what the template shows.
+type outlineNode struct {
+	Rec    *staticRecord
+	Failed bool
+	Dur    string
+	Facts  [][2]string
+	Blocks []outlineBlock
+	Kids   []*outlineNode
+}
+
+type outlineBlock struct {
+	Title string
+	Text  string
+	Full  int // the value's full length, when Text is cut
+}
+
+type outlineRun struct {
+	Name    string
+	Report  *report.TokenReport
+	Budget  *converter.BudgetStatus
+	Roots   []*outlineNode
+	Skipped int
+}
+
+func writeStatic(w *bufio.Writer, runs []Run, data [][]byte) error {
+	out := make([]outlineRun, len(runs))
+	for i := range runs {
+		out[i] = outline(&runs[i], data[i])
+	}
+	if err := staticTmpl.Execute(w, out); err != nil {
+		return fmt.Errorf("viewer: static outline: %w", err)
+	}
+	return nil
+}
+
+func outline(run *Run, data []byte) outlineRun {
+	meta := run.Meta
+	if meta == nil {
+		meta = converter.MetaFor(run.Records)
+	}
+	rep := report.Tokens(run.Records, meta, report.WithTop(10))
+	o := outlineRun{Name: run.Name, Report: rep, Budget: rep.Budget}
+	var recs []*staticRecord
+	for n, line := range bytes.Split(data, []byte{'\n'}) {
+		if n == 0 || len(line) == 0 {
+			continue // the header
+		}
+		r := new(staticRecord)
+		if err := json.Unmarshal(line, r); err != nil {
+			o.Skipped++ // cannot happen for lines converter wrote; counted all the same
+			continue
+		}
+		recs = append(recs, r)
+	}
+	byID := make(map[[2]string]*staticRecord, len(recs))
+	for _, r := range recs {
+		byID[[2]string{r.TraceID, r.SpanID}] = r
+	}
+	var roots []*staticRecord
+	for _, r := range recs {
+		if p := byID[[2]string{r.TraceID, r.ParentSpanID}]; r.ParentSpanID != "" && p != nil && p != r {
+			p.kids = append(p.kids, r)
+		} else {
+			roots = append(roots, r)
+		}
+	}
+	o.Roots = nodes(roots, make(map[*staticRecord]bool))
+	return o
+}
+
+// nodes builds the outline below rs. seen guards against parent cycles in
+// hostile input; the template's own recursion depth is the tree's.
+func nodes(rs []*staticRecord, seen map[*staticRecord]bool) []*outlineNode {
+	slices.SortStableFunc(rs, func(a, b *staticRecord) int { return cmp.Compare(a.StartedAt, b.StartedAt) })
+	out := make([]*outlineNode, 0, len(rs))
+	for _, r := range rs {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		n := &outlineNode{Rec: r, Failed: r.OK != nil && !*r.OK, Dur: durText(r.ElapsedMS)}
+		add := func(k, v string) {
+			if v != "" {
+				n.Facts = append(n.Facts, [2]string{k, v})
+			}
+		}
+		add("started", r.StartedAt)
+		add("agent", r.Agent)
+		add("tool", r.Tool)
+		add("provider", r.Provider)
+		add("model", r.Model)
+		add("finish reasons", strings.Join(r.FinishReasons, ", "))
+		if len(r.Usage) > 0 {
+			var parts []string
+			for _, k := range []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "reasoning_output_tokens"} {
+				if v, ok := r.Usage[k]; ok {
+					parts = append(parts, fmt.Sprintf("%s %v", strings.TrimSuffix(k, "_tokens"), v))
+				}
+			}
+			add("usage", strings.Join(parts, ", "))
+		}
+		add("span id", r.SpanID)
+		if n.Failed {
+			add("error", strings.TrimSpace(r.Code+" "+r.Message))
+		}
+		for _, b := range []struct {
+			title string
+			v     json.RawMessage
+		}{{"arguments", r.Args}, {"result", r.Result}, {"system instructions", r.System}, {"input messages", r.Input}, {"output messages", r.Output}} {
+			if len(b.v) > 0 {
+				n.Blocks = append(n.Blocks, block(b.title, b.v))
+			}
+		}
+		n.Kids = nodes(r.kids, seen)
+		out = append(out, n)
+	}
+	return out
+}
+
+// block shows a JSON value: a string as its text, anything else indented.
+func block(title string, v json.RawMessage) outlineBlock {
+	var text string
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		text = s
+	} else {
+		var buf bytes.Buffer
+		if json.Indent(&buf, v, "", "  ") == nil {
+			text = buf.String()
+		} else {
+			text = string(v)
+		}
+	}
+	b := outlineBlock{Title: title, Text: text}
+	if len(text) > staticLimit {
+		cut := staticLimit
+		for cut > 0 && !utf8Start(text[cut]) {
+			cut--
+		}
+		b.Text, b.Full = text[:cut], len(text)
+	}
+	return b
+}
+
+func utf8Start(c byte) bool { return c&0xC0 != 0x80 }
+
+func durText(ms float64) string {
+	return time.Duration(ms * float64(time.Millisecond)).Round(time.Microsecond).String()
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// staticTmpl is the outline a reader without JavaScript gets: summary,
+// token tables and the record tree as native <details>, every value escaped
+// by html/template.
+var staticTmpl = template.Must(template.New("static").Funcs(template.FuncMap{
+	"n":   thousands,
+	"pct": func(b *converter.BudgetStatus) string { return fmt.Sprintf("%.1f%%", 100*float64(b.Spent)/float64(max(b.BudgetTokens, 1))) },
+}).Parse(`
+<div class="static">
+<p class="muted">JavaScript is off, so this is a static outline of the run. With JavaScript on, the page shows a timeline with search, filters and message views.</p>
+{{range .}}{{$r := .Report}}
+<h1>{{.Name}}</h1>
+<p>{{$r.Records.Total}} records ({{$r.Records.Agent}} agent, {{$r.Records.Inference}} model calls, {{$r.Records.Call}} tool calls, {{$r.Records.Span}} other spans), {{$r.Errors}} errors.
+Tokens: {{n $r.Tokens.Input}} in, {{n $r.Tokens.Output}} out, {{n $r.Tokens.CacheRead}} cache read, {{n $r.Tokens.CacheCreation}} cache write, {{n $r.Tokens.Reasoning}} reasoning; {{n $r.Tokens.Total}} in all.</p>
+{{with .Budget}}<p>Budget: <meter min="0" max="{{.BudgetTokens}}" high="{{.BudgetTokens}}" value="{{.Spent}}">{{n .Spent}}</meter> {{n .Spent}} of {{n .BudgetTokens}} tokens ({{pct .}}){{if .OverBudget}}, over budget{{else if .NearBudget}}, near the budget{{end}}.</p>{{end}}
+{{if .Skipped}}<p>{{.Skipped}} lines could not be shown.</p>{{end}}
+{{with $r.ByModel}}<details open><summary>By model</summary><table class="grid"><tr><th>model</th><th>provider</th><th>calls</th><th>input</th><th>output</th><th>cache read</th><th>reasoning</th><th>total</th></tr>
+{{range .}}<tr><td>{{.Model}}</td><td>{{.Provider}}</td><td>{{.Count}}</td><td>{{n .Input}}</td><td>{{n .Output}}</td><td>{{n .CacheRead}}</td><td>{{n .Reasoning}}</td><td>{{n .Total}}</td></tr>
+{{end}}</table></details>{{end}}
+{{with $r.ByTool}}<details open><summary>By tool</summary><table class="grid"><tr><th>tool</th><th>calls</th><th>errors</th><th>result tokens (est.)</th></tr>
+{{range .}}<tr><td>{{.Tool}}</td><td>{{.Calls}}</td><td>{{.Errors}}</td><td>{{n .EstimatedTokens}}</td></tr>
+{{end}}</table></details>{{end}}
+{{with $r.ByAgent}}<details open><summary>By agent</summary><table class="grid"><tr><th>agent</th><th>runs</th><th>model calls</th><th>total</th></tr>
+{{range .}}<tr><td>{{.Agent}}</td><td>{{.Runs}}</td><td>{{.Inferences}}</td><td>{{n .Total}}</td></tr>
+{{end}}</table></details>{{end}}
+{{with $r.Largest}}<details><summary>Largest responses</summary><table class="grid"><tr><th>record</th><th>kind</th><th>bytes</th><th>tokens</th></tr>
+{{range .}}<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{n .Bytes}}</td><td>{{n .Tokens}}</td></tr>
+{{end}}</table></details>{{end}}
+<h2>Records</h2>
+{{range .Roots}}{{template "node" .}}{{end}}
+{{end}}
+</div>
+{{define "node"}}<details class="rec{{if .Failed}} err{{end}}" data-span-id="{{.Rec.SpanID}}"><summary>[{{.Rec.Kind}}] <span class="name">{{.Rec.Name}}</span> <span class="muted">{{.Dur}}</span>{{if .Failed}} <b>error{{with .Rec.Code}}: {{.}}{{end}}</b>{{end}}</summary>
+<dl class="facts">{{range .Facts}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
+{{range .Blocks}}<h3>{{.Title}}</h3><pre class="val">{{.Text}}</pre>{{if .Full}}<p class="muted">… cut at {{n 2000}} of {{.Full}} characters</p>{{end}}{{end}}
+{{range .Kids}}{{template "node" .}}{{end}}</details>
+{{end}}`))
