@@ -32,7 +32,9 @@ func synth(name string, n int, text, body string) viewer.Run {
 		return s
 	}
 	start := time.Date(2026, 5, 4, 14, 0, 0, 0, time.UTC)
-	at := func(ms int) pcommon.Timestamp { return pcommon.NewTimestampFromTime(start.Add(time.Duration(ms) * time.Millisecond)) }
+	at := func(ms int) pcommon.Timestamp {
+		return pcommon.NewTimestampFromTime(start.Add(time.Duration(ms) * time.Millisecond))
+	}
 
 	root := ss.Spans().AppendEmpty()
 	root.SetTraceID(tid)

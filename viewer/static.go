@@ -220,8 +220,10 @@ func thousands(n int64) string {
 // token tables and the record tree as native <details>, every value escaped
 // by html/template.
 var staticTmpl = template.Must(template.New("static").Funcs(template.FuncMap{
-	"n":   thousands,
-	"pct": func(b *converter.BudgetStatus) string { return fmt.Sprintf("%.1f%%", 100*float64(b.Spent)/float64(max(b.BudgetTokens, 1))) },
+	"n": thousands,
+	"pct": func(b *converter.BudgetStatus) string {
+		return fmt.Sprintf("%.1f%%", 100*float64(b.Spent)/float64(max(b.BudgetTokens, 1)))
+	},
 }).Parse(`
 <div class="static">
 <p class="muted">JavaScript is off, so this is a static outline of the run. With JavaScript on, the page shows a timeline with search, filters and message views.</p>

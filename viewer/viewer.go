@@ -36,9 +36,9 @@ var assets embed.FS
 // page is the fixed part of every document: the code, the style and the
 // hashes the Content-Security-Policy allows them by.
 type page struct {
-	script, style           string
-	scriptHash, styleHash   string
-	dialects                []byte
+	script, style         string
+	scriptHash, styleHash string
+	dialects              []byte
 }
 
 var (
