@@ -67,7 +67,7 @@ func ready(t *testing.T, ctx context.Context) {
 func eval[T any](t *testing.T, ctx context.Context, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
-	require.NoError(t, err, js)
+	require.NoError(t, err, "%.120s", js)
 	return v
 }
 

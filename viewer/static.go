@@ -18,7 +18,7 @@ import (
 
 // staticLimit caps each value in the static outline; the embedded data
 // (and the page with JavaScript on) keeps everything.
-const staticLimit = 2000
+const staticLimit = 500
 
 // staticRecord is one line of the embedded artifact, as the outline needs
 // it. The outline reads the same lines the script does, so the two views
@@ -62,7 +62,8 @@ type outlineNode struct {
 type outlineBlock struct {
 	Title string
 	Text  string
-	Full  int // the value's full length, when Text is cut
+	Full  int64 // the value's full length, when Text is cut
+	Cut   int64 // where it was cut
 }
 
 type outlineRun struct {
@@ -188,7 +189,7 @@ func block(title string, v json.RawMessage) outlineBlock {
 		for cut > 0 && !utf8Start(text[cut]) {
 			cut--
 		}
-		b.Text, b.Full = text[:cut], len(text)
+		b.Text, b.Full, b.Cut = text[:cut], int64(len(text)), int64(cut)
 	}
 	return b
 }
@@ -251,6 +252,6 @@ Tokens: {{n $r.Tokens.Input}} in, {{n $r.Tokens.Output}} out, {{n $r.Tokens.Cach
 </div>
 {{define "node"}}<details class="rec{{if .Failed}} err{{end}}" data-span-id="{{.Rec.SpanID}}"><summary>[{{.Rec.Kind}}] <span class="name">{{.Rec.Name}}</span> <span class="muted">{{.Dur}}</span>{{if .Failed}} <b>error{{with .Rec.Code}}: {{.}}{{end}}</b>{{end}}</summary>
 <dl class="facts">{{range .Facts}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
-{{range .Blocks}}<h3>{{.Title}}</h3><pre class="val">{{.Text}}</pre>{{if .Full}}<p class="muted">… cut at {{n 2000}} of {{.Full}} characters</p>{{end}}{{end}}
+{{range .Blocks}}<h3>{{.Title}}</h3><pre class="val">{{.Text}}</pre>{{if .Full}}<p class="muted">… cut at {{n .Cut}} of {{n .Full}} characters (the page with JavaScript on shows it all)</p>{{end}}{{end}}
 {{range .Kids}}{{template "node" .}}{{end}}</details>
 {{end}}`))
