@@ -167,7 +167,8 @@ func (e *env) demoSummary(paths []string) error {
 		return err
 	}
 	head, _, _ := strings.Cut(buf.String(), "\n\n")
-	fmt.Fprintf(e.stdout, "\n%s\n\nWhere they went: agenttrace tokens %s\n", head, strings.Join(paths, " "))
+	files := strings.Join(paths, " ")
+	fmt.Fprintf(e.stdout, "\n%s\n\nWhere they went: agenttrace tokens %s\nLook at it:      agenttrace html %s\n", head, files, files)
 	return e.noteSkipped(all)
 }
 
