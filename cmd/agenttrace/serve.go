@@ -1,8 +1,149 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agenttrace/agenttrace/viewer/server"
+)
+
+// serveShutdownTimeout bounds how long serve waits for requests in flight
+// after a signal; live streams end at once.
+const serveShutdownTimeout = 5 * time.Second
 
 func newServeCmd(e *env) *cobra.Command {
-	_ = e
-	return &cobra.Command{Use: "serve", Short: "(being written)", Hidden: true}
+	var (
+		addr string
+		open bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve DIR",
+		Short: "Browse a directory of artifacts in a local viewer, live",
+		Long: `Serve runs a viewer for the artifacts (*.jsonl) in DIR and its
+subdirectories, on this machine only. The first page lists the runs, newest
+first, with their start, service, records, tokens, errors, duration and
+budget; each links to the viewer page of the run. A run still being
+written grows on its page as lines are appended to its file, so a demo or
+an agent recording into DIR can be watched live.
+
+The server listens on loopback only (--addr must be localhost, 127.x.x.x
+or [::1]; port 0 picks a free port), answers only requests addressed to
+those names, and serves nothing outside DIR: no "..", no symbolic link
+leading out, no file but a regular *.jsonl. It prints the address it
+serves at and runs until interrupted (Ctrl-C or SIGTERM).
+
+Exit status: 0 when stopped by a signal, 2 on a usage error (an --addr that
+is not loopback) or when DIR cannot be read or the address cannot be
+listened on.`,
+		Example: `  agenttrace demo --out runs && agenttrace serve runs --open
+  agenttrace serve runs --addr 127.0.0.1:8080`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := argsAtLeast(1, "directory to serve")(cmd, args); err != nil {
+				return err
+			}
+			if len(args) > 1 {
+				return usageErrorf("serve takes one directory, got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// Checked before anything listens: a wrong --addr must not
+			// expose the runs even for a moment.
+			if err := server.CheckAddr(addr); err != nil {
+				return usageErrorf("--addr: %w", err)
+			}
+			return e.serve(cmd.Context(), args[0], addr, open)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on; port 0 picks a free one")
+	cmd.Flags().BoolVar(&open, "open", false, "open the list of runs in the default browser")
+	return cmd
+}
+
+// serve serves dir at addr until ctx is done or the process gets SIGINT
+// or SIGTERM.
+func (e *env) serve(ctx context.Context, dir, addr string, open bool) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	// Handlers log from their own goroutines; the opener warns from its own.
+	stderr := &lockedWriter{w: e.stderr}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{
+		Level: slog.LevelWarn,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{} // a terminal needs no timestamps
+			}
+			return a
+		},
+	}))
+	s, err := server.New(dir, server.WithLogger(log))
+	if err != nil {
+		return ioError(err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return errors.Join(ioError(fmt.Errorf("listen: %w", err)), s.Shutdown(ctx))
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+
+	url := "http://" + ln.Addr().String() + "/"
+	fmt.Fprintf(e.stdout, "serving %s at %s\n", dir, url)
+	if open {
+		openBrowser(url, stderr)
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		// Serve stops on its own only when it cannot go on (a listener
+		// that is not loopback after all: "localhost" resolving elsewhere).
+		sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
+		defer cancel()
+		return errors.Join(ioError(fmt.Errorf("serve: %w", err)), s.Shutdown(sctx))
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
+	defer cancel()
+	err = s.Shutdown(sctx)
+	<-served // http.ErrServerClosed
+	if err != nil {
+		return ioError(err)
+	}
+	return nil
+}
+
+// openBrowser asks the desktop to open url. It is a convenience: when it
+// fails, serve warns and goes on, since the address is printed anyway.
+func openBrowser(url string, stderr *lockedWriter) {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "agenttrace: warning: --open: %v\n", err)
+		return
+	}
+	// Not waited for: some openers run as long as the browser does.
+	go func() {
+		if err := cmd.Wait(); err != nil {
+			fmt.Fprintf(stderr, "agenttrace: warning: --open: %s: %v\n", cmd.Path, err)
+		}
+	}()
 }

@@ -1,0 +1,107 @@
+package server
+
+import (
+	"errors"
+	"io/fs"
+	"net/http"
+	"strings"
+)
+
+// Routes. Each takes the artifact's path relative to the directory,
+// slash-separated and percent-encoded per segment.
+const (
+	routeRun    = "/run/"
+	routeEvents = "/events/"
+	routeRaw    = "/raw/"
+)
+
+// viewerCSP is the header policy of the viewer page. The page brings its
+// own strict policy in a meta element, with the hashes of its inline
+// script and style; a header policy must not contradict it, so this one
+// only adds what a meta element cannot say (frame-ancestors) and what
+// holds for any page (no base, no forms).
+const viewerCSP = "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Frame-Options", "DENY")
+	// Another site may not load these responses as subresources (a
+	// <script src> pointing at /raw/..., say).
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	h.Set("Content-Security-Policy", pageCSP)
+
+	if !hostAllowed(r.Host) {
+		s.cfg.log.Warn("refused request: Host is not a loopback name", "host", r.Host, "path", r.URL.EscapedPath())
+		http.Error(w, "forbidden: this viewer answers only to localhost, 127.0.0.1 or [::1]", http.StatusForbidden)
+		return
+	}
+	if !s.enter() {
+		http.Error(w, "the server is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.leave()
+
+	path := r.URL.EscapedPath()
+	switch {
+	case path == "/":
+		if !allowMethods(w, r, http.MethodGet, http.MethodHead) {
+			return
+		}
+		s.serveList(w, r)
+	case strings.HasPrefix(path, routeRun):
+		if !allowMethods(w, r, http.MethodGet, http.MethodHead) {
+			return
+		}
+		s.withArtifact(w, path[len(routeRun):], s.serveRun, r)
+	case strings.HasPrefix(path, routeEvents):
+		if !allowMethods(w, r, http.MethodGet) {
+			return
+		}
+		s.withArtifact(w, path[len(routeEvents):], s.serveEvents, r)
+	case strings.HasPrefix(path, routeRaw):
+		if !allowMethods(w, r, http.MethodGet, http.MethodHead) {
+			return
+		}
+		s.withArtifact(w, path[len(routeRaw):], s.serveRaw, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// withArtifact resolves the escaped relative path of a request and, when
+// it names an artifact inside the directory, calls serve with it opened.
+// A path that could name anything else is refused before any file is
+// touched; one that names no artifact is not found.
+func (s *Server) withArtifact(w http.ResponseWriter, escaped string, serve func(http.ResponseWriter, *http.Request, *artifact), r *http.Request) {
+	rel, err := cleanRel(escaped)
+	if err != nil {
+		s.cfg.log.Warn("refused path", "path", r.URL.EscapedPath(), "err", err)
+		http.Error(w, "bad request: not an artifact path", http.StatusBadRequest)
+		return
+	}
+	a, err := openArtifact(s.root, rel)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotArtifact) {
+			s.cfg.log.Warn("cannot open artifact", "path", rel, "err", err)
+		}
+		http.NotFound(w, r)
+		return
+	}
+	defer a.f.Close()
+	serve(w, r, a)
+}
+
+// allowMethods answers 405 to a method not in allowed.
+func allowMethods(w http.ResponseWriter, r *http.Request, allowed ...string) bool {
+	for _, m := range allowed {
+		if r.Method == m {
+			return true
+		}
+	}
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	return false
+}

@@ -1,0 +1,220 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// runInfo is one row of the list page: what an artifact holds, read with
+// converter.Reader and totalled with converter.Tally, so the numbers are
+// those of "agenttrace tokens" and of the summary trailer.
+type runInfo struct {
+	Rel     string // slash-separated path relative to the directory
+	Size    int64
+	ModTime time.Time
+
+	Started  time.Time // the header's started_at; zero when it has none
+	Service  string
+	Records  int64
+	Errors   int64
+	Tokens   converter.Tokens
+	Duration time.Duration // from started_at to the latest span end; -1 when unknown
+	Budget   *converter.BudgetStatus
+	// Complete tells that the last line is a trailer marked complete: the
+	// writer closed the run. Otherwise it is still being written, or its
+	// writer died.
+	Complete bool
+	// Problems counts lines reported and skipped (a torn last line, which
+	// a file being written often has, is not counted).
+	Problems int64
+	// Err says why the artifact could not be read, when it could not.
+	Err string
+}
+
+// when is the time the list sorts by: the run's start, or the file's
+// modification time when the header gives none.
+func (ri *runInfo) when() time.Time {
+	if !ri.Started.IsZero() {
+		return ri.Started
+	}
+	return ri.ModTime
+}
+
+// cacheEntry is an artifact's row, valid while its size and modification
+// time are those it was read at.
+type cacheEntry struct {
+	size    int64
+	modTime time.Time
+	info    *runInfo
+}
+
+// lister lists the artifacts of a directory. It reads an artifact again
+// only when its size or modification time changed, so listing a
+// directory of large, finished runs costs a directory walk.
+type lister struct {
+	root *os.Root
+	log  *slog.Logger
+
+	mu    sync.Mutex // one listing at a time; guards cache
+	cache map[string]*cacheEntry
+}
+
+// found is an artifact the walk found, with the file's size and mtime.
+type found struct {
+	rel string
+	fi  fs.FileInfo
+}
+
+// runs returns every artifact under the directory, newest first.
+func (l *lister) runs() []*runInfo {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+
+	files := l.walk()
+	out := make([]*runInfo, len(files))
+	next := make(map[string]*cacheEntry, len(files))
+	var todo []int
+	for i, f := range files {
+		if e, ok := l.cache[f.rel]; ok && e.size == f.fi.Size() && e.modTime.Equal(f.fi.ModTime()) {
+			out[i] = e.info
+			next[f.rel] = e
+			continue
+		}
+		todo = append(todo, i)
+	}
+
+	// Read what changed in parallel: the first listing of a large
+	// directory reads every file.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for _, i := range todo {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out[i] = l.read(files[i])
+		})
+	}
+	wg.Wait()
+	for _, i := range todo {
+		// Keyed by what was stat'ed before reading: a file that grew
+		// meanwhile is read again next time.
+		next[files[i].rel] = &cacheEntry{size: files[i].fi.Size(), modTime: files[i].fi.ModTime(), info: out[i]}
+	}
+	l.cache = next
+
+	slices.SortFunc(out, func(a, b *runInfo) int {
+		if c := b.when().Compare(a.when()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Rel, b.Rel)
+	})
+	return out
+}
+
+// walk finds the regular *.jsonl files under the directory, skipping
+// hidden files and directories. Symbolic links to files are listed when
+// they stay inside the directory (the root refuses the others); links to
+// directories are not followed, so the walk ends.
+func (l *lister) walk() []found {
+	var files []found
+	err := fs.WalkDir(l.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			l.log.Warn("cannot list", "path", p, "err", err)
+			if d != nil && d.IsDir() && p != "." {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p == "." {
+			return nil
+		}
+		name := d.Name()
+		if strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || path.Ext(name) != ext {
+			return nil
+		}
+		fi, err := l.root.Stat(filepath.FromSlash(p)) // follows a link, inside the root only
+		if err != nil {
+			if d.Type()&fs.ModeSymlink == 0 {
+				l.log.Warn("cannot list", "path", p, "err", err)
+			}
+			return nil
+		}
+		if fi.Mode().IsRegular() {
+			files = append(files, found{rel: p, fi: fi})
+		}
+		return nil
+	})
+	if err != nil {
+		l.log.Warn("cannot list", "err", err)
+	}
+	return files
+}
+
+// read summarizes one artifact.
+func (l *lister) read(f found) *runInfo {
+	ri := &runInfo{Rel: f.rel, Size: f.fi.Size(), ModTime: f.fi.ModTime(), Duration: -1}
+	a, err := openArtifact(l.root, f.rel)
+	if err != nil {
+		ri.Err = err.Error()
+		return ri
+	}
+	defer a.f.Close()
+	problems := func(le *converter.LineError) {
+		if !errors.Is(le, converter.ErrTornLine) {
+			ri.Problems++
+		}
+	}
+	rd := converter.NewReader(a.f, converter.WithSource(f.rel), converter.WithProblemHandler(problems))
+	var (
+		tally   converter.Tally
+		lastRec int
+	)
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			l.log.Warn("cannot read artifact", "path", f.rel, "err", err)
+			ri.Err = err.Error()
+			break
+		}
+		tally.Add(rec)
+		lastRec = max(lastRec, rd.Line())
+	}
+	meta := rd.Meta()
+	if meta == nil { // a fatal first line
+		return ri
+	}
+	sum := tally.Summary(meta.Budget)
+	ri.Service = meta.Service
+	if !meta.StartedAt.IsZero() && meta.StartedAt.UnixNano() > 0 {
+		ri.Started = meta.StartedAt
+		if !sum.FinishedAt.IsZero() && !sum.FinishedAt.Before(ri.Started) {
+			ri.Duration = sum.FinishedAt.Sub(ri.Started)
+		}
+	}
+	ri.Records, ri.Errors, ri.Tokens, ri.Budget = sum.Records, sum.Errors, sum.Tokens, sum.Budget
+	if tr := rd.Summary(); tr != nil && tr.Complete && rd.SummaryLine() > lastRec {
+		ri.Complete = true
+	}
+	return ri
+}

@@ -1,0 +1,189 @@
+package server
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// listStyle is the list page's only style sheet. The page's policy allows
+// it by its hash, and nothing else: the page has no script.
+const listStyle = `
+:root{color-scheme:light dark;--fg:#1d2330;--mute:#667085;--line:#e4e7ec;--head:#f5f7fa;--bad:#b42318;--warn:#b54708;--ok:#067647;--link:#175cd3}
+@media (prefers-color-scheme:dark){:root{--fg:#e4e7ec;--mute:#98a2b3;--line:#344054;--head:#1d2939;--bad:#f97066;--warn:#fdb022;--ok:#47cd89;--link:#84caff}}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);margin:24px}
+h1{font-size:18px;margin:0 0 4px}
+code,td.run{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px}
+p.sub{color:var(--mute);margin:0 0 16px}
+table{border-collapse:collapse;width:100%}
+th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
+th{background:var(--head);font-weight:600;position:sticky;top:0}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td.run{white-space:normal;word-break:break-all}
+a{color:var(--link);text-decoration:none}
+a:hover{text-decoration:underline}
+.bad{color:var(--bad)}.warn{color:var(--warn)}.ok{color:var(--ok)}.mute{color:var(--mute)}
+`
+
+// listStyleHash is listStyle's CSP source expression.
+var listStyleHash = cspHash(listStyle)
+
+func cspHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
+
+// pageCSP is the Content-Security-Policy of the list page (its meta
+// element and its header) and the header of every other response but the
+// viewer page: nothing may load but the one style sheet above.
+var pageCSP = "default-src 'none'; style-src " + listStyleHash +
+	"; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// listPage is parsed from literal text around listStyle, which
+// html/template copies as it is: the bytes hashed are the bytes sent.
+var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
+	"num":      num,
+	"duration": duration,
+	"started":  started,
+	"budget":   budget,
+	"escape":   escapeRel,
+}).Parse(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="` + template.HTMLEscapeString(cspMeta()) + `">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>agenttrace runs · {{.Dir}}</title>
+<style>` + listStyle + `</style>
+</head>
+<body>
+<h1>Runs in <code>{{.Dir}}</code></h1>
+<p class="sub">{{len .Runs}} artifact{{if ne (len .Runs) 1}}s{{end}}, newest first. Listed at {{.Now}}; reload the page to list again.</p>
+{{- if .Runs}}
+<table>
+<thead><tr><th>Run</th><th>Started</th><th>Service</th><th class="n">Records</th><th class="n">Tokens in</th><th class="n">Tokens out</th><th class="n">Errors</th><th class="n">Duration</th><th>Budget</th><th>State</th><th></th></tr></thead>
+<tbody>
+{{- range .Runs}}
+<tr data-path="{{.Rel}}">
+<td class="run"><a href="/run/{{escape .Rel}}">{{.Rel}}</a></td>
+{{- if .Err}}
+<td data-col="error" colspan="9" class="bad">cannot read: {{.Err}}</td>
+{{- else}}
+<td data-col="started">{{started .Started}}</td>
+<td data-col="service">{{or .Service "—"}}</td>
+<td data-col="records" class="n">{{num .Records}}</td>
+<td data-col="in" class="n">{{num .Tokens.Input}}</td>
+<td data-col="out" class="n">{{num .Tokens.Output}}</td>
+<td data-col="errors" class="n{{if .Errors}} bad{{end}}">{{num .Errors}}</td>
+<td data-col="duration" class="n">{{duration .Duration}}</td>
+{{- with .Budget}}
+<td data-col="budget" class="{{if .OverBudget}}bad{{else if .NearBudget}}warn{{end}}">{{budget .}}</td>
+{{- else}}
+<td data-col="budget" class="mute">—</td>
+{{- end}}
+<td data-col="state">{{if .Complete}}<span class="ok">complete</span>{{else}}<span class="warn">open</span>{{end}}{{if .Problems}} <span class="bad">{{num .Problems}} bad line{{if ne .Problems 1}}s{{end}}</span>{{end}}</td>
+{{- end}}
+<td><a href="/raw/{{escape .Rel}}" download>raw</a></td>
+</tr>
+{{- end}}
+</tbody>
+</table>
+{{- else}}
+<p>No artifacts (<code>*.jsonl</code>) here yet. Record one with <code>agenttrace demo --out {{.Dir}}</code>.</p>
+{{- end}}
+</body>
+</html>
+`))
+
+// cspMeta is the policy the list page carries in a meta element, where
+// frame-ancestors is not allowed (the header says it).
+func cspMeta() string {
+	return "default-src 'none'; style-src " + listStyleHash + "; base-uri 'none'; form-action 'none'"
+}
+
+// listData is what the list page shows.
+type listData struct {
+	Dir  string
+	Now  string
+	Runs []*runInfo
+}
+
+func (s *Server) serveList(w http.ResponseWriter, _ *http.Request) {
+	data := listData{Dir: s.dir, Now: time.Now().Format("2006-01-02 15:04:05 MST"), Runs: s.list.runs()}
+	var page bytes.Buffer
+	if err := listPage.Execute(&page, data); err != nil {
+		s.cfg.log.Error("cannot render the list", "err", err)
+		http.Error(w, "cannot render the list", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(page.Len()))
+	_, _ = page.WriteTo(w)
+}
+
+// num writes n with thousands separators.
+func num(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	var b []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s[i])
+	}
+	if neg {
+		return "-" + string(b)
+	}
+	return string(b)
+}
+
+// duration writes d the way a person reads a run's length.
+func duration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "—"
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// started writes a run's start in UTC: runs come from anywhere, and UTC
+// is what their artifacts say.
+func started(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+// budget writes what a run spent of its budget.
+func budget(b *converter.BudgetStatus) string {
+	s := num(b.Spent) + " / " + num(b.BudgetTokens)
+	if b.BudgetTokens > 0 {
+		s += fmt.Sprintf(" (%d%%)", b.Spent*100/b.BudgetTokens)
+	}
+	if b.OverBudget {
+		s += " over"
+	} else if b.NearBudget {
+		s += " near"
+	}
+	return s
+}

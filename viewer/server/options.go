@@ -1,0 +1,70 @@
+package server
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Defaults of the options.
+const (
+	// DefaultPollInterval is how often a live stream looks for new lines.
+	// A quarter second feels live to a person watching and costs one
+	// fstat per open page.
+	DefaultPollInterval = 250 * time.Millisecond
+	// DefaultHeartbeat is how often an idle live stream sends a comment,
+	// so that proxies and browsers do not time the connection out and a
+	// closed tab is noticed on the next write.
+	DefaultHeartbeat = 15 * time.Second
+)
+
+// An Option configures a Server. Options are sealed: only this package
+// makes them.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	poll      time.Duration
+	heartbeat time.Duration
+	log       *slog.Logger
+}
+
+func newConfig(opts []Option) config {
+	c := config{poll: DefaultPollInterval, heartbeat: DefaultHeartbeat}
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// WithPollInterval sets how often a live stream checks its file for new
+// lines (default [DefaultPollInterval]). d <= 0 keeps the default.
+func WithPollInterval(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d > 0 {
+			c.poll = d
+		}
+	})
+}
+
+// WithHeartbeat sets how often an idle live stream sends a keep-alive
+// comment (default [DefaultHeartbeat]). d <= 0 keeps the default.
+func WithHeartbeat(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d > 0 {
+			c.heartbeat = d
+		}
+	})
+}
+
+// WithLogger sets where the Server reports what it cannot show: artifacts
+// it cannot read, lines a live stream skips, requests it refuses. The
+// default discards them; a request never sees these details.
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(c *config) { c.log = l })
+}
