@@ -1,0 +1,97 @@
+package semconv
+
+// The dialect table as data, for readers outside Go. The HTML viewer parses
+// dropped OTLP and Jaeger files in the browser (viewer/assets/ingest.js) and
+// must promote exactly the attributes [Read] promotes; it gets the table
+// from Table, embedded in the page, rather than a hand-kept copy.
+//
+// What Table cannot carry is ported to ingest.js by hand: classifyFacts and
+// vercelKind (its classify), Reading.condHolds (the meaning of each Cond),
+// typeMatches, Reading.acceptable and NormalizeOperation. A change to any
+// of them needs the same change there; viewer/ingest_test.go compares the
+// two on every dialect payload and a random matrix of spans.
+
+// FieldInfo is one row of the dialect table: a record field and the
+// attribute keys that supply it.
+type FieldInfo struct {
+	// Name is the field's path in a record: "model", "usage.input_tokens".
+	Name string `json:"name"`
+	// Type is the type of the field's value, as ValueType.String spells it.
+	Type string `json:"type"`
+	// Sources are the keys that supply the field, best first. Sources[0]
+	// is the canonical key, the one a record without an alias goes back to.
+	Sources []SourceInfo `json:"sources"`
+}
+
+// SourceInfo is one attribute key that may supply a field.
+type SourceInfo struct {
+	// Key is the attribute key.
+	Key string `json:"key"`
+	// Type is the attribute type the key must have to be used, as
+	// ValueType.String spells it. A finish-reason key of type "string"
+	// supplies a one-element list.
+	Type string `json:"type"`
+	// Condition, when not empty, restricts the key to spans of one kind:
+	// one of the Cond constants.
+	Condition string `json:"condition,omitempty"`
+}
+
+// Conditions a source may carry, as Table spells them. They are part of
+// the table's contract with other readers: a new condition needs code in
+// every reader (ingest.js reports one it does not know and never uses its
+// source).
+const (
+	// CondOpenInferenceTool: the span was classified a call by the
+	// OpenInference rule (openinference.span.kind TOOL).
+	CondOpenInferenceTool = "openinference_tool"
+	// CondTraceloopTool: the span was classified a call by the OpenLLMetry
+	// rule (traceloop.span.kind tool).
+	CondTraceloopTool = "traceloop_tool"
+	// CondTraceloopAgent: the span was classified an agent by the
+	// OpenLLMetry rule (traceloop.span.kind workflow or agent).
+	CondTraceloopAgent = "traceloop_agent"
+	// CondError: the span's status is Error.
+	CondError = "error"
+)
+
+var conditionNames = [...]string{
+	always:              "",
+	ifOpenInferenceTool: CondOpenInferenceTool,
+	ifTraceloopTool:     CondTraceloopTool,
+	ifTraceloopAgent:    CondTraceloopAgent,
+	ifError:             CondError,
+}
+
+var valueTypeNames = [...]string{
+	TypeString:  "string",
+	TypeInt:     "int",
+	TypeDouble:  "double",
+	TypeStrings: "strings",
+	TypeJSON:    "json",
+}
+
+// String returns the type's name in [Table]: "string", "int", "double",
+// "strings" or "json".
+func (t ValueType) String() string {
+	if int(t) < len(valueTypeNames) {
+		return valueTypeNames[t]
+	}
+	return ""
+}
+
+// Table returns the dialect table: every [Field] in the order [Read]
+// resolves them (a key taken by an earlier field is not offered to a later
+// one), each with its sources in priority order. The result is a fresh
+// copy; callers may keep or change it.
+func Table() []FieldInfo {
+	out := make([]FieldInfo, 0, NumFields)
+	for f := range NumFields {
+		spec := fieldSpecs[f]
+		fi := FieldInfo{Name: spec.name, Type: spec.typ.String(), Sources: make([]SourceInfo, len(spec.sources))}
+		for i, s := range spec.sources {
+			fi.Sources[i] = SourceInfo{Key: s.key, Type: s.typ.String(), Condition: conditionNames[s.cond]}
+		}
+		out = append(out, fi)
+	}
+	return out
+}
