@@ -145,7 +145,9 @@ type classInputs struct {
 }
 
 // classifyFacts applies the dialect rules in order; the first that matches
-// wins.
+// wins. The viewer's browser-side parser (viewer/assets/ingest.js,
+// classify) ports these rules by hand; change both together, and
+// viewer's TestIngestAgreesWithGo holds them to each other.
 func classifyFacts(name string, in classInputs) (Kind, Dialect) {
 	switch NormalizeOperation(in.op) {
 	case OpChat, OpTextCompletion, OpGenerate, OpEmbeddings, OpRetrieval, "completion", "generate":

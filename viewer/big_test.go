@@ -28,7 +28,7 @@ func TestFiveThousandRecordsRenderLazily(t *testing.T) {
 	page := writePage(t, []viewer.Run{run})
 	ctx := browsertest.New(t)
 	open(t, ctx, page)
-	t.Logf("render: %s ms", eval[string](t, ctx, `document.body.dataset.renderMs`))
+	t.Logf("script: %s ms, of which parsing %s ms", eval[string](t, ctx, `document.body.dataset.renderMs`), eval[string](t, ctx, `document.body.dataset.parseMs`))
 
 	require.Equal(t, strconv.Itoa(bigRecords), eval[string](t, ctx, `document.body.dataset.visibleRows`))
 	inDOM := len(rowIDs(t, ctx))

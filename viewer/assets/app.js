@@ -809,7 +809,9 @@
   const dialects = readJSON('at-dialects') || {};
 
   buildShell();
+  const tParse = performance.now();
   loadEmbedded();
+  document.body.dataset.parseMs = (performance.now() - tParse).toFixed(1);
   renderRunPicker();
   if (S.runs.length) selectRun(0);
   else {
