@@ -14,6 +14,12 @@ const (
 	// exitUsage: a usage error (unknown flag, missing argument) or an I/O
 	// error (missing file, unwritable output).
 	exitUsage = 2
+	// exitUnsent: send could not deliver every span, because the endpoint
+	// refused a request (or part of one) or could not be reached within the
+	// timeout and retries. Only send uses it; it tells a script "try again
+	// later, or fix the endpoint" apart from "fix the input" (1) and "fix the
+	// command line" (2).
+	exitUnsent = 3
 )
 
 // exitError carries the exit code an error maps to. An exitError whose

@@ -49,17 +49,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "agenttrace",
-		Short: "Convert, validate and report on OpenTelemetry GenAI traces",
+		Short: "Convert, validate, report on and view OpenTelemetry GenAI traces",
 		Long: `agenttrace converts OpenTelemetry GenAI traces (OTLP/JSON, OTLP protobuf)
-to and from the agenttrace JSONL artifact, validates artifacts, and reports
-where a run's tokens went.
+to and from the agenttrace JSONL artifact, validates artifacts, reports
+where a run's tokens went, and shows runs: as an offline HTML page, in a
+live local viewer, or in any OTLP backend such as Jaeger.
 
 Inputs are recognized by their content, never by their file name; "-" reads
 standard input.
 
 Exit status: 0 on success, 1 when an input is invalid or validation finds
 problems, 2 on a usage error or an I/O error (missing file, unwritable
-output).`,
+output), 3 when send's endpoint refuses or cannot be reached.`,
 		Version:       strings.TrimPrefix(converter.Producer, "agenttrace/"),
 		SilenceErrors: true, // run prints errors, with the exit code they map to
 		SilenceUsage:  true, // run prints a usage hint for usage errors only

@@ -26,13 +26,6 @@ import (
 	"github.com/agenttrace/agenttrace/converter"
 )
 
-// exitUnsent: send could not deliver every span, because the endpoint
-// refused a request (or part of one) or could not be reached within the
-// timeout and retries. Only send uses it; it tells a script "try again
-// later, or fix the endpoint" apart from "fix the input" (1) and "fix the
-// command line" (2).
-const exitUnsent = 3
-
 // Batch limits. maxBatchBytes stays under the 4 MiB a gRPC server accepts
 // by default (the collector's OTLP receiver and Jaeger's included), with
 // room for the request's framing and the resource and scope repeated per
