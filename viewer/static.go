@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
@@ -170,18 +171,31 @@ func nodes(rs []*staticRecord, seen map[*staticRecord]bool) []*outlineNode {
 }
 
 // block shows a JSON value: a string as its text, anything else indented.
+// The line was validated when it was decoded, so a value too long to show
+// whole is cut as it is, not indented first (indenting megabytes to show
+// 500 characters was most of the outline's cost).
 func block(title string, v json.RawMessage) outlineBlock {
 	var text string
-	var s string
-	if json.Unmarshal(v, &s) == nil {
+	switch {
+	case v[0] == '"':
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			s = string(v)
+		}
 		text = s
-	} else {
+	case len(v) <= 4*staticLimit:
 		var buf bytes.Buffer
 		if json.Indent(&buf, v, "", "  ") == nil {
 			text = buf.String()
 		} else {
 			text = string(v)
 		}
+	default:
+		text = string(v[:staticLimit+utf8.UTFMax])
+	}
+	full := int64(len(text))
+	if len(text) > staticLimit || len(v) > 4*staticLimit {
+		full = max(full, int64(len(v)))
 	}
 	b := outlineBlock{Title: title, Text: text}
 	if len(text) > staticLimit {
@@ -189,7 +203,7 @@ func block(title string, v json.RawMessage) outlineBlock {
 		for cut > 0 && !utf8Start(text[cut]) {
 			cut--
 		}
-		b.Text, b.Full, b.Cut = text[:cut], int64(len(text)), int64(cut)
+		b.Text, b.Full, b.Cut = text[:cut], full, int64(cut)
 	}
 	return b
 }
