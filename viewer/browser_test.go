@@ -345,3 +345,53 @@ func TestHostilePayloadsStayText(t *testing.T) {
 		require.Contains(t, text, hostile[0])
 	})
 }
+
+// The parts of the page a plain agent run does not reach: the budget bar,
+// messages by role with thinking and tool calls, and long values cut with
+// their length said, expandable in full.
+func TestBudgetMessagesAndLongValues(t *testing.T) {
+	run := synth("budget.jsonl", 9, "step", strings.Repeat("0123456789", 150))
+	run.Meta = converter.MetaFor(run.Records)
+	run.Meta.Budget = &converter.Budget{Tokens: 300, WarnThreshold: 0.8}
+	page := writePage(t, []viewer.Run{run})
+	ctx := browsertest.New(t)
+	open(t, ctx, page)
+
+	rep := report.Tokens(run.Records, run.Meta)
+	require.True(t, rep.Budget.OverBudget)
+	require.Equal(t, "over", eval[string](t, ctx, `document.getElementById('budget').dataset.state`))
+	require.Contains(t, eval[string](t, ctx, `document.getElementById('budget').innerText`),
+		thousands(rep.Budget.Spent)+" of 300 tokens")
+
+	var chat, tool string
+	for i := range run.Records {
+		switch run.Records[i].Span.Name() {
+		case "chat step":
+			chat = run.Records[i].Span.SpanID().String()
+		case "execute_tool step":
+			tool = run.Records[i].Span.SpanID().String()
+		}
+	}
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#rows .row[data-span-id="`+chat+`"]`))))
+	roles := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#detail .msg .role > span:first-child')).map(e => e.textContent)`)
+	require.Equal(t, []string{"user", "assistant"}, roles)
+	require.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll('#detail .msg.role-user details.reasoning').length`), "thinking is shown as such")
+	require.Contains(t, eval[string](t, ctx, `document.querySelector('#detail .msg.role-assistant .tool-call').innerText`), "→ tool step")
+	require.Contains(t, eval[string](t, ctx, `document.getElementById("detail").textContent`), "finish: tool_call", "the message's finish reason")
+
+	// Minimal mode cuts at 600 characters and says how long the value is.
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#mode`), "minimal")))
+	eval[bool](t, ctx, `document.getElementById('mode').dispatchEvent(new Event('change')), true`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#rows .row[data-span-id="`+tool+`"]`))))
+	result, ok := run.Records[0].Span.Attributes().Get("gen_ai.tool.call.result")
+	for i := 0; !ok; i++ {
+		result, ok = run.Records[i].Span.Attributes().Get("gen_ai.tool.call.result")
+	}
+	full := len(result.Str())
+	more := eval[string](t, ctx, `document.querySelector('#detail .more').innerText`)
+	require.Contains(t, more, thousands(int64(full))+" in all")
+	require.Equal(t, 600, eval[int](t, ctx, `document.querySelector('#detail .more').parentNode.querySelector('pre').textContent.length`))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#detail .show-all`))))
+	require.Equal(t, full, eval[int](t, ctx, `Math.max(...Array.from(document.querySelectorAll('#detail pre')).map(p => p.textContent.length))`))
+	browsertest.Screenshot(t, ctx, "viewer-budget.png")
+}
