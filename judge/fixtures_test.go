@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -453,19 +454,5 @@ func readFixture(t testing.TB, name string) ([]converter.Record, *converter.Meta
 
 func readArtifact(t testing.TB, path string) ([]converter.Record, *converter.Meta) {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	rd := converter.NewReader(f)
-	var recs []converter.Record
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err, path)
-		recs = append(recs, *rec)
-	}
-	require.Empty(t, rd.Problems(), path)
-	return recs, rd.Meta()
+	return artifacttest.Read(t, path)
 }

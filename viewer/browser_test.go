@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/viewer"
@@ -24,21 +24,8 @@ import (
 // readRun reads an artifact with the project's reader, as `agenttrace html` does.
 func readRun(t testing.TB, path string) viewer.Run {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	r := converter.NewReader(f, converter.WithSource(path))
-	var recs []converter.Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		recs = append(recs, *rec)
-	}
-	require.Zero(t, r.Stats().Problems, "fixture %s has problems", path)
-	return viewer.Run{Name: filepath.Base(path), Meta: r.Meta(), Records: recs}
+	recs, meta := artifacttest.Read(t, path)
+	return viewer.Run{Name: filepath.Base(path), Meta: meta, Records: recs}
 }
 
 // writePage renders runs into a file in a temp dir and returns its path.

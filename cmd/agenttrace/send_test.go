@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,6 +31,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
@@ -248,20 +248,7 @@ func wantSpans(t *testing.T, paths ...string) []string {
 // it with converter.ToTraces, as send does after its own loading.
 func readArtifact(t *testing.T, path string) ptrace.Traces {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	r := converter.NewReader(f, converter.WithSource(path))
-	var recs []converter.Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		recs = append(recs, *rec)
-	}
-	require.Zero(t, r.Stats().Problems, "%s has bad lines", path)
+	recs, _ := artifacttest.Read(t, path)
 	return converter.ToTraces(recs)
 }
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -20,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/viewer/server"
 )
 
@@ -104,21 +104,9 @@ func raw(t *testing.T, addr, target, host string) (int, string) {
 // producer appends, one line at a time, to a live artifact.
 func artifactLines(t *testing.T, src string) []string {
 	t.Helper()
-	f, err := os.Open(src)
-	require.NoError(t, err)
-	defer f.Close()
-	rd := converter.NewReader(f)
-	var recs []converter.Record
-	for {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		recs = append(recs, *rec)
-	}
+	recs, meta := artifacttest.Read(t, src)
 	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, rd.Meta())
+	w := converter.NewWriter(&buf, meta)
 	require.NoError(t, w.WriteHeader())
 	for i := range recs {
 		require.NoError(t, w.Write(&recs[i]))
