@@ -97,8 +97,10 @@ func (b *budgets) state(tid trace.TraceID, conv string) *budgetState {
 	return st
 }
 
-// spend counts a span that ended: its model usage, its crossings.
-func (b *budgets) spend(s sdktrace.ReadOnlySpan) {
+// spend counts a span that ended: its model usage, its crossings. It
+// returns the usage of a model call (zero for other spans), so a span
+// dropped after this is not read twice.
+func (b *budgets) spend(s sdktrace.ReadOnlySpan) semconv.Usage {
 	sc := s.SpanContext()
 	var f semconv.Facts
 	if b.scope == PerConversation {
@@ -108,7 +110,7 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) {
 	}
 	if f.Kind != semconv.Inference && (b.scope == PerTrace || f.Conversation == "") {
 		b.forgetIfRoot(s)
-		return
+		return semconv.Usage{}
 	}
 	st := b.state(sc.TraceID(), f.Conversation)
 	if n := f.Usage.Total(); n > 0 && f.Kind == semconv.Inference {
@@ -121,6 +123,10 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) {
 		}
 	}
 	b.forgetIfRoot(s)
+	if f.Kind != semconv.Inference {
+		return semconv.Usage{}
+	}
+	return f.Usage
 }
 
 // forgetIfRoot drops a per-trace budget when the trace's local root ends,

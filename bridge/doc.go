@@ -32,8 +32,8 @@
 // bearer tokens, private keys; on by default) are replaced by "[REDACTED]"
 // before anything is written, and the header says so. WithRecordCap caps
 // the records of an artifact. Spans dropped from a full queue or past the
-// cap are counted in the trailer; spans past the cap still count toward
-// its token totals.
+// cap are counted in the trailer, and their model usage is still in its
+// token totals: the run spent those tokens, written or not.
 //
 // # Contract
 //

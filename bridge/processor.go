@@ -62,7 +62,7 @@ func New(opts ...Option) (*Processor, error) {
 		done:    make(chan struct{}),
 	}
 	p.budgets = newBudgets(&p.cfg)
-	if p.sink, err = newSink(&p.cfg, &p.drops, &p.dropped); err != nil {
+	if p.sink, err = newSink(&p.cfg, &p.drops); err != nil {
 		return nil, err
 	}
 	go p.run()
@@ -87,33 +87,39 @@ func (p *Processor) OnEnd(s sdktrace.ReadOnlySpan) {
 	if p.cfg.filter != nil && !p.cfg.filter(s) {
 		return
 	}
-	if p.budgets != nil {
-		p.budgets.spend(s)
+	var u semconv.Usage
+	read := p.budgets != nil
+	if read {
+		u = p.budgets.spend(s)
 	}
 	if p.cfg.blocking {
 		select {
 		case p.queue <- s:
 		case <-p.stop:
-			p.drop(s)
+			p.drop(s, u, read)
 		}
 		return
 	}
 	select {
 	case p.queue <- s:
 	default:
-		p.drop(s)
+		p.drop(s, u, read)
 	}
 }
 
-// drop counts a span that will not be written. A folder of artifacts needs
-// to know whose trailer counts it; a single artifact counts them all. (Its
-// usage already counted toward the live budget; reading it again here
-// would make the overloaded path slower.)
-func (p *Processor) drop(s sdktrace.ReadOnlySpan) {
+// drop counts a span that will not be written, with its model usage, so
+// the trailer of its artifact (by trace in a folder; the one artifact
+// otherwise) still totals every token the run spent. read says u was
+// already read for the budget; otherwise it is read here, on the
+// overloaded path only (ReadUsageKV does not allocate).
+func (p *Processor) drop(s sdktrace.ReadOnlySpan, u semconv.Usage, read bool) {
 	p.dropped.Add(1)
-	if p.cfg.sink == sinkDir {
-		p.drops.add(pcommon.TraceID(s.SpanContext().TraceID()), 1, semconv.Usage{})
+	if !read {
+		if f := semconv.ReadUsageKV(s.Name(), s.Attributes()); f.Kind == semconv.Inference {
+			u = f.Usage
+		}
 	}
+	p.drops.add(pcommon.TraceID(s.SpanContext().TraceID()), 1, u)
 }
 
 // run is the writer goroutine: it batches spans, converts and writes them.

@@ -125,27 +125,40 @@ func TestFlushAndShutdownHonourContext(t *testing.T) {
 
 // TestFullQueueDropsAndCounts: with a tiny queue and the writer held still,
 // OnEnd does not block: spans are dropped, counted, and the trailer says
-// how many.
+// how many, with their tokens still in its totals: the run spent them,
+// written or not. Table-driven over the sinks and with a budget (which
+// reads the usage first) and without.
 func TestFullQueueDropsAndCounts(t *testing.T) {
-	g := newGate()
-	p, err := bridge.New(bridge.WithWriter(g), bridge.WithQueueSize(2), bridge.WithBatchSize(1))
-	require.NoError(t, err)
-	tr := provider(t, p)
-	ctx, root := tr.Start(context.Background(), "invoke_agent a")
-	chat(ctx, tr, 1, 1)
-	<-g.entered
-	const n = 50
-	for range n {
-		chat(ctx, tr, 1, 1) // must not block
+	for _, tc := range []struct {
+		name  string
+		extra []bridge.Option
+	}{
+		{"no budget", nil},
+		{"with a budget", []bridge.Option{bridge.WithBudget(1 << 40)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGate()
+			p, err := bridge.New(append(tc.extra, bridge.WithWriter(g), bridge.WithQueueSize(2), bridge.WithBatchSize(1))...)
+			require.NoError(t, err)
+			tr := provider(t, p)
+			ctx, root := tr.Start(context.Background(), "invoke_agent a")
+			chat(ctx, tr, 1, 1)
+			<-g.entered
+			const n = 50
+			for range n {
+				chat(ctx, tr, 100, 10) // must not block
+			}
+			root.End()
+			dropped := p.Dropped()
+			assert.Greater(t, dropped, int64(n-5))
+			g.release()
+			require.NoError(t, p.Shutdown(context.Background()))
+			recs, r := artifact(t, g.Bytes())
+			assert.Equal(t, int64(n+2), int64(len(recs))+dropped, "every span is written or counted")
+			assert.Equal(t, dropped, r.Summary().Dropped)
+			assert.Equal(t, int64(2+n*110), r.Summary().Tokens.Total, "dropped spans' tokens are in the totals")
+		})
 	}
-	root.End()
-	dropped := p.Dropped()
-	assert.Greater(t, dropped, int64(n-5))
-	g.release()
-	require.NoError(t, p.Shutdown(context.Background()))
-	recs, r := artifact(t, g.Bytes())
-	assert.Equal(t, int64(n+2), int64(len(recs))+dropped, "every span is written or counted")
-	assert.Equal(t, dropped, r.Summary().Dropped)
 }
 
 // TestBudget walks a budget of 1000 tokens through its crossings: near at

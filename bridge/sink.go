@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -23,12 +22,10 @@ import (
 // writer goroutine and is not safe for concurrent use, except for the
 // list of paths and the drop table, which lock.
 type sink struct {
-	cfg     *config
-	red     *redact.Redactor
-	drops   *dropTable    // by trace, for a folder of artifacts
-	dropped *atomic.Int64 // all queue drops: a single artifact's count
-	taken   int64         // of dropped, already in a trailer
-	rd      semconv.Reading
+	cfg   *config
+	red   *redact.Redactor
+	drops *dropTable // by trace, for a folder of artifacts
+	rd    semconv.Reading
 
 	arts    map[string]*artifact
 	convOf  map[pcommon.TraceID]string              // ByConversation: the conversation a trace belongs to
@@ -55,11 +52,10 @@ type artifact struct {
 // conversation; past it they go to the trace's own artifact.
 const pendingLimit = 10000
 
-func newSink(c *config, drops *dropTable, dropped *atomic.Int64) (*sink, error) {
+func newSink(c *config, drops *dropTable) (*sink, error) {
 	s := &sink{
 		cfg:     c,
 		drops:   drops,
-		dropped: dropped,
 		arts:    make(map[string]*artifact),
 		convOf:  make(map[pcommon.TraceID]string),
 		pending: make(map[pcommon.TraceID][]*converter.Record),
@@ -319,11 +315,6 @@ func (s *sink) finalize(a *artifact) {
 		return
 	}
 	n, u := s.drops.take(a.traces, s.cfg.sink != sinkDir)
-	if s.cfg.sink != sinkDir {
-		all := s.dropped.Load()
-		n += all - s.taken
-		s.taken = all
-	}
 	if a.w == nil {
 		// Only drops: an artifact that says so rather than nothing.
 		a.meta = converter.NewMeta(time.Now().UTC())
