@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -587,6 +588,33 @@ func FuzzEvents(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkEvents imports ~10 MB of streaming events, one a line: tool
+// calls with their output and text deltas, a conversation after another.
+func BenchmarkEvents(b *testing.B) {
+	var buf bytes.Buffer
+	lines := 0
+	w := func(format string, args ...any) { fmt.Fprintf(&buf, format+"\n", args...); lines++ }
+	text := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 8)
+	for i := 0; buf.Len() < 10<<20; i++ {
+		c, ts := "conv-"+strconv.Itoa(i), 1777888800000+int64(i)*1000
+		w(`{"type":"text","conversation_id":%q,"timestamp":%d,"content":%q,"delta":true}`, c, ts, text)
+		w(`{"type":"tool_start","conversation_id":%q,"timestamp":%d,"tool_call_id":"t%d","tool_name":"read_file","tool_args":{"path":"src/f%d.go"}}`, c, ts+100, i, i)
+		w(`{"type":"tool_output","conversation_id":%q,"timestamp":%d,"tool_call_id":"t%d","output":%q}`, c, ts+200, i, text+text)
+		w(`{"type":"tool_end","conversation_id":%q,"timestamp":%d,"tool_call_id":"t%d","status":"success","duration_ms":200}`, c, ts+300, i)
+		w(`{"type":"final","conversation_id":%q,"timestamp":%d,"message_id":"m%d"}`, c, ts+400, i)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		st, err := ReadEvents(bytes.NewReader(data), "bench", func(*converter.Record) error { return nil })
+		if err != nil || len(st.Problems) > 0 {
+			b.Fatal(err, st.Problems)
+		}
+	}
+	b.ReportMetric(float64(lines), "lines")
 }
 
 // The line form holds only open conversations: finished ones are let go
