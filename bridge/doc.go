@@ -32,8 +32,11 @@
 // bearer tokens, private keys; on by default) are replaced by "[REDACTED]"
 // before anything is written, and the header says so. WithRecordCap caps
 // the records of an artifact. Spans dropped from a full queue or past the
-// cap are counted in the trailer, and their model usage is still in its
-// token totals: the run spent those tokens, written or not.
+// cap are counted in the trailer. Spans past the cap still count toward its
+// token totals, and so do spans dropped from a full queue when a budget is
+// set (the budget reads their usage anyway; without one, the drop path
+// stays as cheap as the SDK's and the trailer's "dropped" says the totals
+// are short).
 //
 // # Contract
 //

@@ -32,7 +32,10 @@ type Processor struct {
 	budgets *budgets
 	drops   dropTable
 	dropped atomic.Int64
-	sink    *sink
+	// dropUsage sums the usage of dropped spans for a single artifact; a
+	// folder of artifacts keeps it by trace in drops.
+	dropUsage usageCounter
+	sink      *sink
 
 	queue   chan sdktrace.ReadOnlySpan
 	flushes chan chan struct{}
@@ -62,7 +65,7 @@ func New(opts ...Option) (*Processor, error) {
 		done:    make(chan struct{}),
 	}
 	p.budgets = newBudgets(&p.cfg)
-	if p.sink, err = newSink(&p.cfg, &p.drops); err != nil {
+	if p.sink, err = newSink(&p.cfg, &p.drops, &p.dropped, &p.dropUsage); err != nil {
 		return nil, err
 	}
 	go p.run()
@@ -87,39 +90,37 @@ func (p *Processor) OnEnd(s sdktrace.ReadOnlySpan) {
 	if p.cfg.filter != nil && !p.cfg.filter(s) {
 		return
 	}
-	var u semconv.Usage
-	read := p.budgets != nil
-	if read {
+	var u semconv.Usage // a model call's usage, when a budget read it
+	if p.budgets != nil {
 		u = p.budgets.spend(s)
 	}
 	if p.cfg.blocking {
 		select {
 		case p.queue <- s:
 		case <-p.stop:
-			p.drop(s, u, read)
+			p.drop(s, u)
 		}
 		return
 	}
 	select {
 	case p.queue <- s:
 	default:
-		p.drop(s, u, read)
+		p.drop(s, u)
 	}
 }
 
-// drop counts a span that will not be written, with its model usage, so
-// the trailer of its artifact (by trace in a folder; the one artifact
-// otherwise) still totals every token the run spent. read says u was
-// already read for the budget; otherwise it is read here, on the
-// overloaded path only (ReadUsageKV does not allocate).
-func (p *Processor) drop(s sdktrace.ReadOnlySpan, u semconv.Usage, read bool) {
+// drop counts a span that will not be written. With a budget, its model
+// usage was read (by spend) and goes into the trailer's totals too; without
+// one it is not read here, because this is the overloaded path and reading
+// would make it several times slower than the SDK's own drop: the trailer's
+// "dropped" then says its totals are short.
+func (p *Processor) drop(s sdktrace.ReadOnlySpan, u semconv.Usage) {
 	p.dropped.Add(1)
-	if !read {
-		if f := semconv.ReadUsageKV(s.Name(), s.Attributes()); f.Kind == semconv.Inference {
-			u = f.Usage
-		}
+	if p.cfg.sink == sinkDir {
+		p.drops.add(pcommon.TraceID(s.SpanContext().TraceID()), 1, u)
+	} else {
+		p.dropUsage.add(u)
 	}
-	p.drops.add(pcommon.TraceID(s.SpanContext().TraceID()), 1, u)
 }
 
 // run is the writer goroutine: it batches spans, converts and writes them.

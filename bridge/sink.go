@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -22,10 +23,13 @@ import (
 // writer goroutine and is not safe for concurrent use, except for the
 // list of paths and the drop table, which lock.
 type sink struct {
-	cfg   *config
-	red   *redact.Redactor
-	drops *dropTable // by trace, for a folder of artifacts
-	rd    semconv.Reading
+	cfg       *config
+	red       *redact.Redactor
+	drops     *dropTable    // by trace, for a folder of artifacts
+	dropped   *atomic.Int64 // all queue drops: a single artifact's count
+	dropUsage *usageCounter // their model usage: a single artifact's
+	taken     int64         // of dropped, already in a trailer
+	rd        semconv.Reading
 
 	arts    map[string]*artifact
 	convOf  map[pcommon.TraceID]string              // ByConversation: the conversation a trace belongs to
@@ -52,13 +56,15 @@ type artifact struct {
 // conversation; past it they go to the trace's own artifact.
 const pendingLimit = 10000
 
-func newSink(c *config, drops *dropTable) (*sink, error) {
+func newSink(c *config, drops *dropTable, dropped *atomic.Int64, dropUsage *usageCounter) (*sink, error) {
 	s := &sink{
-		cfg:     c,
-		drops:   drops,
-		arts:    make(map[string]*artifact),
-		convOf:  make(map[pcommon.TraceID]string),
-		pending: make(map[pcommon.TraceID][]*converter.Record),
+		cfg:       c,
+		drops:     drops,
+		dropped:   dropped,
+		dropUsage: dropUsage,
+		arts:      make(map[string]*artifact),
+		convOf:    make(map[pcommon.TraceID]string),
+		pending:   make(map[pcommon.TraceID][]*converter.Record),
 	}
 	if r := redact.New(c.redactKeys, c.secrets); r.Enabled() {
 		s.red = r
@@ -315,6 +321,12 @@ func (s *sink) finalize(a *artifact) {
 		return
 	}
 	n, u := s.drops.take(a.traces, s.cfg.sink != sinkDir)
+	if s.cfg.sink != sinkDir {
+		all := s.dropped.Load()
+		n += all - s.taken
+		s.taken = all
+		u.Add(s.dropUsage.take())
+	}
 	if a.w == nil {
 		// Only drops: an artifact that says so rather than nothing.
 		a.meta = converter.NewMeta(time.Now().UTC())
@@ -417,6 +429,34 @@ func (d *dropTable) add(tid pcommon.TraceID, n int64, u semconv.Usage) {
 	}
 	c.n += n
 	c.usage.Add(u)
+}
+
+// usageCounter sums the model usage of dropped spans without a lock: the
+// drop path of a single artifact runs on the agent's goroutines, under
+// overload, and must stay about as cheap as the SDK's own drop.
+type usageCounter struct {
+	input, output, cacheRead, cacheCreation, reasoning atomic.Int64
+}
+
+// add skips zero counts: each atomic add is a locked instruction, and
+// most spans report two or three of the five.
+func (c *usageCounter) add(u semconv.Usage) {
+	for _, f := range [...]struct {
+		n int64
+		c *atomic.Int64
+	}{{u.Input, &c.input}, {u.Output, &c.output}, {u.CacheRead, &c.cacheRead}, {u.CacheCreation, &c.cacheCreation}, {u.Reasoning, &c.reasoning}} {
+		if f.n != 0 {
+			f.c.Add(f.n)
+		}
+	}
+}
+
+// take returns the sum so far and starts again from zero.
+func (c *usageCounter) take() semconv.Usage {
+	return semconv.Usage{
+		Input: c.input.Swap(0), Output: c.output.Swap(0), CacheRead: c.cacheRead.Swap(0),
+		CacheCreation: c.cacheCreation.Swap(0), Reasoning: c.reasoning.Swap(0),
+	}
 }
 
 // take removes and returns the drops of the given traces, or of all traces.
