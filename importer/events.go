@@ -105,15 +105,15 @@ type streamEvent struct {
 // array form is read whole.
 func ReadEvents(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
 	st := newEventsState(name, emit)
-	br := newBoundedLines(r, converter.DefaultMaxLineSize)
-	first, err := br.peekNonSpace()
+	br := bufio.NewReaderSize(r, 64<<10)
+	first, err := peekNonSpace(br)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return Stats{}, fmt.Errorf("%s: %w", name, err)
 	}
 	if first == '[' {
-		err = st.readArray(br.r)
+		err = st.readArray(br)
 	} else {
-		err = st.readLines(br)
+		err = st.readLines(converter.NewLineReader(br, converter.DefaultMaxLineSize))
 	}
 	if err == nil {
 		err = st.flushAll()
@@ -156,21 +156,22 @@ func (s *eventsState) unknown(typ string) {
 	s.stats.Unknown[typ]++
 }
 
-func (s *eventsState) readLines(ls *boundedLines) error {
+// readLines reads the line form: a line over the limit is reported and
+// skipped, a blank one skipped.
+func (s *eventsState) readLines(lr *converter.LineReader) error {
 	for {
-		line, tooLong, err := ls.next()
-		if tooLong {
-			s.problem(ls.n, fmt.Errorf("%w (%d bytes)", converter.ErrLineTooLong, ls.max))
-		} else if len(bytes.TrimSpace(line)) > 0 {
-			if err := s.handleRaw(bytes.TrimPrefix(line, byteOrderMark), ls.n); err != nil {
+		line, err := lr.Next()
+		switch {
+		case err == io.EOF:
+			return nil
+		case errors.Is(err, converter.ErrLineTooLong):
+			s.problem(lr.Line(), err)
+		case err != nil && err != converter.ErrTornLine:
+			return fmt.Errorf("%s: %w", s.name, err)
+		case len(bytes.TrimSpace(line)) > 0:
+			if err := s.handleRaw(bytes.TrimPrefix(line, byteOrderMark), lr.Line()); err != nil {
 				return err
 			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", s.name, ls.n+1, err)
 		}
 	}
 }
@@ -709,24 +710,12 @@ func shapeResource(shape Shape) pcommon.Resource {
 	return res
 }
 
-// boundedLines reads lines of at most max bytes; a longer line is skipped
-// (reported by next) rather than held.
-type boundedLines struct {
-	r   *bufio.Reader
-	max int
-	n   int // number of the line next returned last
-	buf []byte
-}
-
-func newBoundedLines(r io.Reader, max int) *boundedLines {
-	return &boundedLines{r: bufio.NewReaderSize(r, 64<<10), max: max}
-}
-
-// peekNonSpace returns the first byte that is not white space (or a BOM)
-// without consuming anything.
-func (b *boundedLines) peekNonSpace() (byte, error) {
+// peekNonSpace returns the first byte of br that is not white space (or a
+// BOM) without consuming anything; 0 when the buffer holds only white
+// space.
+func peekNonSpace(br *bufio.Reader) (byte, error) {
 	for n := 1; ; n++ {
-		p, err := b.r.Peek(n)
+		p, err := br.Peek(n)
 		if len(p) < n {
 			return 0, err
 		}
@@ -737,40 +726,41 @@ func (b *boundedLines) peekNonSpace() (byte, error) {
 		default:
 			return c, nil
 		}
-		if n >= b.r.Size() {
+		if n >= br.Size() {
 			return 0, nil
 		}
 	}
 }
 
-// next returns the next line without its line ending. tooLong reports a
-// line over the limit, returned empty. err is io.EOF after the last line
-// (which may come with it).
+// boundedLines is a [converter.LineReader] as readOTLPLines (detect.go)
+// reads it: tooLong for a line over the limit, io.EOF after the last line,
+// the line number and the limit as fields. It goes once readOTLPLines
+// reads a LineReader itself.
+type boundedLines struct {
+	lr  *converter.LineReader
+	n   int // number of the line next returned last
+	max int
+}
+
+func newBoundedLines(r io.Reader, max int) *boundedLines {
+	return &boundedLines{lr: converter.NewLineReader(r, max), max: max}
+}
+
+// next returns the next line; tooLong reports a line over the limit,
+// returned empty. A read error comes as it was read: readOTLPLines names
+// the line.
 func (b *boundedLines) next() (line []byte, tooLong bool, err error) {
-	b.buf = b.buf[:0]
-	for {
-		chunk, err := b.r.ReadSlice('\n')
-		if !tooLong {
-			if len(b.buf)+len(chunk) > b.max+2 { // room for "\r\n"
-				tooLong, b.buf = true, b.buf[:0]
-			} else {
-				b.buf = append(b.buf, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if len(chunk) > 0 || len(b.buf) > 0 || tooLong || err == nil {
-			b.n++
-		}
-		line = bytes.TrimRight(b.buf, "\r\n")
-		if tooLong {
-			line = nil
-		} else if len(line) > b.max {
-			tooLong, line = true, nil
-		}
-		return line, tooLong, err
+	line, err = b.lr.Next()
+	b.n = b.lr.Line()
+	switch {
+	case err == nil || err == io.EOF:
+		return line, false, err
+	case err == converter.ErrTornLine:
+		return line, false, nil
+	case errors.Is(err, converter.ErrLineTooLong):
+		return nil, true, nil
 	}
+	return nil, false, errors.Unwrap(err)
 }
 
 // offsetLines maps byte offsets of a document to 1-based line numbers.

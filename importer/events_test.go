@@ -638,7 +638,7 @@ func TestReadEventsStreamsLines(t *testing.T) {
 		most = max(most, len(st.convs))
 		return nil
 	})
-	require.NoError(t, st.readLines(newBoundedLines(pr, converter.DefaultMaxLineSize)))
+	require.NoError(t, st.readLines(converter.NewLineReader(pr, converter.DefaultMaxLineSize)))
 	assert.EqualValues(t, 3*n, st.stats.Records)
 	assert.Equal(t, 1, most, "one conversation open at a time")
 	assert.Empty(t, st.convs)

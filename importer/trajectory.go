@@ -270,7 +270,7 @@ func (t *trajectoryReader) time(f map[string]json.RawMessage, names ...string) (
 	}
 	ts, ok := transcriptParseTime(f[k])
 	if !ok {
-		t.io.problem(t.io.lines.n, fmt.Errorf("cannot read the time %s: the record takes the previous record's time", f[k]))
+		t.io.problem(t.io.lines.Line(), fmt.Errorf("cannot read the time %s: the record takes the previous record's time", f[k]))
 	}
 	return ts, ok
 }
@@ -346,7 +346,7 @@ func (t *trajectoryReader) newSpan(key string, parent pcommon.SpanID, name strin
 	return rec
 }
 
-func (t *trajectoryReader) lineKey() string { return "line:" + strconv.Itoa(t.io.lines.n) }
+func (t *trajectoryReader) lineKey() string { return "line:" + strconv.Itoa(t.io.lines.Line()) }
 
 func (t *trajectoryReader) send(rec *converter.Record) error {
 	t.cover(uint64(rec.Span.StartTimestamp()), uint64(rec.Span.EndTimestamp()))
@@ -511,7 +511,7 @@ func (t *trajectoryReader) dispatch(f map[string]json.RawMessage, task string, t
 	if task == "" { // an agent without a task id cannot be completed: it ends at the end
 		task = t.lineKey()
 	}
-	t.tasks[task] = &trajectoryTask{id: task, rec: rec, line: t.io.lines.n, depth: int(depth), last: ts}
+	t.tasks[task] = &trajectoryTask{id: task, rec: rec, line: t.io.lines.Line(), depth: int(depth), last: ts}
 	return nil
 }
 
@@ -530,7 +530,7 @@ func (t *trajectoryReader) complete(f map[string]json.RawMessage, task string, t
 		if agentType != "" {
 			rec.Span.Attributes().PutStr(semconv.AgentName, agentType)
 		}
-		tk = &trajectoryTask{id: task, rec: rec, line: t.io.lines.n}
+		tk = &trajectoryTask{id: task, rec: rec, line: t.io.lines.Line()}
 	} else {
 		delete(t.tasks, task)
 	}

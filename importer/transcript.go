@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -137,9 +136,10 @@ type transcriptIO struct {
 	res       pcommon.Resource
 	scope     pcommon.InstrumentationScope
 	stats     Stats
-	lines     transcriptLineReader
-	dropped   int // problems not kept
-	lastProbl int // line of the last problem
+	lines     *converter.LineReader
+	torn      bool // the current line is the last one and has no newline
+	dropped   int  // problems not kept
+	lastProbl int  // line of the last problem
 }
 
 func transcriptNewIO(r io.Reader, name string, emit func(*converter.Record) error) *transcriptIO {
@@ -148,7 +148,7 @@ func transcriptNewIO(r io.Reader, name string, emit func(*converter.Record) erro
 		emit:  emit,
 		res:   pcommon.NewResource(),
 		scope: pcommon.NewInstrumentationScope(),
-		lines: transcriptLineReader{br: bufio.NewReaderSize(r, 64<<10), max: transcriptMaxLine},
+		lines: converter.NewLineReader(r, transcriptMaxLine),
 	}
 	o.scope.SetName(transcriptScopeName)
 	o.scope.SetVersion(transcriptScopeVersion)
@@ -156,20 +156,26 @@ func transcriptNewIO(r io.Reader, name string, emit func(*converter.Record) erro
 	return o
 }
 
-// next returns the next non-blank line, nil for a line that was reported
-// (too long), or io.EOF.
-// each calls fn with every readable line of the input, until the end, a
-// read error or an error from fn.
+// each calls fn with every line of the input that is not blank, until the
+// end, a read error or an error from fn. A line over the limit is reported
+// and skipped.
 func (o *transcriptIO) each(fn func([]byte) error) error {
 	for {
-		line, err := o.next()
-		if err == io.EOF {
+		line, err := o.lines.Next()
+		o.torn = err == converter.ErrTornLine
+		switch {
+		case err == io.EOF:
 			return nil
+		case errors.Is(err, converter.ErrLineTooLong):
+			o.problem(o.lines.Line(), err)
+			continue
+		case err != nil && !o.torn:
+			return fmt.Errorf("%s: %w", o.name, err)
 		}
-		if err != nil {
-			return err
+		if o.lines.Line() == 1 {
+			line = bytes.TrimPrefix(line, byteOrderMark)
 		}
-		if line == nil {
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		if err := fn(line); err != nil {
@@ -178,35 +184,14 @@ func (o *transcriptIO) each(fn func([]byte) error) error {
 	}
 }
 
-func (o *transcriptIO) next() ([]byte, error) {
-	for {
-		line, complete, long, err := o.lines.next()
-		if err != nil {
-			if err != io.EOF {
-				err = fmt.Errorf("%s: reading line %d: %w", o.name, o.lines.n+1, err)
-			}
-			return nil, err
-		}
-		if long {
-			o.problem(o.lines.n, fmt.Errorf("%w (%d bytes)", converter.ErrLineTooLong, o.lines.max))
-			return nil, nil
-		}
-		o.lines.complete = complete
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		return line, nil
-	}
-}
-
 // bad reports the current line as one that could not be read.
 func (o *transcriptIO) bad(err error) {
-	if !o.lines.complete {
+	if o.torn {
 		err = fmt.Errorf("%w: %v", converter.ErrTornLine, err)
 	} else {
 		err = fmt.Errorf("%w: %v", converter.ErrBadRecord, err)
 	}
-	o.problem(o.lines.n, err)
+	o.problem(o.lines.Line(), err)
 }
 
 func (o *transcriptIO) problem(line int, err error) {
@@ -239,64 +224,6 @@ func (o *transcriptIO) finish() Stats {
 		o.dropped = 0
 	}
 	return o.stats
-}
-
-// transcriptLineReader reads lines with a bounded buffer: a line longer
-// than max is skipped whole and reported, never held.
-type transcriptLineReader struct {
-	br       *bufio.Reader
-	buf      []byte
-	max      int
-	n        int  // number of the line returned last
-	complete bool // it ended with a newline
-}
-
-// next returns the next line without its line ending (valid until the
-// next call), whether it ended with a newline, and whether it was too long
-// (and so not returned); io.EOF after the last line.
-func (lr *transcriptLineReader) next() (line []byte, complete, tooLong bool, err error) {
-	lr.buf = lr.buf[:0]
-	for {
-		frag, err := lr.br.ReadSlice('\n')
-		if err == nil && len(lr.buf) == 0 && !tooLong && len(frag) <= lr.max+1 {
-			lr.n++
-			return lr.trim(frag[:len(frag)-1]), true, false, nil
-		}
-		if !tooLong {
-			if len(lr.buf)+len(frag) > lr.max+1 || (err != nil && len(lr.buf)+len(frag) > lr.max) {
-				tooLong = true
-				lr.buf = lr.buf[:0]
-			} else {
-				lr.buf = append(lr.buf, frag...)
-			}
-		}
-		switch err {
-		case nil:
-			lr.n++
-			if tooLong {
-				return nil, true, true, nil
-			}
-			return lr.trim(lr.buf[:len(lr.buf)-1]), true, false, nil
-		case bufio.ErrBufferFull:
-			continue
-		case io.EOF:
-			if len(lr.buf) == 0 && !tooLong {
-				return nil, false, false, io.EOF
-			}
-			lr.n++
-			return lr.trim(lr.buf), false, tooLong, nil
-		default:
-			return nil, false, false, err
-		}
-	}
-}
-
-func (lr *transcriptLineReader) trim(b []byte) []byte {
-	b = bytes.TrimSuffix(b, []byte{'\r'})
-	if lr.n == 1 {
-		b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-	}
-	return b
 }
 
 // transcriptLine is one record of the log. Payloads stay raw until used.
@@ -447,7 +374,7 @@ func (t *transcriptReader) time(rec *transcriptLine) (uint64, bool) {
 	}
 	ts, ok := transcriptParseTime(raw)
 	if !ok {
-		t.io.problem(t.io.lines.n, fmt.Errorf("cannot read the time %s: the record takes the previous record's time", raw))
+		t.io.problem(t.io.lines.Line(), fmt.Errorf("cannot read the time %s: the record takes the previous record's time", raw))
 	}
 	return ts, ok
 }
@@ -590,7 +517,7 @@ func (t *transcriptReader) message(s *transcriptSession, m *transcriptMessage, t
 		} else {
 			s.input = append(s.input, genai)
 		}
-		line := t.io.lines.n
+		line := t.io.lines.Line()
 		for i := range blocks {
 			b := &blocks[i]
 			if b.Type != "tool_use" && b.Type != "server_tool_use" {
@@ -678,9 +605,9 @@ func (t *transcriptReader) result(s *transcriptSession, id string, content json.
 	} else {
 		key := id
 		if key == "" {
-			key = "line:" + strconv.Itoa(t.io.lines.n)
+			key = "line:" + strconv.Itoa(t.io.lines.Line())
 		}
-		c = &transcriptCall{key: "tool:" + key, id: id, start: ts, line: t.io.lines.n}
+		c = &transcriptCall{key: "tool:" + key, id: id, start: ts, line: t.io.lines.Line()}
 	}
 	rec := t.io.record()
 	sp := t.callSpan(s, c, rec)
@@ -738,7 +665,7 @@ func (t *transcriptReader) requested(s *transcriptSession, rec *transcriptLine, 
 	}
 	key := transcriptRawString(rec.ID)
 	if key == "" {
-		key = "line:" + strconv.Itoa(t.io.lines.n)
+		key = "line:" + strconv.Itoa(t.io.lines.Line())
 	}
 	inf := &transcriptInference{key: "chat:" + key, reqTime: ts, requested: true,
 		provider: transcriptStr(f, "provider", "providername"),
@@ -790,7 +717,7 @@ func (t *transcriptReader) responded(s *transcriptSession, payload json.RawMessa
 		inf = s.inferences[idx]
 		s.inferences = slices.Delete(s.inferences, idx, idx+1)
 	} else { // a response whose request is not in the log
-		inf = &transcriptInference{key: "chat:line:" + strconv.Itoa(t.io.lines.n), turn: turn, hasTurn: hasTurn,
+		inf = &transcriptInference{key: "chat:line:" + strconv.Itoa(t.io.lines.Line()), turn: turn, hasTurn: hasTurn,
 			provider: transcriptStr(f, "provider", "providername"), model: transcriptStr(f, "model")}
 	}
 	inf.respTime = ts
