@@ -33,11 +33,6 @@ type LineReader struct {
 	tooLong error // ErrLineTooLong with the limit, made once
 }
 
-// lineReader is how the artifact [Reader] holds its LineReader: set up
-// with a literal of r and maxLine and so never reusing a block, which its
-// decoder relies on (see fill).
-type lineReader = LineReader
-
 // Blocks start small (many inputs are) and grow as lines need; a kept
 // reader's blocks double up to maxBlock, and a longer line gets a block of
 // its own size.
@@ -55,6 +50,12 @@ func NewLineReader(r io.Reader, maxLine int) *LineReader {
 		maxLine = DefaultMaxLineSize
 	}
 	return &LineReader{r: r, maxLine: maxLine, reuse: true}
+}
+
+// newKeptLineReader returns a LineReader whose lines stay valid after the
+// next call, for the artifact [Reader] (see fill).
+func newKeptLineReader(r io.Reader, maxLine int) LineReader {
+	return LineReader{r: r, maxLine: maxLine}
 }
 
 // Next returns the next line without its line ending ("\n", and any "\r"
@@ -94,14 +95,13 @@ func (lr *LineReader) Line() int { return lr.line }
 // MaxLineSize returns the longest line the LineReader accepts.
 func (lr *LineReader) MaxLineSize() int { return lr.maxLine }
 
-// next is read as the artifact [Reader] takes it: with the line also as a
-// string over the same memory, which its kept reader never writes again.
-func (lr *lineReader) next() (line []byte, str string, complete bool, err error) {
-	line, complete, err = lr.read()
+// lineString returns a line of a kept LineReader (see fill) as a string
+// over the same memory, which that reader never writes again.
+func lineString(line []byte) string {
 	if len(line) == 0 {
-		return line, "", complete, err
+		return ""
 	}
-	return line, unsafe.String(&line[0], len(line)), complete, err
+	return unsafe.String(&line[0], len(line))
 }
 
 // read returns the next line without its line ending and whether it ended
@@ -156,11 +156,11 @@ func (lr *LineReader) view(start, end int) []byte {
 // with moves to the front of it or, when it fills more than half of it, to
 // a block twice the size, up to one that holds the longest line.
 //
-// A kept reader (not made by NewLineReader) moves it to a new block every
-// time instead, and never writes a filled block again: so the artifact
-// Reader's decoder can take string values as slices of a block (see
-// decoder.lineStr) instead of copying each one, and a block lives as long
-// as a span decoded from it does.
+// A kept reader (the artifact Reader's, see newKeptLineReader) moves it
+// to a new block every time instead, and never writes a filled block
+// again: so the artifact Reader's decoder can take string values as
+// slices of a block (see decoder.lineStr) instead of copying each one,
+// and a block lives as long as a span decoded from it does.
 func (lr *LineReader) fill() {
 	if lr.n == len(lr.blk) {
 		rest := lr.n - lr.pos

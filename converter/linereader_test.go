@@ -77,7 +77,7 @@ func TestLineReader(t *testing.T) {
 				assert.Equal(t, c.want, readLines(NewLineReader(r, c.max)), how)
 			}
 			for how, r := range sources(c.in) {
-				kept := lineReader{r: r, maxLine: c.max}
+				kept := newKeptLineReader(r, c.max)
 				assert.Equal(t, c.want, readLines(&kept), "kept, %s", how)
 			}
 		})
@@ -143,17 +143,16 @@ func TestLineReaderKeeps(t *testing.T) {
 		want = append(want, l)
 		in.WriteString(l + "\n")
 	}
-	kept := lineReader{r: iotest.HalfReader(&in), maxLine: 1 << 10}
+	kept := newKeptLineReader(iotest.HalfReader(&in), 1<<10)
 	var lines [][]byte
 	var strs []string
 	for {
-		line, str, complete, err := kept.next()
+		line, err := kept.Next()
 		if err == io.EOF {
 			break
 		}
 		require.NoError(t, err)
-		require.True(t, complete)
-		lines, strs = append(lines, line), append(strs, str)
+		lines, strs = append(lines, line), append(strs, lineString(line))
 	}
 	require.Len(t, lines, len(want))
 	for i := range want {
@@ -196,7 +195,7 @@ func FuzzLineReader(f *testing.F) {
 		if got := readLines(NewLineReader(src(), max)); !slices.Equal(got, want) {
 			t.Fatalf("got %q\nwant %q", got, want)
 		}
-		kept := lineReader{r: src(), maxLine: max}
+		kept := newKeptLineReader(src(), max)
 		if got := readLines(&kept); !slices.Equal(got, want) {
 			t.Fatalf("kept: got %q\nwant %q", got, want)
 		}
@@ -225,33 +224,24 @@ func benchLines(size int) ([]byte, int) {
 // BenchmarkReadLines times the artifact Reader's line reader alone over
 // ~16 MB of lines: a kept one, whose blocks are never written again.
 func BenchmarkReadLines(b *testing.B) {
-	data, lines := benchLines(16 << 20)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		lr := lineReader{r: bytes.NewReader(data), maxLine: DefaultMaxLineSize}
-		n := 0
-		for {
-			_, _, _, err := lr.next()
-			if err == io.EOF {
-				break
-			}
-			n++
-		}
-		if n != lines {
-			b.Fatalf("%d lines, want %d", n, lines)
-		}
-	}
+	benchReadLines(b, func(r io.Reader) *LineReader {
+		lr := newKeptLineReader(r, DefaultMaxLineSize)
+		return &lr
+	})
 }
 
 // BenchmarkReadLinesReused is BenchmarkReadLines for a LineReader made by
 // NewLineReader, which reuses its block: the importers'.
 func BenchmarkReadLinesReused(b *testing.B) {
+	benchReadLines(b, func(r io.Reader) *LineReader { return NewLineReader(r, DefaultMaxLineSize) })
+}
+
+func benchReadLines(b *testing.B, newReader func(io.Reader) *LineReader) {
 	data, lines := benchLines(16 << 20)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		lr := NewLineReader(bytes.NewReader(data), DefaultMaxLineSize)
+		lr := newReader(bytes.NewReader(data))
 		n := 0
 		for {
 			_, err := lr.Next()

@@ -98,7 +98,7 @@ type ReadStats struct {
 // the last line. A Reader is not safe for concurrent use.
 type Reader struct {
 	cfg      readerConfig
-	lines    lineReader
+	lines    LineReader
 	lineNo   int
 	dec      decoder
 	meta     *Meta
@@ -121,7 +121,7 @@ func NewReader(r io.Reader, opts ...ReaderOption) *Reader {
 	for _, o := range opts {
 		o.applyReader(&cfg)
 	}
-	return &Reader{cfg: cfg, lines: lineReader{r: r, maxLine: cfg.maxLine}}
+	return &Reader{cfg: cfg, lines: newKeptLineReader(r, cfg.maxLine)}
 }
 
 // Meta returns the header, once the first line has been read; a default
@@ -157,16 +157,13 @@ func (r *Reader) problemAt(line int, err error) {
 	}
 }
 
-// readLine returns the next line without its newline, whether it ended
-// with one, or an error (io.EOF at the end). The decoder gets the line as
-// a string over the same memory.
-func (r *Reader) readLine() (line []byte, complete bool, err error) {
-	line, str, complete, err := r.lines.next()
-	if err == nil || err == ErrLineTooLong {
-		r.lineNo++
-	}
-	r.dec.lineSrc = str
-	return line, complete, err
+// readLine returns the next line, as [LineReader.Next] does, and gives it
+// to the decoder as a string over the same memory.
+func (r *Reader) readLine() ([]byte, error) {
+	line, err := r.lines.Next()
+	r.lineNo = r.lines.Line()
+	r.dec.lineSrc = lineString(line)
+	return line, err
 }
 
 // Next returns the next record, or io.EOF after the last one. Any other
@@ -185,10 +182,11 @@ func (r *Reader) next(rec *Record) error {
 		return r.err
 	}
 	for {
-		line, complete, err := r.readLine()
+		line, err := r.readLine()
+		torn := err == ErrTornLine
 		if errors.Is(err, ErrLineTooLong) {
 			r.stats.Lines++
-			r.problem(fmt.Errorf("%w (%d bytes)", ErrLineTooLong, r.cfg.maxLine))
+			r.problem(err)
 			continue
 		}
 		if err == io.EOF {
@@ -202,12 +200,11 @@ func (r *Reader) next(rec *Record) error {
 			r.err = io.EOF
 			return io.EOF
 		}
-		if err != nil {
-			r.err = fmt.Errorf("reading line %d: %w", r.lineNo+1, err)
+		if err != nil && !torn {
+			r.err = err
 			return r.err
 		}
 		r.stats.Lines++
-		line = bytes.TrimRight(line, "\r")
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
@@ -220,7 +217,7 @@ func (r *Reader) next(rec *Record) error {
 				r.err = &LineError{Source: r.cfg.source, Line: r.lineNo, Err: err}
 				return r.err
 			}
-			if !complete {
+			if torn {
 				err = fmt.Errorf("%w: %v", ErrTornLine, err)
 			}
 			r.problem(err)

@@ -294,28 +294,26 @@ func readOTLPLines(r io.Reader, name string, emit func(*converter.Record) error)
 	probs := shapeProblems{name: name}
 	problem := probs.add
 	defer func() { st.Problems = probs.done() }()
-	lines := newBoundedLines(r, converter.DefaultMaxLineSize)
+	lines := converter.NewLineReader(r, converter.DefaultMaxLineSize)
 	var u ptrace.JSONUnmarshaler
 	for {
-		line, tooLong, err := lines.next()
+		line, err := lines.Next()
 		switch {
-		case tooLong:
-			problem(lines.n, fmt.Errorf("%w (%d bytes)", converter.ErrLineTooLong, lines.max))
+		case err == io.EOF:
+			return st, nil
+		case errors.Is(err, converter.ErrLineTooLong):
+			problem(lines.Line(), err)
+		case err != nil && err != converter.ErrTornLine:
+			return st, fmt.Errorf("%s: %w", name, err)
 		case len(bytes.TrimSpace(line)) > 0:
 			td, perr := u.UnmarshalTraces(bytes.TrimPrefix(line, byteOrderMark))
 			if perr != nil {
-				problem(lines.n, fmt.Errorf("OTLP/JSON: %w", perr))
+				problem(lines.Line(), fmt.Errorf("OTLP/JSON: %w", perr))
 				break
 			}
 			if eerr := emitAll(&st, td, emit); eerr != nil {
 				return st, eerr
 			}
-		}
-		if errors.Is(err, io.EOF) {
-			return st, nil
-		}
-		if err != nil {
-			return st, fmt.Errorf("%s:%d: %w", name, lines.n+1, err)
 		}
 	}
 }

@@ -732,37 +732,6 @@ func peekNonSpace(br *bufio.Reader) (byte, error) {
 	}
 }
 
-// boundedLines is a [converter.LineReader] as readOTLPLines (detect.go)
-// reads it: tooLong for a line over the limit, io.EOF after the last line,
-// the line number and the limit as fields. It goes once readOTLPLines
-// reads a LineReader itself.
-type boundedLines struct {
-	lr  *converter.LineReader
-	n   int // number of the line next returned last
-	max int
-}
-
-func newBoundedLines(r io.Reader, max int) *boundedLines {
-	return &boundedLines{lr: converter.NewLineReader(r, max), max: max}
-}
-
-// next returns the next line; tooLong reports a line over the limit,
-// returned empty. A read error comes as it was read: readOTLPLines names
-// the line.
-func (b *boundedLines) next() (line []byte, tooLong bool, err error) {
-	line, err = b.lr.Next()
-	b.n = b.lr.Line()
-	switch {
-	case err == nil || err == io.EOF:
-		return line, false, err
-	case err == converter.ErrTornLine:
-		return line, false, nil
-	case errors.Is(err, converter.ErrLineTooLong):
-		return nil, true, nil
-	}
-	return nil, false, errors.Unwrap(err)
-}
-
 // offsetLines maps byte offsets of a document to 1-based line numbers.
 type offsetLines struct {
 	data []byte

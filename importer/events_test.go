@@ -514,28 +514,6 @@ func TestReadEventsEdgeCases(t *testing.T) {
 	})
 }
 
-func TestBoundedLines(t *testing.T) {
-	in := "short\r\n" + strings.Repeat("x", 100) + "\nok\n\nlast"
-	bl := newBoundedLines(strings.NewReader(in), 10)
-	type got struct {
-		line    string
-		tooLong bool
-		n       int
-	}
-	var out []got
-	for {
-		line, long, err := bl.next()
-		if len(line) > 0 || long || !errors.Is(err, io.EOF) {
-			out = append(out, got{string(line), long, bl.n})
-		}
-		if err != nil {
-			require.ErrorIs(t, err, io.EOF)
-			break
-		}
-	}
-	assert.Equal(t, []got{{"short", false, 1}, {"", true, 2}, {"ok", false, 3}, {"", false, 4}, {"last", false, 5}}, out)
-}
-
 func TestEventTime(t *testing.T) {
 	want := uint64(ts("2026-05-04T10:00:00Z"))
 	for _, in := range []string{`"2026-05-04T10:00:00Z"`, `"2026-05-04T12:00:00+02:00"`, `"2026-05-04T10:00:00"`, `"2026-05-04 10:00:00"`,
