@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // Jaeger JSON (the query API's /api/traces answer, the UI's download): the
@@ -90,7 +91,9 @@ const jaegerMaxDepth = 4
 // Jaeger translation adds become span fields again: span.kind the kind,
 // otel.status_code and error=true the status, otel.status_description its
 // message, otel.scope.name and .version the scope, w3c.tracestate the trace
-// state. GenAI tags stay as they are, so the gen_ai.* dialect applies. A
+// state. GenAI tags stay as they are, so the gen_ai.* dialect applies,
+// except that a finish-reasons tag the translation wrote as JSON text is a
+// string array again (stringList). A
 // process is a resource (service.name and its tags), shared by its spans;
 // logs are events named by their "event" field, else "log"; span warnings
 // are kept in jaeger.warnings. A span without usable ids is reported (with
@@ -374,6 +377,9 @@ func (j *jaegerReader) span(js *jaegerSpan, traceID string, off int) (converter.
 		if err := putJaegerKV(attrs, kv); err != nil {
 			j.problem(off, fmt.Errorf("span %s: tag %q: %w", js.SpanID, kv.Key, err))
 		}
+		if _, ok := stringListKeys[kv.Key]; ok {
+			stringList(attrs, kv.Key)
+		}
 	}
 	switch statusCode {
 	case "OK":
@@ -415,6 +421,46 @@ func (j *jaegerReader) span(js *jaegerSpan, traceID string, off int) (converter.
 		}
 	}
 	return converter.Record{Span: sp, Scope: j.scope(scopeName, scopeVersion)}, true
+}
+
+// stringListKeys are the attributes the dialect table reads as a list of
+// strings (gen_ai.response.finish_reasons and its dialect spellings).
+var stringListKeys = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, f := range semconv.Table() {
+		for _, src := range f.Sources {
+			if src.Type == semconv.TypeStrings.String() {
+				m[src.Key] = struct{}{}
+			}
+		}
+	}
+	return m
+}()
+
+// stringList turns the tag key of m back into the string array it was:
+// the OTLP -> Jaeger translation writes arrays as JSON text
+// ("[\"tool_calls\"]"), and the record would otherwise lose its finish
+// reasons. Any other string stays as it is. viewer/assets/ingest.js
+// (jsonStrings) does the same for a Jaeger file dropped on the page.
+func stringList(m pcommon.Map, key string) {
+	v, ok := m.Get(key)
+	if !ok || v.Type() != pcommon.ValueTypeStr || !strings.HasPrefix(v.Str(), "[") {
+		return
+	}
+	var list []any
+	if json.Unmarshal([]byte(v.Str()), &list) != nil {
+		return
+	}
+	for _, e := range list {
+		if _, ok := e.(string); !ok {
+			return // not a list of strings: not what the translation wrote
+		}
+	}
+	s := m.PutEmptySlice(key)
+	s.EnsureCapacity(len(list))
+	for _, e := range list {
+		s.AppendEmpty().SetStr(e.(string))
+	}
 }
 
 var spanKinds = map[string]ptrace.SpanKind{

@@ -322,9 +322,8 @@ func requireSameMeta(t *testing.T, label string, want, got map[string]any, skip 
 }
 
 // requireAgrees holds a JS run to the Go run of the same trace, record by
-// record and field by field. adjust, when set, turns a Go record into what
-// ingest.js is meant to make of it where the two differ on purpose.
-func requireAgrees(t *testing.T, label string, want map[string]map[string]any, got ingestRun, adjust func(map[string]any)) {
+// record and field by field.
+func requireAgrees(t *testing.T, label string, want map[string]map[string]any, got ingestRun) {
 	t.Helper()
 	gotByID := map[string]map[string]any{}
 	for _, r := range got.Records {
@@ -332,9 +331,6 @@ func requireAgrees(t *testing.T, label string, want map[string]map[string]any, g
 	}
 	require.ElementsMatch(t, mapKeys(want), mapKeys(gotByID), "%s: span ids", label)
 	for id, w := range want {
-		if adjust != nil {
-			adjust(w)
-		}
 		require.Equal(t, w, jsRecord(t, label+" "+id, gotByID[id]), "%s: span %s", label, id)
 	}
 }
@@ -354,7 +350,6 @@ type payload struct {
 	text   string
 	format string
 	runs   map[string]*goRun
-	adjust func(map[string]any)
 }
 
 func otlpPayload(t *testing.T, path string) payload {
@@ -371,24 +366,6 @@ func otlpPayload(t *testing.T, path string) payload {
 	return payload{name: filepath.Base(path), text: string(text), format: format, runs: goRuns(t, converter.Records(td))}
 }
 
-// jaegerFinishReasons is the one place ingest.js reads Jaeger JSON
-// differently from importer.ReadJaeger: a finish-reasons tag, which the
-// OTLP -> Jaeger translation turned into JSON text, is read back into the
-// list it was, so the record has its finish_reasons (Go keeps the text).
-func jaegerFinishReasons(rec map[string]any) {
-	attrs := rec["attrs"].(map[string]any)
-	s, ok := attrs[semconv.ResponseFinishReasons].(string)
-	if !ok {
-		return
-	}
-	var list []any
-	if json.Unmarshal([]byte(s), &list) != nil {
-		return
-	}
-	delete(attrs, semconv.ResponseFinishReasons)
-	rec["finish_reasons"] = list
-}
-
 func jaegerPayload(t *testing.T, name string, text []byte) payload {
 	t.Helper()
 	var recs []converter.Record
@@ -399,7 +376,7 @@ func jaegerPayload(t *testing.T, name string, text []byte) payload {
 	require.NoError(t, err)
 	require.Empty(t, st.Problems)
 	require.NotEmpty(t, recs)
-	return payload{name: name, text: string(text), format: "jaeger", runs: goRuns(t, recs), adjust: jaegerFinishReasons}
+	return payload{name: name, text: string(text), format: "jaeger", runs: goRuns(t, recs)}
 }
 
 // jaegerPayloads are the Jaeger fixture in each shape Jaeger writes or
@@ -488,7 +465,7 @@ func TestIngestAgreesWithGo(t *testing.T) {
 				require.NotNil(t, want, "a run for trace %s", id)
 				requireSameMeta(t, p.name, want.meta, run.Meta, "producer")
 				require.Equal(t, want.summary, run.Summary, "the trailer Go writes")
-				requireAgrees(t, p.name, want.spans, run, p.adjust)
+				requireAgrees(t, p.name, want.spans, run)
 				if len(p.runs) == 1 {
 					require.Equal(t, p.name, run.Name)
 				} else {
@@ -520,7 +497,7 @@ func TestIngestAgreesWithGo(t *testing.T) {
 				run := out.Runs[0]
 				requireSameMeta(t, label, want.meta, run.Meta)
 				require.Equal(t, want.summary, run.Summary)
-				requireAgrees(t, label, want.records, run, nil) // the artifact holds what Go read
+				requireAgrees(t, label, want.records, run) // the artifact holds what Go read
 				for _, r := range run.Records {
 					require.EqualValues(t, want.lines[r["span_id"].(string)], r["line"], label)
 				}
@@ -608,7 +585,7 @@ func TestIngestToolDispatch(t *testing.T) {
 			require.Len(t, out.Runs, 1)
 			run := out.Runs[0]
 			requireSameMeta(t, c.File, want.run.meta, run.Meta)
-			requireAgrees(t, c.File, want.run.records, run, nil)
+			requireAgrees(t, c.File, want.run.records, run)
 			for _, r := range run.Records {
 				line, _ := r["line"].(float64)
 				require.EqualValues(t, want.run.lines[r["span_id"].(string)], line, "%s: line of %s", c.File, r["span_id"])

@@ -1114,10 +1114,10 @@ const ATIngest = (() => {
   // Jaeger JSON ----------------------------------------------------------------------
   //
   // Port of importer.ReadJaeger (importer/jaeger.go): the same spans, tags,
-  // processes and references, with one difference: the OTLP -> Jaeger
-  // translation writes array attributes as JSON text, and a tag the dialect
-  // table wants as a list of strings (gen_ai.response.finish_reasons) is read
-  // back into that list, so the record shows its finish reasons.
+  // processes and references. The OTLP -> Jaeger translation writes array
+  // attributes as JSON text; a tag the dialect table wants as a list of
+  // strings (gen_ai.response.finish_reasons) is read back into that list, as
+  // importer's stringList does, so the record shows its finish reasons.
 
   const JAEGER_MAX_DEPTH = 4;
   const JAEGER_SPAN_KINDS = new Map([['client', 3], ['server', 2], ['producer', 4], ['consumer', 5], ['internal', 1]]);
