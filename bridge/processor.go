@@ -94,26 +94,35 @@ func (p *Processor) OnEnd(s sdktrace.ReadOnlySpan) {
 	if p.budgets != nil {
 		u = p.budgets.spend(s)
 	}
-	if p.cfg.blocking {
-		select {
-		case p.queue <- s:
-		case <-p.stop:
-			p.drop(s, u)
-		}
-		return
-	}
-	select {
-	case p.queue <- s:
-	default:
+	if !p.enqueue(s) {
 		p.drop(s, u)
 	}
 }
 
-// drop counts a span that will not be written. With a budget, its model
-// usage was read (by spend) and goes into the trailer's totals too; without
-// one it is not read here, because this is the overloaded path and reading
-// would make it several times slower than the SDK's own drop: the trailer's
-// "dropped" then says its totals are short.
+// enqueue hands s to the writer, and reports false when the queue is full
+// (or, with WithBlocking, when the processor is stopping).
+func (p *Processor) enqueue(s sdktrace.ReadOnlySpan) bool {
+	if p.cfg.blocking {
+		select {
+		case p.queue <- s:
+			return true
+		case <-p.stop:
+			return false
+		}
+	}
+	select {
+	case p.queue <- s:
+		return true
+	default:
+		return false
+	}
+}
+
+// drop counts a span that will not be written, with u, its model usage
+// when a budget read it, so the trailer's totals keep it. Without a budget
+// the usage is not read here: this is the overloaded path, and reading
+// would make it several times slower than the SDK's own drop; the
+// trailer's "dropped" then says its totals are short.
 func (p *Processor) drop(s sdktrace.ReadOnlySpan, u semconv.Usage) {
 	p.dropped.Add(1)
 	if p.cfg.sink == sinkDir {

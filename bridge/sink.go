@@ -441,13 +441,20 @@ type usageCounter struct {
 // add skips zero counts: each atomic add is a locked instruction, and
 // most spans report two or three of the five.
 func (c *usageCounter) add(u semconv.Usage) {
-	for _, f := range [...]struct {
-		n int64
-		c *atomic.Int64
-	}{{u.Input, &c.input}, {u.Output, &c.output}, {u.CacheRead, &c.cacheRead}, {u.CacheCreation, &c.cacheCreation}, {u.Reasoning, &c.reasoning}} {
-		if f.n != 0 {
-			f.c.Add(f.n)
-		}
+	if u.Input != 0 {
+		c.input.Add(u.Input)
+	}
+	if u.Output != 0 {
+		c.output.Add(u.Output)
+	}
+	if u.CacheRead != 0 {
+		c.cacheRead.Add(u.CacheRead)
+	}
+	if u.CacheCreation != 0 {
+		c.cacheCreation.Add(u.CacheCreation)
+	}
+	if u.Reasoning != 0 {
+		c.reasoning.Add(u.Reasoning)
 	}
 }
 
