@@ -117,57 +117,99 @@ func outline(run *Run, data []byte) outlineRun {
 			roots = append(roots, r)
 		}
 	}
-	o.Roots = nodes(roots, make(map[*staticRecord]bool))
+	o.Roots = nodes(roots, make(map[*staticRecord]bool), 0)
 	return o
 }
 
-// nodes builds the outline below rs. seen guards against parent cycles in
-// hostile input; the template's own recursion depth is the tree's.
-func nodes(rs []*staticRecord, seen map[*staticRecord]bool) []*outlineNode {
-	slices.SortStableFunc(rs, func(a, b *staticRecord) int { return cmp.Compare(a.StartedAt, b.StartedAt) })
+// maxOutlineDepth is how deep the outline nests <details>. Below it a
+// subtree is listed flat, in order: the template recurses once per level
+// (text/template stops at 100,000), and nobody opens 200 levels by hand.
+const maxOutlineDepth = 200
+
+// nodes builds the outline below rs, at depth. seen guards against parent
+// cycles in hostile input.
+func nodes(rs []*staticRecord, seen map[*staticRecord]bool, depth int) []*outlineNode {
+	byStart(rs)
 	out := make([]*outlineNode, 0, len(rs))
 	for _, r := range rs {
 		if seen[r] {
 			continue
 		}
 		seen[r] = true
-		n := &outlineNode{Rec: r, Failed: r.OK != nil && !*r.OK, Dur: durText(r.ElapsedMS)}
-		add := func(k, v string) {
-			if v != "" {
-				n.Facts = append(n.Facts, [2]string{k, v})
-			}
+		n := node(r)
+		if depth < maxOutlineDepth {
+			n.Kids = nodes(r.kids, seen, depth+1)
+		} else {
+			n.Kids = flat(r.kids, seen)
 		}
-		add("started", r.StartedAt)
-		add("agent", r.Agent)
-		add("tool", r.Tool)
-		add("provider", r.Provider)
-		add("model", r.Model)
-		add("finish reasons", strings.Join(r.FinishReasons, ", "))
-		if len(r.Usage) > 0 {
-			var parts []string
-			for _, k := range []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "reasoning_output_tokens"} {
-				if v, ok := r.Usage[k]; ok {
-					parts = append(parts, fmt.Sprintf("%s %v", strings.TrimSuffix(k, "_tokens"), v))
-				}
-			}
-			add("usage", strings.Join(parts, ", "))
-		}
-		add("span id", r.SpanID)
-		if n.Failed {
-			add("error", strings.TrimSpace(r.Code+" "+r.Message))
-		}
-		for _, b := range []struct {
-			title string
-			v     json.RawMessage
-		}{{"arguments", r.Args}, {"result", r.Result}, {"system instructions", r.System}, {"input messages", r.Input}, {"output messages", r.Output}} {
-			if len(b.v) > 0 {
-				n.Blocks = append(n.Blocks, block(b.title, b.v))
-			}
-		}
-		n.Kids = nodes(r.kids, seen)
 		out = append(out, n)
 	}
 	return out
+}
+
+// flat lists the subtrees below rs in preorder, none nested: the outline
+// past maxOutlineDepth. It walks with a stack, not recursion.
+func flat(rs []*staticRecord, seen map[*staticRecord]bool) []*outlineNode {
+	var out []*outlineNode
+	byStart(rs)
+	stack := slices.Clone(rs)
+	slices.Reverse(stack)
+	for len(stack) > 0 {
+		r := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		out = append(out, node(r))
+		byStart(r.kids)
+		for i := len(r.kids) - 1; i >= 0; i-- {
+			stack = append(stack, r.kids[i])
+		}
+	}
+	return out
+}
+
+func byStart(rs []*staticRecord) {
+	slices.SortStableFunc(rs, func(a, b *staticRecord) int { return cmp.Compare(a.StartedAt, b.StartedAt) })
+}
+
+// node is what the outline shows of r, without its children.
+func node(r *staticRecord) *outlineNode {
+	n := &outlineNode{Rec: r, Failed: r.OK != nil && !*r.OK, Dur: durText(r.ElapsedMS)}
+	add := func(k, v string) {
+		if v != "" {
+			n.Facts = append(n.Facts, [2]string{k, v})
+		}
+	}
+	add("started", r.StartedAt)
+	add("agent", r.Agent)
+	add("tool", r.Tool)
+	add("provider", r.Provider)
+	add("model", r.Model)
+	add("finish reasons", strings.Join(r.FinishReasons, ", "))
+	if len(r.Usage) > 0 {
+		var parts []string
+		for _, k := range []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "reasoning_output_tokens"} {
+			if v, ok := r.Usage[k]; ok {
+				parts = append(parts, fmt.Sprintf("%s %v", strings.TrimSuffix(k, "_tokens"), v))
+			}
+		}
+		add("usage", strings.Join(parts, ", "))
+	}
+	add("span id", r.SpanID)
+	if n.Failed {
+		add("error", strings.TrimSpace(r.Code+" "+r.Message))
+	}
+	for _, b := range []struct {
+		title string
+		v     json.RawMessage
+	}{{"arguments", r.Args}, {"result", r.Result}, {"system instructions", r.System}, {"input messages", r.Input}, {"output messages", r.Output}} {
+		if len(b.v) > 0 {
+			n.Blocks = append(n.Blocks, block(b.title, b.v))
+		}
+	}
+	return n
 }
 
 // block shows a JSON value: a string as its text, anything else indented.

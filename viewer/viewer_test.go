@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"html"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/viewer"
@@ -96,3 +99,34 @@ func ExampleWrite() {
 	fmt.Println(len(run.Records), "records;", strings.Contains(page.String(), "<title>travel planner</title>"))
 	// Output: 12 records; true
 }
+
+// A parent chain 20,000 deep (hostile, or a runaway agent) still makes a
+// page: the outline nests 200 levels and lists the rest flat; every record
+// is in it once.
+func TestDeepChain(t *testing.T) {
+	const n = 20000
+	td := ptrace.NewTraces()
+	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	var tid pcommon.TraceID
+	tid[0] = 1
+	for i := range n {
+		sp := ss.Spans().AppendEmpty()
+		sp.SetTraceID(tid)
+		var id, parent pcommon.SpanID
+		binary.BigEndian.PutUint64(id[:], uint64(i+1))
+		sp.SetSpanID(id)
+		if i > 0 {
+			binary.BigEndian.PutUint64(parent[:], uint64(i))
+			sp.SetParentSpanID(parent)
+		}
+		sp.SetName("step")
+		sp.SetStartTimestamp(pcommon.Timestamp(1e18 + i))
+		sp.SetEndTimestamp(pcommon.Timestamp(1e18 + 2*n - i))
+	}
+	var buf bytes.Buffer
+	require.NoError(t, viewer.Write(&buf, []viewer.Run{{Name: "deep.jsonl", Records: converter.Records(td)}}))
+	page := buf.String()
+	require.Equal(t, n, strings.Count(page, `<details class="rec"`))
+	require.Equal(t, n, strings.Count(page, `</details>`)-strings.Count(page, `<details open>`)-strings.Count(page, `<details>`))
+}
+

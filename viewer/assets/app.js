@@ -393,7 +393,7 @@
 
   function table(id, head, rows) {
     return h('table', { id, class: 'grid' }, h('thead', null, h('tr', null, ...head.map((c) => h('th', { text: c })))),
-      h('tbody', null, ...rows.map((r) => h('tr', null, ...r.map((c) => (c instanceof Node ? h('td', null, c) : h('td', { text: c }, )))))));
+      h('tbody', null, ...rows.map((r) => h('tr', null, ...r.map((c) => (c instanceof Node ? h('td', null, c) : h('td', { text: c })))))));
   }
 
   function renderTables() {
@@ -514,7 +514,9 @@
     const failed = r.ok === false;
     const cls = 'row k-' + r.kind + (failed ? ' err' : '') + (S.sel === r ? ' sel' : '') + (r._ctx ? ' ctx' : '');
     const indent = h('span', { class: 'indent' });
-    indent.style.width = (r._d * 14) + 'px';
+    // Past 40 levels the indent stops growing: a pathological chain must
+    // not push the names out of their column.
+    indent.style.width = (Math.min(r._d, 40) * 14) + 'px';
     const caret = r._kids.length
       ? h('button', { type: 'button', class: 'caret', 'aria-label': S.collapsed.has(r._k) ? 'expand' : 'collapse', onclick: (e) => { e.stopPropagation(); toggle(r); } }, S.collapsed.has(r._k) ? '▸' : '▾')
       : h('span', { class: 'caret none' });
