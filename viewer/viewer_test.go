@@ -129,4 +129,3 @@ func TestDeepChain(t *testing.T) {
 	require.Equal(t, n, strings.Count(page, `<details class="rec"`))
 	require.Equal(t, n, strings.Count(page, `</details>`)-strings.Count(page, `<details open>`)-strings.Count(page, `<details>`))
 }
-
