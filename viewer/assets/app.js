@@ -750,9 +750,7 @@
   }
 
   function textView(t) {
-    if (t == null) return h('span', { class: 'muted', text: '(empty)' });
-    if (typeof t !== 'string') return valueView(t);
-    return valueView(t);
+    return t == null ? h('span', { class: 'muted', text: '(empty)' }) : valueView(t);
   }
 
   function toolsView(v) {
