@@ -1099,3 +1099,54 @@ func matrixValue(r *rand.Rand, a pcommon.Map, key, typ string) {
 }
 
 func matrixPick2(r *rand.Rand, opts ...float64) float64 { return opts[r.IntN(len(opts))] }
+
+// followAll is run in the page: every case read whole with parse and line
+// by line with follow, as the live page reads a growing file. It returns,
+// per case, whether the two gave the same records (the synthesized root of
+// a tool-dispatch file comes only at the end of a whole read) and the
+// record counts.
+const followAll = `(() => {
+  const dialects = JSON.parse(document.getElementById('at-dialects').textContent);
+  const cases = JSON.parse(document.getElementById('cases').textContent);
+  return JSON.stringify(cases.map((c) => {
+    const whole = ATIngest.parse(c.text, c.file, dialects).runs[0].records;
+    const f = ATIngest.follow(c.file, dialects);
+    const live = [];
+    c.text.split('\n').forEach((line, i) => { if (line) live.push(...f.push(line, i + 1).records); });
+    const ids = new Set(live.map((r) => r.span_id));
+    const want = whole.filter((r) => ids.has(r.span_id) || r.line);
+    return { same: JSON.stringify(want) === JSON.stringify(live), whole: whole.length, live: live.length };
+  }));
+})()`
+
+// The live page's reader (follow) makes of each line what parse makes of
+// the whole file: the same records, with their line numbers.
+func TestIngestFollowAgreesWithParse(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(repoTestdata, "golden", "*.jsonl"))
+	require.NoError(t, err)
+	legacy, err := filepath.Glob(filepath.Join(repoTestdata, "legacy", "*.jsonl"))
+	require.NoError(t, err)
+	paths = append(paths, legacy...)
+	require.NotEmpty(t, legacy)
+	var cases []ingestCase
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		cases = append(cases, ingestCase{File: filepath.Base(p), Text: string(b)})
+	}
+	page := ingestPage(t, cases)
+	ctx := browsertest.New(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(browsertest.FileURL(t, page))))
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](followAll))
+	require.NoError(t, err)
+	var got []struct {
+		Same        bool
+		Whole, Live int
+	}
+	require.NoError(t, json.Unmarshal([]byte(raw), &got))
+	require.Len(t, got, len(cases))
+	for i, g := range got {
+		require.True(t, g.Same, "%s: follow and parse disagree", cases[i].File)
+		require.Positive(t, g.Live, cases[i].File)
+	}
+}

@@ -770,21 +770,22 @@
     if (!url || typeof EventSource === 'undefined') return;
     const R = S.runs[S.runs.length - 1];
     if (!R) return;
-    let metaLine = R.meta ? JSON.stringify(R.meta) : null;
+    // One reader follows the file: it keeps the header (and a tool-dispatch
+    // file's ids) between lines. The lines the page holds are the header
+    // and the records; the stream goes on after them.
+    const reader = ATIngest.follow(R.name, dialects);
+    if (R.meta) reader.push(JSON.stringify(R.meta), 1);
+    let lineNo = R.records.length + 1;
     let pending = false;
     const es = new EventSource(url);
     const status = h('span', { id: 'live', class: 'live', text: '● live' });
     document.querySelector('header.top').append(status);
     es.addEventListener('record', (e) => {
-      const line = e.data;
-      let kind = '';
-      try { kind = JSON.parse(line).kind; } catch (_) { S.problems.push({ file: R.name, line: 0, message: 'live: unreadable line' }); renderProblems(); return; }
-      if (kind === 'meta') { metaLine = line; R.meta = JSON.parse(line); return; }
-      if (kind === 'summary') { R.summary = JSON.parse(line); return; }
-      const parsed = ATIngest.parse((metaLine || '{"v":1,"kind":"meta","started_at":"1970-01-01T00:00:00Z"}') + '\n' + line, R.name, dialects);
-      for (const p of parsed.problems) S.problems.push(p);
-      const recs = parsed.runs.length ? parsed.runs[0].records : [];
-      for (const rec of recs) R.records.push(rec);
+      const got = reader.push(e.data, ++lineNo);
+      for (const p of got.problems) S.problems.push(p);
+      for (const rec of got.records) R.records.push(rec);
+      R.meta = got.meta || R.meta;
+      R.summary = got.summary || R.summary;
       if (!pending) {
         pending = true;
         requestAnimationFrame(() => {

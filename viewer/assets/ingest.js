@@ -2076,80 +2076,110 @@ const ATIngest = (() => {
     return sp;
   }
 
-  function readArtifact(text, ctx, table, fileName) {
-    const lines = text.split('\n');
+  // artifactReader reads an artifact a line at a time, keeping what the
+  // lines after the header depend on (the header, the ids of a
+  // tool-dispatch file). readArtifact feeds it a whole file; follow (the
+  // live page) feeds it lines as they arrive.
+  function artifactReader(table) {
     const st = { header: EMPTY_HEADER, headerSeen: false, firstLine: null, ids: null, root: { used: false, start: 0n, end: 0n } };
-    let meta = null, summary = null;
-    const records = [];
-    const unknown = new Map(); // kind -> [count, first line]
-    for (let i = 0; i < lines.length; i++) {
-      const lineNo = i + 1;
-      const line = lines[i].replace(/\r+$/, '');
-      if (GO_BLANK.test(line)) continue;
+    const a = { st, meta: null, summary: null, records: [], unknown: new Map(), stopped: false };
+    // line reads one line; torn says it is the last one and had no newline.
+    a.line = (ctx, raw, lineNo, torn) => {
+      if (a.stopped) return;
+      const line = raw.endsWith('\r') ? raw.replace(/\r+$/, '') : raw;
+      if (GO_BLANK.test(line)) return;
       if (st.firstLine === null) st.firstLine = line;
-      const torn = i === lines.length - 1; // no newline after it: cut short?
       const bad = (m) => ctx.problem(lineNo, (torn ? 'torn last line (cut short by a crash?): ' : '') + m);
       let o;
       try {
         o = JSON.parse(line);
       } catch (e) {
         bad(`invalid record: ${e.message}`);
-        continue;
+        return;
       }
       if (!isObj(o)) {
         bad('invalid record: not a JSON object');
-        continue;
+        return;
       }
       const kind = own(o, 'kind');
       if (typeof kind !== 'string' || kind === '') {
         bad('invalid record: no "kind"');
-        continue;
+        return;
       }
       if (kind === 'meta') {
         st.headerSeen = true;
         try {
           const h = readHeader(o, line, lineNo);
-          if (meta !== null) ctx.problem(lineNo, 'a second header: the lines after it use it');
-          meta = h.meta;
+          if (a.meta !== null) ctx.problem(lineNo, 'a second header: the lines after it use it');
+          a.meta = h.meta;
           st.header = h;
         } catch (e) {
           if (!(e instanceof LineError)) throw e;
           if (e.fatal) {
             ctx.problem(lineNo, e.message);
-            break;
+            a.stopped = true;
+            return;
           }
           bad(`header: ${e.message}`);
         }
-        continue;
+        return;
       }
       if (!st.headerSeen) {
         st.headerSeen = true;
         ctx.problem(lineNo, 'first line is not a meta header');
       }
       if (kind === 'summary') {
-        summary = o;
-        continue;
+        a.summary = o;
+        return;
       }
       if (!KINDS.has(kind)) {
-        const u = unknown.get(kind);
+        const u = a.unknown.get(kind);
         if (u) u[0]++;
-        else unknown.set(kind, [1, lineNo]);
-        continue;
+        else a.unknown.set(kind, [1, lineNo]);
+        return;
       }
       try {
         if (tooDeep(line)) throw new LineError(`nesting deeper than ${MAX_DEPTH}`);
-        records.push(spanRecord(readSpan(o, line, lineNo, st, table), table));
+        a.records.push(spanRecord(readSpan(o, line, lineNo, st, table), table));
       } catch (e) {
         if (!(e instanceof LineError) && !(e instanceof SyntaxError)) throw e;
         bad(`invalid record: ${e.message}`);
       }
-    }
-    for (const [kind, [n, line]] of unknown) {
+    };
+    return a;
+  }
+
+  function readArtifact(text, ctx, table, fileName) {
+    const a = artifactReader(table);
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length && !a.stopped; i++) a.line(ctx, lines[i], i + 1, i === lines.length - 1);
+    for (const [kind, [n, line]] of a.unknown) {
       ctx.problem(line, `${n} line${n === 1 ? '' : 's'} of unknown kind ${describe(kind)} skipped`);
     }
-    if (st.root.used) records.push(spanRecord(syntheticRoot(st), table));
-    if (meta === null && records.length === 0 && summary === null) return [];
-    return [{ name: fileName, meta, records, summary }];
+    if (a.st.root.used) a.records.push(spanRecord(syntheticRoot(a.st), table));
+    if (a.meta === null && a.records.length === 0 && a.summary === null) return [];
+    return [{ name: fileName, meta: a.meta, records: a.records, summary: a.summary }];
+  }
+
+  // follow reads a growing artifact line by line, for a live page: seed it
+  // with the header the page already shows (JSON.stringify of a run's meta
+  // is a header line), then push each line as it arrives, with its line
+  // number. push returns the records that line made, its problems, and the
+  // header and trailer as they stand.
+  function follow(fileName, dialects) {
+    const file = String(fileName);
+    const a = artifactReader(compileTable(dialects));
+    const push = (line, lineNo) => {
+      const ctx = newContext(file);
+      const before = a.records.length;
+      try {
+        a.line(ctx, String(line), lineNo, false);
+      } catch (e) {
+        ctx.problem(lineNo, `cannot read: ${e && e.message ? e.message : String(e)}`);
+      }
+      return { records: a.records.splice(before), problems: ctx.problems, meta: a.meta, summary: a.summary };
+    };
+    return Object.freeze({ push });
   }
 
   // syntheticRoot is converter's rootRecord: the invoke_agent span that the
@@ -2257,5 +2287,5 @@ const ATIngest = (() => {
     return { format, runs, problems: ctx.problems };
   }
 
-  return Object.freeze({ parse, version: 1 });
+  return Object.freeze({ parse, follow, version: 1 });
 })();
