@@ -67,6 +67,14 @@ func TestRoundTripProperty(t *testing.T) {
 	}
 }
 
+// TestGenReplays: a seed names one set of traces, so a failure reported
+// with its seed can be replayed.
+func TestGenReplays(t *testing.T) {
+	for seed := range uint64(5) {
+		require.Equal(t, ptracecmp.Spans(newGen(seed).traces()), ptracecmp.Spans(newGen(seed).traces()), "seed %d", seed)
+	}
+}
+
 func assertEqualSpans(t *testing.T, want, got []string, seed uint64, jsonl []byte) bool {
 	t.Helper()
 	if len(want) == len(got) {

@@ -73,7 +73,7 @@ func init() {
 	idTool, idSystem, idReqMod, idRspMod = id(ToolName), id(System), id(RequestModel), id(ResponseModel)
 }
 
-// maxKeys bounds the key table; init panics in tests if the table outgrows it.
+// maxKeys bounds the key table; TestKeyTableFits fails if the table outgrows it.
 const maxKeys = 128
 
 // A Reading is what agenttrace reads off one span: its kind and, for each
