@@ -36,12 +36,14 @@ func TestFiveThousandRecordsRenderLazily(t *testing.T) {
 	require.Less(t, inDOM, 200, "rows are rendered for the viewport, not all 5,000")
 
 	// Scrolled to the end, the last record's row is there.
-	last := run.Records[0].Span.SpanID().String() // the root ends last; the last row starts last
-	for i := range run.Records {
-		if run.Records[i].Span.StartTimestamp() > 0 && i > 0 && run.Records[i].Span.StartTimestamp() >= run.Records[i-1].Span.StartTimestamp() {
-			last = run.Records[i].Span.SpanID().String()
+	// The last row is the child that starts last (synth starts each later).
+	latest := run.Records[0]
+	for _, r := range run.Records[1:] {
+		if r.Span.StartTimestamp() > latest.Span.StartTimestamp() {
+			latest = r
 		}
 	}
+	last := latest.Span.SpanID().String()
 	eval[bool](t, ctx, `(() => { const s = document.getElementById('waterfall-scroll'); s.scrollTop = s.scrollHeight; s.dispatchEvent(new Event('scroll')); return true; })()`)
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`!!document.querySelector('#rows .row[data-span-id="%s"]')`, last)))
 	require.NoError(t, err)

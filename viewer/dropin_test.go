@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -137,6 +138,7 @@ func TestDropIn(t *testing.T) {
 
 func abs(t *testing.T, p string) string {
 	t.Helper()
-	u := browsertest.FileURL(t, p)
-	return u[len("file://"):]
+	a, err := filepath.Abs(p)
+	require.NoError(t, err)
+	return a
 }

@@ -87,11 +87,7 @@ func writeStatic(w *bufio.Writer, runs []Run, data [][]byte) error {
 }
 
 func outline(run *Run, data []byte) outlineRun {
-	meta := run.Meta
-	if meta == nil {
-		meta = converter.MetaFor(run.Records)
-	}
-	rep := report.Tokens(run.Records, meta, report.WithTop(10))
+	rep := report.Tokens(run.Records, run.Meta, report.WithTop(10))
 	o := outlineRun{Name: run.Name, Report: rep, Budget: rep.Budget}
 	var recs []*staticRecord
 	for n, line := range bytes.Split(data, []byte{'\n'}) {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -100,6 +101,14 @@ func Write(w io.Writer, runs []Run, opts ...Option) error {
 	if err != nil {
 		return err
 	}
+	// Each run's header, made once when the caller has none: the embedded
+	// lines and the outline must agree on it.
+	runs = slices.Clone(runs)
+	for i := range runs {
+		if runs[i].Meta == nil {
+			runs[i].Meta = converter.MetaFor(runs[i].Records)
+		}
+	}
 	data := make([][]byte, len(runs))
 	for i := range runs {
 		var buf bytes.Buffer
@@ -159,11 +168,7 @@ func writeScriptData(w *bufio.Writer, b []byte) {
 
 // encodeRun writes run as artifact lines, the one shape the page parses.
 func encodeRun(buf *bytes.Buffer, run *Run) error {
-	meta := run.Meta
-	if meta == nil {
-		meta = converter.MetaFor(run.Records)
-	}
-	cw := converter.NewWriter(buf, meta)
+	cw := converter.NewWriter(buf, run.Meta)
 	if err := cw.WriteHeader(); err != nil {
 		return err
 	}

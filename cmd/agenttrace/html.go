@@ -75,7 +75,7 @@ func (e *env) html(paths []string, out, title string) error {
 		for _, r := range runs {
 			n += len(r.Records)
 		}
-		fmt.Fprintf(e.stderr, "wrote %s (%d records in %d run(s))\n", out, n, len(runs))
+		fmt.Fprintf(e.stderr, "wrote %s (%s in %s)\n", out, plural(n, "record"), plural(len(runs), "run"))
 	}
 	// A page made from inputs that lost lines must not look clean.
 	return e.noteSkipped(all)

@@ -91,7 +91,6 @@ func New(t testing.TB, opts ...Option) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("allow-file-access-from-files", false),
 	}
 	if !o.online {
 		flags = append(flags, chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"))
