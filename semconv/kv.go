@@ -58,7 +58,8 @@ func ReadUsageKV(name string, attrs []attribute.KeyValue) Facts { return readKV(
 
 func readKV(name string, attrs []attribute.KeyValue, early bool) Facts {
 	var (
-		decided                   kvAction // 1: the operation name made the span an inference; 2: something else
+		opKind                    Kind // the kind the operation name decides, if decided
+		decided                   bool
 		in                        classInputs
 		inRank, outRank, convRank = kvAction(99), kvAction(99), kvAction(99)
 		f                         Facts
@@ -74,12 +75,7 @@ func readKV(name string, attrs []attribute.KeyValue, early bool) Facts {
 		case act == actOp:
 			if in.op == "" && isStr {
 				in.op = kv.Value.AsString()
-				switch NormalizeOperation(in.op) {
-				case OpChat, OpTextCompletion, OpGenerate, OpEmbeddings, OpRetrieval, "completion", "generate":
-					decided = 1
-				case OpExecuteTool, OpInvokeAgent, OpCreateAgent, OpInvokeWorkflow:
-					decided = 2
-				}
+				opKind, decided = operationKind(in.op)
 			}
 		case act == actOIKind:
 			if !in.hasOIKind {
@@ -119,10 +115,14 @@ func readKV(name string, attrs []attribute.KeyValue, early bool) Facts {
 				convRank, f.Conversation = r, kv.Value.AsString()
 			}
 		}
-		if early && (decided == 2 || decided == 1 && inRank == 0 && outRank == 0) {
+		if early && decided && (opKind != Inference || inRank == 0 && outRank == 0) {
 			break
 		}
 	}
-	f.Kind, _ = classifyFacts(name, in)
+	if decided {
+		f.Kind = opKind // what classifyFacts would find first
+	} else {
+		f.Kind, _ = classifyFacts(name, in)
+	}
 	return f
 }

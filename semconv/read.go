@@ -136,6 +136,20 @@ func (r *Reading) classify(name string) (Kind, Dialect) {
 	})
 }
 
+// operationKind returns the kind a gen_ai.operation.name value decides,
+// and false when it decides none: the first rule of classifyFacts.
+func operationKind(op string) (Kind, bool) {
+	switch NormalizeOperation(op) {
+	case OpChat, OpTextCompletion, OpGenerate, OpEmbeddings, OpRetrieval, "completion", "generate":
+		return Inference, true
+	case OpExecuteTool:
+		return Call, true
+	case OpInvokeAgent, OpCreateAgent, OpInvokeWorkflow:
+		return Agent, true
+	}
+	return Span, false
+}
+
 // classInputs are the attribute facts classification looks at, whatever
 // form the attributes come in (pdata here, SDK key-values in ReadKV).
 type classInputs struct {
@@ -149,13 +163,8 @@ type classInputs struct {
 // classify) ports these rules by hand; change both together, and
 // viewer's TestIngestAgreesWithGo holds them to each other.
 func classifyFacts(name string, in classInputs) (Kind, Dialect) {
-	switch NormalizeOperation(in.op) {
-	case OpChat, OpTextCompletion, OpGenerate, OpEmbeddings, OpRetrieval, "completion", "generate":
-		return Inference, DialectGenAI
-	case OpExecuteTool:
-		return Call, DialectGenAI
-	case OpInvokeAgent, OpCreateAgent, OpInvokeWorkflow:
-		return Agent, DialectGenAI
+	if k, ok := operationKind(in.op); ok {
+		return k, DialectGenAI
 	}
 	if in.hasOIKind {
 		switch strings.ToUpper(in.oiKind) {
