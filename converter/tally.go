@@ -42,11 +42,7 @@ func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
 	}
 	switch rd.Kind {
 	case semconv.Inference:
-		u := rd.Usage()
-		if !u.IsZero() {
-			t.inferred = true
-		}
-		t.usage.Add(u)
+		t.AddUsage(rd.Usage())
 	case semconv.Call:
 		t.estimate += CallEstimate(rd, sp.Attributes())
 	}
@@ -63,11 +59,7 @@ func (t *Tally) Drop(n int64) { t.dropped += n }
 func (t *Tally) AddDropped(sp ptrace.Span, rd *semconv.Reading) {
 	t.dropped++
 	if rd.Kind == semconv.Inference {
-		u := rd.Usage()
-		if !u.IsZero() {
-			t.inferred = true
-		}
-		t.usage.Add(u)
+		t.AddUsage(rd.Usage())
 	}
 	t.end = max(t.end, uint64(sp.EndTimestamp()))
 }
