@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
-
-	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // ErrClosed is returned by a Writer used after Close.
@@ -128,10 +126,6 @@ func (w *Writer) Resume(t Tally) {
 	w.wroteMeta = true
 	w.tally = t
 }
-
-// Reading returns the reading of the record last written, so a caller can
-// act on what it just wrote without reading the span again.
-func (w *Writer) Reading() *semconv.Reading { return w.enc.Reading() }
 
 // Close writes the summary trailer, marked complete. It does not close the
 // underlying writer. Close on a closed Writer does nothing.
