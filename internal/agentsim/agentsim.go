@@ -16,24 +16,22 @@
 package agentsim
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenttrace/agenttrace/bridge"
+	"github.com/agenttrace/agenttrace/internal/agentsim/genai"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // Epoch is when every simulated run starts.
@@ -45,27 +43,32 @@ const ServiceName = "agenttrace-demo"
 // ScopeName names the instrumentation scope of every span of a run.
 const ScopeName = "github.com/agenttrace/agenttrace/internal/agentsim"
 
-const schemaURL = "https://opentelemetry.io/schemas/1.41.0"
-
 // TracerProviderOptions returns the options that make a TracerProvider's
-// spans reproducible: trace and span ids drawn from seed, every span
-// sampled, the resource service.name=agenttrace-demo, and span limits that
-// ignore OTEL_* variables (which could truncate message content). Add the
-// span processors to them.
+// spans reproducible: [ReproducibleOptions] with trace and span ids drawn
+// from seed, and the resource service.name=agenttrace-demo. Add the span
+// processors to them.
 //
 // OTEL_RESOURCE_ATTRIBUTES still adds to the resource, as it does for any
 // application that sets one: the SDK merges it in.
 func TracerProviderOptions(seed uint64) []sdktrace.TracerProviderOption {
-	return []sdktrace.TracerProviderOption{
-		sdktrace.WithIDGenerator(newSeededIDs(seed)),
-		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithRawSpanLimits(spanLimits),
-		sdktrace.WithResource(resource.NewWithAttributes(schemaURL,
+	return append(ReproducibleOptions(newSeededIDs(seed)),
+		sdktrace.WithResource(resource.NewWithAttributes(genai.SchemaURL,
 			attribute.String("service.name", ServiceName),
 			attribute.String("service.version", "0.1.0"),
 			attribute.String("telemetry.sdk.name", "opentelemetry"),
 			attribute.String("telemetry.sdk.language", "go"),
-		)),
+		)))
+}
+
+// ReproducibleOptions returns the options that make a TracerProvider record
+// the same spans every time, whatever the environment: ids from ids, every
+// span sampled, and span limits that ignore OTEL_* variables (which could
+// truncate message content).
+func ReproducibleOptions(ids sdktrace.IDGenerator) []sdktrace.TracerProviderOption {
+	return []sdktrace.TracerProviderOption{
+		sdktrace.WithIDGenerator(ids),
+		sdktrace.WithSampler(sdktrace.AlwaysSample()),
+		sdktrace.WithRawSpanLimits(spanLimits),
 	}
 }
 
@@ -157,7 +160,7 @@ type Result struct {
 // distinct providers.
 func Run(ctx context.Context, tp trace.TracerProvider, cfg Config) Result {
 	r := &runner{
-		tracer: tp.Tracer(ScopeName, trace.WithInstrumentationVersion("0.1.0"), trace.WithSchemaURL(schemaURL)),
+		tracer: tp.Tracer(ScopeName, trace.WithInstrumentationVersion("0.1.0"), trace.WithSchemaURL(genai.SchemaURL)),
 		guard:  cfg.Guard,
 	}
 	if r.guard == nil {
@@ -180,8 +183,8 @@ type runner struct {
 	tracer trace.Tracer
 	guard  func(context.Context) error
 	tools  map[string]func(context.Context, toolCall) (any, error)
-	now    time.Duration // since Epoch
-	open   []*usage      // usage of the agents running, outermost first
+	now    time.Duration    // since Epoch
+	open   []*semconv.Usage // usage of the agents running, outermost first
 	res    Result
 }
 
@@ -200,7 +203,7 @@ type agent struct {
 	temperature           float64 // 0: not sent (reasoning models)
 	maxTokens             int
 	system                string
-	tools                 []toolDef
+	tools                 []genai.ToolDef
 	replies               []reply
 }
 
@@ -209,7 +212,7 @@ type reply struct {
 	responseID string
 	text       string
 	calls      []toolCall
-	reasoning  int           // reasoning tokens, counted in the output
+	reasoning  int64         // reasoning tokens, counted in the output
 	latency    time.Duration // of the model call
 }
 
@@ -221,72 +224,32 @@ type toolCall struct {
 	task     string        // what a delegating tool asks its sub-agent
 }
 
-// usage is token usage as the gen_ai.usage.* attributes carry it.
-type usage struct{ input, output, cacheRead, reasoning int }
-
-func (u *usage) add(o usage) {
-	u.input += o.input
-	u.output += o.output
-	u.cacheRead += o.cacheRead
-	u.reasoning += o.reasoning
-}
-
-func (u usage) attributes() []attribute.KeyValue {
-	kvs := []attribute.KeyValue{
-		attribute.Int("gen_ai.usage.input_tokens", u.input),
-		attribute.Int("gen_ai.usage.output_tokens", u.output),
-	}
-	if u.cacheRead > 0 {
-		kvs = append(kvs, attribute.Int("gen_ai.usage.cache_read.input_tokens", u.cacheRead))
-	}
-	if u.reasoning > 0 {
-		kvs = append(kvs, attribute.Int("gen_ai.usage.reasoning.output_tokens", u.reasoning))
-	}
-	return kvs
-}
-
 // invoke runs agent a on task under an invoke_agent span: ask the model,
 // run the tools it asks for, feed their results back, until it answers.
 // Like agent frameworks, the span repeats the usage of every model call
 // made under it, nested agents' included.
 func (r *runner) invoke(ctx context.Context, a *agent, task string) (answer string, err error) {
 	r.wait(2 * time.Millisecond)
-	history := []message{{Role: "user", Parts: []part{text(task)}}}
-	attrs := []attribute.KeyValue{
-		attribute.String("gen_ai.operation.name", "invoke_agent"),
-		attribute.String("gen_ai.provider.name", "openai"),
-		attribute.String("gen_ai.agent.name", a.name),
-		attribute.String("gen_ai.agent.id", a.id),
-		attribute.String("gen_ai.agent.description", a.description),
-		attribute.String("gen_ai.request.model", a.model),
-	}
-	if a.conversationID != "" {
-		attrs = append(attrs, attribute.String("gen_ai.conversation.id", a.conversationID))
-	}
-	attrs = append(attrs, attribute.String("gen_ai.input.messages", mustJSON(history)))
-	ctx, span := r.tracer.Start(ctx, "invoke_agent "+a.name,
-		trace.WithSpanKind(trace.SpanKindInternal), r.at(), trace.WithAttributes(attrs...))
+	history := []genai.Message{genai.User(genai.Text(task))}
+	ctx, span := genai.StartAgent(ctx, r.tracer, genai.Agent{
+		Name: a.name, ID: a.id, Description: a.description, Model: a.model, ConversationID: a.conversationID,
+	}, history, r.at())
 
-	var total usage
+	var total semconv.Usage
 	r.open = append(r.open, &total)
 	defer func() {
 		r.open = r.open[:len(r.open)-1]
-		if err == nil {
-			out := message{Role: "assistant", Parts: []part{text(answer)}, FinishReason: "stop"}
-			span.SetAttributes(attribute.String("gen_ai.output.messages", mustJSON([]message{out})))
-		}
-		span.SetAttributes(total.attributes()...)
 		r.wait(3 * time.Millisecond)
-		end(span, err, r.at())
+		genai.EndAgent(span, answer, total, err, errorType(err), r.at())
 	}()
 
-	cached := 0 // the prompt prefix the provider has cached, in tokens
+	var cached int64 // the prompt prefix the provider has cached, in tokens
 	for _, rep := range a.replies {
 		if err := r.guard(ctx); err != nil {
 			return "", err
 		}
 		out, u := r.chat(ctx, a, history, rep, cached)
-		cached = u.input / 128 * 128
+		cached = u.Input / 128 * 128
 		history = append(history, out)
 		if len(rep.calls) == 0 {
 			return rep.text, nil
@@ -299,7 +262,7 @@ func (r *runner) invoke(ctx context.Context, a *agent, task string) (answer stri
 			if err != nil && !errors.Is(err, errToolFailed) {
 				return "", err
 			}
-			history = append(history, message{Role: "tool", Parts: []part{resp}})
+			history = append(history, genai.Tool(resp))
 		}
 	}
 	return "", fmt.Errorf("agentsim: %s: the script ends without an answer", a.name)
@@ -310,63 +273,39 @@ func (r *runner) invoke(ctx context.Context, a *agent, task string) (answer stri
 // the request's and response's sizes (about four bytes a token, the usual
 // rule of thumb); cached is the prefix a provider's prompt cache (in
 // 128-token blocks) holds from the agent's previous call.
-func (r *runner) chat(ctx context.Context, a *agent, history []message, rep reply, cached int) (message, usage) {
+func (r *runner) chat(ctx context.Context, a *agent, history []genai.Message, rep reply, cached int64) (genai.Message, semconv.Usage) {
 	r.wait(4 * time.Millisecond)
-	_, span := r.tracer.Start(ctx, "chat "+a.model,
-		trace.WithSpanKind(trace.SpanKindClient), r.at(),
-		trace.WithAttributes(
-			attribute.String("gen_ai.operation.name", "chat"),
-			attribute.String("gen_ai.provider.name", "openai"),
-			attribute.String("gen_ai.request.model", a.model),
-			attribute.String("server.address", "api.openai.com"),
-			attribute.Int("server.port", 443),
-		))
-	system := mustJSON([]part{text(a.system)})
-	tools := mustJSON(a.tools)
-	input := mustJSON(history)
-	var req []attribute.KeyValue
-	if a.temperature != 0 {
-		req = append(req, attribute.Float64("gen_ai.request.temperature", a.temperature))
-	}
-	req = append(req,
-		attribute.Int("gen_ai.request.max_tokens", a.maxTokens),
-		attribute.String("gen_ai.system_instructions", system),
-		attribute.String("gen_ai.tool.definitions", tools),
-		attribute.String("gen_ai.input.messages", input),
-	)
-	span.SetAttributes(req...)
-
-	out := message{Role: "assistant", FinishReason: "stop"}
+	start := r.at()
+	out := genai.Assistant("stop")
 	finish := "stop"
 	if rep.text != "" {
-		out.Parts = append(out.Parts, text(rep.text))
+		out.Parts = append(out.Parts, genai.Text(rep.text))
 	}
 	for _, c := range rep.calls {
-		out.Parts = append(out.Parts, part{Type: "tool_call", ID: c.id, Name: c.name, Arguments: c.args})
+		out.Parts = append(out.Parts, genai.ToolCall(c.id, c.name, c.args))
 		out.FinishReason, finish = "tool_call", "tool_calls"
 	}
-	output := mustJSON([]message{out})
-	u := usage{
-		input:     tokens(system) + tokens(tools) + tokens(input),
-		output:    tokens(output) + rep.reasoning,
-		cacheRead: cached,
-		reasoning: rep.reasoning,
+	c := genai.Chat{
+		Model: a.model, ResponseModel: a.responseModel, ResponseID: rep.responseID,
+		Temperature: a.temperature, MaxTokens: a.maxTokens,
+		System: genai.MustJSON([]genai.Part{genai.Text(a.system)}), Tools: genai.MustJSON(a.tools),
+		Input: genai.MustJSON(history), Output: genai.MustJSON([]genai.Message{out}),
+		FinishReasons: []string{finish},
+	}
+	c.Usage = semconv.Usage{
+		Input:     tokens(c.System) + tokens(c.Tools) + tokens(c.Input),
+		Output:    tokens(c.Output) + rep.reasoning,
+		CacheRead: cached,
+		Reasoning: rep.reasoning,
 	}
 	r.wait(rep.latency)
-	span.SetAttributes(
-		attribute.String("gen_ai.response.id", rep.responseID),
-		attribute.String("gen_ai.response.model", a.responseModel),
-		attribute.StringSlice("gen_ai.response.finish_reasons", []string{finish}),
-		attribute.String("gen_ai.output.messages", output),
-	)
-	span.SetAttributes(u.attributes()...)
-	span.End(r.at())
+	genai.RecordChat(ctx, r.tracer, c, start, r.at())
 
 	r.res.ModelCalls++
 	for _, t := range r.open {
-		t.add(u)
+		t.Add(c.Usage)
 	}
-	return out, u
+	return out, c.Usage
 }
 
 // errToolFailed marks a tool's own failure, which the agent reports to
@@ -377,7 +316,7 @@ var errToolFailed = errors.New("tool failed")
 // returns the tool_call_response part for the model. A tool's failure
 // comes back wrapped in errToolFailed; any other error (a nested agent
 // stopped by its guard) stops the caller too.
-func (r *runner) tool(ctx context.Context, a *agent, c toolCall) (part, error) {
+func (r *runner) tool(ctx context.Context, a *agent, c toolCall) (genai.Part, error) {
 	r.wait(5 * time.Millisecond)
 	desc := ""
 	for _, d := range a.tools {
@@ -385,34 +324,20 @@ func (r *runner) tool(ctx context.Context, a *agent, c toolCall) (part, error) {
 			desc = d.Description
 		}
 	}
-	ctx, span := r.tracer.Start(ctx, "execute_tool "+c.name,
-		trace.WithSpanKind(trace.SpanKindInternal), r.at(),
-		trace.WithAttributes(
-			attribute.String("gen_ai.operation.name", "execute_tool"),
-			attribute.String("gen_ai.tool.name", c.name),
-			attribute.String("gen_ai.tool.call.id", c.id),
-			attribute.String("gen_ai.tool.type", "function"),
-			attribute.String("gen_ai.tool.description", desc),
-			attribute.String("gen_ai.tool.call.arguments", mustJSON(c.args)),
-		))
+	ctx, span := genai.StartTool(ctx, r.tracer, c.name, desc, c.id, c.args, r.at())
 	r.res.ToolCalls++
 	r.wait(c.latency)
 	result, err := r.tools[c.name](ctx, c)
-	resp := part{Type: "tool_call_response", ID: c.id, Response: result}
+	genai.EndTool(span, result, err, errorType(err), r.at())
 	var ue *upstreamError
 	switch {
 	case errors.As(err, &ue):
 		r.res.ToolErrors++
-		resp.Response = map[string]any{"error": err.Error()}
-		end(span, err, r.at())
-		return resp, fmt.Errorf("%w: %w", errToolFailed, err)
+		return genai.ToolResponse(c.id, map[string]any{"error": err.Error()}), fmt.Errorf("%w: %w", errToolFailed, err)
 	case err != nil:
-		end(span, err, r.at())
-		return resp, err
+		return genai.Part{}, err
 	}
-	span.SetAttributes(attribute.String("gen_ai.tool.call.result", mustJSON(result)))
-	span.End(r.at())
-	return resp, nil
+	return genai.ToolResponse(c.id, result), nil
 }
 
 // fixed is a tool that returns result, or fails with err.
@@ -444,23 +369,14 @@ func (e *upstreamError) Error() string {
 	return fmt.Sprintf("%s: %d %s", e.service, e.code, e.status)
 }
 
-// end ends span with err's status, exception event and error.type, or
-// plainly when err is nil.
-func end(span trace.Span, err error, at trace.SpanEventOption) {
-	if err != nil {
-		span.RecordError(err, at)
-		span.SetStatus(codes.Error, err.Error())
-		span.SetAttributes(attribute.String("error.type", errorType(err)))
-	}
-	span.End(at)
-}
-
 // errorType is the error.type of err: the status code of a failed HTTP
 // call, budget_exceeded for a run stopped by its token budget, else the
-// semantic conventions' catch-all.
+// semantic conventions' catch-all; "" for no error.
 func errorType(err error) string {
 	var ue *upstreamError
 	switch {
+	case err == nil:
+		return ""
 	case errors.As(err, &ue):
 		return fmt.Sprint(ue.code)
 	case errors.Is(err, bridge.ErrBudgetExceeded):
@@ -469,46 +385,5 @@ func errorType(err error) string {
 	return "_OTHER"
 }
 
-// Message shapes of the GenAI semantic conventions v1.41
-// (gen-ai-input-messages.json, gen-ai-output-messages.json,
-// gen-ai-system-instructions.json).
-type part struct {
-	Type      string `json:"type"`
-	ID        string `json:"id,omitempty"`
-	Name      string `json:"name,omitempty"`
-	Content   string `json:"content,omitempty"`
-	Arguments any    `json:"arguments,omitempty"`
-	Response  any    `json:"response,omitempty"`
-}
-
-type message struct {
-	Role         string `json:"role"`
-	Parts        []part `json:"parts"`
-	FinishReason string `json:"finish_reason,omitempty"`
-}
-
-// toolDef is one entry of gen_ai.tool.definitions.
-type toolDef struct {
-	Type        string         `json:"type"`
-	Name        string         `json:"name"`
-	Description string         `json:"description"`
-	Parameters  map[string]any `json:"parameters"`
-}
-
-func text(s string) part { return part{Type: "text", Content: s} }
-
 // tokens estimates the tokens of s: four bytes a token, rounded up.
-func tokens(s string) int { return (len(s) + 3) / 4 }
-
-// mustJSON encodes v as compact JSON without HTML escaping, as most
-// instrumentations write it (map keys sorted, so the bytes are stable). It
-// panics only on values this package builds.
-func mustJSON(v any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(fmt.Sprintf("agentsim: encode %T: %v", v, err))
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
-}
+func tokens(s string) int64 { return int64(len(s)+3) / 4 }

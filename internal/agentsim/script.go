@@ -1,6 +1,10 @@
 package agentsim
 
-import "time"
+import (
+	"time"
+
+	"github.com/agenttrace/agenttrace/internal/agentsim/genai"
+)
 
 // The scripted run: a planner books a speaker's trip to a conference. It
 // asks for trains and flights at once (the flight search is down), hands
@@ -28,7 +32,7 @@ const scoutInstructions = `You are Hotel Scout, a sub-agent that shortlists hote
 	`Keep only hotels within the travel-time limit, rank them by travel time, then rating, then price, ` +
 	`and return at most three with the nightly and total price, the route to the address and one line on why each fits.`
 
-var plannerTools = []toolDef{
+var plannerTools = []genai.ToolDef{
 	{
 		Type: "function", Name: "search_trains",
 		Description: "Search rail connections between two stations for a date, with departure and arrival times, changes and fares.",
@@ -78,7 +82,7 @@ var plannerTools = []toolDef{
 	},
 }
 
-var scoutTools = []toolDef{{
+var scoutTools = []genai.ToolDef{{
 	Type: "function", Name: "search_hotels",
 	Description: "Search hotel availability for a city and dates, with prices, ratings and public-transport time to an address.",
 	Parameters: map[string]any{
