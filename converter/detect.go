@@ -168,9 +168,5 @@ func oneValuePerLine(b []byte) bool {
 	if i < 0 || len(bytes.TrimSpace(b[i+1:])) == 0 {
 		return false
 	}
-	var s scanner
-	s.reset(b[:i])
-	s.skipValue()
-	s.end()
-	return s.err == nil
+	return validJSON(b[:i])
 }

@@ -615,6 +615,15 @@ func (s *scanner) countMembers() int {
 	return n
 }
 
+// validJSON reports whether b is one JSON value, spaces around it allowed.
+func validJSON(b []byte) bool {
+	var s scanner
+	s.reset(b)
+	s.skipValue()
+	s.end()
+	return s.err == nil
+}
+
 // end checks that nothing but spaces follow the value.
 func (s *scanner) end() {
 	if s.ws(); s.pos < len(s.data) {
