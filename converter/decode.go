@@ -417,10 +417,9 @@ func (d *decoder) applyStatus(sp ptrace.Span) {
 	}
 }
 
-// applyFields puts the promoted fields back as attributes, each under the
-// key it came from (its alias) or its canonical key.
 // field reads the value of promoted field f. Strings and integers are read
-// in place; the rest is kept as raw bytes until the aliases are known.
+// in place; for the rest, where the value is in the line is kept, and it
+// is read once the aliases are known.
 func (d *decoder) field(f semconv.Field) {
 	p := &d.p
 	if !p.has[f] {
@@ -440,6 +439,8 @@ func (d *decoder) field(f semconv.Field) {
 	}
 }
 
+// applyFields puts the promoted fields back as attributes, each under the
+// key it came from (its alias) or its canonical key.
 func (d *decoder) applyFields(attrs pcommon.Map) error {
 	p := &d.p
 	s := &d.sc
