@@ -175,11 +175,6 @@ func first(s []string) string {
 	return s[0]
 }
 
-type spanKey struct {
-	trace pcommon.TraceID
-	span  pcommon.SpanID
-}
-
 // request is one tool call a model asked for.
 type request struct {
 	id, name string
@@ -216,14 +211,23 @@ type node struct {
 	agentName string
 }
 
+// key finds the node in an index; parentKey, its parent.
+func (n *node) key() converter.SpanKey {
+	return converter.SpanKey{Trace: n.trace, Span: n.span}
+}
+
+func (n *node) parentKey() converter.SpanKey {
+	return converter.SpanKey{Trace: n.trace, Span: n.parent}
+}
+
 type auditor struct {
 	nodes    []node
-	index    map[spanKey]int
+	index    map[converter.SpanKey]int
 	findings []Finding
 }
 
 func newAuditor(recs []converter.Record, cfg auditConfig) *auditor {
-	a := &auditor{nodes: make([]node, len(recs)), index: make(map[spanKey]int, len(recs))}
+	a := &auditor{nodes: make([]node, len(recs)), index: make(map[converter.SpanKey]int, len(recs))}
 	var rd semconv.Reading
 	for i := range recs {
 		rec := &recs[i]
@@ -236,7 +240,7 @@ func newAuditor(recs []converter.Record, cfg auditConfig) *auditor {
 			failed: sp.Status().Code() == ptrace.StatusCodeError, name: sp.Name(),
 			spanKind: sp.Kind(), flags: sp.Flags(), redacted: cfg.redacted || isRedacted(rec),
 		}
-		k := spanKey{n.trace, n.span}
+		k := n.key()
 		if _, dup := a.index[k]; !dup {
 			a.index[k] = i
 		}
@@ -287,7 +291,7 @@ func (a *auditor) parentOf(i int) int {
 	if n.parent.IsEmpty() {
 		return -1
 	}
-	if p, ok := a.index[spanKey{n.trace, n.parent}]; ok && p != i {
+	if p, ok := a.index[n.parentKey()]; ok && p != i {
 		return p
 	}
 	return -1
@@ -435,11 +439,11 @@ func (a *auditor) drift(inf, call *node, rq request) {
 // sibling after a failure: the earlier one failed, or the sibling call
 // or inference just before the repeat did.
 func (a *auditor) hiddenRetries() {
-	sibs := map[spanKey][]int{}
-	var keys []spanKey
+	sibs := map[converter.SpanKey][]int{}
+	var keys []converter.SpanKey
 	for _, i := range append(a.byStart(semconv.Inference), a.byStart(semconv.Call)...) {
 		n := &a.nodes[i]
-		k := spanKey{n.trace, n.parent}
+		k := n.parentKey()
 		if _, ok := sibs[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -561,7 +565,7 @@ func (a *auditor) orphans() {
 		if n.parent.IsEmpty() {
 			continue
 		}
-		if _, ok := a.index[spanKey{n.trace, n.parent}]; ok {
+		if _, ok := a.index[n.parentKey()]; ok {
 			continue
 		}
 		if n.flags&flagHasIsRemote != 0 {

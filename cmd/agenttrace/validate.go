@@ -58,11 +58,6 @@ func (e *env) validate(paths []string) error {
 	return nil
 }
 
-type spanKey struct {
-	trace pcommon.TraceID
-	span  pcommon.SpanID
-}
-
 // validateOne validates one file, printing its problems to stdout.
 func (e *env) validateOne(path string, g *stdinGuard) error {
 	in, err := e.open(path, g)
@@ -121,7 +116,7 @@ func (v *validation) problem(line int, format string, a ...any) {
 // newer schema version, an I/O error) is returned; a version error is
 // also printed as a finding.
 func (v *validation) records(r *converter.Reader) error {
-	first := map[spanKey]int{}
+	first := map[converter.SpanKey]int{}
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -144,9 +139,9 @@ func (v *validation) records(r *converter.Reader) error {
 		}
 		v.count++
 		sp := rec.Span
-		k := spanKey{sp.TraceID(), sp.SpanID()}
+		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
 		if at, dup := first[k]; dup {
-			v.problem(line, "duplicate span_id %s in trace %s (first on line %d)", k.span, k.trace, at)
+			v.problem(line, "duplicate span_id %s in trace %s (first on line %d)", k.Span, k.Trace, at)
 		} else {
 			first[k] = line
 		}
