@@ -99,7 +99,6 @@ type ReadStats struct {
 type Reader struct {
 	cfg      readerConfig
 	lines    LineReader
-	lineNo   int
 	dec      decoder
 	meta     *Meta
 	summary  *Summary
@@ -144,10 +143,8 @@ func (r *Reader) Stats() ReadStats { return r.stats }
 // Problems returns the first problems found (all are counted in Stats).
 func (r *Reader) Problems() []*LineError { return r.problems }
 
-func (r *Reader) problem(err error) { r.problemAt(r.lineNo, err) }
-
-func (r *Reader) problemAt(line int, err error) {
-	le := &LineError{Source: r.cfg.source, Line: line, Err: err}
+func (r *Reader) problem(err error) {
+	le := &LineError{Source: r.cfg.source, Line: r.lines.Line(), Err: err}
 	r.stats.Problems++
 	if len(r.problems) < maxKeptProblems {
 		r.problems = append(r.problems, le)
@@ -161,7 +158,6 @@ func (r *Reader) problemAt(line int, err error) {
 // to the decoder as a string over the same memory.
 func (r *Reader) readLine() ([]byte, error) {
 	line, err := r.lines.Next()
-	r.lineNo = r.lines.Line()
 	r.dec.lineSrc = lineString(line)
 	return line, err
 }
@@ -214,7 +210,7 @@ func (r *Reader) next(rec *Record) error {
 		ok, err := r.handle(line, rec)
 		if err != nil {
 			if errors.Is(err, ErrUnsupportedVersion) {
-				r.err = &LineError{Source: r.cfg.source, Line: r.lineNo, Err: err}
+				r.err = &LineError{Source: r.cfg.source, Line: r.lines.Line(), Err: err}
 				return r.err
 			}
 			if torn {
@@ -225,7 +221,7 @@ func (r *Reader) next(rec *Record) error {
 		}
 		if ok {
 			r.stats.Records++
-			r.recLine = r.lineNo
+			r.recLine = r.lines.Line()
 			return nil
 		}
 	}
@@ -266,30 +262,19 @@ func (r *Reader) handle(line []byte, rec *Record) (bool, error) {
 			return false, fmt.Errorf("summary: %w", err)
 		}
 		r.summary = s
-		r.sumLine = r.lineNo
+		r.sumLine = r.lines.Line()
 		r.stats.Summaries++
 		return false, nil
 	case lineUnknown:
 		r.stats.Unknown++
 		return false, nil
 	}
-	r.ids.derive(r.firstLine)
-	if err := decodeRecordLine(&r.dec, line, r.lineNo, r.meta, rec, &r.ids, &r.agg); err != nil {
-		return false, err
-	}
-	return true, nil
-}
-
-// decodeRecordLine decodes a record line into rec (whose span must be
-// empty) and gives it an identity if it has none. On error the span is left
-// empty.
-func decodeRecordLine(d *decoder, line []byte, lineNo int, meta *Meta, rec *Record, ids *synthIDs, agg *synthAgg) error {
-	if err := d.decodeRecord(line, rec, meta); err != nil {
+	if err := r.dec.decodeRecord(line, rec, r.meta); err != nil {
 		ptrace.NewSpan().MoveTo(rec.Span) // a half-decoded span must not leak into the next line
-		return fmt.Errorf("%w: %v", ErrBadRecord, err)
+		return false, fmt.Errorf("%w: %v", ErrBadRecord, err)
 	}
-	fillIdentity(&d.p, rec, line, lineNo, ids, agg)
-	return nil
+	r.fillIdentity(rec, line)
+	return true, nil
 }
 
 // synthIDs are the ids of an artifact whose records lack OTel identity:
@@ -327,13 +312,15 @@ func (a *synthAgg) add(start, end uint64) {
 // fillIdentity gives a record that lacks OTel identity (a tool-dispatch
 // record) deterministic ids, a name, an operation and its times, so it
 // converts to the same OTLP every time.
-func fillIdentity(p *pending, rec *Record, line []byte, lineNo int, ids *synthIDs, agg *synthAgg) {
+func (r *Reader) fillIdentity(rec *Record, line []byte) {
+	p, ids, agg := &r.dec.p, &r.ids, &r.agg
 	sp := rec.Span
 	if p.hasTrace && p.hasSpan {
 		return
 	}
 	attrs := sp.Attributes()
 	if !p.hasTrace {
+		ids.derive(r.firstLine)
 		sp.SetTraceID(ids.trace)
 		if sp.ParentSpanID().IsEmpty() {
 			sp.SetParentSpanID(ids.root)
@@ -341,7 +328,7 @@ func fillIdentity(p *pending, rec *Record, line []byte, lineNo int, ids *synthID
 		}
 	}
 	if !p.hasSpan {
-		sp.SetSpanID(synthSpanID(sp.TraceID(), lineNo, line))
+		sp.SetSpanID(synthSpanID(sp.TraceID(), r.lines.Line(), line))
 		if p.hasEst {
 			if _, ok := attrs.Get(semconv.EstimatedTokens); !ok {
 				attrs.PutInt(semconv.EstimatedTokens, p.estimated)
