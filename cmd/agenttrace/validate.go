@@ -75,10 +75,7 @@ func (e *env) validateOne(path string, g *stdinGuard) error {
 		v.problem(0, "empty file: no meta header")
 		return errFindings
 	}
-	r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(func(le *converter.LineError) {
-		v.problems++
-		fmt.Fprintln(e.stdout, le.Error())
-	}))
+	r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(v.lineProblem))
 	if err := v.records(r); err != nil {
 		return in.fail(err)
 	}
@@ -89,7 +86,7 @@ func (e *env) validateOne(path string, g *stdinGuard) error {
 	if v.problems > 0 {
 		return errFindings
 	}
-	fmt.Fprintf(e.stdout, "%s: ok (%d records)\n", in.name, v.count)
+	fmt.Fprintf(e.stdout, "%s: ok (%d records)\n", in.name, v.tally.Records())
 	return nil
 }
 
@@ -98,8 +95,13 @@ type validation struct {
 	*env
 	name     string
 	problems int
-	count    int // records read from lines
-	tally    converter.Tally
+	tally    converter.Tally // the records read from lines
+}
+
+// lineProblem prints a problem the reader found at a line.
+func (v *validation) lineProblem(le *converter.LineError) {
+	v.problems++
+	fmt.Fprintln(v.stdout, le.Error())
 }
 
 // problem prints a finding, at a line when line > 0.
@@ -125,8 +127,7 @@ func (v *validation) records(r *converter.Reader) error {
 		if err != nil {
 			var le *converter.LineError
 			if errors.As(err, &le) {
-				v.problems++
-				fmt.Fprintln(v.stdout, le.Error())
+				v.lineProblem(le)
 				return nil
 			}
 			return err
@@ -137,7 +138,6 @@ func (v *validation) records(r *converter.Reader) error {
 			// not in the file, so neither checked nor in its trailer.
 			continue
 		}
-		v.count++
 		sp := rec.Span
 		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
 		if at, dup := first[k]; dup {
