@@ -12,11 +12,6 @@ import (
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
-type spanKey struct {
-	trace pcommon.TraceID
-	span  pcommon.SpanID
-}
-
 // recInfo is what the agent attribution needs of each record.
 type recInfo struct {
 	kind   semconv.Kind
@@ -70,7 +65,7 @@ type builder struct {
 	tally   converter.Tally
 	rd      semconv.Reading
 	info    []recInfo
-	index   map[spanKey]int
+	index   map[converter.SpanKey]int
 	models  map[modelKey]*group
 	tools   map[string]*toolAcc
 	agents  map[string]*group
@@ -81,14 +76,14 @@ type builder struct {
 // failures, response sizes, and what the agent attribution needs.
 func (b *builder) scan(recs []converter.Record) {
 	b.info = make([]recInfo, len(recs))
-	b.index = make(map[spanKey]int, len(recs))
+	b.index = make(map[converter.SpanKey]int, len(recs))
 	rd := &b.rd
 	for i := range recs {
 		rec := &recs[i]
 		sp := rec.Span
 		rec.Read(rd)
 		b.tally.AddReading(sp, rd)
-		k := spanKey{sp.TraceID(), sp.SpanID()}
+		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
 		if _, dup := b.index[k]; !dup {
 			b.index[k] = i
 		}
@@ -183,10 +178,10 @@ func (b *builder) attribute(recs []converter.Record) {
 }
 
 func (b *builder) enclosingAgent(sp ptrace.Span) string {
-	k := spanKey{sp.TraceID(), sp.ParentSpanID()}
+	k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}
 	// The bound stops a malformed trace whose parents form a cycle.
 	for range len(b.info) {
-		if k.span.IsEmpty() {
+		if k.Span.IsEmpty() {
 			break
 		}
 		i, ok := b.index[k]
@@ -196,7 +191,7 @@ func (b *builder) enclosingAgent(sp ptrace.Span) string {
 		if b.info[i].kind == semconv.Agent {
 			return b.info[i].agent
 		}
-		k.span = b.info[i].parent
+		k.Span = b.info[i].parent
 	}
 	return NoAgent
 }
