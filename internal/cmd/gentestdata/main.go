@@ -34,12 +34,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -47,6 +45,8 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter/sdkspan"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
+	"github.com/agenttrace/agenttrace/internal/agentsim/genai"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // defaultSeed is the seed the committed fixtures are generated with.
@@ -166,14 +166,13 @@ const (
 	agentScope   = "github.com/example/agentkit"
 	llmScope     = "github.com/example/agentkit/openai"
 	httpScope    = "go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
-	schemaURL    = "https://opentelemetry.io/schemas/1.41.0"
 	agentVersion = "0.9.3"
 )
 
 // fixtureResource is the resource every fixture span carries. It is applied
 // after recording because sdktrace.WithResource merges resource.Environment()
 // (OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME) into whatever it is given.
-var fixtureResource = resource.NewWithAttributes(schemaURL,
+var fixtureResource = resource.NewWithAttributes(genai.SchemaURL,
 	attribute.String("service.name", "travel-planner"),
 	attribute.String("service.version", "2.4.1"),
 	attribute.String("service.instance.id", "4b0c6f3e-8d2a-4e71-9a55-2f6c1d9e7b80"),
@@ -181,18 +180,6 @@ var fixtureResource = resource.NewWithAttributes(schemaURL,
 	attribute.String("telemetry.sdk.name", "opentelemetry"),
 	attribute.String("telemetry.sdk.language", "go"),
 )
-
-// fixtureLimits replaces the SDK's environment-derived limits
-// (OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT would truncate message content).
-var fixtureLimits = sdktrace.SpanLimits{
-	AttributeValueLengthLimit:   -1,
-	AttributeValueDepthLimit:    sdktrace.DefaultAttributeValueDepthLimit,
-	AttributeCountLimit:         sdktrace.DefaultAttributeCountLimit,
-	EventCountLimit:             sdktrace.DefaultEventCountLimit,
-	LinkCountLimit:              sdktrace.DefaultLinkCountLimit,
-	AttributePerEventCountLimit: sdktrace.DefaultAttributePerEventCountLimit,
-	AttributePerLinkCountLimit:  sdktrace.DefaultAttributePerLinkCountLimit,
-}
 
 // sim is one simulated process: a real TracerProvider with a span recorder
 // and a virtual clock.
@@ -209,21 +196,16 @@ type sim struct {
 func newSim(seed uint64, base time.Time) *sim {
 	ids := newSeededIDs(seed)
 	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithIDGenerator(ids),
-		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithRawSpanLimits(fixtureLimits),
-		sdktrace.WithSpanProcessor(rec),
-	)
+	tp := sdktrace.NewTracerProvider(append(agentsim.ReproducibleOptions(ids), sdktrace.WithSpanProcessor(rec))...)
 	return &sim{
 		tp:   tp,
 		rec:  rec,
 		ids:  ids,
 		base: base,
 		agents: tp.Tracer(agentScope, trace.WithInstrumentationVersion(agentVersion),
-			trace.WithSchemaURL(schemaURL)),
+			trace.WithSchemaURL(genai.SchemaURL)),
 		llm: tp.Tracer(llmScope, trace.WithInstrumentationVersion(agentVersion),
-			trace.WithSchemaURL(schemaURL)),
+			trace.WithSchemaURL(genai.SchemaURL)),
 		http: tp.Tracer(httpScope, trace.WithInstrumentationVersion("0.61.0")),
 	}
 }
@@ -249,83 +231,15 @@ func (s *sim) finish() ([]sdktrace.ReadOnlySpan, error) {
 // ms is a duration in milliseconds, to keep the timelines readable.
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
-// usage is token usage as the gen_ai.usage.* attributes carry it.
-type usage struct {
-	input, output, cacheRead, reasoning int
-}
+// toolCallPart is the model's request for c.
+func toolCallPart(c toolCall) genai.Part { return genai.ToolCall(c.id, c.name, c.args) }
 
-func (u usage) plus(o usage) usage {
-	return usage{u.input + o.input, u.output + o.output, u.cacheRead + o.cacheRead, u.reasoning + o.reasoning}
-}
-
-func (u usage) attributes() []attribute.KeyValue {
-	kvs := []attribute.KeyValue{
-		attribute.Int("gen_ai.usage.input_tokens", u.input),
-		attribute.Int("gen_ai.usage.output_tokens", u.output),
-	}
-	if u.cacheRead > 0 {
-		kvs = append(kvs, attribute.Int("gen_ai.usage.cache_read.input_tokens", u.cacheRead))
-	}
-	if u.reasoning > 0 {
-		kvs = append(kvs, attribute.Int("gen_ai.usage.reasoning.output_tokens", u.reasoning))
-	}
-	return kvs
-}
-
-// Message shapes of semantic conventions v1.41 (gen-ai-input-messages.json,
-// gen-ai-output-messages.json, gen-ai-system-instructions.json).
-type part struct {
-	Type      string `json:"type"`
-	ID        string `json:"id,omitempty"`
-	Name      string `json:"name,omitempty"`
-	Content   string `json:"content,omitempty"`
-	Arguments any    `json:"arguments,omitempty"`
-	Response  any    `json:"response,omitempty"`
-}
-
-type message struct {
-	Role         string `json:"role"`
-	Parts        []part `json:"parts"`
-	FinishReason string `json:"finish_reason,omitempty"`
-}
-
-type toolDef struct {
-	Type        string         `json:"type"`
-	Name        string         `json:"name"`
-	Description string         `json:"description,omitempty"`
-	Parameters  map[string]any `json:"parameters,omitempty"`
-}
-
-func text(s string) part { return part{Type: "text", Content: s} }
-
-func reasoning(s string) part { return part{Type: "reasoning", Content: s} }
-
-func toolCallPart(c toolCall) part {
-	return part{Type: "tool_call", ID: c.id, Name: c.name, Arguments: c.args}
-}
-
-func toolResponse(c toolCall) part {
-	resp := c.result
+// toolResponse is what the agent tells the model the tool returned.
+func toolResponse(c toolCall) genai.Part {
 	if c.err != nil {
-		resp = map[string]any{"error": c.errType + ": " + c.err.Error()}
+		return genai.ToolResponse(c.id, map[string]any{"error": c.errType + ": " + c.err.Error()})
 	}
-	return part{Type: "tool_call_response", ID: c.id, Response: resp}
-}
-
-func user(parts ...part) message      { return message{Role: "user", Parts: parts} }
-func assistant(parts ...part) message { return message{Role: "assistant", Parts: parts} }
-func toolMsg(parts ...part) message   { return message{Role: "tool", Parts: parts} }
-
-// mustJSON encodes v as compact JSON without HTML escaping, as Python and JS
-// instrumentations do. It panics only on values this file constructs.
-func mustJSON(v any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(fmt.Sprintf("gentestdata: encode %T: %v", v, err))
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
+	return genai.ToolResponse(c.id, c.result)
 }
 
 // chatCall is one model call: a CLIENT span named "chat {model}".
@@ -333,51 +247,24 @@ type chatCall struct {
 	model, responseModel, responseID string
 	temperature                      float64 // 0: not sent (reasoning models)
 	maxTokens                        int
-	system                           []part
-	tools                            []toolDef
-	input                            []message
-	output                           []message
+	system                           []genai.Part
+	tools                            []genai.ToolDef
+	input                            []genai.Message
+	output                           []genai.Message
 	finishReasons                    []string
-	usage                            usage
+	usage                            semconv.Usage
 	start, end                       time.Duration
 }
 
 // chat records a chat span and returns its usage for the enclosing agent.
-func (s *sim) chat(ctx context.Context, c chatCall) usage {
-	// Sampling-relevant attributes are set at creation, the rest later, as
-	// instrumentations do.
-	_, span := s.llm.Start(ctx, "chat "+c.model,
-		trace.WithSpanKind(trace.SpanKindClient),
-		s.at(c.start),
-		trace.WithAttributes(
-			attribute.String("gen_ai.operation.name", "chat"),
-			attribute.String("gen_ai.provider.name", "openai"),
-			attribute.String("gen_ai.request.model", c.model),
-			attribute.String("server.address", "api.openai.com"),
-			attribute.Int("server.port", 443),
-		))
-	var req []attribute.KeyValue
-	if c.temperature != 0 {
-		req = append(req, attribute.Float64("gen_ai.request.temperature", c.temperature))
-	}
-	req = append(req, attribute.Int("gen_ai.request.max_tokens", c.maxTokens))
-	if len(c.system) > 0 {
-		req = append(req, attribute.String("gen_ai.system_instructions", mustJSON(c.system)))
-	}
-	if len(c.tools) > 0 {
-		req = append(req, attribute.String("gen_ai.tool.definitions", mustJSON(c.tools)))
-	}
-	req = append(req, attribute.String("gen_ai.input.messages", mustJSON(c.input)))
-	span.SetAttributes(req...)
-
-	span.SetAttributes(
-		attribute.String("gen_ai.response.id", c.responseID),
-		attribute.String("gen_ai.response.model", c.responseModel),
-		attribute.StringSlice("gen_ai.response.finish_reasons", c.finishReasons),
-		attribute.String("gen_ai.output.messages", mustJSON(c.output)),
-	)
-	span.SetAttributes(c.usage.attributes()...)
-	span.End(s.at(c.end))
+func (s *sim) chat(ctx context.Context, c chatCall) semconv.Usage {
+	genai.RecordChat(ctx, s.llm, genai.Chat{
+		Model: c.model, ResponseModel: c.responseModel, ResponseID: c.responseID,
+		Temperature: c.temperature, MaxTokens: c.maxTokens,
+		System: genai.MustJSON(c.system), Tools: genai.MustJSON(c.tools),
+		Input: genai.MustJSON(c.input), Output: genai.MustJSON(c.output),
+		FinishReasons: c.finishReasons, Usage: c.usage,
+	}, s.at(c.start), s.at(c.end))
 	return c.usage
 }
 
@@ -393,64 +280,28 @@ type toolCall struct {
 
 // tool records an execute_tool span; body, if set, runs inside it.
 func (s *sim) tool(ctx context.Context, c toolCall, body func(ctx context.Context)) {
-	ctx, span := s.agents.Start(ctx, "execute_tool "+c.name,
-		trace.WithSpanKind(trace.SpanKindInternal),
-		s.at(c.start),
-		trace.WithAttributes(
-			attribute.String("gen_ai.operation.name", "execute_tool"),
-			attribute.String("gen_ai.tool.name", c.name),
-			attribute.String("gen_ai.tool.call.id", c.id),
-			attribute.String("gen_ai.tool.type", "function"),
-			attribute.String("gen_ai.tool.description", c.description),
-			attribute.String("gen_ai.tool.call.arguments", mustJSON(c.args)),
-		))
+	ctx, span := genai.StartTool(ctx, s.agents, c.name, c.description, c.id, c.args, s.at(c.start))
 	if body != nil {
 		body(ctx)
 	}
-	if c.err != nil {
-		span.RecordError(c.err, s.at(c.end))
-		span.SetStatus(codes.Error, c.err.Error())
-		span.SetAttributes(attribute.String("error.type", c.errType))
-	} else {
-		span.SetAttributes(attribute.String("gen_ai.tool.call.result", mustJSON(c.result)))
-	}
-	span.End(s.at(c.end))
+	genai.EndTool(span, c.result, c.err, c.errType, s.at(c.end))
 }
 
 // agentCall is one invoke_agent span (INTERNAL: an in-process agent).
 type agentCall struct {
-	name, id, description, model, conversationID string
-	input                                        []message
-	start                                        time.Duration
-	links                                        []trace.Link
+	genai.Agent
+	input []genai.Message
+	start time.Duration
+	links []trace.Link
 }
 
 // invokeAgent records an invoke_agent span around body. body returns the
 // final answer, the usage to report and the end time. Like real agent SDKs,
 // the span repeats the usage totals of the model calls made under it.
-func (s *sim) invokeAgent(ctx context.Context, a agentCall, body func(ctx context.Context) (answer message, total usage, end time.Duration)) usage {
-	attrs := []attribute.KeyValue{
-		attribute.String("gen_ai.operation.name", "invoke_agent"),
-		attribute.String("gen_ai.provider.name", "openai"),
-		attribute.String("gen_ai.agent.name", a.name),
-		attribute.String("gen_ai.agent.id", a.id),
-		attribute.String("gen_ai.agent.description", a.description),
-		attribute.String("gen_ai.request.model", a.model),
-	}
-	if a.conversationID != "" {
-		attrs = append(attrs, attribute.String("gen_ai.conversation.id", a.conversationID))
-	}
-	attrs = append(attrs, attribute.String("gen_ai.input.messages", mustJSON(a.input)))
-	ctx, span := s.agents.Start(ctx, "invoke_agent "+a.name,
-		trace.WithSpanKind(trace.SpanKindInternal),
-		s.at(a.start),
-		trace.WithAttributes(attrs...),
-		trace.WithLinks(a.links...),
-	)
+func (s *sim) invokeAgent(ctx context.Context, a agentCall, body func(ctx context.Context) (answer string, total semconv.Usage, end time.Duration)) semconv.Usage {
+	ctx, span := genai.StartAgent(ctx, s.agents, a.Agent, a.input, s.at(a.start), trace.WithLinks(a.links...))
 	answer, total, end := body(ctx)
-	span.SetAttributes(attribute.String("gen_ai.output.messages", mustJSON([]message{answer})))
-	span.SetAttributes(total.attributes()...)
-	span.End(s.at(end))
+	genai.EndAgent(span, answer, total, nil, "", s.at(end))
 	return total
 }
 
@@ -513,7 +364,7 @@ const tripRequest = `Hi! My partner and I want to go from Lisbon to Tokyo for ab
 	`Economy is fine but we'd rather avoid two stops. Budget is roughly €4,500 for the two of us, flights and hotel included. ` +
 	`We like walking neighbourhoods, small restaurants and a quiet place to sleep. Could you put together a plan?`
 
-var plannerTools = []toolDef{
+var plannerTools = []genai.ToolDef{
 	{
 		Type: "function", Name: "search_flights",
 		Description: "Search scheduled flights and return the cheapest fares per itinerary, including stops, duration and baggage.",
@@ -561,7 +412,7 @@ var plannerTools = []toolDef{
 	},
 }
 
-var hotelTools = []toolDef{{
+var hotelTools = []genai.ToolDef{{
 	Type: "function", Name: "search_hotels",
 	Description: "Search hotel availability and prices for a city, dates and party size, optionally limited to neighbourhoods.",
 	Parameters: map[string]any{
@@ -648,6 +499,14 @@ Day 9–10: Nikko day trip, last-evening dinner in Yanesen.
 
 Still to book: flights (fares can change), the hotel, travel insurance, and a Suica card on your phone.`
 
+// travelPlanner is the agent of both scenarios, in conversation.
+func travelPlanner(conversation string) genai.Agent {
+	return genai.Agent{
+		Name: "travel-planner", ID: "agent_tp_01JT8K2M4Q", Model: "gpt-4o", ConversationID: conversation,
+		Description: "Plans trips end to end: flights, weather, hotels and a day-by-day outline.",
+	}
+}
+
 // agentRunScenario records one travel-planner run: three chat turns, tool
 // calls (one failing with a timeout, one making an HTTP call), a nested
 // hotel-finder agent with its own chats and tool, and a link to the previous
@@ -663,7 +522,7 @@ func agentRunScenario(seed uint64) ([]sdktrace.ReadOnlySpan, error) {
 	})
 
 	const conversation = "conv_68176b2f9a4c8190b1e2d3f4a5b6c7d8"
-	request := user(text(tripRequest))
+	request := genai.User(genai.Text(tripRequest))
 
 	flights := toolCall{
 		name: "search_flights", id: "call_Qx7dP2mZk9LrT4vN8sYb1WcE",
@@ -712,36 +571,32 @@ func agentRunScenario(seed uint64) ([]sdktrace.ReadOnlySpan, error) {
 		start:  ms(15878), end: ms(16902),
 	}
 
-	turn1Out := assistant(
-		text("I'll look for flights and check the weather for your dates."),
+	turn1Out := genai.Assistant("tool_call",
+		genai.Text("I'll look for flights and check the weather for your dates."),
 		toolCallPart(flights), toolCallPart(weather))
-	turn1Out.FinishReason = "tool_call"
-	turn2Out := assistant(toolCallPart(hotels))
-	turn2Out.FinishReason = "tool_call"
-	answer := assistant(text(tripAnswer))
-	answer.FinishReason = "stop"
+	turn2Out := genai.Assistant("tool_call", toolCallPart(hotels))
+	answer := genai.Assistant("stop", genai.Text(tripAnswer))
 
-	history1 := []message{request}
-	history2 := append(append([]message{}, history1...), turn1Out, toolMsg(toolResponse(flights)), toolMsg(toolResponse(weather)))
-	history3 := append(append([]message{}, history2...), turn2Out, toolMsg(toolResponse(hotels)))
+	history1 := []genai.Message{request}
+	history2 := append(append([]genai.Message{}, history1...), turn1Out, genai.Tool(toolResponse(flights)), genai.Tool(toolResponse(weather)))
+	history3 := append(append([]genai.Message{}, history2...), turn2Out, genai.Tool(toolResponse(hotels)))
 
 	s.invokeAgent(ctx, agentCall{
-		name: "travel-planner", id: "agent_tp_01JT8K2M4Q", model: "gpt-4o", conversationID: conversation,
-		description: "Plans trips end to end: flights, weather, hotels and a day-by-day outline.",
-		input:       []message{request},
-		start:       0,
+		Agent: travelPlanner(conversation),
+		input: []genai.Message{request},
+		start: 0,
 		links: []trace.Link{{
 			SpanContext: previousTurn,
 			Attributes:  []attribute.KeyValue{attribute.String("gen_ai.conversation.id", conversation)},
 		}},
-	}, func(ctx context.Context) (message, usage, time.Duration) {
-		var total usage
-		total = total.plus(s.chat(ctx, chatCall{
+	}, func(ctx context.Context) (string, semconv.Usage, time.Duration) {
+		var total semconv.Usage
+		total.Add(s.chat(ctx, chatCall{
 			model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: "chatcmpl-BSd3kQ9vX2mT7pL4nR8wY1zE6aF0",
 			temperature: 0.3, maxTokens: 2048,
-			system: []part{text(plannerInstructions)}, tools: plannerTools,
-			input: history1, output: []message{turn1Out}, finishReasons: []string{"tool_calls"},
-			usage: usage{input: 1342, output: 96},
+			system: []genai.Part{genai.Text(plannerInstructions)}, tools: plannerTools,
+			input: history1, output: []genai.Message{turn1Out}, finishReasons: []string{"tool_calls"},
+			usage: semconv.Usage{Input: 1342, Output: 96},
 			start: ms(12), end: ms(2184),
 		}))
 
@@ -752,61 +607,60 @@ func agentRunScenario(seed uint64) ([]sdktrace.ReadOnlySpan, error) {
 		})
 		s.tool(ctx, weather, nil)
 
-		total = total.plus(s.chat(ctx, chatCall{
+		total.Add(s.chat(ctx, chatCall{
 			model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: "chatcmpl-BSd3wH5kN1qR9tV3mX7cZ2pL8yJ4",
 			temperature: 0.3, maxTokens: 2048,
-			system: []part{text(plannerInstructions)}, tools: plannerTools,
-			input: history2, output: []message{turn2Out}, finishReasons: []string{"tool_calls"},
-			usage: usage{input: 2198, output: 41, cacheRead: 1280},
+			system: []genai.Part{genai.Text(plannerInstructions)}, tools: plannerTools,
+			input: history2, output: []genai.Message{turn2Out}, finishReasons: []string{"tool_calls"},
+			usage: semconv.Usage{Input: 2198, Output: 41, CacheRead: 1280},
 			start: ms(12210), end: ms(13020),
 		}))
 
 		s.tool(ctx, hotels, func(ctx context.Context) {
-			hotelTask := user(text("Find hotels in Tokyo for 2 guests, check-in 2026-05-19, check-out 2026-05-29, " +
+			hotelTask := genai.User(genai.Text("Find hotels in Tokyo for 2 guests, check-in 2026-05-19, check-out 2026-05-29, " +
 				"at most €220 per night. Preferences: quiet, walkable neighbourhood near a metro line, small restaurants."))
-			total = total.plus(s.invokeAgent(ctx, agentCall{
-				name: "hotel-finder", id: "agent_hf_01JT8K3B7W", model: "o4-mini", conversationID: conversation,
-				description: "Shortlists hotels for a city, dates, party size and budget.",
-				input:       []message{hotelTask},
-				start:       ms(13034),
-			}, func(ctx context.Context) (message, usage, time.Duration) {
-				searchOut := assistant(reasoning("Two guests, ten nights, €220 cap: search the quieter neighbourhoods first."), toolCallPart(hotelSearch))
-				searchOut.FinishReason = "tool_call"
-				final := assistant(reasoning(hotelReasoning), text(hotelAnswer))
-				final.FinishReason = "stop"
+			total.Add(s.invokeAgent(ctx, agentCall{
+				Agent: genai.Agent{
+					Name: "hotel-finder", ID: "agent_hf_01JT8K3B7W", Model: "o4-mini", ConversationID: conversation,
+					Description: "Shortlists hotels for a city, dates, party size and budget.",
+				},
+				input: []genai.Message{hotelTask},
+				start: ms(13034),
+			}, func(ctx context.Context) (string, semconv.Usage, time.Duration) {
+				searchOut := genai.Assistant("tool_call",
+					genai.Reasoning("Two guests, ten nights, €220 cap: search the quieter neighbourhoods first."), toolCallPart(hotelSearch))
+				final := genai.Assistant("stop", genai.Reasoning(hotelReasoning), genai.Text(hotelAnswer))
 
-				var sub usage
-				sub = sub.plus(s.chat(ctx, chatCall{
+				var sub semconv.Usage
+				sub.Add(s.chat(ctx, chatCall{
 					model: "o4-mini", responseModel: "o4-mini-2025-04-16", responseID: "chatcmpl-BSd4Aa1bC2dE3fG4hI5jK6lM7nO8",
-					maxTokens: 4096, system: []part{text(hotelInstructions)}, tools: hotelTools,
-					input: []message{hotelTask}, output: []message{searchOut}, finishReasons: []string{"tool_calls"},
-					usage: usage{input: 890, output: 154, reasoning: 128},
+					maxTokens: 4096, system: []genai.Part{genai.Text(hotelInstructions)}, tools: hotelTools,
+					input: []genai.Message{hotelTask}, output: []genai.Message{searchOut}, finishReasons: []string{"tool_calls"},
+					usage: semconv.Usage{Input: 890, Output: 154, Reasoning: 128},
 					start: ms(13040), end: ms(15870),
 				}))
 				s.tool(ctx, hotelSearch, nil)
-				sub = sub.plus(s.chat(ctx, chatCall{
+				sub.Add(s.chat(ctx, chatCall{
 					model: "o4-mini", responseModel: "o4-mini-2025-04-16", responseID: "chatcmpl-BSd4Qp9oN8mL7kJ6iH5gF4eD3cB2",
-					maxTokens: 4096, system: []part{text(hotelInstructions)}, tools: hotelTools,
-					input:  []message{hotelTask, searchOut, toolMsg(toolResponse(hotelSearch))},
-					output: []message{final}, finishReasons: []string{"stop"},
-					usage: usage{input: 1420, output: 380, cacheRead: 768, reasoning: 192},
+					maxTokens: 4096, system: []genai.Part{genai.Text(hotelInstructions)}, tools: hotelTools,
+					input:  []genai.Message{hotelTask, searchOut, genai.Tool(toolResponse(hotelSearch))},
+					output: []genai.Message{final}, finishReasons: []string{"stop"},
+					usage: semconv.Usage{Input: 1420, Output: 380, CacheRead: 768, Reasoning: 192},
 					start: ms(16910), end: ms(21620),
 				}))
-				out := assistant(text(hotelAnswer))
-				out.FinishReason = "stop"
-				return out, sub, ms(21632)
+				return hotelAnswer, sub, ms(21632)
 			}))
 		})
 
-		total = total.plus(s.chat(ctx, chatCall{
+		total.Add(s.chat(ctx, chatCall{
 			model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: "chatcmpl-BSd5Xy2wV4uT6sR8qP0oN1mL3kJ5",
 			temperature: 0.3, maxTokens: 2048,
-			system: []part{text(plannerInstructions)}, tools: plannerTools,
-			input: history3, output: []message{answer}, finishReasons: []string{"stop"},
-			usage: usage{input: 3104, output: 612, cacheRead: 2048},
+			system: []genai.Part{genai.Text(plannerInstructions)}, tools: plannerTools,
+			input: history3, output: []genai.Message{answer}, finishReasons: []string{"stop"},
+			usage: semconv.Usage{Input: 3104, Output: 612, CacheRead: 2048},
 			start: ms(21650), end: ms(29410),
 		}))
-		return answer, total, ms(29415)
+		return tripAnswer, total, ms(29415)
 	})
 
 	spans, err := s.finish()
@@ -841,7 +695,7 @@ func conversationScenario(seed uint64) ([][]sdktrace.ReadOnlySpan, error) {
 	ctx := context.Background()
 	const conversation = "conv_2b9e4f10c7d84a6f9e31b5a07c2d8e64"
 
-	policyTool := toolDef{
+	policyTool := genai.ToolDef{
 		Type: "function", Name: "lookup_airline_policy",
 		Description: "Look up an airline's published policy on a topic (baggage, special items, pets) for a route and fare.",
 		Parameters: map[string]any{
@@ -855,14 +709,14 @@ func conversationScenario(seed uint64) ([][]sdktrace.ReadOnlySpan, error) {
 			"required": []string{"airline", "topic"},
 		},
 	}
-	system := []part{text("You are Travel Planner. Answer questions about the travellers' existing bookings. " +
+	system := []genai.Part{genai.Text("You are Travel Planner. Answer questions about the travellers' existing bookings. " +
 		"Use lookup_airline_policy for anything an airline publishes; never guess fees or limits.")}
 
 	type turn struct {
 		question, answer string
 		call             toolCall
 		start            time.Duration
-		usage            [2]usage
+		usage            [2]semconv.Usage
 		ids              [2]string
 	}
 	turns := []turn{
@@ -877,7 +731,7 @@ func conversationScenario(seed uint64) ([][]sdktrace.ReadOnlySpan, error) {
 					"batteries":      "spare lithium batteries in cabin only, max 100 Wh each",
 				},
 			},
-			usage: [2]usage{{input: 412, output: 38}, {input: 655, output: 171, cacheRead: 384}},
+			usage: [2]semconv.Usage{{Input: 412, Output: 38}, {Input: 655, Output: 171, CacheRead: 384}},
 			ids:   [2]string{"chatcmpl-BSe1aB2cD3eF4gH5iJ6kL7mN8oP9", "chatcmpl-BSe1qR0sT1uV2wX3yZ4aB5cD6eF7"},
 		},
 		{
@@ -889,44 +743,41 @@ func conversationScenario(seed uint64) ([][]sdktrace.ReadOnlySpan, error) {
 					"ski_equipment": map[string]any{"max_weight_kg": 23, "fee_online_eur": 75, "fee_airport_eur": 100, "counts_towards_allowance": false},
 				},
 			},
-			usage: [2]usage{{input: 902, output: 35, cacheRead: 640}, {input: 1131, output: 118, cacheRead: 896}},
+			usage: [2]semconv.Usage{{Input: 902, Output: 35, CacheRead: 640}, {Input: 1131, Output: 118, CacheRead: 896}},
 			ids:   [2]string{"chatcmpl-BSe3gH8iJ9kL0mN1oP2qR3sT4uV5", "chatcmpl-BSe3wX6yZ7aB8cD9eF0gH1iJ2kL3"},
 		},
 	}
 
-	var history []message
+	var history []genai.Message
 	for _, t := range turns {
-		q := user(text(t.question))
+		q := genai.User(genai.Text(t.question))
 		history = append(history, q)
 		t.call.start, t.call.end = t.start+ms(1490), t.start+ms(1730)
-		callOut := assistant(toolCallPart(t.call))
-		callOut.FinishReason = "tool_call"
-		final := assistant(text(t.answer))
-		final.FinishReason = "stop"
-		in1 := append([]message{}, history...)
-		in2 := append(append([]message{}, history...), callOut, toolMsg(toolResponse(t.call)))
+		callOut := genai.Assistant("tool_call", toolCallPart(t.call))
+		final := genai.Assistant("stop", genai.Text(t.answer))
+		in1 := append([]genai.Message{}, history...)
+		in2 := append(append([]genai.Message{}, history...), callOut, genai.Tool(toolResponse(t.call)))
 
 		s.invokeAgent(ctx, agentCall{
-			name: "travel-planner", id: "agent_tp_01JT8K2M4Q", model: "gpt-4o", conversationID: conversation,
-			description: "Plans trips end to end: flights, weather, hotels and a day-by-day outline.",
-			input:       []message{q},
-			start:       t.start,
-		}, func(ctx context.Context) (message, usage, time.Duration) {
-			var total usage
-			total = total.plus(s.chat(ctx, chatCall{
+			Agent: travelPlanner(conversation),
+			input: []genai.Message{q},
+			start: t.start,
+		}, func(ctx context.Context) (string, semconv.Usage, time.Duration) {
+			var total semconv.Usage
+			total.Add(s.chat(ctx, chatCall{
 				model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: t.ids[0],
-				temperature: 0.3, maxTokens: 1024, system: system, tools: []toolDef{policyTool},
-				input: in1, output: []message{callOut}, finishReasons: []string{"tool_calls"},
+				temperature: 0.3, maxTokens: 1024, system: system, tools: []genai.ToolDef{policyTool},
+				input: in1, output: []genai.Message{callOut}, finishReasons: []string{"tool_calls"},
 				usage: t.usage[0], start: t.start + ms(8), end: t.start + ms(1481),
 			}))
 			s.tool(ctx, t.call, nil)
-			total = total.plus(s.chat(ctx, chatCall{
+			total.Add(s.chat(ctx, chatCall{
 				model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: t.ids[1],
-				temperature: 0.3, maxTokens: 1024, system: system, tools: []toolDef{policyTool},
-				input: in2, output: []message{final}, finishReasons: []string{"stop"},
+				temperature: 0.3, maxTokens: 1024, system: system, tools: []genai.ToolDef{policyTool},
+				input: in2, output: []genai.Message{final}, finishReasons: []string{"stop"},
 				usage: t.usage[1], start: t.start + ms(1741), end: t.start + ms(5208),
 			}))
-			return final, total, t.start + ms(5215)
+			return t.answer, total, t.start + ms(5215)
 		})
 		history = append(history, final)
 	}

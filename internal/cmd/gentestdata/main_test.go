@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/internal/agentsim/genai"
 )
 
 // committedDir is testdata/otlp at the module root.
@@ -132,7 +134,7 @@ func TestAgentRunShape(t *testing.T) {
 			for _, key := range []string{"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions", "gen_ai.tool.definitions"} {
 				assert.True(t, json.Valid([]byte(str(sp, key))), "%s on %s is JSON", key, sp.Name())
 			}
-			var out []message
+			var out []genai.Message
 			require.NoError(t, json.Unmarshal([]byte(str(sp, "gen_ai.output.messages")), &out))
 			for _, m := range out {
 				assert.NotEmpty(t, m.FinishReason, "v1.41 output messages require finish_reason")
