@@ -92,12 +92,11 @@ func (c *auditCounts) add(f judge.Finding) {
 }
 
 func (e *env) audit(paths []string, asJSON bool, failOn judge.Severity) error {
-	var g stdinGuard
 	code := exitOK
 	rep := auditReport{Files: []auditFile{}, Counts: auditCounts{ByCategory: map[string]int{}}}
 	report := func(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) }
 	for _, p := range paths {
-		src, err := e.auditInput(p, &g, report)
+		src, err := e.auditInput(p, report)
 		if err != nil {
 			// Report and go on: one unusable file must not hide the
 			// findings of the others.
@@ -142,8 +141,8 @@ func (e *env) audit(paths []string, asJSON bool, failOn judge.Severity) error {
 }
 
 // auditInput opens and reads one input.
-func (e *env) auditInput(path string, g *stdinGuard, report func(*converter.LineError)) (*source, error) {
-	in, err := e.open(path, g)
+func (e *env) auditInput(path string, report func(*converter.LineError)) (*source, error) {
+	in, err := e.open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -123,15 +123,14 @@ func (e *env) convert(p *convertPlan) error {
 	if p.from != "" {
 		e.from = importer.Shape(p.from)
 	}
-	var g stdinGuard
-	first, err := e.open(p.inputs[0], &g)
+	first, err := e.open(p.inputs[0])
 	if err != nil {
 		return err
 	}
 	if p.split == "" && p.format == outJSONL && len(p.inputs) == 1 && first.imported() {
 		return e.stream(p, first)
 	}
-	all, err := e.loadOpened(p.inputs, first, &g)
+	all, err := e.loadOpened(p.inputs, first)
 	if err != nil {
 		return err
 	}

@@ -58,12 +58,11 @@ usage error or when an input cannot be read or used.`,
 }
 
 func (e *env) diff(pathA, pathB string, asJSON bool) error {
-	var g stdinGuard
-	a, err := e.loadRun(pathA, &g)
+	a, err := e.loadRun(pathA)
 	if err != nil {
 		return err
 	}
-	b, err := e.loadRun(pathB, &g)
+	b, err := e.loadRun(pathB)
 	if err != nil {
 		return err
 	}
@@ -90,8 +89,8 @@ func (e *env) diff(pathA, pathB string, asJSON bool) error {
 // loadRun reads one run. Exit 1 means the runs diverged, so an input that
 // cannot be used at all (not a trace, empty, a newer schema) is trouble,
 // exit 2, like one that cannot be read.
-func (e *env) loadRun(path string, g *stdinGuard) (*source, error) {
-	in, err := e.open(path, g)
+func (e *env) loadRun(path string) (*source, error) {
+	in, err := e.open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -40,11 +40,9 @@ func (e *readErr) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// stdinGuard lets one command line read standard input once.
-type stdinGuard struct{ used bool }
-
 // checkStdin rejects a command line that names standard input twice,
-// before anything is read.
+// before anything is read. Every command that reads inputs calls it on
+// its arguments first, so open need not count them again.
 func checkStdin(paths []string) error {
 	n := 0
 	for _, p := range paths {
@@ -60,14 +58,10 @@ func checkStdin(paths []string) error {
 
 // open opens path ("-" for standard input) and detects its format from its
 // content. Errors are exitErrors naming the file.
-func (e *env) open(path string, g *stdinGuard) (*input, error) {
+func (e *env) open(path string) (*input, error) {
 	in := &input{name: path, close: func() error { return nil }}
 	var src io.Reader
 	if path == "-" {
-		if g.used {
-			return nil, usageErrorf("standard input (-) given more than once")
-		}
-		g.used = true
 		in.name, src = stdinName, e.stdin
 	} else {
 		f, err := os.Open(path)
@@ -216,19 +210,19 @@ type inputs struct {
 // loadInputs reads paths in order, printing artifact problems to stderr
 // as "file:line: problem". A missing or unreadable file stops it.
 func (e *env) loadInputs(paths []string) (*inputs, error) {
-	return e.loadOpened(paths, nil, &stdinGuard{})
+	return e.loadOpened(paths, nil)
 }
 
 // loadOpened is loadInputs for a command line whose first input the
 // caller has already opened (to look at its shape).
-func (e *env) loadOpened(paths []string, first *input, g *stdinGuard) (*inputs, error) {
+func (e *env) loadOpened(paths []string, first *input) (*inputs, error) {
 	all := &inputs{}
 	report := func(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) }
 	for i, p := range paths {
 		in := first
 		if i > 0 || in == nil {
 			var err error
-			if in, err = e.open(p, g); err != nil {
+			if in, err = e.open(p); err != nil {
 				return nil, err
 			}
 		}

@@ -38,10 +38,9 @@ every file is valid, 1 when any has problems, 2 when one cannot be read.`,
 }
 
 func (e *env) validate(paths []string) error {
-	var g stdinGuard
 	code := exitOK
 	for _, p := range paths {
-		err := e.validateOne(p, &g)
+		err := e.validateOne(p)
 		if c, _ := exitCode(err); c != exitOK {
 			code = worst(code, c)
 			var ee *exitError
@@ -59,8 +58,8 @@ func (e *env) validate(paths []string) error {
 }
 
 // validateOne validates one file, printing its problems to stdout.
-func (e *env) validateOne(path string, g *stdinGuard) error {
-	in, err := e.open(path, g)
+func (e *env) validateOne(path string) error {
+	in, err := e.open(path)
 	if err != nil {
 		return err
 	}
