@@ -14,13 +14,15 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// record runs the planner into a span recorder.
+// record runs the planner into a span recorder and checks that every span
+// it started ended.
 func record(t *testing.T, seed uint64, cfg Config) (Result, []sdktrace.ReadOnlySpan) {
 	t.Helper()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(append(TracerProviderOptions(seed), sdktrace.WithSpanProcessor(rec))...)
 	res := Run(context.Background(), tp, cfg)
 	require.NoError(t, tp.Shutdown(context.Background()))
+	require.Len(t, rec.Ended(), len(rec.Started()), "every span started ends")
 	return res, rec.Ended()
 }
 
@@ -122,7 +124,9 @@ func TestGuardStops(t *testing.T) {
 		assert.Equal(t, refuseAt-1, res.ModelCalls+res.ToolCalls, "calls made before the refusal")
 		assert.Empty(t, res.Answer)
 		var root sdktrace.ReadOnlySpan
+		byID := map[trace.SpanID]sdktrace.ReadOnlySpan{}
 		for _, s := range spans {
+			byID[s.SpanContext().SpanID()] = s
 			if s.Name() == "invoke_agent planner" {
 				root = s
 			}
@@ -130,5 +134,13 @@ func TestGuardStops(t *testing.T) {
 		require.NotNil(t, root, "the root span ends")
 		assert.Equal(t, codes.Error, root.Status().Code)
 		assert.Equal(t, "_OTHER", attr(root, "error.type").AsString())
+		// The spans open at the refusal are a chain from the root: a span
+		// stopped has its parent stopped too.
+		for _, s := range spans {
+			if s.Status().Description == stop.Error() && s.Parent().IsValid() {
+				assert.Equal(t, stop.Error(), byID[s.Parent().SpanID()].Status().Description,
+					"refused at guard call %d: %s stopped, its parent not", refuseAt, s.Name())
+			}
+		}
 	}
 }
