@@ -126,7 +126,7 @@ func (p *Processor) enqueue(s sdktrace.ReadOnlySpan) bool {
 func (p *Processor) drop(s sdktrace.ReadOnlySpan, u semconv.Usage) {
 	p.dropped.Add(1)
 	if p.cfg.sink == sinkDir {
-		p.drops.add(pcommon.TraceID(s.SpanContext().TraceID()), 1, u)
+		p.drops.add(pcommon.TraceID(s.SpanContext().TraceID()), u)
 	} else {
 		p.dropUsage.add(u)
 	}
@@ -145,14 +145,17 @@ func (p *Processor) run() {
 			batch = batch[:0]
 		}
 	}
+	add := func(s sdktrace.ReadOnlySpan) {
+		batch = append(batch, s)
+		if len(batch) >= p.cfg.batchSize {
+			write()
+		}
+	}
 	drain := func() {
 		for {
 			select {
 			case s := <-p.queue:
-				batch = append(batch, s)
-				if len(batch) >= p.cfg.batchSize {
-					write()
-				}
+				add(s)
 			default:
 				return
 			}
@@ -161,10 +164,7 @@ func (p *Processor) run() {
 	for {
 		select {
 		case s := <-p.queue:
-			batch = append(batch, s)
-			if len(batch) >= p.cfg.batchSize {
-				write()
-			}
+			add(s)
 		case ack := <-p.flushes:
 			drain()
 			write()

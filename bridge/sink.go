@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,7 +29,6 @@ type sink struct {
 	drops     *dropTable    // by trace, for a folder of artifacts
 	dropped   *atomic.Int64 // all queue drops: a single artifact's count
 	dropUsage *usageCounter // their model usage: a single artifact's
-	taken     int64         // of dropped, already in a trailer
 	rd        semconv.Reading
 
 	arts    map[string]*artifact
@@ -39,7 +39,9 @@ type sink struct {
 	paths []string
 }
 
-// artifact is one JSONL file (or the one writer).
+// artifact is one JSONL file (or the one writer). Its key is "" for the
+// one artifact of WithFile and WithWriter; in a folder, a trace id (hex)
+// or convPrefix and a conversation id.
 type artifact struct {
 	key    string
 	path   string
@@ -51,6 +53,9 @@ type artifact struct {
 	open   bool
 	dirty  bool // written since the last sync
 }
+
+// convPrefix starts the key of a conversation's artifact.
+const convPrefix = "c:"
 
 // pendingLimit bounds the records held for a trace that has not named its
 // conversation; past it they go to the trace's own artifact.
@@ -158,8 +163,8 @@ func (s *sink) route(rec *converter.Record) {
 			s.put(tid.String(), rec)
 			return
 		}
-		s.flushPending(tid, "c:"+conv)
-		s.put("c:"+conv, rec)
+		s.flushPending(tid, convPrefix+conv)
+		s.put(convPrefix+conv, rec)
 	}
 	if converter.IsLocalRoot(sp) {
 		s.traceEnded(rec)
@@ -187,7 +192,7 @@ func (s *sink) traceEnded(rec *converter.Record) {
 		key = tid.String()
 		if s.cfg.groupBy == converter.ByConversation {
 			if c, ok := s.convOf[tid]; ok {
-				key = "c:" + c
+				key = convPrefix + c
 			}
 			delete(s.convOf, tid)
 		}
@@ -210,7 +215,7 @@ func (s *sink) put(key string, rec *converter.Record) {
 	a, err := s.openArtifact(key, rec)
 	if err != nil {
 		otel.Handle(err)
-		s.drops.add(rec.Span.TraceID(), 1, semconv.Usage{})
+		s.drops.add(rec.Span.TraceID(), semconv.Usage{})
 		return
 	}
 	a.traces[rec.Span.TraceID()] = struct{}{}
@@ -245,9 +250,9 @@ func (s *sink) openArtifact(key string, rec *converter.Record) (*artifact, error
 	case sinkFile:
 		out = a.f
 	case sinkDir:
-		name := rec.Span.TraceID().String()
-		if len(key) > 2 && key[:2] == "c:" {
-			name = "conv-" + converter.SafeName(key[2:])
+		name := key // a trace id
+		if conv, ok := strings.CutPrefix(key, convPrefix); ok {
+			name = "conv-" + converter.SafeName(conv)
 		}
 		a.path = filepath.Join(s.cfg.path, name+".jsonl")
 		if a.meta == nil {
@@ -291,7 +296,7 @@ func (s *sink) metaFor(key string, rec *converter.Record) *converter.Meta {
 	if s.cfg.sink != sinkDir || s.cfg.groupBy == converter.ByConversation {
 		m.TraceID = ""
 	}
-	if key == "" || key[:min(2, len(key))] != "c:" {
+	if !strings.HasPrefix(key, convPrefix) {
 		m.ConversationID = ""
 	}
 	if s.cfg.budget > 0 {
@@ -314,18 +319,19 @@ func (s *sink) sync(a *artifact) {
 	a.dirty = false
 }
 
-// finalize writes a's trailer (with the drops of its traces), syncs it and
-// closes its file.
+// finalize writes a's trailer (with the drops of its traces), syncs it and,
+// in a folder, closes its file.
 func (s *sink) finalize(a *artifact) {
 	if !a.open {
 		return
 	}
-	n, u := s.drops.take(a.traces, s.cfg.sink != sinkDir)
-	if s.cfg.sink != sinkDir {
-		all := s.dropped.Load()
-		n += all - s.taken
-		s.taken = all
-		u.Add(s.dropUsage.take())
+	var n int64
+	var u semconv.Usage
+	if s.cfg.sink == sinkDir {
+		n, u = s.drops.take(a.traces)
+	} else {
+		// The one artifact, finalized once, at close: every drop is its.
+		n, u = s.dropped.Load(), s.dropUsage.sum()
 	}
 	if a.w == nil {
 		// Only drops: an artifact that says so rather than nothing.
@@ -416,7 +422,7 @@ type dropCount struct {
 	usage semconv.Usage
 }
 
-func (d *dropTable) add(tid pcommon.TraceID, n int64, u semconv.Usage) {
+func (d *dropTable) add(tid pcommon.TraceID, u semconv.Usage) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.m == nil {
@@ -427,19 +433,19 @@ func (d *dropTable) add(tid pcommon.TraceID, n int64, u semconv.Usage) {
 		c = &dropCount{}
 		d.m[tid] = c
 	}
-	c.n += n
+	c.n++
 	c.usage.Add(u)
 }
 
 // usageCounter sums the model usage of dropped spans without a lock: the
 // drop path of a single artifact runs on the agent's goroutines, under
-// overload, and must stay about as cheap as the SDK's own drop.
+// overload, and must stay about as cheap as the SDK's own drop. It holds
+// what a budget reads (semconv.ReadUsageKV): input and output tokens.
 type usageCounter struct {
-	input, output, cacheRead, cacheCreation, reasoning atomic.Int64
+	input, output atomic.Int64
 }
 
-// add skips zero counts: each atomic add is a locked instruction, and
-// most spans report two or three of the five.
+// add skips zero counts: each atomic add is a locked instruction.
 func (c *usageCounter) add(u semconv.Usage) {
 	if u.Input != 0 {
 		c.input.Add(u.Input)
@@ -447,33 +453,20 @@ func (c *usageCounter) add(u semconv.Usage) {
 	if u.Output != 0 {
 		c.output.Add(u.Output)
 	}
-	if u.CacheRead != 0 {
-		c.cacheRead.Add(u.CacheRead)
-	}
-	if u.CacheCreation != 0 {
-		c.cacheCreation.Add(u.CacheCreation)
-	}
-	if u.Reasoning != 0 {
-		c.reasoning.Add(u.Reasoning)
-	}
 }
 
-// take returns the sum so far and starts again from zero.
-func (c *usageCounter) take() semconv.Usage {
-	return semconv.Usage{
-		Input: c.input.Swap(0), Output: c.output.Swap(0), CacheRead: c.cacheRead.Swap(0),
-		CacheCreation: c.cacheCreation.Swap(0), Reasoning: c.reasoning.Swap(0),
-	}
+func (c *usageCounter) sum() semconv.Usage {
+	return semconv.Usage{Input: c.input.Load(), Output: c.output.Load()}
 }
 
-// take removes and returns the drops of the given traces, or of all traces.
-func (d *dropTable) take(traces map[pcommon.TraceID]struct{}, all bool) (int64, semconv.Usage) {
+// take removes and returns the drops of the given traces.
+func (d *dropTable) take(traces map[pcommon.TraceID]struct{}) (int64, semconv.Usage) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var n int64
 	var u semconv.Usage
 	for tid, c := range d.m {
-		if _, ok := traces[tid]; ok || all {
+		if _, ok := traces[tid]; ok {
 			n += c.n
 			u.Add(c.usage)
 			delete(d.m, tid)
