@@ -217,3 +217,13 @@ func TestConvertOverwritesItsInput(t *testing.T) {
 	assert.Equal(t, before, readFile(t, path))
 	assert.True(t, bytes.HasSuffix([]byte(before), []byte("}\n")))
 }
+
+// TestConvertNamesBadInputOnce: a decoder's error names the input
+// already; the message does not name it twice.
+func TestConvertNamesBadInputOnce(t *testing.T) {
+	torn := writeTemp(t, "torn.json", `{"resourceSpans":[{"resource":`)
+	r := agenttrace(t, "", "convert", torn, "-o", "-")
+	assert.Equal(t, 1, r.code)
+	assert.True(t, strings.HasPrefix(r.stderr, "agenttrace: "+torn+": otlp-json: "), r.stderr)
+	assert.NotContains(t, r.stderr, torn+": "+torn)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
@@ -189,16 +190,16 @@ func unknownCount(st importer.Stats) int64 {
 }
 
 // fail classifies a decoding error: the file could not be read (2), or
-// its content is unusable (1). The message names the file.
+// its content is unusable (1). The message names the file once: the
+// decoders, given the name, mostly name it themselves.
 func (in *input) fail(err error) error {
 	if in.rerr.err != nil {
 		return ioError(fmt.Errorf("read %s: %w", in.name, in.rerr.err))
 	}
-	var le *converter.LineError
-	if errors.As(err, &le) && le.Source != "" {
-		return invalidError(err)
+	if !strings.HasPrefix(err.Error(), in.name+":") {
+		err = fmt.Errorf("%s: %w", in.name, err)
 	}
-	return invalidError(fmt.Errorf("%s: %w", in.name, err))
+	return invalidError(err)
 }
 
 // inputs is every input of a command line, read.
