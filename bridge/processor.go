@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
@@ -176,9 +175,7 @@ func (p *Processor) run() {
 		case <-p.stop:
 			drain()
 			write()
-			if err := p.sink.close(); err != nil {
-				otel.Handle(err)
-			}
+			p.shutdownErr = p.sink.close() // read by Shutdown once done is closed
 			return
 		}
 	}
@@ -211,10 +208,11 @@ func (p *Processor) ForceFlush(ctx context.Context) error {
 	}
 }
 
-// Shutdown writes what is queued, the summary trailers, and closes the
-// artifacts. Spans that end after it are ignored. It is idempotent; when
+// Shutdown writes what is queued and the summary trailers, closes the
+// artifacts, and returns the errors of writing the trailers and closing
+// the files. Spans that end after it are ignored. It is idempotent; when
 // ctx ends first it returns ctx's error and the writing finishes in the
-// background.
+// background (a later call returns its errors).
 func (p *Processor) Shutdown(ctx context.Context) error {
 	p.shutdownOnce.Do(func() {
 		p.closing.Store(true)

@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -352,4 +353,18 @@ func TestAppendAcrossProcesses(t *testing.T) {
 	s := r.Summary()
 	assert.Equal(t, int64(4), s.Records)
 	assert.Equal(t, int64(30), s.Tokens.Total)
+}
+
+// failingWriter fails every write.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestShutdownReportsWriteErrors: a trailer that cannot be written is
+// Shutdown's error, not only otel.Handle's.
+func TestShutdownReportsWriteErrors(t *testing.T) {
+	p, err := bridge.New(bridge.WithWriter(failingWriter{}))
+	require.NoError(t, err)
+	chat(context.Background(), provider(t, p), 1, 1)
+	require.ErrorContains(t, p.Shutdown(context.Background()), "disk full")
 }

@@ -202,7 +202,9 @@ func (s *sink) traceEnded(rec *converter.Record) {
 		return
 	}
 	if s.cfg.sink == sinkDir {
-		s.finalize(a)
+		if err := s.finalize(a); err != nil {
+			otel.Handle(err)
+		}
 		return
 	}
 	if s.cfg.fsync == FsyncTraceEnd {
@@ -321,9 +323,9 @@ func (s *sink) sync(a *artifact) {
 
 // finalize writes a's trailer (with the drops of its traces), syncs it and,
 // in a folder, closes its file.
-func (s *sink) finalize(a *artifact) {
+func (s *sink) finalize(a *artifact) error {
 	if !a.open {
-		return
+		return nil
 	}
 	var n int64
 	var u semconv.Usage
@@ -342,18 +344,20 @@ func (s *sink) finalize(a *artifact) {
 	t.Drop(n)
 	t.AddUsage(u)
 	a.tally = *t
+	var errs []error
 	if err := a.w.Close(); err != nil {
-		otel.Handle(err)
+		errs = append(errs, err)
 	}
 	a.dirty = true
 	s.sync(a)
 	if a.f != nil && s.cfg.sink == sinkDir {
 		if err := a.f.Close(); err != nil {
-			otel.Handle(fmt.Errorf("agenttrace: close %s: %w", a.path, err))
+			errs = append(errs, fmt.Errorf("agenttrace: close %s: %w", a.path, err))
 		}
 		a.f = nil
 	}
 	a.open, a.w = false, nil
+	return errors.Join(errs...)
 }
 
 // flush syncs every artifact with unsynced records.
@@ -372,6 +376,7 @@ func (s *sink) close() error {
 	for tid := range s.pending {
 		s.flushPending(tid, tid.String())
 	}
+	var errs []error
 	if s.cfg.sink == sinkDir {
 		for _, tid := range s.drops.traces() {
 			key := tid.String()
@@ -395,10 +400,9 @@ func (s *sink) close() error {
 			}
 		}
 	}
-	var errs []error
 	for _, a := range s.arts {
-		if a.open {
-			s.finalize(a)
+		if err := s.finalize(a); err != nil {
+			errs = append(errs, err)
 		}
 		if a.f != nil {
 			if err := a.f.Close(); err != nil {
