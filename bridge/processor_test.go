@@ -355,6 +355,37 @@ func TestAppendAcrossProcesses(t *testing.T) {
 	assert.Equal(t, int64(30), s.Tokens.Total)
 }
 
+// TestDropOnlyTraces: in a folder, a trace whose every span was dropped
+// from a full queue still gets an artifact at shutdown, with the header
+// any artifact of the run has (the budget) and a trailer that counts the
+// drop and, with a budget, its tokens.
+func TestDropOnlyTraces(t *testing.T) {
+	dir := t.TempDir()
+	p := newProcessor(t, bridge.WithDirectory(dir, converter.ByTrace), bridge.WithQueueSize(1), bridge.WithBatchSize(1), bridge.WithBudget(1000))
+	tr := provider(t, p)
+	const n = 200
+	for range n {
+		chat(context.Background(), tr, 10, 5) // a trace of one span
+	}
+	require.NoError(t, p.Shutdown(context.Background()))
+	if p.Dropped() == 0 {
+		t.Skip("the writer kept up with a queue of one: nothing dropped")
+	}
+	require.Len(t, p.Artifacts(), n, "one artifact per trace, written or dropped")
+	var dropped int64
+	for _, path := range p.Artifacts() {
+		recs, r := artifact(t, readFile(t, path))
+		require.NotNil(t, r.Meta().Budget, path)
+		assert.Equal(t, int64(1000), r.Meta().Budget.Tokens, path)
+		s := r.Summary()
+		require.NotNil(t, s, path)
+		assert.Equal(t, int64(1), int64(len(recs))+s.Dropped, path)
+		assert.Equal(t, int64(15), s.Tokens.Total, "%s: written or dropped, its tokens count", path)
+		dropped += s.Dropped
+	}
+	assert.Equal(t, p.Dropped(), dropped)
+}
+
 // failingWriter fails every write.
 type failingWriter struct{}
 

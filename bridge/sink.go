@@ -236,6 +236,9 @@ func (s *sink) put(key string, rec *converter.Record) {
 	}
 }
 
+// openArtifact returns the open artifact key, opening (or adopting) it
+// when needed; rec, the record about to be written, makes a new header,
+// and is nil for an artifact of drops only.
 func (s *sink) openArtifact(key string, rec *converter.Record) (*artifact, error) {
 	a := s.arts[key]
 	if a != nil && a.open && a.w != nil {
@@ -293,8 +296,16 @@ func (s *sink) adopt(a *artifact) error {
 	return nil
 }
 
+// metaFor makes the header of the artifact key from its first record, or,
+// for an artifact of drops only (rec nil), from the key alone.
 func (s *sink) metaFor(key string, rec *converter.Record) *converter.Meta {
-	m := converter.MetaFor([]converter.Record{*rec})
+	var m *converter.Meta
+	if rec != nil {
+		m = converter.MetaFor([]converter.Record{*rec})
+	} else {
+		m = converter.NewMeta(time.Now().UTC())
+		m.TraceID = key
+	}
 	if s.cfg.sink != sinkDir || s.cfg.groupBy == converter.ByConversation {
 		m.TraceID = ""
 	}
@@ -336,9 +347,14 @@ func (s *sink) finalize(a *artifact) error {
 		n, u = s.dropped.Load(), s.dropUsage.sum()
 	}
 	if a.w == nil {
+		if n == 0 {
+			a.open = false // an empty run: nothing to say
+			return nil
+		}
 		// Only drops: an artifact that says so rather than nothing.
-		a.meta = converter.NewMeta(time.Now().UTC())
-		a.w = converter.NewWriter(io.Discard, a.meta)
+		if _, err := s.openArtifact(a.key, nil); err != nil {
+			return err
+		}
 	}
 	t := a.w.Tally()
 	t.Drop(n)
@@ -380,24 +396,15 @@ func (s *sink) close() error {
 	if s.cfg.sink == sinkDir {
 		for _, tid := range s.drops.traces() {
 			key := tid.String()
-			if _, ok := s.arts[key]; !ok {
-				a := &artifact{key: key, traces: map[pcommon.TraceID]struct{}{tid: {}}}
-				a.path = filepath.Join(s.cfg.path, key+".jsonl")
-				f, err := os.OpenFile(a.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-				if err != nil {
-					otel.Handle(fmt.Errorf("agenttrace: %w", err))
-					continue
-				}
-				a.f = f
-				m := converter.NewMeta(time.Now().UTC())
-				m.TraceID = key
-				a.meta, a.w, a.open = m, converter.NewWriter(f, m), true
-				if err := a.w.WriteHeader(); err != nil {
-					otel.Handle(err)
-				}
-				s.arts[key] = a
-				s.addPath(a.path)
+			if _, ok := s.arts[key]; ok {
+				continue
 			}
+			a, err := s.openArtifact(key, nil)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			a.traces[tid] = struct{}{}
 		}
 	}
 	for _, a := range s.arts {
