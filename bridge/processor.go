@@ -182,8 +182,7 @@ func (p *Processor) run() {
 }
 
 func (p *Processor) write(batch []sdktrace.ReadOnlySpan) {
-	recs := converter.Records(sdkspan.ToTraces(batch))
-	p.sink.write(recs)
+	p.sink.write(sdkspan.ToTraces(batch))
 }
 
 // ForceFlush returns once every span ended before the call is written and

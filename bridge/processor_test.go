@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenttrace/agenttrace/bridge"
@@ -269,17 +271,23 @@ func TestRecordCap(t *testing.T) {
 	assert.Equal(t, int64(75), s.Budget.Spent)
 }
 
-// TestRedaction: named keys and secrets never reach the artifact.
+// TestRedaction: named keys and secrets never reach the artifact, from
+// span, resource or scope attributes.
 func TestRedaction(t *testing.T) {
 	var buf syncBuffer
 	p := newProcessor(t, bridge.WithWriter(&buf), bridge.WithRedactKeys("password"))
-	tr := provider(t, p)
 	secret := "sk-" + strings.Repeat("Ab3d", 8)
+	inResource, inScope := "sk-"+strings.Repeat("Rs7q", 8), "sk-"+strings.Repeat("Sc9w", 8)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p),
+		sdktrace.WithResource(resource.NewSchemaless(attribute.String("process.command_line", "agent --key "+inResource))))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	tr := tp.Tracer("agenttrace/bridge_test", trace.WithInstrumentationAttributes(attribute.String("note", "built with "+inScope)))
 	tool(context.Background(), tr, "login", `{"user":"ada","password":"hunter2","nested":{"password":"x"}}`, `{"token":"`+secret+`"}`, "")
 	require.NoError(t, p.Shutdown(context.Background()))
 	out := string(buf.Bytes())
-	assert.NotContains(t, out, "hunter2")
-	assert.NotContains(t, out, secret)
+	for _, s := range []string{"hunter2", secret, inResource, inScope} {
+		assert.NotContains(t, out, s)
+	}
 	assert.Contains(t, out, "[REDACTED]")
 	_, r := artifact(t, buf.Bytes())
 	assert.True(t, r.Meta().Redacted)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel"
 
 	"github.com/agenttrace/agenttrace/converter"
@@ -114,24 +115,23 @@ func (s *sink) Paths() []string {
 	return slices.Clone(s.paths)
 }
 
-// write takes a batch of records, in the order their spans ended.
-func (s *sink) write(recs []converter.Record) {
-	if s.red != nil && len(recs) > 0 {
-		// Resources are shared by the records of a batch; redact each once.
-		seen := map[pcommon.Resource]bool{}
-		for i := range recs {
-			if r := recs[i].Resource; !seen[r] {
-				s.red.Map(r.Attributes())
-				seen[r] = true
+// write takes a batch of spans, in the order they ended.
+func (s *sink) write(td ptrace.Traces) {
+	if s.red != nil {
+		// As the exporter does: each resource and scope once, then spans.
+		for _, rs := range td.ResourceSpans().All() {
+			s.red.Map(rs.Resource().Attributes())
+			for _, ss := range rs.ScopeSpans().All() {
+				s.red.Map(ss.Scope().Attributes())
+				for _, sp := range ss.Spans().All() {
+					s.red.Span(sp)
+				}
 			}
 		}
 	}
+	recs := converter.Records(td)
 	for i := range recs {
-		rec := &recs[i]
-		if s.red != nil {
-			s.red.Span(rec.Span)
-		}
-		s.route(rec)
+		s.route(&recs[i])
 	}
 }
 
