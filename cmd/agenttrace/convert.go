@@ -127,7 +127,7 @@ func (e *env) convert(p *convertPlan) error {
 	if err != nil {
 		return err
 	}
-	if p.split == "" && p.format == outJSONL && len(p.inputs) == 1 && first.imported() {
+	if p.split == "" && p.format == outJSONL && len(p.inputs) == 1 && first.streamed() {
 		return e.stream(p, first)
 	}
 	all, err := e.loadOpened(p.inputs, first)

@@ -218,6 +218,22 @@ func TestConvertOverwritesItsInput(t *testing.T) {
 	assert.True(t, bytes.HasSuffix([]byte(before), []byte("}\n")))
 }
 
+// TestConvertOTLPLinesSkipsBadLines: a bad line of OTLP/JSON lines is
+// reported and skipped like an artifact's; the other lines convert.
+func TestConvertOTLPLinesSkipsBadLines(t *testing.T) {
+	src := dialects(t)["genai-v141"]
+	doc := readOTLP(t, src)
+	line, err := (&ptrace.JSONMarshaler{}).MarshalTraces(doc)
+	require.NoError(t, err)
+	path := writeTemp(t, "lines.json", string(line)+"\nnot json\n"+string(line)+"\n")
+	out := filepath.Join(t.TempDir(), "out.json")
+	r := agenttrace(t, "", "convert", path, "-o", out)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, path+":2: ")
+	assert.Contains(t, r.stderr, path+": 1 bad line(s) skipped")
+	assert.ElementsMatch(t, append(spansOf(t, src), spansOf(t, src)...), spansOf(t, out))
+}
+
 // TestConvertNamesBadInputOnce: a decoder's error names the input
 // already; the message does not name it twice.
 func TestConvertNamesBadInputOnce(t *testing.T) {

@@ -15,14 +15,13 @@ import (
 // stdinName is how messages name standard input.
 const stdinName = "<stdin>"
 
-// input is one opened input, its format told from its first bytes.
+// input is one opened input, its shape told from its first bytes.
 type input struct {
-	name   string
-	format converter.Format // the artifact and OTLP formats
-	shape  importer.Shape   // every shape agenttrace reads; decides how to load
-	r      *bufio.Reader
-	rerr   *readErr
-	close  func() error
+	name  string
+	shape importer.Shape // decides how it is read; Unknown when empty
+	r     *bufio.Reader
+	rerr  *readErr
+	close func() error
 }
 
 // readErr remembers the first read error of the underlying file, so that
@@ -57,8 +56,8 @@ func checkStdin(paths []string) error {
 	return nil
 }
 
-// open opens path ("-" for standard input) and detects its format from its
-// content. Errors are exitErrors naming the file.
+// open opens path ("-" for standard input) and detects its shape from its
+// content, unless --from named it. Errors are exitErrors naming the file.
 func (e *env) open(path string) (*input, error) {
 	in := &input{name: path, close: func() error { return nil }}
 	var src io.Reader
@@ -78,13 +77,12 @@ func (e *env) open(path string) (*input, error) {
 		in.close()
 		return nil, ioError(fmt.Errorf("read %s: %w", in.name, err))
 	}
-	in.format = converter.Detect(head)
 	in.shape = importer.Detect(head)
 	if e.from != importer.Unknown {
 		in.shape = e.from // --from: the user knows better than the bytes
 	}
 	if len(head) == 0 {
-		in.format, in.shape = converter.FormatUnknown, importer.Unknown
+		in.shape = importer.Unknown
 	}
 	return in, nil
 }
@@ -92,20 +90,21 @@ func (e *env) open(path string) (*input, error) {
 // source is what one input held.
 type source struct {
 	name    string
-	format  converter.Format
-	meta    *converter.Meta // the artifact's header; nil for OTLP
+	meta    *converter.Meta // the artifact's header; nil for other shapes
 	records []converter.Record
 	skipped int64 // lines reported and skipped
 	unknown int64 // lines of an unknown kind
 }
 
-// load reads every record of in. Artifact problems go to onProblem as
+// load reads every record of in. Problems with lines go to onProblem as
 // they are found; the input is still read to the end.
 func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
 	defer in.close()
-	src := &source{name: in.name, format: in.format}
-	switch in.format {
-	case converter.FormatArtifact:
+	src := &source{name: in.name}
+	switch in.shape {
+	case importer.Artifact:
+		// Read here rather than by importer.For, which keeps no header:
+		// the budget and the redaction flag live only there.
 		r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(onProblem))
 		for {
 			rec, err := r.Next()
@@ -120,38 +119,32 @@ func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
 		src.meta = r.Meta()
 		st := r.Stats()
 		src.skipped, src.unknown = st.Problems, st.Unknown
-	case converter.FormatOTLPJSON, converter.FormatOTLPJSONLines, converter.FormatOTLPProto:
-		td, err := converter.ReadOTLP(in.r, in.format, in.name)
-		if err != nil {
-			return nil, in.fail(err)
-		}
-		src.records = converter.Records(td)
-	case converter.FormatUnknown:
-		if in.imported() {
-			st, err := in.importTo(onProblem, func(rec *converter.Record) error {
-				src.records = append(src.records, *rec)
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
-			src.skipped, src.unknown = int64(len(st.Problems)), unknownCount(st)
-			converter.SortRecords(src.records)
-			break
-		}
-		fallthrough
-	default:
+	case importer.Unknown:
 		if _, err := in.r.Peek(1); err == io.EOF {
 			return nil, invalidError(fmt.Errorf("%s: empty input", in.name))
 		}
 		return nil, invalidError(fmt.Errorf("%s: %w", in.name, converter.ErrUnknownFormat))
+	default:
+		// OTLP and the other agent-trace shapes. The records come in the
+		// order their spans end; judge orders them for itself, and
+		// loadOpened sorts what it merges.
+		st, err := in.importTo(onProblem, func(rec *converter.Record) error {
+			src.records = append(src.records, *rec)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		src.skipped, src.unknown = int64(len(st.Problems)), unknownCount(st)
 	}
 	return src, nil
 }
 
-// imported reports whether in is a shape read by package importer rather
-// than by converter (an artifact or OTLP).
-func (in *input) imported() bool {
+// streamed reports whether convert writes in to one artifact record by
+// record. Artifacts and OTLP are not streamed: the header of the artifact
+// made from them is made from all their records (and, for an artifact,
+// from its own header).
+func (in *input) streamed() bool {
 	switch in.shape {
 	case importer.Transcript, importer.Trajectory, importer.Events, importer.Jaeger, importer.OTLPStream:
 		return true
@@ -159,8 +152,8 @@ func (in *input) imported() bool {
 	return false
 }
 
-// importTo reads an imported shape, calling emit for each record as it is
-// made and onProblem for each line it could not read.
+// importTo reads in with the importer of its shape, calling emit for each
+// record as it is made and onProblem for each line it could not read.
 func (in *input) importTo(onProblem func(*converter.LineError), emit func(*converter.Record) error) (importer.Stats, error) {
 	read, ok := importer.For(in.shape)
 	if !ok {

@@ -79,5 +79,26 @@ func TestConvertFrom(t *testing.T) {
 	assert.Contains(t, r.stderr, "--from")
 	// Read as the wrong shape, the input says so instead of converting to nothing.
 	r = agenttrace(t, "", "convert", "--from", "jaeger", "../../testdata/shapes/trajectory.jsonl", "-o", filepath.Join(dir, "j.jsonl"))
-	assert.NotEqual(t, 0, r.code)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "trajectory.jsonl:1: not a Jaeger trace")
+	// --from names the artifact and OTLP shapes too, and is obeyed for them.
+	artifact := filepath.Join(dir, "t.jsonl")
+	r = agenttrace(t, "", "convert", "--from", "otlp-proto", artifact, "-o", filepath.Join(dir, "p.jsonl"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, artifact+": otlp-proto: ")
+	r = agenttrace(t, "", "convert", "--from", "jsonl", "../../testdata/shapes/trajectory.jsonl", "-o", filepath.Join(dir, "a.jsonl"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "trajectory.jsonl:1: invalid record")
+}
+
+// TestValidateOtherShapes: validate names the shape of an input that is
+// not an artifact, whatever shape it is, rather than failing its lines.
+func TestValidateOtherShapes(t *testing.T) {
+	for _, name := range []string{"transcript.jsonl", "trajectory.jsonl", "events.json", "jaeger.json"} {
+		src := "../../testdata/shapes/" + name
+		r := agenttrace(t, "", "validate", src)
+		assert.Equal(t, 1, r.code)
+		shape := strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")
+		assert.Equal(t, src+": not an agenttrace artifact but "+shape+"; convert it first\n", r.stdout)
+	}
 }

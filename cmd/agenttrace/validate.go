@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/importer"
 )
 
 func newValidateCmd(e *env) *cobra.Command {
@@ -65,9 +66,8 @@ func (e *env) validateOne(path string) error {
 	}
 	defer in.close()
 	v := &validation{env: e, name: in.name}
-	switch in.format {
-	case converter.FormatOTLPJSON, converter.FormatOTLPJSONLines, converter.FormatOTLPProto:
-		v.problem(0, "not an agenttrace artifact but %s; convert it first", in.format)
+	if in.shape != importer.Artifact && in.shape != importer.Unknown {
+		v.problem(0, "not an agenttrace artifact but %s; convert it first", in.shape)
 		return errFindings
 	}
 	if _, err := in.r.Peek(1); err == io.EOF {
