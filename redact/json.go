@@ -6,6 +6,9 @@ import (
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
+
+	"github.com/agenttrace/agenttrace/converter"
 )
 
 // The JSON walker is a small validating parser rather than encoding/json:
@@ -289,7 +292,8 @@ func (w *walker) stringValue(d *doc, credential bool) bool {
 		if ns, changed := w.content(s, d.level+1, d.mode == emit); changed {
 			d.changed = true
 			if d.mode == emit {
-				d.out = appendQuoted(d.out, ns)
+				// Quoted as artifacts quote strings; ns is only read.
+				d.out = converter.AppendJSONString(d.out, unsafe.String(unsafe.SliceData(ns), len(ns)))
 			}
 			return true
 		}
@@ -504,41 +508,4 @@ func unescape(dst, s []byte) []byte {
 		i += 2
 	}
 	return dst
-}
-
-// appendQuoted appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
-// as encoding/json writes it; HTML characters are not escaped, so text that
-// did not change reads the same.
-func appendQuoted(dst, s []byte) []byte {
-	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				dst = utf8.AppendRune(dst, utf8.RuneError)
-			} else {
-				dst = append(dst, s[i:i+n]...)
-			}
-			i += n
-			continue
-		}
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c == '\n':
-			dst = append(dst, '\\', 'n')
-		case c == '\r':
-			dst = append(dst, '\\', 'r')
-		case c == '\t':
-			dst = append(dst, '\\', 't')
-		case c < 0x20:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		default:
-			dst = append(dst, c)
-		}
-		i++
-	}
-	return append(dst, '"')
 }
