@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/judge"
 )
 
@@ -94,9 +93,8 @@ func (c *auditCounts) add(f judge.Finding) {
 func (e *env) audit(paths []string, asJSON bool, failOn judge.Severity) error {
 	code := exitOK
 	rep := auditReport{Files: []auditFile{}, Counts: auditCounts{ByCategory: map[string]int{}}}
-	report := func(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) }
 	for _, p := range paths {
-		src, err := e.auditInput(p, report)
+		src, err := e.auditInput(p)
 		if err != nil {
 			// Report and go on: one unusable file must not hide the
 			// findings of the others.
@@ -123,7 +121,7 @@ func (e *env) audit(paths []string, asJSON bool, failOn judge.Severity) error {
 			fmt.Fprintf(e.stdout, "%s: no findings\n", src.name)
 		}
 		// A trace that lost lines cannot be vouched for.
-		if e.noteSkipped(&inputs{sources: []*source{src}}) != nil {
+		if e.noteSource(src) != nil {
 			code = worst(code, exitInvalid)
 		}
 	}
@@ -141,10 +139,10 @@ func (e *env) audit(paths []string, asJSON bool, failOn judge.Severity) error {
 }
 
 // auditInput opens and reads one input.
-func (e *env) auditInput(path string, report func(*converter.LineError)) (*source, error) {
+func (e *env) auditInput(path string) (*source, error) {
 	in, err := e.open(path)
 	if err != nil {
 		return nil, err
 	}
-	return in.load(report)
+	return in.load(e.printProblem)
 }

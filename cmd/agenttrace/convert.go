@@ -150,12 +150,10 @@ func (e *env) convert(p *convertPlan) error {
 // memory. The header is made from the first record.
 func (e *env) stream(p *convertPlan, in *input) error {
 	defer in.close()
-	var st importer.Stats
+	src := &source{name: in.name}
 	write := func(w io.Writer) error {
 		aw := converter.NewWriter(w, nil)
-		var err error
-		st, err = in.importTo(func(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) }, aw.Write)
-		if err != nil {
+		if err := in.importTo(src, e.printProblem, aw.Write); err != nil {
 			return err
 		}
 		return aw.Close()
@@ -173,14 +171,7 @@ func (e *env) stream(p *convertPlan, in *input) error {
 		}
 		return ioError(err)
 	}
-	for typ, n := range st.Unknown {
-		fmt.Fprintf(e.stderr, "%s: note: %d record(s) of unknown type %q skipped\n", in.name, n, typ)
-	}
-	if len(st.Problems) > 0 {
-		fmt.Fprintf(e.stderr, "%s: %d bad line(s) skipped\n", in.name, len(st.Problems))
-		return errFindings
-	}
-	return nil
+	return e.noteSource(src)
 }
 
 // shapeNames lists the values --from takes.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/judge"
 )
 
@@ -79,7 +78,7 @@ func (e *env) diff(pathA, pathB string, asJSON bool) error {
 	}
 	// Skipped lines are noted; the verdict is on what could be read, and
 	// exit 1 keeps meaning "diverged".
-	_ = e.noteSkipped(&inputs{sources: []*source{a, b}})
+	_, _ = e.noteSource(a), e.noteSource(b)
 	if rep.Diverged {
 		return errDiverged
 	}
@@ -94,7 +93,7 @@ func (e *env) loadRun(path string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := in.load(func(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) })
+	src, err := in.load(e.printProblem)
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) && ee.code == exitInvalid {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/agenttrace/agenttrace/converter"
@@ -93,7 +95,10 @@ type source struct {
 	meta    *converter.Meta // the artifact's header; nil for other shapes
 	records []converter.Record
 	skipped int64 // lines reported and skipped
-	unknown int64 // lines of an unknown kind
+	unknown int64 // artifact lines of an unknown kind
+	// unknownTypes counts, by type, the records of types an imported
+	// shape does not define.
+	unknownTypes map[string]int64
 }
 
 // load reads every record of in. Problems with lines go to onProblem as
@@ -128,14 +133,13 @@ func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
 		// OTLP and the other agent-trace shapes. The records come in the
 		// order their spans end; judge orders them for itself, and
 		// loadOpened sorts what it merges.
-		st, err := in.importTo(onProblem, func(rec *converter.Record) error {
+		err := in.importTo(src, onProblem, func(rec *converter.Record) error {
 			src.records = append(src.records, *rec)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		src.skipped, src.unknown = int64(len(st.Problems)), unknownCount(st)
 	}
 	return src, nil
 }
@@ -153,13 +157,15 @@ func (in *input) streamed() bool {
 }
 
 // importTo reads in with the importer of its shape, calling emit for each
-// record as it is made and onProblem for each line it could not read.
-func (in *input) importTo(onProblem func(*converter.LineError), emit func(*converter.Record) error) (importer.Stats, error) {
+// record as it is made and onProblem for each line it could not read, and
+// counts in src what it skipped.
+func (in *input) importTo(src *source, onProblem func(*converter.LineError), emit func(*converter.Record) error) error {
 	read, ok := importer.For(in.shape)
 	if !ok {
-		return importer.Stats{}, invalidError(fmt.Errorf("%s: %w", in.name, converter.ErrUnknownFormat))
+		return invalidError(fmt.Errorf("%s: %w", in.name, converter.ErrUnknownFormat))
 	}
 	st, err := read(in.r, in.name, emit)
+	src.skipped, src.unknownTypes = int64(len(st.Problems)), st.Unknown
 	for _, p := range st.Problems {
 		var le *converter.LineError
 		if errors.As(p, &le) {
@@ -169,17 +175,9 @@ func (in *input) importTo(onProblem func(*converter.LineError), emit func(*conve
 		}
 	}
 	if err != nil {
-		return st, in.fail(err)
+		return in.fail(err)
 	}
-	return st, nil
-}
-
-func unknownCount(st importer.Stats) int64 {
-	var n int64
-	for _, c := range st.Unknown {
-		n += c
-	}
-	return n
+	return nil
 }
 
 // fail classifies a decoding error: the file could not be read (2), or
@@ -201,8 +199,12 @@ type inputs struct {
 	records []converter.Record // all of them, in end-time order
 }
 
-// loadInputs reads paths in order, printing artifact problems to stderr
-// as "file:line: problem". A missing or unreadable file stops it.
+// printProblem prints a line that could not be read, as
+// "file:line: problem", to standard error.
+func (e *env) printProblem(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) }
+
+// loadInputs reads paths in order, printing problems with lines to
+// stderr. A missing or unreadable file stops it.
 func (e *env) loadInputs(paths []string) (*inputs, error) {
 	return e.loadOpened(paths, nil)
 }
@@ -211,7 +213,6 @@ func (e *env) loadInputs(paths []string) (*inputs, error) {
 // caller has already opened (to look at its shape).
 func (e *env) loadOpened(paths []string, first *input) (*inputs, error) {
 	all := &inputs{}
-	report := func(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) }
 	for i, p := range paths {
 		in := first
 		if i > 0 || in == nil {
@@ -220,7 +221,7 @@ func (e *env) loadOpened(paths []string, first *input) (*inputs, error) {
 				return nil, err
 			}
 		}
-		src, err := in.load(report)
+		src, err := in.load(e.printProblem)
 		if err != nil {
 			return nil, err
 		}
@@ -231,20 +232,33 @@ func (e *env) loadOpened(paths []string, first *input) (*inputs, error) {
 	return all, nil
 }
 
-// noteSkipped prints, per input, how many lines were skipped and returns
-// errFindings when any were: a run that lost lines must not look clean.
+// noteSkipped notes what each input skipped (see noteSource), and
+// returns errFindings when any lost lines.
 func (e *env) noteSkipped(all *inputs) error {
 	var err error
 	for _, s := range all.sources {
-		if s.unknown > 0 {
-			fmt.Fprintf(e.stderr, "%s: note: %d line(s) of an unknown kind skipped\n", s.name, s.unknown)
-		}
-		if s.skipped > 0 {
-			fmt.Fprintf(e.stderr, "%s: %d bad line(s) skipped\n", s.name, s.skipped)
+		if e.noteSource(s) != nil {
 			err = errFindings
 		}
 	}
 	return err
+}
+
+// noteSource prints what s skipped: lines of an unknown kind or type (a
+// note), and bad lines, which make it return errFindings: a run that lost
+// lines must not look clean.
+func (e *env) noteSource(s *source) error {
+	if s.unknown > 0 {
+		fmt.Fprintf(e.stderr, "%s: note: %d line(s) of an unknown kind skipped\n", s.name, s.unknown)
+	}
+	for _, typ := range slices.Sorted(maps.Keys(s.unknownTypes)) {
+		fmt.Fprintf(e.stderr, "%s: note: %d record(s) of unknown type %q skipped\n", s.name, s.unknownTypes[typ], typ)
+	}
+	if s.skipped > 0 {
+		fmt.Fprintf(e.stderr, "%s: %d bad line(s) skipped\n", s.name, s.skipped)
+		return errFindings
+	}
+	return nil
 }
 
 // metaFor is the header for an artifact of recs made from all: what

@@ -102,3 +102,27 @@ func TestValidateOtherShapes(t *testing.T) {
 		assert.Equal(t, src+": not an agenttrace artifact but "+shape+"; convert it first\n", r.stdout)
 	}
 }
+
+// TestSkippedNotesAgree: what an input skipped is noted the same way
+// whether convert streams it (one artifact out) or reads it whole, and by
+// the other commands: each unknown record type once, in order of name.
+func TestSkippedNotesAgree(t *testing.T) {
+	src := "../../testdata/shapes/transcript-edge.jsonl"
+	dir := t.TempDir()
+	want := src + `: note: 1 record(s) of unknown type "telemetry.flushed" skipped` + "\n" +
+		src + `: note: 1 record(s) of unknown type "ui.rendered" skipped` + "\n" +
+		src + ": 2 bad line(s) skipped\n"
+	for _, args := range [][]string{
+		{"convert", src, "-o", filepath.Join(dir, "a.jsonl")},
+		{"convert", src, "-o", filepath.Join(dir, "a.json")},
+		{"tokens", src},
+		{"audit", src},
+	} {
+		r := agenttrace(t, "", args...)
+		assert.Equal(t, 1, r.code, args)
+		_, notes, ok := strings.Cut(r.stderr, "unexpected end of JSON input\n")
+		require.True(t, ok, r.stderr)
+		_, notes, _ = strings.Cut(notes, "unexpected end of JSON input\n")
+		assert.Equal(t, want, notes, args)
+	}
+}
