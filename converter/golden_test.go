@@ -25,6 +25,7 @@ func TestGolden(t *testing.T) {
 		require.NoError(t, err)
 		inputs = append(inputs, m...)
 	}
+	require.NotEmpty(t, inputs, "no payloads: the test would pin nothing")
 	for _, in := range inputs {
 		base := filepath.Base(in)
 		if strings.HasSuffix(base, ".expect.json") || strings.HasSuffix(base, ".lines.json") {

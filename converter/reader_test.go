@@ -114,7 +114,7 @@ func TestReaderIOError(t *testing.T) {
 	got := read(in)
 	assert.Equal(t, []string{"a"}, got.names)
 	require.Error(t, got.err)
-	assert.Contains(t, got.err.Error(), "disk on fire")
+	assert.EqualError(t, got.err, "reading line 3: disk on fire")
 }
 
 // TestReaderBlocks reads an artifact whose lines cross the reader's block
