@@ -101,32 +101,36 @@ func (b *budgets) state(tid trace.TraceID, conv string) *budgetState {
 // returns the usage of a model call (zero for other spans), so a span
 // dropped after this is not read twice.
 func (b *budgets) spend(s sdktrace.ReadOnlySpan) semconv.Usage {
-	sc := s.SpanContext()
 	var f semconv.Facts
 	if b.scope == PerConversation {
 		f = semconv.ReadKV(s.Name(), s.Attributes())
 	} else {
 		f = semconv.ReadUsageKV(s.Name(), s.Attributes())
 	}
-	if f.Kind != semconv.Inference && (b.scope == PerTrace || f.Conversation == "") {
-		b.forgetIfRoot(s)
-		return semconv.Usage{}
+	if f.Kind != semconv.Inference {
+		f.Usage = semconv.Usage{} // only model calls spend
 	}
-	st := b.state(sc.TraceID(), f.Conversation)
-	if n := f.Usage.Total(); n > 0 && f.Kind == semconv.Inference {
-		spent := st.spent.Add(n)
-		if spent >= b.nearAt && !st.near.Load() && !st.near.Swap(true) && b.onNear != nil {
-			b.onNear(BudgetEvent{Key: st.key(), Status: b.budget.Status(spent)})
-		}
-		if spent >= b.budget.Tokens && !st.over.Load() && !st.over.Swap(true) && b.onOver != nil {
-			b.onOver(BudgetEvent{Key: st.key(), Status: b.budget.Status(spent)})
-		}
+	// Any span that names a conversation ties its trace to that
+	// conversation's budget.
+	if f.Kind == semconv.Inference || b.scope == PerConversation && f.Conversation != "" {
+		b.count(b.state(s.SpanContext().TraceID(), f.Conversation), f.Usage.Total())
 	}
 	b.forgetIfRoot(s)
-	if f.Kind != semconv.Inference {
-		return semconv.Usage{}
-	}
 	return f.Usage
+}
+
+// count adds n spent tokens to st and calls back on the crossings.
+func (b *budgets) count(st *budgetState, n int64) {
+	if n <= 0 {
+		return
+	}
+	spent := st.spent.Add(n)
+	if spent >= b.nearAt && !st.near.Load() && !st.near.Swap(true) && b.onNear != nil {
+		b.onNear(BudgetEvent{Key: st.key(), Status: b.budget.Status(spent)})
+	}
+	if spent >= b.budget.Tokens && !st.over.Load() && !st.over.Swap(true) && b.onOver != nil {
+		b.onOver(BudgetEvent{Key: st.key(), Status: b.budget.Status(spent)})
+	}
 }
 
 // forgetIfRoot drops a per-trace budget when the trace's local root ends,
