@@ -133,12 +133,11 @@ func (b *budgets) count(st *budgetState, n int64) {
 	}
 }
 
-// forgetIfRoot drops a per-trace budget when the trace's local root ends,
-// so a long-running agent does not keep one per trace forever.
+// forgetIfRoot drops a trace's entry when its local root ends, so a
+// long-running agent does not keep one per trace forever: its budget, or
+// its link to its conversation's (which stays, for the conversation's
+// next traces).
 func (b *budgets) forgetIfRoot(s sdktrace.ReadOnlySpan) {
-	if b.scope != PerTrace {
-		return
-	}
 	if p := s.Parent(); p.IsValid() && !p.IsRemote() {
 		return
 	}
