@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -153,23 +151,21 @@ func (e *env) stream(p *convertPlan, in *input) error {
 	src := &source{name: in.name}
 	write := func(w io.Writer) error {
 		aw := converter.NewWriter(w, nil)
-		if err := in.importTo(src, e.printProblem, aw.Write); err != nil {
+		var werr error // the output's, which the importer returns as its own
+		err := in.importTo(src, e.printProblem, func(rec *converter.Record) error {
+			werr = aw.Write(rec)
+			return werr
+		})
+		if werr != nil {
+			return werr
+		}
+		if err != nil {
 			return err
 		}
 		return aw.Close()
 	}
-	var err error
-	if p.output == "-" {
-		err = write(e.stdout)
-	} else {
-		err = writeFile(p.output, write)
-	}
-	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			return err
-		}
-		return ioError(err)
+	if err := e.writeOutput(p.output, write); err != nil {
+		return err
 	}
 	return e.noteSource(src)
 }
@@ -185,13 +181,7 @@ func shapeNames() string {
 // writeOne writes every record to the one output.
 func (e *env) writeOne(p *convertPlan, all *inputs) error {
 	meta := all.metaFor(all.records)
-	if p.output == "-" {
-		if err := encode(e.stdout, p.format, all.records, meta); err != nil {
-			return ioError(fmt.Errorf("write standard output: %w", err))
-		}
-		return nil
-	}
-	return writeFile(p.output, func(w io.Writer) error {
+	return e.writeOutput(p.output, func(w io.Writer) error {
 		return encode(w, p.format, all.records, meta)
 	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -242,4 +243,21 @@ func TestConvertNamesBadInputOnce(t *testing.T) {
 	assert.Equal(t, 1, r.code)
 	assert.True(t, strings.HasPrefix(r.stderr, "agenttrace: "+torn+": otlp-json: "), r.stderr)
 	assert.NotContains(t, r.stderr, torn+": "+torn)
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestConvertUnwritableStdout: standard output that cannot be written is
+// an I/O error (exit 2) naming it, whether the input is streamed or read
+// whole, and not a problem of the input.
+func TestConvertUnwritableStdout(t *testing.T) {
+	for _, src := range []string{"../../testdata/shapes/transcript.jsonl", dialects(t)["genai-v141"]} {
+		var stderr bytes.Buffer
+		code := run([]string{"convert", src, "-o", "-"}, strings.NewReader(""), failingWriter{}, &stderr)
+		assert.Equal(t, 2, code, stderr.String())
+		assert.True(t, strings.HasPrefix(stderr.String(), "agenttrace: write standard output: "), stderr.String())
+		assert.Contains(t, stderr.String(), "disk full")
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -106,6 +107,28 @@ func encode(w io.Writer, f outFormat, recs []converter.Record, meta *converter.M
 	return err
 }
 
+// writeOutput writes path, or standard output for "-", with write.
+func (e *env) writeOutput(path string, write func(io.Writer) error) error {
+	if path != "-" {
+		return writeFile(path, write)
+	}
+	if err := write(e.stdout); err != nil {
+		return writeError("standard output", err)
+	}
+	return nil
+}
+
+// writeError reports write's failure to write name (exit 2); an
+// exitError write returns (an input's, found while writing) stays as it
+// is.
+func writeError(name string, err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return ioError(fmt.Errorf("write %s: %w", name, err))
+}
+
 // writeFile writes path through a temporary file in the same directory,
 // renamed into place once complete: a failed run never leaves a torn
 // output, and an output may overwrite one of the inputs.
@@ -121,7 +144,7 @@ func writeFile(path string, write func(io.Writer) error) (err error) {
 		}
 	}()
 	if err := write(tmp); err != nil {
-		return ioError(fmt.Errorf("write %s: %w", path, err))
+		return writeError(path, err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		return ioError(fmt.Errorf("write %s: %w", path, err))
