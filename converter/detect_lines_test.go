@@ -29,3 +29,21 @@ func TestOTLPLinesWithLongFirstLine(t *testing.T) {
 	}
 	require.Equal(t, want, ptracecmp.Spans(got))
 }
+
+// TestHeaderOwnedKeyRepeated: an OTLP resource may repeat a key the header
+// says (pdata keeps duplicates as they come); writing it must not fail, and
+// the header still says it.
+func TestHeaderOwnedKeyRepeated(t *testing.T) {
+	attr := `{"key":"agenttrace.redacted","value":{"boolValue":true}}`
+	payload := `{"resourceSpans":[{"resource":{"attributes":[` + attr + `,` + attr + `,` + attr + `,` + attr + `]},` +
+		`"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"x"}]}]}]}`
+	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces([]byte(payload))
+	require.NoError(t, err)
+	require.Equal(t, 4, td.ResourceSpans().At(0).Resource().Attributes().Len())
+	recs, r := readAll(t, toJSONL(t, td))
+	require.Len(t, recs, 1)
+	require.True(t, r.Meta().Redacted)
+	v, ok := recs[0].Resource.Attributes().Get("agenttrace.redacted")
+	require.True(t, ok)
+	require.True(t, v.Bool())
+}

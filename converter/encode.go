@@ -1,6 +1,7 @@
 package converter
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -413,13 +414,16 @@ func AppendMeta(dst []byte, m *Meta) []byte {
 		if res == (pcommon.Resource{}) {
 			res = pcommon.NewResource()
 		}
-		// The budget and redaction attributes are said by the fields below.
+		// The budget and redaction attributes are said by the fields below:
+		// the first of each, as a map that repeats a key (OTLP input may)
+		// keeps only one of them anyway.
 		var skip [3]int32
+		var owned [3]string
 		n, i := 0, int32(0)
 		for k, v := range res.Attributes().All() {
 			i++
-			if headerOwned(m, k, v) {
-				skip[n] = i
+			if headerOwned(m, k, v) && !slices.Contains(owned[:n], k) {
+				skip[n], owned[n] = i, k
 				n++
 			}
 		}
