@@ -279,52 +279,39 @@ func readArtifact(r io.Reader, name string, emit func(*converter.Record) error) 
 // whole, and emits its spans in the order they end.
 func readOTLPWhole(f converter.Format) Func {
 	return func(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
-		var st Stats
+		s := sink{name: name, emit: emit}
 		td, err := converter.ReadOTLP(r, f, name)
-		if err != nil {
-			return st, err
+		if err == nil {
+			err = s.putAll(converter.Records(td))
 		}
-		return st, emitAll(&st, td, emit)
+		return s.done(), err
 	}
 }
 
 // readOTLPLines reads OTLP/JSON lines one line at a time: a line that does
 // not decode is reported and skipped.
-func readOTLPLines(r io.Reader, name string, emit func(*converter.Record) error) (st Stats, err error) {
-	probs := shapeProblems{name: name}
-	problem := probs.add
-	defer func() { st.Problems = probs.done() }()
+func readOTLPLines(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+	s := sink{name: name, emit: emit}
 	lines := converter.NewLineReader(r, converter.DefaultMaxLineSize)
 	var u ptrace.JSONUnmarshaler
 	for {
 		line, err := lines.Next()
 		switch {
 		case err == io.EOF:
-			return st, nil
+			return s.done(), nil
 		case errors.Is(err, converter.ErrLineTooLong):
-			problem(lines.Line(), err)
+			s.problem(lines.Line(), err)
 		case err != nil && err != converter.ErrTornLine:
-			return st, fmt.Errorf("%s: %w", name, err)
+			return s.done(), fmt.Errorf("%s: %w", name, err)
 		case len(bytes.TrimSpace(line)) > 0:
 			td, perr := u.UnmarshalTraces(bytes.TrimPrefix(line, byteOrderMark))
 			if perr != nil {
-				problem(lines.Line(), fmt.Errorf("OTLP/JSON: %w", perr))
+				s.problem(lines.Line(), fmt.Errorf("OTLP/JSON: %w", perr))
 				break
 			}
-			if eerr := emitAll(&st, td, emit); eerr != nil {
-				return st, eerr
+			if eerr := s.putAll(converter.Records(td)); eerr != nil {
+				return s.done(), eerr
 			}
 		}
 	}
-}
-
-func emitAll(st *Stats, td ptrace.Traces, emit func(*converter.Record) error) error {
-	recs := converter.Records(td)
-	for i := range recs {
-		st.Records++
-		if err := emit(&recs[i]); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -118,18 +118,12 @@ func ReadEvents(r io.Reader, name string, emit func(*converter.Record) error) (S
 	if err == nil {
 		err = st.flushAll()
 	}
-	st.stats.Problems = st.probs.done()
-	return st.stats, err
+	return st.done(), err
 }
 
 // eventsState is the reading state: the conversations still open.
 type eventsState struct {
-	name  string
-	emit  func(*converter.Record) error
-	stats Stats
-	probs shapeProblems
-	res   pcommon.Resource
-	scope pcommon.InstrumentationScope
+	synth
 	convs map[string]*evConv
 	order []string       // open conversations, first seen first
 	turns map[string]int // roots started per conversation
@@ -137,23 +131,10 @@ type eventsState struct {
 
 func newEventsState(name string, emit func(*converter.Record) error) *eventsState {
 	return &eventsState{
-		name:  name,
-		probs: shapeProblems{name: name},
-		emit:  emit,
-		res:   shapeResource(Events),
-		scope: shapeScope(),
+		synth: newSynth(name, emit),
 		convs: make(map[string]*evConv),
 		turns: make(map[string]int),
 	}
-}
-
-func (s *eventsState) problem(line int, err error) { s.probs.add(line, err) }
-
-func (s *eventsState) unknown(typ string) {
-	if s.stats.Unknown == nil {
-		s.stats.Unknown = make(map[string]int64)
-	}
-	s.stats.Unknown[typ]++
 }
 
 // readLines reads the line form: a line over the limit is reported and
@@ -367,11 +348,6 @@ func (s *eventsState) flushAll() error {
 		}
 	}
 	return nil
-}
-
-func (s *eventsState) send(sp ptrace.Span) error {
-	s.stats.Records++
-	return s.emit(&converter.Record{Span: sp, Resource: s.res, Scope: s.scope})
 }
 
 // evConv is an open conversation: its root span and what is open under it.
@@ -684,32 +660,6 @@ func lenientInt(raw json.RawMessage) (int64, bool) {
 	return 0, false
 }
 
-// byteOrderMark is the UTF-8 BOM some editors put at the start of a file.
-var byteOrderMark = []byte{0xEF, 0xBB, 0xBF}
-
-// importScope names the instrumentation scope of the spans the importers
-// synthesize.
-const (
-	importScopeName    = "github.com/agenttrace/agenttrace/importer"
-	importScopeVersion = "0.1.0"
-)
-
-func shapeScope() pcommon.InstrumentationScope {
-	sc := pcommon.NewInstrumentationScope()
-	sc.SetName(importScopeName)
-	sc.SetVersion(importScopeVersion)
-	return sc
-}
-
-// shapeResource is the resource shared by the spans imported from one
-// input of a shape that names no service.
-func shapeResource(shape Shape) pcommon.Resource {
-	res := pcommon.NewResource()
-	res.Attributes().PutStr("service.name", "unknown_service")
-	_ = shape
-	return res
-}
-
 // peekNonSpace returns the first byte of br that is not white space (or a
 // BOM) without consuming anything; 0 when the buffer holds only white
 // space.
@@ -818,35 +768,4 @@ func epochNanos(f float64) (uint64, bool, error) {
 		return 0, false, fmt.Errorf("time %v out of range", f)
 	}
 	return uint64(f), true, nil
-}
-
-// maxProblems bounds the problems a reader keeps; the rest are counted in
-// one last problem.
-const maxProblems = 1000
-
-// shapeProblems collects a reader's problems.
-type shapeProblems struct {
-	name    string
-	list    []error
-	dropped int
-	last    int
-}
-
-func (p *shapeProblems) add(line int, err error) {
-	p.last = line
-	if len(p.list) >= maxProblems {
-		p.dropped++
-		return
-	}
-	p.list = append(p.list, &converter.LineError{Source: p.name, Line: line, Err: err})
-}
-
-// done returns the problems, those not kept counted in a last one.
-func (p *shapeProblems) done() []error {
-	if p.dropped > 0 {
-		p.list = append(p.list, &converter.LineError{Source: p.name, Line: p.last,
-			Err: fmt.Errorf("%d more problems not listed", p.dropped)})
-		p.dropped = 0
-	}
-	return p.list
 }

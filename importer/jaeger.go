@@ -105,7 +105,7 @@ func ReadJaeger(r io.Reader, name string, emit func(*converter.Record) error) (S
 		return Stats{}, fmt.Errorf("%s: %w", name, err)
 	}
 	data = bytes.TrimPrefix(data, byteOrderMark)
-	j := &jaegerReader{name: name, emit: emit, data: data, lines: newOffsetLines(data), probs: shapeProblems{name: name}}
+	j := &jaegerReader{out: sink{name: name, emit: emit}, lines: newOffsetLines(data)}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for {
 		off := jsonValueStart(data, int(dec.InputOffset()))
@@ -117,26 +117,21 @@ func ReadJaeger(r io.Reader, name string, emit func(*converter.Record) error) (S
 			break
 		}
 		if err := j.value(raw, off, 0); err != nil {
-			j.stats.Problems = j.probs.done()
-			return j.stats, err
+			return j.out.done(), err
 		}
 	}
-	j.stats.Problems = j.probs.done()
-	return j.stats, nil
+	return j.out.done(), nil
 }
 
 type jaegerReader struct {
-	name  string
-	emit  func(*converter.Record) error
-	data  []byte
+	out   sink
 	lines *offsetLines
-	stats Stats
-	probs shapeProblems
 	// scopes shares one scope per (name, version) across the input.
 	scopes map[[2]string]pcommon.InstrumentationScope
 }
 
-func (j *jaegerReader) problem(off int, err error) { j.probs.add(j.lines.at(off), err) }
+// problem reports a problem at offset off of the input.
+func (j *jaegerReader) problem(off int, err error) { j.out.problem(j.lines.at(off), err) }
 
 // value reads one JSON value at offset off: an array of traces, a
 // {"data": …} answer or a trace.
@@ -264,13 +259,7 @@ func (j *jaegerReader) trace(tr *jaegerTrace) error {
 		recs = append(recs, rec)
 	}
 	converter.SortRecords(recs)
-	for i := range recs {
-		j.stats.Records++
-		if err := j.emit(&recs[i]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return j.out.putAll(recs)
 }
 
 func (j *jaegerReader) resource(p jaegerProcess, off int) pcommon.Resource {

@@ -25,29 +25,32 @@ const MaxStreamRecord = 64 << 20
 // does not decode is reported (numbered from 1) and skipped; a bad length
 // or a truncated record ends the stream, since nothing after it can be
 // framed, and is reported too.
-func ReadOTLPStream(r io.Reader, name string, emit func(*converter.Record) error) (st Stats, err error) {
-	probs := shapeProblems{name: name}
-	problem := probs.add
-	defer func() { st.Problems = probs.done() }()
+func ReadOTLPStream(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+	s := sink{name: name, emit: emit}
+	err := readStream(&s, r)
+	return s.done(), err
+}
+
+func readStream(s *sink, r io.Reader) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var u ptrace.ProtoUnmarshaler
 	var hdr [4]byte
 	for n := 1; ; n++ {
 		k, err := io.ReadFull(br, hdr[:])
 		if errors.Is(err, io.EOF) {
-			return st, nil
+			return nil
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			problem(n, fmt.Errorf("record %d: truncated length prefix (%d of 4 bytes)", n, k))
-			return st, nil
+			s.problem(n, fmt.Errorf("record %d: truncated length prefix (%d of 4 bytes)", n, k))
+			return nil
 		}
 		if err != nil {
-			return st, fmt.Errorf("%s: record %d: %w", name, n, err)
+			return fmt.Errorf("%s: record %d: %w", s.name, n, err)
 		}
 		size := binary.BigEndian.Uint32(hdr[:])
 		if size > MaxStreamRecord {
-			problem(n, fmt.Errorf("record %d: length %d is over the %d-byte limit: not a length-prefixed OTLP stream, or a corrupt one", n, size, MaxStreamRecord))
-			return st, nil
+			s.problem(n, fmt.Errorf("record %d: length %d is over the %d-byte limit: not a length-prefixed OTLP stream, or a corrupt one", n, size, MaxStreamRecord))
+			return nil
 		}
 		// A fresh buffer each record: the decoded traces may share its
 		// memory, and emitted records outlive the loop.
@@ -56,23 +59,19 @@ func ReadOTLPStream(r io.Reader, name string, emit func(*converter.Record) error
 		// allocation beyond the input that is really there.
 		got, err := io.CopyN(&buf, br, int64(size))
 		if errors.Is(err, io.EOF) {
-			problem(n, fmt.Errorf("record %d: truncated: %d of %d bytes", n, got, size))
-			return st, nil
+			s.problem(n, fmt.Errorf("record %d: truncated: %d of %d bytes", n, got, size))
+			return nil
 		}
 		if err != nil {
-			return st, fmt.Errorf("%s: record %d: %w", name, n, err)
+			return fmt.Errorf("%s: record %d: %w", s.name, n, err)
 		}
 		td, err := u.UnmarshalTraces(buf.Bytes())
 		if err != nil {
-			problem(n, fmt.Errorf("record %d: OTLP protobuf: %w", n, err))
+			s.problem(n, fmt.Errorf("record %d: OTLP protobuf: %w", n, err))
 			continue
 		}
-		recs := converter.Records(td)
-		for i := range recs {
-			st.Records++
-			if err := emit(&recs[i]); err != nil {
-				return st, err
-			}
+		if err := s.putAll(converter.Records(td)); err != nil {
+			return err
 		}
 	}
 }

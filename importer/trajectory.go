@@ -82,13 +82,11 @@ import (
 // and the root are held.
 func ReadTrajectory(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
 	t := trajectoryReader{io: transcriptNewIO(r, name, emit), tasks: map[string]*trajectoryTask{}}
-	if err := t.io.each(t.line); err != nil {
-		return t.io.stats, err
+	err := t.io.each(t.line)
+	if err == nil {
+		err = t.finish()
 	}
-	if err := t.finish(); err != nil {
-		return t.io.stats, err
-	}
-	return t.io.finish(), nil
+	return t.io.done(), err
 }
 
 // Attributes the trajectory reader writes besides the GenAI ones.
@@ -143,8 +141,6 @@ type trajectoryTask struct {
 func (t *trajectoryReader) start(line []byte, f map[string]json.RawMessage, isMeta bool) {
 	t.started = true
 	key := "line:" + string(line)
-	attrs := t.io.res.Attributes()
-	service := ""
 	if isMeta {
 		t.convID = transcriptStr(f, "session_id", "sessionid")
 		if t.convID != "" {
@@ -153,13 +149,14 @@ func (t *trajectoryReader) start(line []byte, f map[string]json.RawMessage, isMe
 		t.model = transcriptStr(f, "model")
 		product, version := trajectoryProduct(line)
 		t.agent = cmp.Or(transcriptStr(f, "agent", "agent_name", "product", "product_name"), product)
-		service = cmp.Or(product, transcriptStr(f, "product", "product_name"), t.agent)
-		attrs.PutStr("service.name", cmp.Or(service, "unknown_service"))
+		// The resource names no service until the metadata does.
+		attrs := t.io.res.Attributes()
+		if service := cmp.Or(product, transcriptStr(f, "product", "product_name"), t.agent); service != "" {
+			attrs.PutStr("service.name", service)
+		}
 		if product != "" {
 			attrs.PutStr("service.version", version)
 		}
-	} else {
-		attrs.PutStr("service.name", "unknown_service")
 	}
 	t.trace = traceIDFor(Trajectory, key)
 	t.rootID = spanIDFor(t.trace, "root")
@@ -350,7 +347,7 @@ func (t *trajectoryReader) lineKey() string { return "line:" + strconv.Itoa(t.io
 
 func (t *trajectoryReader) send(rec *converter.Record) error {
 	t.cover(uint64(rec.Span.StartTimestamp()), uint64(rec.Span.EndTimestamp()))
-	return t.io.send(rec)
+	return t.io.put(rec)
 }
 
 func (t *trajectoryReader) tool(f map[string]json.RawMessage, typ, task string, ts uint64) error {
@@ -810,5 +807,5 @@ func (t *trajectoryReader) finish() error {
 			attrs.PutStr(semconv.ErrorType, transcriptErrIncomplete)
 		}
 	}
-	return t.io.send(rec)
+	return t.io.put(rec)
 }

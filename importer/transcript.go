@@ -90,31 +90,17 @@ import (
 // at a time, up to 16 MiB each; only open calls, open model requests, the
 // messages of the current turn and the roots' events are held.
 func ReadTranscript(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
-	t := transcriptReader{io: transcriptNewIO(r, name, emit)}
-	t.io.res.Attributes().PutStr("service.name", "unknown_service")
-	t.sessions = map[string]*transcriptSession{}
-	if err := t.io.each(t.line); err != nil {
-		return t.io.stats, err
+	t := transcriptReader{io: transcriptNewIO(r, name, emit), sessions: map[string]*transcriptSession{}}
+	err := t.io.each(t.line)
+	for i := 0; err == nil && i < len(t.order); i++ {
+		err = t.closeSession(t.order[i])
 	}
-	for _, s := range t.order {
-		if err := t.closeSession(s); err != nil {
-			return t.io.stats, err
-		}
-	}
-	return t.io.finish(), nil
+	return t.io.done(), err
 }
 
-// The instrumentation scope of every imported record.
-const (
-	transcriptScopeName    = "github.com/agenttrace/agenttrace/importer"
-	transcriptScopeVersion = "0.1.0"
-)
-
-// Limits of the line-oriented readers (transcript and trajectory).
-const (
-	transcriptMaxLine     = 16 << 20 // longest line read; longer ones are reported and skipped
-	transcriptMaxProblems = 1000     // problems kept; the rest are counted in one last problem
-)
+// transcriptMaxLine is the longest line the line-oriented readers
+// (transcript and trajectory) read; longer ones are reported and skipped.
+const transcriptMaxLine = converter.DefaultMaxLineSize
 
 // Attributes the line-oriented importers write besides the GenAI ones.
 const (
@@ -128,32 +114,15 @@ const (
 )
 
 // transcriptIO is the plumbing the line-oriented importers (transcript and
-// trajectory) share: the line reader, the resource and scope every record
-// carries, emission and the stats.
+// trajectory) share: the import's sink and the line reader.
 type transcriptIO struct {
-	name      string
-	emit      func(*converter.Record) error
-	res       pcommon.Resource
-	scope     pcommon.InstrumentationScope
-	stats     Stats
-	lines     *converter.LineReader
-	torn      bool // the current line is the last one and has no newline
-	dropped   int  // problems not kept
-	lastProbl int  // line of the last problem
+	synth
+	lines *converter.LineReader
+	torn  bool // the current line is the last one and has no newline
 }
 
 func transcriptNewIO(r io.Reader, name string, emit func(*converter.Record) error) *transcriptIO {
-	o := &transcriptIO{
-		name:  name,
-		emit:  emit,
-		res:   pcommon.NewResource(),
-		scope: pcommon.NewInstrumentationScope(),
-		lines: converter.NewLineReader(r, transcriptMaxLine),
-	}
-	o.scope.SetName(transcriptScopeName)
-	o.scope.SetVersion(transcriptScopeVersion)
-	o.stats.Unknown = map[string]int64{}
-	return o
+	return &transcriptIO{synth: newSynth(name, emit), lines: converter.NewLineReader(r, transcriptMaxLine)}
 }
 
 // each calls fn with every line of the input that is not blank, until the
@@ -194,36 +163,9 @@ func (o *transcriptIO) bad(err error) {
 	o.problem(o.lines.Line(), err)
 }
 
-func (o *transcriptIO) problem(line int, err error) {
-	o.lastProbl = line
-	if len(o.stats.Problems) >= transcriptMaxProblems {
-		o.dropped++
-		return
-	}
-	o.stats.Problems = append(o.stats.Problems, &converter.LineError{Source: o.name, Line: line, Err: err})
-}
-
-func (o *transcriptIO) unknown(typ string) { o.stats.Unknown[typ]++ }
-
 // record returns a new record under the import's resource and scope.
 func (o *transcriptIO) record() *converter.Record {
 	return &converter.Record{Span: ptrace.NewSpan(), Resource: o.res, Scope: o.scope}
-}
-
-func (o *transcriptIO) send(rec *converter.Record) error {
-	o.stats.Records++
-	return o.emit(rec)
-}
-
-// finish returns the stats, with the problems that were not kept counted
-// in a last one.
-func (o *transcriptIO) finish() Stats {
-	if o.dropped > 0 {
-		o.stats.Problems = append(o.stats.Problems, &converter.LineError{Source: o.name, Line: o.lastProbl,
-			Err: fmt.Errorf("%d more problems not listed", o.dropped)})
-		o.dropped = 0
-	}
-	return o.stats
 }
 
 // transcriptLine is one record of the log. Payloads stay raw until used.
@@ -625,7 +567,7 @@ func (t *transcriptReader) result(s *transcriptSession, id string, content json.
 		sp.Status().SetMessage(transcriptShort(transcriptResultMessage(content, res)))
 		attrs.PutStr(semconv.ErrorType, transcriptErrTool)
 	}
-	return t.io.send(rec)
+	return t.io.put(rec)
 }
 
 // callSpan fills rec's span with what a tool call knows when it opens.
@@ -741,7 +683,7 @@ func (t *transcriptReader) flushPending(s *transcriptSession) error {
 		return nil
 	}
 	s.pending = nil
-	return t.io.send(t.chatRecord(s, inf, false))
+	return t.io.put(t.chatRecord(s, inf, false))
 }
 
 func (t *transcriptReader) chatRecord(s *transcriptSession, inf *transcriptInference, incomplete bool) *converter.Record {
@@ -815,7 +757,7 @@ func (t *transcriptReader) closeSession(s *transcriptSession) error {
 		return err
 	}
 	for _, inf := range s.inferences {
-		if err := t.io.send(t.chatRecord(s, inf, true)); err != nil {
+		if err := t.io.put(t.chatRecord(s, inf, true)); err != nil {
 			return err
 		}
 	}
@@ -834,7 +776,7 @@ func (t *transcriptReader) closeSession(s *transcriptSession) error {
 		sp.Status().SetCode(ptrace.StatusCodeError)
 		sp.Status().SetMessage("no tool result before the end of the log")
 		sp.Attributes().PutStr(semconv.ErrorType, transcriptErrIncomplete)
-		if err := t.io.send(rec); err != nil {
+		if err := t.io.put(rec); err != nil {
 			return err
 		}
 	}
@@ -863,7 +805,7 @@ func (t *transcriptReader) closeSession(s *transcriptSession) error {
 	if s.model != "" {
 		attrs.PutStr(semconv.RequestModel, s.model)
 	}
-	return t.io.send(rec)
+	return t.io.put(rec)
 }
 
 // transcriptInclusiveCache reports whether a provider's input count already

@@ -153,9 +153,6 @@ func transcriptTestCheck(t *testing.T, c transcriptTestCase) {
 	slices.Sort(tree)
 	assert.Equal(t, c.tree, tree, "tree")
 
-	if c.unknown == nil {
-		c.unknown = map[string]int64{}
-	}
 	assert.Equal(t, c.unknown, st.Unknown, "unknown")
 	var lines []int
 	for _, p := range st.Problems {
@@ -202,8 +199,8 @@ func transcriptTestSane(t testing.TB, recs []*converter.Record) {
 		if j, ok := emitted[sp.ParentSpanID()]; ok && !sp.ParentSpanID().IsEmpty() {
 			t.Fatalf("%d %s: its parent was emitted before it (%d)", i, sp.Name(), j)
 		}
-		require.Equal(t, transcriptScopeName, r.Scope.Name())
-		require.Equal(t, transcriptScopeVersion, r.Scope.Version())
+		require.Equal(t, importScopeName, r.Scope.Name())
+		require.Equal(t, importScopeVersion, r.Scope.Version())
 		if i == 0 {
 			res = r.Resource
 		}

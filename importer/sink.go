@@ -1,0 +1,99 @@
+package importer
+
+import (
+	"fmt"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// maxProblems bounds the problems a reader keeps; the rest are counted in
+// one last problem.
+const maxProblems = 1000
+
+// sink is where a reader's records, unknown types and problems go. Every
+// reader keeps one; done returns what it counted.
+type sink struct {
+	name    string // the input's name, for messages
+	emit    func(*converter.Record) error
+	stats   Stats
+	dropped int // problems not kept
+	last    int // line of the last problem
+}
+
+// problem reports that line (a record number for a binary shape) could
+// not be read, or not wholly.
+func (s *sink) problem(line int, err error) {
+	s.last = line
+	if len(s.stats.Problems) >= maxProblems {
+		s.dropped++
+		return
+	}
+	s.stats.Problems = append(s.stats.Problems, &converter.LineError{Source: s.name, Line: line, Err: err})
+}
+
+// unknown counts a record of a type the shape does not define.
+func (s *sink) unknown(typ string) {
+	if s.stats.Unknown == nil {
+		s.stats.Unknown = make(map[string]int64)
+	}
+	s.stats.Unknown[typ]++
+}
+
+func (s *sink) put(rec *converter.Record) error {
+	s.stats.Records++
+	return s.emit(rec)
+}
+
+func (s *sink) putAll(recs []converter.Record) error {
+	for i := range recs {
+		if err := s.put(&recs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// done returns the stats, with the problems that were not kept counted in
+// a last one.
+func (s *sink) done() Stats {
+	if s.dropped > 0 {
+		s.stats.Problems = append(s.stats.Problems, &converter.LineError{Source: s.name, Line: s.last,
+			Err: fmt.Errorf("%d more problems not listed", s.dropped)})
+		s.dropped = 0
+	}
+	return s.stats
+}
+
+// byteOrderMark is the UTF-8 BOM some editors put at the start of a file.
+var byteOrderMark = []byte{0xEF, 0xBB, 0xBF}
+
+// The instrumentation scope of the spans the importers synthesize.
+const (
+	importScopeName    = "github.com/agenttrace/agenttrace/importer"
+	importScopeVersion = "0.1.0"
+)
+
+// synth is the sink of a reader that synthesizes its spans (transcript,
+// trajectory, events): they share one resource, which names no service
+// unless the reader sets one, and the importer's scope.
+type synth struct {
+	sink
+	res   pcommon.Resource
+	scope pcommon.InstrumentationScope
+}
+
+func newSynth(name string, emit func(*converter.Record) error) synth {
+	s := synth{sink: sink{name: name, emit: emit}, res: pcommon.NewResource(), scope: pcommon.NewInstrumentationScope()}
+	s.res.Attributes().PutStr("service.name", "unknown_service")
+	s.scope.SetName(importScopeName)
+	s.scope.SetVersion(importScopeVersion)
+	return s
+}
+
+// send emits sp under the import's resource and scope.
+func (s *synth) send(sp ptrace.Span) error {
+	return s.put(&converter.Record{Span: sp, Resource: s.res, Scope: s.scope})
+}
