@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -126,10 +125,8 @@ func (e *env) audit(paths []string, asJSON bool, failOn judge.Severity) error {
 		}
 	}
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return ioError(fmt.Errorf("write standard output: %w", err))
+		if err := e.printJSON(rep); err != nil {
+			return err
 		}
 	}
 	if code != exitOK {

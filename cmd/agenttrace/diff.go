@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -66,15 +64,8 @@ func (e *env) diff(pathA, pathB string, asJSON bool) error {
 		return err
 	}
 	rep := judge.Diff(a.records, b.records, judge.WithRedaction(a.redacted(), b.redacted()))
-	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	} else {
-		err = rep.WriteText(e.stdout)
-	}
-	if err != nil {
-		return ioError(fmt.Errorf("write standard output: %w", err))
+	if err := e.printReport(asJSON, rep); err != nil {
+		return err
 	}
 	// Skipped lines are noted; the verdict is on what could be read, and
 	// exit 1 keeps meaning "diverged".

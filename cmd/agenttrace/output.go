@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -105,6 +106,29 @@ func encode(w io.Writer, f outFormat, recs []converter.Record, meta *converter.M
 	}
 	_, err = w.Write(b)
 	return err
+}
+
+// printJSON writes v to standard output as indented JSON: the --json
+// form of every report.
+func (e *env) printJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return writeError("standard output", err)
+	}
+	return nil
+}
+
+// printReport writes rep to standard output, as JSON with --json or else
+// as text.
+func (e *env) printReport(asJSON bool, rep interface{ WriteText(io.Writer) error }) error {
+	if asJSON {
+		return e.printJSON(rep)
+	}
+	if err := rep.WriteText(e.stdout); err != nil {
+		return writeError("standard output", err)
+	}
+	return nil
 }
 
 // writeOutput writes path, or standard output for "-", with write.

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/agenttrace/agenttrace/report"
@@ -48,15 +45,8 @@ func (e *env) tokens(paths []string, asJSON bool, top int) error {
 		return err
 	}
 	rep := report.Tokens(all.records, all.metaFor(all.records), report.WithTop(top))
-	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	} else {
-		err = rep.WriteText(e.stdout)
-	}
-	if err != nil {
-		return ioError(fmt.Errorf("write standard output: %w", err))
+	if err := e.printReport(asJSON, rep); err != nil {
+		return err
 	}
 	return e.noteSkipped(all)
 }
