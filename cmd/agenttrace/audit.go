@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -93,16 +92,12 @@ func (e *env) audit(paths []string, asJSON bool, failOn judge.Severity) error {
 	code := exitOK
 	rep := auditReport{Files: []auditFile{}, Counts: auditCounts{ByCategory: map[string]int{}}}
 	for _, p := range paths {
-		src, err := e.auditInput(p)
+		src, err := e.loadOne(p)
 		if err != nil {
 			// Report and go on: one unusable file must not hide the
 			// findings of the others.
-			c, _ := exitCode(err)
+			c, _ := printError(e.stderr, err)
 			code = worst(code, c)
-			var ee *exitError
-			if errors.As(err, &ee) && ee.err != nil {
-				fmt.Fprintf(e.stderr, "agenttrace: %v\n", err)
-			}
 			continue
 		}
 		findings := judge.Audit(src.records, judge.WithRedacted(src.redacted()))
@@ -129,17 +124,5 @@ func (e *env) audit(paths []string, asJSON bool, failOn judge.Severity) error {
 			return err
 		}
 	}
-	if code != exitOK {
-		return &exitError{code: code}
-	}
-	return nil
-}
-
-// auditInput opens and reads one input.
-func (e *env) auditInput(path string) (*source, error) {
-	in, err := e.open(path)
-	if err != nil {
-		return nil, err
-	}
-	return in.load(e.printProblem)
+	return exitWith(code)
 }

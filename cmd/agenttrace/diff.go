@@ -80,11 +80,7 @@ func (e *env) diff(pathA, pathB string, asJSON bool) error {
 // cannot be used at all (not a trace, empty, a newer schema) is trouble,
 // exit 2, like one that cannot be read.
 func (e *env) loadRun(path string) (*source, error) {
-	in, err := e.open(path)
-	if err != nil {
-		return nil, err
-	}
-	src, err := in.load(e.printProblem)
+	src, err := e.loadOne(path)
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) && ee.code == exitInvalid {

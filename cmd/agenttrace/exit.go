@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 )
 
 // Exit codes. Scripts branch on them, so they never change meaning.
@@ -66,6 +67,26 @@ func exitCode(err error) (code int, usage bool) {
 		return ee.code, ee.usage
 	}
 	return exitUsage, true
+}
+
+// printError prints err to w as "agenttrace: message", unless it was
+// reported already (an exitError without an err), and returns its exit
+// code.
+func printError(w io.Writer, err error) (code int, usage bool) {
+	code, usage = exitCode(err)
+	var ee *exitError
+	if err != nil && (!errors.As(err, &ee) || ee.err != nil) {
+		fmt.Fprintf(w, "agenttrace: %v\n", err)
+	}
+	return code, usage
+}
+
+// exitWith is an outcome already reported: nil for exitOK, else the code.
+func exitWith(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
 }
 
 // worst keeps the most severe of two exit codes, so one missing file

@@ -203,6 +203,16 @@ type inputs struct {
 // "file:line: problem", to standard error.
 func (e *env) printProblem(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) }
 
+// loadOne opens and reads one input, printing problems with lines to
+// stderr.
+func (e *env) loadOne(path string) (*source, error) {
+	in, err := e.open(path)
+	if err != nil {
+		return nil, err
+	}
+	return in.load(e.printProblem)
+}
+
 // loadInputs reads paths in order, printing problems with lines to
 // stderr. A missing or unreadable file stops it.
 func (e *env) loadInputs(paths []string) (*inputs, error) {
@@ -214,14 +224,13 @@ func (e *env) loadInputs(paths []string) (*inputs, error) {
 func (e *env) loadOpened(paths []string, first *input) (*inputs, error) {
 	all := &inputs{}
 	for i, p := range paths {
-		in := first
-		if i > 0 || in == nil {
-			var err error
-			if in, err = e.open(p); err != nil {
-				return nil, err
-			}
+		var src *source
+		var err error
+		if i == 0 && first != nil {
+			src, err = first.load(e.printProblem)
+		} else {
+			src, err = e.loadOne(p)
 		}
-		src, err := in.load(e.printProblem)
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -33,13 +32,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
-	code, usage := exitCode(err)
-	var ee *exitError
-	if err != nil && (!errors.As(err, &ee) || ee.err != nil) {
-		fmt.Fprintf(stderr, "agenttrace: %v\n", err)
-		if usage && cmd != nil {
-			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
-		}
+	code, usage := printError(stderr, err)
+	if usage && cmd != nil {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return code
 }

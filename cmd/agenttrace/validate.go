@@ -41,21 +41,12 @@ every file is valid, 1 when any has problems, 2 when one cannot be read.`,
 func (e *env) validate(paths []string) error {
 	code := exitOK
 	for _, p := range paths {
-		err := e.validateOne(p)
-		if c, _ := exitCode(err); c != exitOK {
-			code = worst(code, c)
-			var ee *exitError
-			if errors.As(err, &ee) && ee.err != nil {
-				// Report and go on: one unreadable file must not hide the
-				// problems of the others.
-				fmt.Fprintf(e.stderr, "agenttrace: %v\n", err)
-			}
-		}
+		// Report and go on: one unreadable file must not hide the
+		// problems of the others.
+		c, _ := printError(e.stderr, e.validateOne(p))
+		code = worst(code, c)
 	}
-	if code != exitOK {
-		return &exitError{code: code}
-	}
-	return nil
+	return exitWith(code)
 }
 
 // validateOne validates one file, printing its problems to stdout.
