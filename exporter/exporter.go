@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,7 +66,7 @@ func newExporter(c *Config, logger *zap.Logger, tel *telemetry) *agenttraceExpor
 		convOf: make(map[pcommon.TraceID]string),
 		stop:   make(chan struct{}),
 	}
-	if len(c.GroupBy) > len(GroupByResourcePrefix) && c.GroupBy[:len(GroupByResourcePrefix)] == GroupByResourcePrefix {
+	if strings.HasPrefix(c.GroupBy, GroupByResourcePrefix) {
 		e.attr = c.groupAttr()
 	}
 	if r := redact.New(c.Redact.Keys, c.Redact.Secrets); r.Enabled() {

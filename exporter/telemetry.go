@@ -32,22 +32,16 @@ func newTelemetry(mp metric.MeterProvider) (*telemetry, error) {
 	m := mp.Meter(meterScope)
 	t := &telemetry{}
 	var err error
-	counter := func(dst *metric.Int64Counter, name, desc string) {
+	counter := func(dst *metric.Int64Counter, name, desc, unit string) {
 		if err == nil {
-			*dst, err = m.Int64Counter(name, metric.WithDescription(desc), metric.WithUnit("{span}"))
+			*dst, err = m.Int64Counter(name, metric.WithDescription(desc), metric.WithUnit(unit))
 		}
 	}
-	counter(&t.written, "agenttrace_exporter_spans_written", "Spans written to artifacts as records.")
-	counter(&t.dropped, "agenttrace_exporter_spans_dropped", "Spans not written: past the record cap, or a failed write.")
-	counter(&t.duplicates, "agenttrace_exporter_duplicates_skipped", "Spans skipped because their artifact already holds them.")
-	if err == nil {
-		t.opened, err = m.Int64Counter("agenttrace_exporter_artifacts_opened",
-			metric.WithDescription("Artifacts created, or adopted from disk to append to."), metric.WithUnit("{artifact}"))
-	}
-	if err == nil {
-		t.finalized, err = m.Int64Counter("agenttrace_exporter_artifacts_finalized",
-			metric.WithDescription("Artifacts finalized: trailer written, file closed."), metric.WithUnit("{artifact}"))
-	}
+	counter(&t.written, "agenttrace_exporter_spans_written", "Spans written to artifacts as records.", "{span}")
+	counter(&t.dropped, "agenttrace_exporter_spans_dropped", "Spans not written: past the record cap, or a failed write.", "{span}")
+	counter(&t.duplicates, "agenttrace_exporter_duplicates_skipped", "Spans skipped because their artifact already holds them.", "{span}")
+	counter(&t.opened, "agenttrace_exporter_artifacts_opened", "Artifacts created, or adopted from disk to append to.", "{artifact}")
+	counter(&t.finalized, "agenttrace_exporter_artifacts_finalized", "Artifacts finalized: trailer written, file closed.", "{artifact}")
 	if err == nil {
 		t.openFiles, err = m.Int64UpDownCounter("agenttrace_exporter_open_files",
 			metric.WithDescription("Artifact files open now."), metric.WithUnit("{file}"))
