@@ -294,24 +294,13 @@ func readOTLPLines(r io.Reader, name string, emit func(*converter.Record) error)
 	s := sink{name: name, emit: emit}
 	lines := converter.NewLineReader(r, converter.DefaultMaxLineSize)
 	var u ptrace.JSONUnmarshaler
-	for {
-		line, err := lines.Next()
-		switch {
-		case err == io.EOF:
-			return s.done(), nil
-		case errors.Is(err, converter.ErrLineTooLong):
-			s.problem(lines.Line(), err)
-		case err != nil && err != converter.ErrTornLine:
-			return s.done(), fmt.Errorf("%s: %w", name, err)
-		case len(bytes.TrimSpace(line)) > 0:
-			td, perr := u.UnmarshalTraces(bytes.TrimPrefix(line, byteOrderMark))
-			if perr != nil {
-				s.problem(lines.Line(), fmt.Errorf("OTLP/JSON: %w", perr))
-				break
-			}
-			if eerr := s.putAll(converter.Records(td)); eerr != nil {
-				return s.done(), eerr
-			}
+	err := s.eachLine(lines, func(line []byte) error {
+		td, err := u.UnmarshalTraces(line)
+		if err != nil {
+			s.problem(lines.Line(), fmt.Errorf("OTLP/JSON: %w", err))
+			return nil
 		}
-	}
+		return s.putAll(converter.Records(td))
+	})
+	return s.done(), err
 }

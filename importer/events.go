@@ -140,21 +140,7 @@ func newEventsState(name string, emit func(*converter.Record) error) *eventsStat
 // readLines reads the line form: a line over the limit is reported and
 // skipped, a blank one skipped.
 func (s *eventsState) readLines(lr *converter.LineReader) error {
-	for {
-		line, err := lr.Next()
-		switch {
-		case err == io.EOF:
-			return nil
-		case errors.Is(err, converter.ErrLineTooLong):
-			s.problem(lr.Line(), err)
-		case err != nil && err != converter.ErrTornLine:
-			return fmt.Errorf("%s: %w", s.name, err)
-		case len(bytes.TrimSpace(line)) > 0:
-			if err := s.handleRaw(bytes.TrimPrefix(line, byteOrderMark), lr.Line()); err != nil {
-				return err
-			}
-		}
-	}
+	return s.eachLine(lr, func(line []byte) error { return s.handleRaw(line, lr.Line()) })
 }
 
 // readArray reads the array form whole and takes its events one by one, so

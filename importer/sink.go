@@ -1,7 +1,10 @@
 package importer
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -19,8 +22,9 @@ type sink struct {
 	name    string // the input's name, for messages
 	emit    func(*converter.Record) error
 	stats   Stats
-	dropped int // problems not kept
-	last    int // line of the last problem
+	dropped int  // problems not kept
+	last    int  // line of the last problem
+	torn    bool // eachLine: the current line is the last one and has no newline
 }
 
 // problem reports that line (a record number for a binary shape) could
@@ -65,6 +69,33 @@ func (s *sink) done() Stats {
 		s.dropped = 0
 	}
 	return s.stats
+}
+
+// eachLine calls fn with every line of lr that is not blank, a byte order
+// mark taken off, until the end, a read error or an error from fn. A line
+// over the limit is reported and skipped; s.torn tells fn that its line is
+// the last one and was cut short.
+func (s *sink) eachLine(lr *converter.LineReader, fn func(line []byte) error) error {
+	for {
+		line, err := lr.Next()
+		s.torn = err == converter.ErrTornLine
+		switch {
+		case err == io.EOF:
+			return nil
+		case errors.Is(err, converter.ErrLineTooLong):
+			s.problem(lr.Line(), err)
+			continue
+		case err != nil && !s.torn:
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		line = bytes.TrimPrefix(line, byteOrderMark)
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if err := fn(line); err != nil {
+			return err
+		}
+	}
 }
 
 // byteOrderMark is the UTF-8 BOM some editors put at the start of a file.

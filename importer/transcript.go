@@ -98,10 +98,6 @@ func ReadTranscript(r io.Reader, name string, emit func(*converter.Record) error
 	return t.io.done(), err
 }
 
-// transcriptMaxLine is the longest line the line-oriented readers
-// (transcript and trajectory) read; longer ones are reported and skipped.
-const transcriptMaxLine = converter.DefaultMaxLineSize
-
 // Attributes the line-oriented importers write besides the GenAI ones.
 const (
 	transcriptAttrPayload   = "agenttrace.transcript.payload"
@@ -118,40 +114,15 @@ const (
 type transcriptIO struct {
 	synth
 	lines *converter.LineReader
-	torn  bool // the current line is the last one and has no newline
 }
 
 func transcriptNewIO(r io.Reader, name string, emit func(*converter.Record) error) *transcriptIO {
-	return &transcriptIO{synth: newSynth(name, emit), lines: converter.NewLineReader(r, transcriptMaxLine)}
+	return &transcriptIO{synth: newSynth(name, emit), lines: converter.NewLineReader(r, converter.DefaultMaxLineSize)}
 }
 
-// each calls fn with every line of the input that is not blank, until the
-// end, a read error or an error from fn. A line over the limit is reported
-// and skipped.
-func (o *transcriptIO) each(fn func([]byte) error) error {
-	for {
-		line, err := o.lines.Next()
-		o.torn = err == converter.ErrTornLine
-		switch {
-		case err == io.EOF:
-			return nil
-		case errors.Is(err, converter.ErrLineTooLong):
-			o.problem(o.lines.Line(), err)
-			continue
-		case err != nil && !o.torn:
-			return fmt.Errorf("%s: %w", o.name, err)
-		}
-		if o.lines.Line() == 1 {
-			line = bytes.TrimPrefix(line, byteOrderMark)
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		if err := fn(line); err != nil {
-			return err
-		}
-	}
-}
+// each calls fn with every line of the input that is not blank (see
+// sink.eachLine).
+func (o *transcriptIO) each(fn func([]byte) error) error { return o.eachLine(o.lines, fn) }
 
 // bad reports the current line as one that could not be read.
 func (o *transcriptIO) bad(err error) {

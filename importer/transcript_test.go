@@ -481,7 +481,7 @@ func TestReadTranscriptLongLine(t *testing.T) {
 	t.Parallel()
 	var in bytes.Buffer
 	in.WriteString(`{"type":"session.started","sessionId":"s","time":"2026-01-01T00:00:00Z"}` + "\n")
-	in.WriteString(`{"type":"state.patched","sessionId":"s","time":"2026-01-01T00:00:01Z","state":"` + strings.Repeat("x", transcriptMaxLine) + `"}` + "\n")
+	in.WriteString(`{"type":"state.patched","sessionId":"s","time":"2026-01-01T00:00:01Z","state":"` + strings.Repeat("x", converter.DefaultMaxLineSize) + `"}` + "\n")
 	in.WriteString(`{"type":"state.patched","sessionId":"s","time":"2026-01-01T00:00:02Z","state":{}}` + "\n")
 	recs, st := transcriptTestRead(t, ReadTranscript, "long", in.Bytes())
 	require.Len(t, st.Problems, 1)

@@ -1,0 +1,52 @@
+package importer
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// The one line loop of the line-oriented readers: blank lines skipped, a
+// byte order mark dropped wherever a line starts with one (files are
+// concatenated), an overlong line reported and skipped, a torn last line
+// told apart.
+func TestEachLine(t *testing.T) {
+	in := "\uFEFFone\n\n  \n\uFEFF\n\uFEFFtwo\r\n" + strings.Repeat("x", 40) + "\nthree"
+	s := sink{name: "in"}
+	lr := converter.NewLineReader(strings.NewReader(in), 32)
+	var got []string
+	require.NoError(t, s.eachLine(lr, func(line []byte) error {
+		got = append(got, fmt.Sprintf("%d:%s:%v", lr.Line(), line, s.torn))
+		return nil
+	}))
+	assert.Equal(t, []string{"1:one:false", "5:two:false", "7:three:true"}, got)
+	st := s.done()
+	require.Len(t, st.Problems, 1)
+	assert.ErrorIs(t, st.Problems[0], converter.ErrLineTooLong)
+	assert.Contains(t, st.Problems[0].Error(), "in:6:")
+
+	stop := errors.New("stop")
+	n := 0
+	err := s.eachLine(converter.NewLineReader(strings.NewReader("a\nb\n"), 32), func([]byte) error { n++; return stop })
+	assert.ErrorIs(t, err, stop)
+	assert.Equal(t, 1, n)
+}
+
+// Problems past the cap are counted in one last problem, at the line of
+// the last one.
+func TestSinkProblemCap(t *testing.T) {
+	s := sink{name: "in"}
+	for i := 1; i <= maxProblems+5; i++ {
+		s.problem(i, errors.New("bad"))
+	}
+	st := s.done()
+	require.Len(t, st.Problems, maxProblems+1)
+	last := st.Problems[maxProblems]
+	assert.Contains(t, last.Error(), fmt.Sprintf("in:%d: 5 more problems not listed", maxProblems+5))
+}
