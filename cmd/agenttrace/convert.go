@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -88,7 +89,7 @@ func (o convertOpts) plan(cmd *cobra.Command) (*convertPlan, error) {
 	if err := checkStdin(o.inputs); err != nil {
 		return nil, err
 	}
-	if o.from != "" && !strings.Contains(", "+shapeNames()+", ", ", "+o.from+", ") {
+	if o.from != "" && !slices.Contains(fromShapes, importer.Shape(o.from)) {
 		return nil, usageErrorf("--from %q: want one of %s", o.from, shapeNames())
 	}
 	var err error
@@ -118,9 +119,7 @@ func (o convertOpts) plan(cmd *cobra.Command) (*convertPlan, error) {
 }
 
 func (e *env) convert(p *convertPlan) error {
-	if p.from != "" {
-		e.from = importer.Shape(p.from)
-	}
+	e.from = importer.Shape(p.from) // "" is importer.Unknown: detect
 	first, err := e.open(p.inputs[0])
 	if err != nil {
 		return err
@@ -170,12 +169,19 @@ func (e *env) stream(p *convertPlan, in *input) error {
 	return e.noteSource(src)
 }
 
-// shapeNames lists the values --from takes.
+// fromShapes are the values --from takes.
+var fromShapes = []importer.Shape{
+	importer.Artifact, importer.OTLPJSON, importer.OTLPJSONLine, importer.OTLPProto,
+	importer.OTLPStream, importer.Transcript, importer.Trajectory, importer.Events, importer.Jaeger,
+}
+
+// shapeNames lists fromShapes for messages.
 func shapeNames() string {
-	return strings.Join([]string{
-		string(importer.Artifact), string(importer.OTLPJSON), string(importer.OTLPJSONLine), string(importer.OTLPProto),
-		string(importer.OTLPStream), string(importer.Transcript), string(importer.Trajectory), string(importer.Events), string(importer.Jaeger),
-	}, ", ")
+	names := make([]string, len(fromShapes))
+	for i, s := range fromShapes {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
 }
 
 // writeOne writes every record to the one output.

@@ -26,6 +26,8 @@ func TestUsageErrors(t *testing.T) {
 		{"bad --to", []string{"convert", src, "-o", "-", "--to", "xml"}, `--to "xml"`},
 		{"bad --group-by", []string{"convert", src, "--split", dir, "--group-by", "user"}, `--group-by "user"`},
 		{"--group-by without --split", []string{"convert", src, "-o", "-", "--group-by", "trace"}, "--group-by needs --split"},
+		{"bad --from", []string{"convert", src, "-o", "-", "--from", "otlp"}, `--from "otlp"`},
+		{"--from is one shape", []string{"convert", src, "-o", "-", "--from", "jsonl, otlp-json"}, `--from "jsonl, otlp-json"`},
 		{"validate without files", []string{"validate"}, "missing file"},
 		{"tokens without files", []string{"tokens"}, "missing input"},
 		{"bad --top", []string{"tokens", src, "--top", "-1"}, "--top -1"},
