@@ -95,6 +95,53 @@ func TestCollectorConfigs(t *testing.T) {
 	}
 }
 
+// TestExporterREADME validates every collector config (a YAML block with a
+// service key) in the exporter's README, as a user would paste it.
+func TestExporterREADME(t *testing.T) {
+	const readme = "../../exporter/README.md"
+	src, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := yamlBlocks(string(src))
+	n := 0
+	for i, b := range blocks {
+		var cfg map[string]any
+		if err := yaml.Unmarshal([]byte(b), &cfg); err != nil {
+			t.Errorf("%s: YAML block %d: %v", readme, i, err)
+			continue
+		}
+		if _, ok := cfg["service"]; !ok {
+			continue
+		}
+		n++
+		p := filepath.Join(t.TempDir(), "readme.yaml")
+		if err := os.WriteFile(p, []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := dryRun(t, p); err != nil {
+			t.Errorf("%s: YAML block %d does not run on this distribution: %v", readme, i, err)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("%s has no collector config (a ```yaml block with a service key)", readme)
+	}
+}
+
+// yamlBlocks returns the bodies of the ```yaml fences of a Markdown text.
+func yamlBlocks(md string) []string {
+	var out []string
+	for {
+		_, rest, ok := strings.Cut(md, "```yaml\n")
+		if !ok {
+			return out
+		}
+		body, after, _ := strings.Cut(rest, "```")
+		out = append(out, body)
+		md = after
+	}
+}
+
 // TestDryRunCatchesTypos makes sure the validation above is not vacuous.
 func TestDryRunCatchesTypos(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join(deployDir, "collector", "agenttrace.yaml"))
