@@ -13,6 +13,4 @@
 // the agenttrace exporter (see ../../exporter), the core OTLP receiver, the
 // batch and memory_limiter processors and the otlp, otlphttp and debug
 // exporters. Example configurations are in deploy/collector.
-// The generated files are gofmt-ed after generation (the builder does not),
-// so that the repository-wide format check holds.
 package main
