@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -294,7 +295,7 @@ func TestAuditGolden(t *testing.T) {
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			t.Parallel()
-			recs, _ := readArtifact(t, f)
+			recs, _ := artifacttest.Read(t, f)
 			got := judge.Audit(recs)
 			assert.Equal(t, want[filepath.Base(f)], summary(got))
 			for _, fd := range got {

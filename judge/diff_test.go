@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
 )
 
@@ -157,18 +160,12 @@ func TestDiffToolDispatchTraces(t *testing.T) {
 	assert.Equal(t, []judge.Change{{Path: "args.ref", Op: judge.Changed, A: `"e9"`, B: `"e10"`}}, rep.Divergences[0].Changes)
 }
 
+// readString reads the artifact s, which must be clean.
 func readString(t *testing.T, s string) []converter.Record {
 	t.Helper()
-	rd := converter.NewReader(strings.NewReader(s))
-	var recs []converter.Record
-	for {
-		rec, err := rd.Next()
-		if err != nil {
-			break
-		}
-		recs = append(recs, *rec)
-	}
-	require.Empty(t, rd.Problems())
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(s), 0o644))
+	recs, _ := artifacttest.Read(t, path)
 	return recs
 }
 
