@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
@@ -114,21 +117,12 @@ func TestConvertMergesInputs(t *testing.T) {
 	jsonl := filepath.Join(t.TempDir(), "merged.jsonl")
 	r = agenttrace(t, "", "convert", a, b, "-o", jsonl)
 	require.Equal(t, 0, r.code, r.stderr)
-	rd := converter.NewReader(strings.NewReader(readFile(t, jsonl)))
-	var last uint64
-	n := 0
-	for {
-		rec, err := rd.Next()
-		if err != nil {
-			break
-		}
-		end := uint64(rec.Span.EndTimestamp())
-		assert.GreaterOrEqual(t, end, last, "records in end-time order")
-		last = end
-		n++
-	}
-	assert.Equal(t, len(want), n)
-	assert.Empty(t, rd.Meta().TraceID, "two traces: the header names none")
+	recs, meta := artifacttest.Read(t, jsonl)
+	assert.Len(t, recs, len(want))
+	assert.True(t, slices.IsSortedFunc(recs, func(a, b converter.Record) int {
+		return cmp.Compare(a.Span.EndTimestamp(), b.Span.EndTimestamp())
+	}), "records in end-time order")
+	assert.Empty(t, meta.TraceID, "two traces: the header names none")
 }
 
 // TestConvertKeepsBudget: the header's budget and redaction survive

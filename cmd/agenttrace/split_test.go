@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -62,22 +63,6 @@ func listDir(t *testing.T, dir string) []string {
 	return names
 }
 
-func countRecords(t *testing.T, path string) (n int, meta *converter.Meta) {
-	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	r := converter.NewReader(f, converter.WithSource(path))
-	for {
-		if _, err := r.Next(); err != nil {
-			break
-		}
-		n++
-	}
-	require.Empty(t, r.Problems())
-	return n, r.Meta()
-}
-
 func TestConvertSplit(t *testing.T) {
 	const conv = "../conv 42/ü"
 	src := conversationTraces(t, conv)
@@ -120,8 +105,8 @@ func TestConvertSplit(t *testing.T) {
 					assert.Len(t, spansOf(t, path), n, f)
 					continue
 				}
-				got, meta := countRecords(t, path)
-				assert.Equal(t, n, got, f)
+				recs, meta := artifacttest.Read(t, path)
+				assert.Len(t, recs, n, f)
 				if f == convFile {
 					assert.Equal(t, conv, meta.ConversationID)
 				}
@@ -150,8 +135,8 @@ func TestConvertSplitFixture(t *testing.T) {
 		}
 		total := 0
 		for _, f := range files {
-			n, _ := countRecords(t, f)
-			total += n
+			recs, _ := artifacttest.Read(t, f)
+			total += len(recs)
 		}
 		assert.Equal(t, all, total)
 	}
