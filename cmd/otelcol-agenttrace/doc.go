@@ -4,9 +4,9 @@
 //	go install go.opentelemetry.io/collector/cmd/builder@v0.162.0
 //	builder --config deploy/builder-config.yaml --skip-compilation
 //	gofmt -w cmd/otelcol-agenttrace   # the builder's output is not gofmt-clean
-//	(cd cmd/otelcol-agenttrace && GOWORK=off go mod tidy)   # keeps e2e_test.go's requirements
 //
-// and build with plain `go build` here. Do not edit the generated files by
+// (the builder tidies go.mod itself, with the tests' requirements) and
+// build with plain `go build` here. Do not edit the generated files by
 // hand; change deploy/builder-config.yaml instead.
 
 // Command otelcol-agenttrace is an OpenTelemetry Collector distribution with
