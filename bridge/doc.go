@@ -43,6 +43,6 @@
 // OnStart and OnEnd never block (unless WithBlocking) and are safe from
 // any goroutine. ForceFlush returns once every span ended before it is on
 // disk, or with its context's error. Shutdown writes the trailers and
-// closes the files; it is idempotent and honours its context. Errors in
-// the background go to otel.Handle.
+// closes the files, and returns what failed there; it is idempotent and
+// honours its context. Other errors in the background go to otel.Handle.
 package bridge
