@@ -600,59 +600,13 @@ func decodeJSON(s string) (any, bool) {
 }
 
 // jsonEqual compares two JSON trees: objects whatever their key order,
-// numbers by value (2 equals 2.0 and 2e0).
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !jsonEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case json.Number:
-		y, ok := b.(json.Number)
-		return ok && numEqual(x, y)
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case nil:
-		return b == nil
-	}
-	return false
-}
-
-func numEqual(x, y json.Number) bool {
-	if x == y {
-		return true
-	}
-	rx, okx := new(big.Rat).SetString(string(x))
-	ry, oky := new(big.Rat).SetString(string(y))
-	return okx && oky && rx.Cmp(ry) == 0
-}
+// numbers by value (2 equals 2.0 and 2e0). It is equality of [canonical]
+// forms, so that grouping by canonical form and comparing agree.
+func jsonEqual(a, b any) bool { return canonical(a) == canonical(b) }
 
 // canonical renders a JSON tree so that two trees render the same exactly
-// when [jsonEqual] holds: keys sorted, numbers as exact fractions. It is a
-// key for grouping, not JSON.
+// when they are the same JSON: keys sorted, numbers as exact fractions. It
+// is a key for grouping and comparing, not JSON.
 func canonical(v any) string {
 	var b strings.Builder
 	appendCanonical(&b, v)
