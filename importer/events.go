@@ -371,14 +371,8 @@ func (s *eventsState) conv(id string, ts uint64, known bool) *evConv {
 		callsN: make(map[string]int),
 	}
 	c.started = known
-	c.root.SetTraceID(c.trace)
-	c.root.SetSpanID(spanIDFor(c.trace, c.prefix+"root"))
-	c.root.SetName(semconv.OpInvokeAgent)
-	c.root.SetKind(ptrace.SpanKindInternal)
-	c.root.Attributes().PutStr(semconv.OperationName, semconv.OpInvokeAgent)
-	if id != "" {
-		c.root.Attributes().PutStr(semconv.ConversationID, id)
-	}
+	attrs := startSpan(c.root, c.trace, c.prefix+rootKey, pcommon.SpanID{}, ptrace.SpanKindInternal, semconv.OpInvokeAgent, "", ts)
+	putStr(attrs, semconv.ConversationID, id)
 	s.convs[id] = c
 	s.order = append(s.order, id)
 	return c
@@ -420,16 +414,8 @@ func (c *evConv) call(id string, ts uint64) *evCall {
 	c.callsN[id]++
 	key := c.prefix + "tool:" + strconv.Itoa(c.callsN[id]) + ":" + id
 	sp := ptrace.NewSpan()
-	sp.SetTraceID(c.trace)
-	sp.SetSpanID(spanIDFor(c.trace, key))
-	sp.SetParentSpanID(c.root.SpanID())
-	sp.SetKind(ptrace.SpanKindInternal)
-	sp.SetName(semconv.OpExecuteTool)
-	sp.SetStartTimestamp(pcommon.Timestamp(ts))
-	sp.Attributes().PutStr(semconv.OperationName, semconv.OpExecuteTool)
-	if id != "" {
-		sp.Attributes().PutStr(semconv.ToolCallID, id)
-	}
+	attrs := startSpan(sp, c.trace, key, c.root.SpanID(), ptrace.SpanKindInternal, semconv.OpExecuteTool, "", ts)
+	putStr(attrs, semconv.ToolCallID, id)
 	call := &evCall{span: sp}
 	c.calls[id] = call
 	c.open = append(c.open, call)
@@ -556,29 +542,14 @@ func (s *eventsState) closeChat(c *evConv, ts uint64, finish, responseID string)
 	c.chat = nil
 	c.chatsN++
 	sp := ptrace.NewSpan()
-	sp.SetTraceID(c.trace)
-	sp.SetSpanID(spanIDFor(c.trace, c.prefix+"chat:"+strconv.Itoa(c.chatsN)))
-	sp.SetParentSpanID(c.root.SpanID())
-	sp.SetKind(ptrace.SpanKindClient)
-	sp.SetName(semconv.OpChat)
-	sp.SetStartTimestamp(pcommon.Timestamp(t.start))
+	attrs := startSpan(sp, c.trace, c.prefix+"chat:"+strconv.Itoa(c.chatsN), c.root.SpanID(), ptrace.SpanKindClient, semconv.OpChat, "", t.start)
 	sp.SetEndTimestamp(pcommon.Timestamp(max(ts, t.start)))
-	sp.Attributes().PutStr(semconv.OperationName, semconv.OpChat)
-	if responseID != "" {
-		sp.Attributes().PutStr(semconv.ResponseID, responseID)
-	}
+	putStr(attrs, semconv.ResponseID, responseID)
 	out, err := marshalJSON([]chatMessage{{Role: "assistant", Parts: t.parts, FinishReason: finish}})
 	if err == nil {
-		sp.Attributes().PutStr(semconv.OutputMessages, out)
+		attrs.PutStr(semconv.OutputMessages, out)
 	}
 	return s.send(sp)
-}
-
-// setError sets sp's status to Error with msg and its error.type to code.
-func setError(sp ptrace.Span, code, msg string) {
-	sp.Status().SetCode(ptrace.StatusCodeError)
-	sp.Status().SetMessage(msg)
-	sp.Attributes().PutStr(semconv.ErrorType, code)
 }
 
 // marshalJSON encodes v compactly without HTML escaping, as

@@ -131,7 +131,7 @@ type trajectoryReader struct {
 // trajectoryTask is an open agent span.
 type trajectoryTask struct {
 	id    string
-	rec   *converter.Record
+	span  ptrace.Span
 	line  int
 	depth int
 	last  uint64 // time of the last record under it
@@ -159,7 +159,7 @@ func (t *trajectoryReader) start(line []byte, f map[string]json.RawMessage, isMe
 		}
 	}
 	t.trace = traceIDFor(Trajectory, key)
-	t.rootID = spanIDFor(t.trace, "root")
+	t.rootID = spanIDFor(t.trace, rootKey)
 	t.root = ptrace.NewSpan()
 	if isMeta {
 		t.root.Attributes().PutStr(trajectoryAttrMetadata, string(line))
@@ -305,7 +305,7 @@ func (t *trajectoryReader) spanID(tk *trajectoryTask) pcommon.SpanID {
 	if tk == nil {
 		return t.rootID
 	}
-	return tk.rec.Span.SpanID()
+	return tk.span.SpanID()
 }
 
 // touch records that something under tk (nil: the root) happened at ts,
@@ -319,35 +319,24 @@ func (t *trajectoryReader) touch(tk *trajectoryTask, ts uint64) (prev uint64) {
 	return prev
 }
 
-// newSpan returns a record whose span has the trace's identity, key's
-// span id, parent, name, kind, times and the attributes every span has.
-func (t *trajectoryReader) newSpan(key string, parent pcommon.SpanID, name string, kind ptrace.SpanKind,
-	op string, task string, start, end uint64) *converter.Record {
-	rec := t.io.record()
-	sp := rec.Span
-	sp.SetTraceID(t.trace)
-	sp.SetSpanID(spanIDFor(t.trace, key))
-	sp.SetParentSpanID(parent)
-	sp.SetName(strings.TrimSpace(name))
-	sp.SetKind(kind)
-	sp.SetStartTimestamp(pcommon.Timestamp(start))
+// newSpan returns the span of the current line under parent (see
+// startSpan), ending at end, with the trace's conversation id and the
+// record's task id.
+func (t *trajectoryReader) newSpan(parent pcommon.SpanID, kind ptrace.SpanKind, op, name, task string, start, end uint64) ptrace.Span {
+	sp := ptrace.NewSpan()
+	attrs := startSpan(sp, t.trace, t.lineKey(), parent, kind, op, name, start)
 	sp.SetEndTimestamp(pcommon.Timestamp(max(end, start)))
-	attrs := sp.Attributes()
-	attrs.PutStr(semconv.OperationName, op)
-	if t.convID != "" {
-		attrs.PutStr(semconv.ConversationID, t.convID)
-	}
-	if task != "" {
-		attrs.PutStr(trajectoryAttrTaskID, task)
-	}
-	return rec
+	putStr(attrs, semconv.ConversationID, t.convID)
+	putStr(attrs, trajectoryAttrTaskID, task)
+	return sp
 }
 
 func (t *trajectoryReader) lineKey() string { return "line:" + strconv.Itoa(t.io.lines.Line()) }
 
-func (t *trajectoryReader) send(rec *converter.Record) error {
-	t.cover(uint64(rec.Span.StartTimestamp()), uint64(rec.Span.EndTimestamp()))
-	return t.io.put(rec)
+// send emits sp, which the root covers.
+func (t *trajectoryReader) send(sp ptrace.Span) error {
+	t.cover(uint64(sp.StartTimestamp()), uint64(sp.EndTimestamp()))
+	return t.io.send(sp)
 }
 
 func (t *trajectoryReader) tool(f map[string]json.RawMessage, typ, task string, ts uint64) error {
@@ -367,19 +356,13 @@ func (t *trajectoryReader) tool(f map[string]json.RawMessage, typ, task string, 
 		argsKey = transcriptKey(f, "tool_input", "input", "args", "arguments")
 		resKey = transcriptKey(f, "output", "result", "tool_output")
 	}
-	rec := t.newSpan(t.lineKey(), t.spanID(tk), semconv.OpExecuteTool+" "+name, ptrace.SpanKindInternal,
-		semconv.OpExecuteTool, task, start, ts)
-	sp := rec.Span
+	sp := t.newSpan(t.spanID(tk), ptrace.SpanKindInternal, semconv.OpExecuteTool, name, task, start, ts)
 	attrs := sp.Attributes()
-	if name != "" {
-		attrs.PutStr(semconv.ToolName, name)
-	}
+	putStr(attrs, semconv.ToolName, name)
 	if typ == "skill_invoke" {
 		attrs.PutStr(semconv.ToolType, "skill")
 	}
-	if id := transcriptStr(f, "tool_call_id", "tool_use_id", "call_id"); id != "" {
-		attrs.PutStr(semconv.ToolCallID, id)
-	}
+	putStr(attrs, semconv.ToolCallID, transcriptStr(f, "tool_call_id", "tool_use_id", "call_id"))
 	if raw, ok := f[argsKey]; ok && argsKey != "" && string(raw) != "null" {
 		attrs.PutStr(semconv.ToolCallArguments, transcriptResultText(raw))
 	}
@@ -391,7 +374,7 @@ func (t *trajectoryReader) tool(f map[string]json.RawMessage, typ, task string, 
 		}
 	}
 	t.status(f, sp, transcriptErrTool)
-	return t.send(rec)
+	return t.send(sp)
 }
 
 // truncation records that the log cut a tool's output.
@@ -464,12 +447,9 @@ func (t *trajectoryReader) status(f map[string]json.RawMessage, sp ptrace.Span, 
 	}
 	errType = cmp.Or(errType, transcriptStr(f, "error_type"))
 	errMsg = cmp.Or(errMsg, transcriptStr(f, "error_message"))
-	if !failed {
-		return
+	if failed {
+		setError(sp, cmp.Or(errType, code), transcriptShort(errMsg))
 	}
-	sp.Status().SetCode(ptrace.StatusCodeError)
-	sp.Status().SetMessage(transcriptShort(errMsg))
-	sp.Attributes().PutStr(semconv.ErrorType, cmp.Or(errType, code))
 }
 
 func (t *trajectoryReader) dispatch(f map[string]json.RawMessage, task string, ts uint64) error {
@@ -487,15 +467,10 @@ func (t *trajectoryReader) dispatch(f map[string]json.RawMessage, task string, t
 	}
 	t.touch(parent, ts)
 	agentType := transcriptStr(f, "agent_type", "agent", "agent_name")
-	rec := t.newSpan(t.lineKey(), t.spanID(parent), semconv.OpInvokeAgent+" "+agentType, ptrace.SpanKindInternal,
-		semconv.OpInvokeAgent, task, ts, ts)
-	attrs := rec.Span.Attributes()
-	if agentType != "" {
-		attrs.PutStr(semconv.AgentName, agentType)
-	}
-	if parentTask != "" {
-		attrs.PutStr(trajectoryAttrParentTask, parentTask)
-	}
+	sp := t.newSpan(t.spanID(parent), ptrace.SpanKindInternal, semconv.OpInvokeAgent, agentType, task, ts, ts)
+	attrs := sp.Attributes()
+	putStr(attrs, semconv.AgentName, agentType)
+	putStr(attrs, trajectoryAttrParentTask, parentTask)
 	depth, hasDepth := transcriptInt(f, "depth")
 	if hasDepth {
 		attrs.PutInt(trajectoryAttrDepth, depth)
@@ -508,7 +483,7 @@ func (t *trajectoryReader) dispatch(f map[string]json.RawMessage, task string, t
 	if task == "" { // an agent without a task id cannot be completed: it ends at the end
 		task = t.lineKey()
 	}
-	t.tasks[task] = &trajectoryTask{id: task, rec: rec, line: t.io.lines.Line(), depth: int(depth), last: ts}
+	t.tasks[task] = &trajectoryTask{id: task, span: sp, line: t.io.lines.Line(), depth: int(depth), last: ts}
 	return nil
 }
 
@@ -522,19 +497,16 @@ func (t *trajectoryReader) complete(f map[string]json.RawMessage, task string, t
 			start = ts - min(uint64(d), ts)
 		}
 		agentType := transcriptStr(f, "agent_type", "agent", "agent_name")
-		rec := t.newSpan(t.lineKey(), t.spanID(parent), semconv.OpInvokeAgent+" "+agentType, ptrace.SpanKindInternal,
-			semconv.OpInvokeAgent, task, start, ts)
-		if agentType != "" {
-			rec.Span.Attributes().PutStr(semconv.AgentName, agentType)
-		}
-		tk = &trajectoryTask{id: task, rec: rec, line: t.io.lines.Line()}
+		sp := t.newSpan(t.spanID(parent), ptrace.SpanKindInternal, semconv.OpInvokeAgent, agentType, task, start, ts)
+		putStr(sp.Attributes(), semconv.AgentName, agentType)
+		tk = &trajectoryTask{id: task, span: sp, line: t.io.lines.Line()}
 	} else {
 		delete(t.tasks, task)
 	}
-	sp := tk.rec.Span
+	sp := tk.span
 	sp.SetEndTimestamp(pcommon.Timestamp(max(ts, uint64(sp.StartTimestamp()))))
 	t.touch(t.owner(trajectoryParentTask(tk.id)), ts)
-	if p, ok := tk.rec.Span.Attributes().Get(trajectoryAttrParentTask); ok {
+	if p, ok := sp.Attributes().Get(trajectoryAttrParentTask); ok {
 		t.touch(t.owner(p.Str()), ts)
 	}
 	attrs := sp.Attributes()
@@ -546,7 +518,7 @@ func (t *trajectoryReader) complete(f map[string]json.RawMessage, task string, t
 	}
 	t.usage(f, attrs)
 	t.status(f, sp, "agent_error")
-	return t.send(tk.rec)
+	return t.send(sp)
 }
 
 // usage puts the record's usage (a usage object, or top-level token
@@ -567,12 +539,9 @@ func (t *trajectoryReader) iteration(f map[string]json.RawMessage, task string, 
 		start = ts
 	}
 	model := cmp.Or(transcriptStr(f, "model"), t.model)
-	rec := t.newSpan(t.lineKey(), t.spanID(tk), semconv.OpChat+" "+model, ptrace.SpanKindClient,
-		semconv.OpChat, task, start, ts)
-	attrs := rec.Span.Attributes()
-	if model != "" {
-		attrs.PutStr(semconv.RequestModel, model)
-	}
+	sp := t.newSpan(t.spanID(tk), ptrace.SpanKindClient, semconv.OpChat, model, task, start, ts)
+	attrs := sp.Attributes()
+	putStr(attrs, semconv.RequestModel, model)
 	if n, ok := transcriptInt(f, "iteration"); ok {
 		attrs.PutInt(trajectoryAttrIteration, n)
 	}
@@ -600,8 +569,8 @@ func (t *trajectoryReader) iteration(f map[string]json.RawMessage, task string, 
 		attrs.PutStr(semconv.OutputMessages, string(trajectoryMessage(nil, "assistant", thinking, response, finish)))
 	}
 	t.usage(f, attrs)
-	t.status(f, rec.Span, "model_error")
-	return t.send(rec)
+	t.status(f, sp, "model_error")
+	return t.send(sp)
 }
 
 // trajectoryMessage appends a one-message GenAI message array: an
@@ -638,7 +607,7 @@ func (t *trajectoryReader) errorEvent(f map[string]json.RawMessage, task string,
 	t.touch(tk, ts)
 	sp := t.root
 	if tk != nil {
-		sp = tk.rec.Span
+		sp = tk.span
 	} else {
 		t.cover(ts, ts)
 	}
@@ -656,13 +625,7 @@ func (t *trajectoryReader) errorEvent(f map[string]json.RawMessage, task string,
 	if tb := transcriptStr(f, "traceback", "stacktrace", "stack"); tb != "" {
 		ev.Attributes().PutStr("exception.stacktrace", tb)
 	}
-	if sp.Status().Code() != ptrace.StatusCodeError {
-		sp.Status().SetCode(ptrace.StatusCodeError)
-		sp.Status().SetMessage(transcriptShort(msg))
-	}
-	if _, ok := sp.Attributes().Get(semconv.ErrorType); !ok {
-		sp.Attributes().PutStr(semconv.ErrorType, cmp.Or(typ, "agent_error"))
-	}
+	keepError(sp, cmp.Or(typ, "agent_error"), transcriptShort(msg))
 }
 
 func (t *trajectoryReader) finalRecord(f map[string]json.RawMessage, ts uint64) error {
@@ -704,9 +667,7 @@ func (t *trajectoryReader) finalRecord(f map[string]json.RawMessage, ts uint64) 
 		}
 	}
 	if st := transcriptStr(f, "final_status", "status"); st != "" && !trajectorySuccess(st) {
-		t.root.Status().SetCode(ptrace.StatusCodeError)
-		t.root.Status().SetMessage("final status " + st)
-		attrs.PutStr(semconv.ErrorType, st)
+		setError(t.root, st, "final status "+st)
 	}
 	if t.hasMetaStart {
 		return nil
@@ -745,16 +706,10 @@ func (t *trajectoryReader) closeOpen(end uint64) error {
 
 func (t *trajectoryReader) closeIncomplete(tk *trajectoryTask, end uint64) error {
 	delete(t.tasks, tk.id)
-	sp := tk.rec.Span
+	sp := tk.span
 	sp.SetEndTimestamp(pcommon.Timestamp(max(end, uint64(sp.StartTimestamp()))))
-	if sp.Status().Code() != ptrace.StatusCodeError {
-		sp.Status().SetCode(ptrace.StatusCodeError)
-		sp.Status().SetMessage("the agent did not complete before the end of the log")
-	}
-	if _, ok := sp.Attributes().Get(semconv.ErrorType); !ok {
-		sp.Attributes().PutStr(semconv.ErrorType, transcriptErrIncomplete)
-	}
-	return t.send(tk.rec)
+	keepError(sp, transcriptErrIncomplete, "the agent did not complete before the end of the log")
+	return t.send(sp)
 }
 
 // finish closes what is open at the end of the input and emits the root.
@@ -765,9 +720,6 @@ func (t *trajectoryReader) finish() error {
 	if err := t.closeOpen(t.lastTime); err != nil {
 		return err
 	}
-	rec := t.io.record()
-	t.root.MoveTo(rec.Span)
-	sp := rec.Span
 	start, end := t.rootStart, t.finalEnd
 	if !t.final {
 		end = t.lastTime
@@ -781,31 +733,16 @@ func (t *trajectoryReader) finish() error {
 	if t.spans {
 		start, end = min(start, t.minStart), max(end, t.maxEnd)
 	}
-	sp.SetTraceID(t.trace)
-	sp.SetSpanID(t.rootID)
-	sp.SetName(strings.TrimSpace(semconv.OpInvokeAgent + " " + t.agent))
-	sp.SetKind(ptrace.SpanKindInternal)
-	sp.SetStartTimestamp(pcommon.Timestamp(start))
+	// The root has held the events and final's members; it is emitted as
+	// it is.
+	sp := t.root
+	attrs := startSpan(sp, t.trace, rootKey, pcommon.SpanID{}, ptrace.SpanKindInternal, semconv.OpInvokeAgent, t.agent, start)
 	sp.SetEndTimestamp(pcommon.Timestamp(max(end, start)))
-	attrs := sp.Attributes()
-	attrs.PutStr(semconv.OperationName, semconv.OpInvokeAgent)
-	if t.agent != "" {
-		attrs.PutStr(semconv.AgentName, t.agent)
-	}
-	if t.model != "" {
-		attrs.PutStr(semconv.RequestModel, t.model)
-	}
-	if t.convID != "" {
-		attrs.PutStr(semconv.ConversationID, t.convID)
-	}
+	putStr(attrs, semconv.AgentName, t.agent)
+	putStr(attrs, semconv.RequestModel, t.model)
+	putStr(attrs, semconv.ConversationID, t.convID)
 	if !t.final {
-		if sp.Status().Code() != ptrace.StatusCodeError {
-			sp.Status().SetCode(ptrace.StatusCodeError)
-			sp.Status().SetMessage("the log ends without a final record")
-		}
-		if _, ok := attrs.Get(semconv.ErrorType); !ok {
-			attrs.PutStr(semconv.ErrorType, transcriptErrIncomplete)
-		}
+		keepError(sp, transcriptErrIncomplete, "the log ends without a final record")
 	}
-	return t.io.put(rec)
+	return t.io.send(sp)
 }

@@ -134,11 +134,6 @@ func (o *transcriptIO) bad(err error) {
 	o.problem(o.lines.Line(), err)
 }
 
-// record returns a new record under the import's resource and scope.
-func (o *transcriptIO) record() *converter.Record {
-	return &converter.Record{Span: ptrace.NewSpan(), Resource: o.res, Scope: o.scope}
-}
-
 // transcriptLine is one record of the log. Payloads stay raw until used.
 type transcriptLine struct {
 	Type       string             `json:"type"`
@@ -308,7 +303,7 @@ func (t *transcriptReader) session(rec *transcriptLine, line []byte) *transcript
 	}
 	s := &transcriptSession{id: id, trace: traceIDFor(Transcript, key), root: ptrace.NewSpan(),
 		calls: map[string]*transcriptCall{}}
-	s.rootID = spanIDFor(s.trace, "root")
+	s.rootID = spanIDFor(s.trace, rootKey)
 	t.sessions[id] = s
 	t.order = append(t.order, s)
 	t.current = s
@@ -350,7 +345,7 @@ func (t *transcriptReader) event(s *transcriptSession, rec *transcriptLine, payl
 			trace := transcriptSessionTrace(parent)
 			l := s.root.Links().AppendEmpty()
 			l.SetTraceID(trace)
-			l.SetSpanID(spanIDFor(trace, "root"))
+			l.SetSpanID(spanIDFor(trace, rootKey))
 			l.Attributes().PutStr(transcriptAttrRelation, "forked_from")
 			l.Attributes().PutStr(semconv.ConversationID, parent)
 		}
@@ -522,8 +517,7 @@ func (t *transcriptReader) result(s *transcriptSession, id string, content json.
 		}
 		c = &transcriptCall{key: "tool:" + key, id: id, start: ts, line: t.io.lines.Line()}
 	}
-	rec := t.io.record()
-	sp := t.callSpan(s, c, rec)
+	sp := callSpan(s, c)
 	sp.SetEndTimestamp(pcommon.Timestamp(max(ts, c.start)))
 	attrs := sp.Attributes()
 	if !ok {
@@ -534,36 +528,19 @@ func (t *transcriptReader) result(s *transcriptSession, id string, content json.
 		attrs.PutStr(semconv.ToolCallResult, res)
 	}
 	if isError {
-		sp.Status().SetCode(ptrace.StatusCodeError)
-		sp.Status().SetMessage(transcriptShort(transcriptResultMessage(content, res)))
-		attrs.PutStr(semconv.ErrorType, transcriptErrTool)
+		setError(sp, transcriptErrTool, transcriptShort(transcriptResultMessage(content, res)))
 	}
-	return t.io.put(rec)
+	return t.io.send(sp)
 }
 
-// callSpan fills rec's span with what a tool call knows when it opens.
-func (t *transcriptReader) callSpan(s *transcriptSession, c *transcriptCall, rec *converter.Record) ptrace.Span {
-	sp := rec.Span
-	sp.SetTraceID(s.trace)
-	sp.SetSpanID(spanIDFor(s.trace, c.key))
-	sp.SetParentSpanID(s.rootID)
-	sp.SetName(strings.TrimSpace(semconv.OpExecuteTool + " " + c.name))
-	sp.SetKind(ptrace.SpanKindInternal)
-	sp.SetStartTimestamp(pcommon.Timestamp(c.start))
-	attrs := sp.Attributes()
-	attrs.PutStr(semconv.OperationName, semconv.OpExecuteTool)
-	if c.name != "" {
-		attrs.PutStr(semconv.ToolName, c.name)
-	}
-	if c.id != "" {
-		attrs.PutStr(semconv.ToolCallID, c.id)
-	}
-	if c.args != "" {
-		attrs.PutStr(semconv.ToolCallArguments, c.args)
-	}
-	if s.id != "" {
-		attrs.PutStr(semconv.ConversationID, s.id)
-	}
+// callSpan is a tool call's span with what the call knows when it opens.
+func callSpan(s *transcriptSession, c *transcriptCall) ptrace.Span {
+	sp := ptrace.NewSpan()
+	attrs := startSpan(sp, s.trace, c.key, s.rootID, ptrace.SpanKindInternal, semconv.OpExecuteTool, c.name, c.start)
+	putStr(attrs, semconv.ToolName, c.name)
+	putStr(attrs, semconv.ToolCallID, c.id)
+	putStr(attrs, semconv.ToolCallArguments, c.args)
+	putStr(attrs, semconv.ConversationID, s.id)
 	return sp
 }
 
@@ -654,17 +631,11 @@ func (t *transcriptReader) flushPending(s *transcriptSession) error {
 		return nil
 	}
 	s.pending = nil
-	return t.io.put(t.chatRecord(s, inf, false))
+	return t.io.send(chatSpan(s, inf, false))
 }
 
-func (t *transcriptReader) chatRecord(s *transcriptSession, inf *transcriptInference, incomplete bool) *converter.Record {
-	rec := t.io.record()
-	sp := rec.Span
-	sp.SetTraceID(s.trace)
-	sp.SetSpanID(spanIDFor(s.trace, inf.key))
-	sp.SetParentSpanID(s.rootID)
-	sp.SetName(strings.TrimSpace(semconv.OpChat + " " + inf.model))
-	sp.SetKind(ptrace.SpanKindClient)
+// chatSpan is a model call's span; an incomplete one has no response.
+func chatSpan(s *transcriptSession, inf *transcriptInference, incomplete bool) ptrace.Span {
 	start, end := inf.reqTime, inf.respTime
 	if incomplete {
 		end = max(s.end, start)
@@ -677,19 +648,12 @@ func (t *transcriptReader) chatRecord(s *transcriptSession, inf *transcriptInfer
 		}
 		start = min(start, end)
 	}
-	sp.SetStartTimestamp(pcommon.Timestamp(start))
+	sp := ptrace.NewSpan()
+	attrs := startSpan(sp, s.trace, inf.key, s.rootID, ptrace.SpanKindClient, semconv.OpChat, inf.model, start)
 	sp.SetEndTimestamp(pcommon.Timestamp(end))
-	attrs := sp.Attributes()
-	attrs.PutStr(semconv.OperationName, semconv.OpChat)
-	if inf.provider != "" {
-		attrs.PutStr(semconv.ProviderName, inf.provider)
-	}
-	if inf.model != "" {
-		attrs.PutStr(semconv.RequestModel, inf.model)
-	}
-	if s.id != "" {
-		attrs.PutStr(semconv.ConversationID, s.id)
-	}
+	putStr(attrs, semconv.ProviderName, inf.provider)
+	putStr(attrs, semconv.RequestModel, inf.model)
+	putStr(attrs, semconv.ConversationID, s.id)
 	if inf.hasMax {
 		attrs.PutInt(semconv.RequestMaxTokens, inf.maxTokens)
 	}
@@ -715,11 +679,9 @@ func (t *transcriptReader) chatRecord(s *transcriptSession, inf *transcriptInfer
 		attrs.PutStr(semconv.OutputMessages, string(transcriptJoin(out)))
 	}
 	if incomplete {
-		sp.Status().SetCode(ptrace.StatusCodeError)
-		sp.Status().SetMessage("no response before the end of the log")
-		attrs.PutStr(semconv.ErrorType, transcriptErrIncomplete)
+		setError(sp, transcriptErrIncomplete, "no response before the end of the log")
 	}
-	return rec
+	return sp
 }
 
 // closeSession emits what the session still holds and then its root.
@@ -728,7 +690,7 @@ func (t *transcriptReader) closeSession(s *transcriptSession) error {
 		return err
 	}
 	for _, inf := range s.inferences {
-		if err := t.io.put(t.chatRecord(s, inf, true)); err != nil {
+		if err := t.io.send(chatSpan(s, inf, true)); err != nil {
 			return err
 		}
 	}
@@ -741,42 +703,23 @@ func (t *transcriptReader) closeSession(s *transcriptSession) error {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.line, b.line), strings.Compare(a.key, b.key))
 	})
 	for _, c := range calls {
-		rec := t.io.record()
-		sp := t.callSpan(s, c, rec)
+		sp := callSpan(s, c)
 		sp.SetEndTimestamp(pcommon.Timestamp(max(s.end, c.start)))
-		sp.Status().SetCode(ptrace.StatusCodeError)
-		sp.Status().SetMessage("no tool result before the end of the log")
-		sp.Attributes().PutStr(semconv.ErrorType, transcriptErrIncomplete)
-		if err := t.io.put(rec); err != nil {
+		setError(sp, transcriptErrIncomplete, "no tool result before the end of the log")
+		if err := t.io.send(sp); err != nil {
 			return err
 		}
 	}
 	clear(s.calls)
 
-	rec := t.io.record()
-	s.root.MoveTo(rec.Span)
-	sp := rec.Span
-	sp.SetTraceID(s.trace)
-	sp.SetSpanID(s.rootID)
-	sp.SetName(strings.TrimSpace(semconv.OpInvokeAgent + " " + s.agent))
-	sp.SetKind(ptrace.SpanKindInternal)
-	sp.SetStartTimestamp(pcommon.Timestamp(s.start))
-	sp.SetEndTimestamp(pcommon.Timestamp(max(s.end, s.start)))
-	attrs := sp.Attributes()
-	attrs.PutStr(semconv.OperationName, semconv.OpInvokeAgent)
-	if s.id != "" {
-		attrs.PutStr(semconv.ConversationID, s.id)
-	}
-	if s.agent != "" {
-		attrs.PutStr(semconv.AgentName, s.agent)
-	}
-	if s.provider != "" {
-		attrs.PutStr(semconv.ProviderName, s.provider)
-	}
-	if s.model != "" {
-		attrs.PutStr(semconv.RequestModel, s.model)
-	}
-	return t.io.put(rec)
+	// The root has held the session's events; it is emitted as it is.
+	attrs := startSpan(s.root, s.trace, rootKey, pcommon.SpanID{}, ptrace.SpanKindInternal, semconv.OpInvokeAgent, s.agent, s.start)
+	s.root.SetEndTimestamp(pcommon.Timestamp(max(s.end, s.start)))
+	putStr(attrs, semconv.ConversationID, s.id)
+	putStr(attrs, semconv.AgentName, s.agent)
+	putStr(attrs, semconv.ProviderName, s.provider)
+	putStr(attrs, semconv.RequestModel, s.model)
+	return t.io.send(s.root)
 }
 
 // transcriptInclusiveCache reports whether a provider's input count already

@@ -1,0 +1,57 @@
+package importer
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// rootKey is the span key of a trace's root (see ids.go).
+const rootKey = "root"
+
+// startSpan fills sp with what every span an importer synthesizes has: its
+// trace, the span id key names in it (see ids.go), its parent (none for a
+// root), the name "{op} {name}" (op alone when name is ""), the kind, the
+// start, and gen_ai.operation.name op. It returns sp's attributes for the
+// rest.
+func startSpan(sp ptrace.Span, trace pcommon.TraceID, key string, parent pcommon.SpanID, kind ptrace.SpanKind,
+	op, name string, start uint64) pcommon.Map {
+	sp.SetTraceID(trace)
+	sp.SetSpanID(spanIDFor(trace, key))
+	sp.SetParentSpanID(parent)
+	sp.SetName(strings.TrimSpace(op + " " + name))
+	sp.SetKind(kind)
+	sp.SetStartTimestamp(pcommon.Timestamp(start))
+	attrs := sp.Attributes()
+	attrs.PutStr(semconv.OperationName, op)
+	return attrs
+}
+
+// putStr puts a string attribute, unless it is "".
+func putStr(m pcommon.Map, key, v string) {
+	if v != "" {
+		m.PutStr(key, v)
+	}
+}
+
+// setError sets sp's status to Error with msg and its error.type to code.
+func setError(sp ptrace.Span, code, msg string) {
+	sp.Status().SetCode(ptrace.StatusCodeError)
+	sp.Status().SetMessage(msg)
+	sp.Attributes().PutStr(semconv.ErrorType, code)
+}
+
+// keepError is setError for a span that may have failed already: the
+// first error status and the first error.type stay.
+func keepError(sp ptrace.Span, code, msg string) {
+	if sp.Status().Code() != ptrace.StatusCodeError {
+		sp.Status().SetCode(ptrace.StatusCodeError)
+		sp.Status().SetMessage(msg)
+	}
+	if _, ok := sp.Attributes().Get(semconv.ErrorType); !ok {
+		sp.Attributes().PutStr(semconv.ErrorType, code)
+	}
+}
