@@ -232,11 +232,12 @@ func (e *agenttraceExporter) nameFor(rec *converter.Record, g converter.Group) s
 func (e *agenttraceExporter) write(a *artifact, recs []converter.Record) error {
 	a.lastWrite = time.Now()
 	var errs []error
+	var written, dropped, dups int64 // counted once per call, not per span
 	for i := range recs {
 		rec := &recs[i]
 		k := converter.SpanKey{Trace: rec.Span.TraceID(), Span: rec.Span.SpanID()}
 		if _, dup := a.seen[k]; dup {
-			e.tel.add(e.tel.duplicates, 1)
+			dups++
 			continue
 		}
 		if converter.IsLocalRoot(rec.Span) {
@@ -249,19 +250,22 @@ func (e *agenttraceExporter) write(a *artifact, recs []converter.Record) error {
 			rec.Read(&e.rd)
 			a.w.Tally().AddDropped(rec.Span, &e.rd)
 			a.seen[k] = struct{}{}
-			e.tel.add(e.tel.dropped, 1)
+			dropped++
 			continue
 		}
 		if err := a.w.Write(rec); err != nil {
 			// Not marked seen: a retry of the batch writes it.
 			errs = append(errs, fmt.Errorf("%s: %w", a.path, err))
-			e.tel.add(e.tel.dropped, 1)
+			dropped++
 			continue
 		}
-		e.tel.add(e.tel.written, 1)
+		written++
 		a.seen[k] = struct{}{}
 		a.traces[k.Trace] = struct{}{}
 	}
+	e.tel.add(e.tel.written, written)
+	e.tel.add(e.tel.dropped, dropped)
+	e.tel.add(e.tel.duplicates, dups)
 	return errors.Join(errs...)
 }
 
