@@ -495,17 +495,6 @@ type evChat struct {
 	delta bool // the last part was built from delta chunks
 }
 
-type chatPart struct {
-	Type    string `json:"type"`
-	Content string `json:"content"`
-}
-
-type chatMessage struct {
-	Role         string     `json:"role"`
-	Parts        []chatPart `json:"parts"`
-	FinishReason string     `json:"finish_reason,omitempty"`
-}
-
 // turn returns the open assistant turn, opening one at ts.
 func (c *evConv) turn(ts uint64) *evChat {
 	if c.chat == nil {
@@ -545,23 +534,8 @@ func (s *eventsState) closeChat(c *evConv, ts uint64, finish, responseID string)
 	attrs := startSpan(sp, c.trace, c.prefix+"chat:"+strconv.Itoa(c.chatsN), c.root.SpanID(), ptrace.SpanKindClient, semconv.OpChat, "", t.start)
 	sp.SetEndTimestamp(pcommon.Timestamp(max(ts, t.start)))
 	putStr(attrs, semconv.ResponseID, responseID)
-	out, err := marshalJSON([]chatMessage{{Role: "assistant", Parts: t.parts, FinishReason: finish}})
-	if err == nil {
-		attrs.PutStr(semconv.OutputMessages, out)
-	}
+	attrs.PutStr(semconv.OutputMessages, string(appendMessages(nil, "assistant", finish, t.parts...)))
 	return s.send(sp)
-}
-
-// marshalJSON encodes v compactly without HTML escaping, as
-// instrumentations write GenAI JSON attributes.
-func marshalJSON(v any) (string, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // jsonText returns a JSON value as attribute text: a string as itself,

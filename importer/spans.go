@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -54,4 +55,43 @@ func keepError(sp ptrace.Span, code, msg string) {
 	if _, ok := sp.Attributes().Get(semconv.ErrorType); !ok {
 		sp.Attributes().PutStr(semconv.ErrorType, code)
 	}
+}
+
+// GenAI messages (the v1.41 message schema) are written by hand, strings
+// with converter.AppendJSONString, so that every importer writes them
+// alike.
+
+// chatPart is a text or reasoning part of a message.
+type chatPart struct {
+	Type    string // "text" or "reasoning"
+	Content string
+}
+
+// appendPart appends the part {"type":typ,"content":content}.
+func appendPart(dst []byte, typ, content string) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = converter.AppendJSONString(dst, typ)
+	dst = append(dst, `,"content":`...)
+	dst = converter.AppendJSONString(dst, content)
+	return append(dst, '}')
+}
+
+// appendMessages appends a one-message array [{"role", "parts",
+// "finish_reason"}]; finish "" leaves finish_reason out.
+func appendMessages(dst []byte, role, finish string, parts ...chatPart) []byte {
+	dst = append(dst, `[{"role":`...)
+	dst = converter.AppendJSONString(dst, role)
+	dst = append(dst, `,"parts":[`...)
+	for i, p := range parts {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendPart(dst, p.Type, p.Content)
+	}
+	dst = append(dst, ']')
+	if finish != "" {
+		dst = append(dst, `,"finish_reason":`...)
+		dst = converter.AppendJSONString(dst, finish)
+	}
+	return append(dst, "}]"...)
 }

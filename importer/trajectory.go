@@ -478,7 +478,7 @@ func (t *trajectoryReader) dispatch(f map[string]json.RawMessage, task string, t
 		depth = int64(strings.Count(task, "."))
 	}
 	if p := transcriptStr(f, "prompt_preview", "prompt"); p != "" {
-		attrs.PutStr(semconv.InputMessages, string(trajectoryMessage(nil, "user", "", p, "")))
+		attrs.PutStr(semconv.InputMessages, string(appendMessages(nil, "user", "", chatPart{"text", p})))
 	}
 	if task == "" { // an agent without a task id cannot be completed: it ends at the end
 		task = t.lineKey()
@@ -511,7 +511,7 @@ func (t *trajectoryReader) complete(f map[string]json.RawMessage, task string, t
 	}
 	attrs := sp.Attributes()
 	if r := transcriptStr(f, "result_preview", "result"); r != "" {
-		attrs.PutStr(semconv.OutputMessages, string(trajectoryMessage(nil, "assistant", "", r, "stop")))
+		attrs.PutStr(semconv.OutputMessages, string(appendMessages(nil, "assistant", "stop", chatPart{"text", r})))
 	}
 	if n, ok := transcriptInt(f, "child_calls"); ok {
 		attrs.PutInt(trajectoryAttrChildCalls, n)
@@ -557,47 +557,25 @@ func (t *trajectoryReader) iteration(f map[string]json.RawMessage, task string, 
 		}
 	}
 	if p := transcriptStr(f, "prompt_preview", "prompt"); p != "" {
-		attrs.PutStr(semconv.InputMessages, string(trajectoryMessage(nil, "user", "", p, "")))
+		attrs.PutStr(semconv.InputMessages, string(appendMessages(nil, "user", "", chatPart{"text", p})))
 	}
-	thinking := transcriptStr(f, "thinking", "reasoning")
-	response := transcriptStr(f, "response_preview", "response")
-	if thinking != "" || response != "" {
+	var parts []chatPart
+	if thinking := transcriptStr(f, "thinking", "reasoning"); thinking != "" {
+		parts = append(parts, chatPart{"reasoning", thinking})
+	}
+	if response := transcriptStr(f, "response_preview", "response"); response != "" {
+		parts = append(parts, chatPart{"text", response})
+	}
+	if len(parts) > 0 {
 		finish := "stop"
 		if calls {
 			finish = "tool_call"
 		}
-		attrs.PutStr(semconv.OutputMessages, string(trajectoryMessage(nil, "assistant", thinking, response, finish)))
+		attrs.PutStr(semconv.OutputMessages, string(appendMessages(nil, "assistant", finish, parts...)))
 	}
 	t.usage(f, attrs)
 	t.status(f, sp, "model_error")
 	return t.send(sp)
-}
-
-// trajectoryMessage appends a one-message GenAI message array: an
-// optional reasoning part, a text part, and finish_reason when not "".
-func trajectoryMessage(dst []byte, role, thinking, text, finish string) []byte {
-	dst = append(dst, `[{"role":`...)
-	dst = converter.AppendJSONString(dst, role)
-	dst = append(dst, `,"parts":[`...)
-	if thinking != "" {
-		dst = append(dst, `{"type":"reasoning","content":`...)
-		dst = converter.AppendJSONString(dst, thinking)
-		dst = append(dst, '}')
-		if text != "" {
-			dst = append(dst, ',')
-		}
-	}
-	if text != "" {
-		dst = append(dst, `{"type":"text","content":`...)
-		dst = converter.AppendJSONString(dst, text)
-		dst = append(dst, '}')
-	}
-	dst = append(dst, ']')
-	if finish != "" {
-		dst = append(dst, `,"finish_reason":`...)
-		dst = converter.AppendJSONString(dst, finish)
-	}
-	return append(dst, "}]"...)
 }
 
 // errorEvent records an error on the span of its task (the root when no

@@ -783,9 +783,7 @@ func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content 
 		dst = converter.AppendJSONString(dst, text)
 		dst = append(dst, '}')
 	case isText:
-		dst = append(dst, `{"type":"text","content":`...)
-		dst = converter.AppendJSONString(dst, text)
-		dst = append(dst, '}')
+		dst = appendPart(dst, "text", text)
 	case blocks == nil && len(content) > 0 && string(content) != "null":
 		dst = append(dst, `{"type":"unknown","content":`...)
 		dst = append(dst, content...)
@@ -798,13 +796,12 @@ func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content 
 		b := &blocks[i]
 		switch b.Type {
 		case "text":
-			dst = append(dst, `{"type":"text","content":`...)
-			dst = converter.AppendJSONString(dst, b.Text)
-			if transcriptFirstByte(b.Source) == '"' {
-				dst = append(dst, `,"source":`...)
+			dst = appendPart(dst, "text", b.Text)
+			if transcriptFirstByte(b.Source) == '"' { // where the text came from ("reminder")
+				dst = append(dst[:len(dst)-1], `,"source":`...)
 				dst = append(dst, b.Source...)
+				dst = append(dst, '}')
 			}
-			dst = append(dst, '}')
 		case "tool_use", "server_tool_use":
 			dst = append(dst, `{"type":"tool_call","id":`...)
 			dst = converter.AppendJSONString(dst, b.ID)
@@ -824,9 +821,7 @@ func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content 
 			}
 			dst = append(dst, '}')
 		case "thinking":
-			dst = append(dst, `{"type":"reasoning","content":`...)
-			dst = converter.AppendJSONString(dst, b.Thinking)
-			dst = append(dst, '}')
+			dst = appendPart(dst, "reasoning", b.Thinking)
 		default:
 			dst = append(dst, raws[i]...)
 		}
