@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -77,7 +78,7 @@ func (e *env) open(path string) (*input, error) {
 	head, err := in.r.Peek(converter.DetectSize)
 	if err != nil && err != io.EOF {
 		in.close()
-		return nil, ioError(fmt.Errorf("read %s: %w", in.name, err))
+		return nil, in.readError(err)
 	}
 	in.shape = importer.Detect(head)
 	if e.from != importer.Unknown {
@@ -185,12 +186,22 @@ func (in *input) importTo(src *source, onProblem func(*converter.LineError), emi
 // decoders, given the name, mostly name it themselves.
 func (in *input) fail(err error) error {
 	if in.rerr.err != nil {
-		return ioError(fmt.Errorf("read %s: %w", in.name, in.rerr.err))
+		return in.readError(in.rerr.err)
 	}
 	if !strings.HasPrefix(err.Error(), in.name+":") {
 		err = fmt.Errorf("%s: %w", in.name, err)
 	}
 	return invalidError(err)
+}
+
+// readError reports that in could not be read (exit 2), naming it once:
+// a file's errors name its path already ("read runs: is a directory").
+func (in *input) readError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return ioError(err)
+	}
+	return ioError(fmt.Errorf("read %s: %w", in.name, err))
 }
 
 // inputs is every input of a command line, read.

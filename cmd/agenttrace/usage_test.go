@@ -60,6 +60,18 @@ func TestMissingFileExits2(t *testing.T) {
 	}
 }
 
+// TestUnreadableInputExits2: an input that opens but cannot be read is
+// an I/O error, named once.
+func TestUnreadableInputExits2(t *testing.T) {
+	dir := t.TempDir()
+	for _, cmd := range [][]string{{"convert", dir, "-o", "-"}, {"tokens", dir}, {"validate", dir}, {"audit", dir}} {
+		r := agenttrace(t, "", cmd...)
+		assert.Equal(t, 2, r.code, cmd)
+		assert.True(t, strings.HasPrefix(r.stderr, "agenttrace: read "+dir+": "), r.stderr)
+		assert.Equal(t, 1, strings.Count(r.stderr, dir), r.stderr)
+	}
+}
+
 func TestHelp(t *testing.T) {
 	r := agenttrace(t, "", "--help")
 	assert.Equal(t, 0, r.code)
