@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/agenttrace/agenttrace/internal/dialecttest"
-
 	"bytes"
 	"os"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/internal/dialecttest"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
