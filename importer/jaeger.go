@@ -673,12 +673,17 @@ func putJSONValue(m pcommon.Map, key string, raw []byte) {
 	m.PutStr(key, string(raw))
 }
 
-func firstByte(b []byte) byte {
-	b = bytes.TrimLeft(b, " \t\r\n")
-	if len(b) == 0 {
-		return 0
+// firstByte returns the first byte of raw that is not JSON white space, 0
+// when there is none.
+func firstByte(raw []byte) byte {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
 	}
-	return b[0]
+	return 0
 }
 
 // walkObject calls fn with each member of the JSON object raw (at offset

@@ -369,7 +369,7 @@ func (t *trajectoryReader) tool(f map[string]json.RawMessage, typ, task string, 
 	if raw, ok := f[resKey]; ok && resKey != "" && string(raw) != "null" {
 		out := transcriptResultText(raw)
 		attrs.PutStr(semconv.ToolCallResult, out)
-		if typ == "tool_call" && transcriptFirstByte(raw) == '"' {
+		if typ == "tool_call" && firstByte(raw) == '"' {
 			t.truncation(f, attrs, out)
 		}
 	}
@@ -431,7 +431,7 @@ func (t *trajectoryReader) status(f map[string]json.RawMessage, sp ptrace.Span, 
 	errType, errMsg := "", ""
 	if k := transcriptKey(f, "error"); k != "" {
 		raw := f[k]
-		switch transcriptFirstByte(raw) {
+		switch firstByte(raw) {
 		case '{':
 			ef, _ := transcriptFields(raw)
 			errType = transcriptStr(ef, "type", "error_type", "name", "code")
@@ -525,7 +525,7 @@ func (t *trajectoryReader) complete(f map[string]json.RawMessage, task string, t
 // counts) on attrs.
 func (t *trajectoryReader) usage(f map[string]json.RawMessage, attrs pcommon.Map) {
 	uf := f
-	if k := transcriptKey(f, "usage", "token_usage", "tokens"); k != "" && transcriptFirstByte(f[k]) == '{' {
+	if k := transcriptKey(f, "usage", "token_usage", "tokens"); k != "" && firstByte(f[k]) == '{' {
 		uf, _ = transcriptFields(f[k])
 	}
 	u, has := transcriptUsage(uf)
@@ -632,7 +632,7 @@ func (t *trajectoryReader) finalRecord(f map[string]json.RawMessage, ts uint64) 
 		switch {
 		case string(raw) == "true" || string(raw) == "false":
 			attrs.PutBool(key, string(raw) == "true")
-		case transcriptFirstByte(raw) == '"':
+		case firstByte(raw) == '"':
 			attrs.PutStr(key, transcriptRawString(raw))
 		default:
 			if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {

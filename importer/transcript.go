@@ -385,7 +385,7 @@ func (t *transcriptReader) message(s *transcriptSession, m *transcriptMessage, t
 	var blocks []transcriptBlock
 	var raws []json.RawMessage
 	text, isText := "", false
-	switch transcriptFirstByte(m.Content) {
+	switch firstByte(m.Content) {
 	case '"':
 		if err := json.Unmarshal(m.Content, &text); err != nil {
 			t.io.bad(fmt.Errorf("message content: %v", err))
@@ -404,7 +404,7 @@ func (t *transcriptReader) message(s *transcriptSession, m *transcriptMessage, t
 		}
 		blocks = make([]transcriptBlock, len(raws))
 		for i, raw := range raws {
-			if transcriptFirstByte(raw) == '"' { // a bare string is a text block
+			if firstByte(raw) == '"' { // a bare string is a text block
 				_ = json.Unmarshal(raw, &blocks[i].Text)
 				blocks[i].Type = "text"
 				continue
@@ -797,7 +797,7 @@ func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content 
 		switch b.Type {
 		case "text":
 			dst = appendPart(dst, "text", b.Text)
-			if transcriptFirstByte(b.Source) == '"' { // where the text came from ("reminder")
+			if firstByte(b.Source) == '"' { // where the text came from ("reminder")
 				dst = append(dst[:len(dst)-1], `,"source":`...)
 				dst = append(dst, b.Source...)
 				dst = append(dst, '}')
@@ -859,7 +859,7 @@ func transcriptJoin(msgs [][]byte) []byte {
 // transcriptResultText is a tool result as an attribute: a string result
 // as the text itself, anything else as its JSON text.
 func transcriptResultText(content json.RawMessage) string {
-	if transcriptFirstByte(content) == '"' {
+	if firstByte(content) == '"' {
 		var s string
 		if json.Unmarshal(content, &s) == nil {
 			return s
@@ -871,7 +871,7 @@ func transcriptResultText(content json.RawMessage) string {
 // transcriptResultMessage is a failed result as a status message: the
 // text of its text blocks when it is a list of blocks, else res.
 func transcriptResultMessage(content json.RawMessage, res string) string {
-	if transcriptFirstByte(content) != '[' {
+	if firstByte(content) != '[' {
 		return res
 	}
 	var blocks []struct {
@@ -906,20 +906,9 @@ func transcriptShort(s string) string {
 	return s[:i] + "…"
 }
 
-func transcriptFirstByte(raw []byte) byte {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		return c
-	}
-	return 0
-}
-
 // transcriptFields decodes a JSON object into its members, raw.
 func transcriptFields(raw json.RawMessage) (map[string]json.RawMessage, error) {
-	if transcriptFirstByte(raw) != '{' {
+	if firstByte(raw) != '{' {
 		return nil, errors.New("not a JSON object")
 	}
 	var m map[string]json.RawMessage
