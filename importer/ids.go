@@ -22,31 +22,37 @@ import (
 
 // traceIDFor returns the trace id of the trace that key names in an input
 // of the given shape.
-func traceIDFor(shape Shape, key string) pcommon.TraceID {
+func traceIDFor(shape Shape, key string) (id pcommon.TraceID) {
 	var buf [256]byte
 	b := append(buf[:0], "agenttrace/import/"...)
 	b = append(b, shape...)
 	b = append(b, 0)
-	b = append(b, key...)
-	h := sha256.Sum256(b)
-	var id pcommon.TraceID
-	copy(id[:], h[:16])
-	if id.IsEmpty() {
-		id[15] = 1
-	}
+	hashID(id[:], append(b, key...))
 	return id
 }
 
 // spanIDFor returns the id of the span that key names in trace.
-func spanIDFor(trace pcommon.TraceID, key string) pcommon.SpanID {
+func spanIDFor(trace pcommon.TraceID, key string) (id pcommon.SpanID) {
 	var buf [128]byte
 	b := append(buf[:0], trace[:]...)
-	b = append(b, key...)
-	h := sha256.Sum256(b)
-	var id pcommon.SpanID
-	copy(id[:], h[:8])
-	if id.IsEmpty() {
-		id[7] = 1
-	}
+	hashID(id[:], append(b, key...))
 	return id
+}
+
+// hashID fills id with the first bytes of b's SHA-256, never all zeros.
+func hashID(id, b []byte) {
+	h := sha256.Sum256(b)
+	copy(id, h[:])
+	if allZero(id) {
+		id[len(id)-1] = 1
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }

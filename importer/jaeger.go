@@ -512,25 +512,18 @@ func (j *jaegerReader) references(sp ptrace.Span, js *jaegerSpan, off int) {
 }
 
 // jaegerTraceID reads a hex trace id, 64-bit ids left-padded to 128.
-func jaegerTraceID(s string) (pcommon.TraceID, error) {
-	var id pcommon.TraceID
-	err := hexID(id[:], s)
-	if err == nil && id.IsEmpty() {
-		err = errors.New("all zeros")
-	}
+func jaegerTraceID(s string) (id pcommon.TraceID, err error) {
+	err = hexID(id[:], s)
 	return id, err
 }
 
-func jaegerSpanID(s string) (pcommon.SpanID, error) {
-	var id pcommon.SpanID
-	err := hexID(id[:], s)
-	if err == nil && id.IsEmpty() {
-		err = errors.New("all zeros")
-	}
+func jaegerSpanID(s string) (id pcommon.SpanID, err error) {
+	err = hexID(id[:], s)
 	return id, err
 }
 
-// hexID decodes hex s right-aligned into dst (Jaeger drops leading zeros).
+// hexID decodes hex s right-aligned into dst (Jaeger drops leading zeros);
+// an id of all zeros, which OTLP reads as none, is an error.
 func hexID(dst []byte, s string) error {
 	if s == "" {
 		return errors.New("missing")
@@ -546,6 +539,9 @@ func hexID(dst []byte, s string) error {
 		return fmt.Errorf("%q is not hex", s)
 	}
 	copy(dst[len(dst)-len(b):], b)
+	if allZero(dst) {
+		return errors.New("all zeros")
+	}
 	return nil
 }
 
