@@ -113,6 +113,7 @@ func sniffJSON(head []byte) Shape {
 	return Unknown
 }
 
+// eventTypes are the types of streaming trace events (dialects.md §4).
 var eventTypes = map[string]bool{
 	"tool_start": true, "tool_output": true, "tool_end": true, "thinking": true,
 	"text": true, "final": true, "cancelled": true, "error": true,

@@ -203,9 +203,7 @@ func (s *eventsState) handleRaw(raw []byte, line int) error {
 }
 
 func (s *eventsState) apply(ev *streamEvent, line int) error {
-	switch ev.Type {
-	case "tool_start", "tool_output", "tool_end", "thinking", "text", "final", "cancelled", "error":
-	default:
+	if !eventTypes[ev.Type] {
 		s.unknown(ev.Type)
 		return nil
 	}
