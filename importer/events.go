@@ -9,7 +9,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -645,56 +644,18 @@ func jsonValueStart(data []byte, off int) int {
 	return off
 }
 
-// eventTime reads a timestamp: RFC 3339 (a missing zone is UTC), or a
-// number of seconds, milliseconds, microseconds or nanoseconds since the
-// epoch, told apart by magnitude. ok is false when there is none.
+// eventTime reads an event's timestamp (see parseTime). ok is false when
+// there is none; err says that there is one that cannot be read.
 func eventTime(raw json.RawMessage) (ns uint64, ok bool, err error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
 		return 0, false, nil
 	}
+	if ns, ok = parseTime(raw); ok {
+		return ns, true, nil
+	}
 	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, false, err
-		}
-		s = strings.TrimSpace(s)
-		if s == "" {
-			return 0, false, nil
-		}
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			return epochNanos(f)
-		}
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
-			if t, err := time.Parse(layout, s); err == nil {
-				if t.Before(time.Unix(0, 0)) || t.Year() > 2262 {
-					return 0, false, fmt.Errorf("time %q out of range", s)
-				}
-				return uint64(t.UnixNano()), true, nil
-			}
-		}
-		return 0, false, fmt.Errorf("cannot read time %q", s)
+		return 0, false, fmt.Errorf("cannot read time %q", transcriptRawString(raw))
 	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil {
-		return 0, false, fmt.Errorf("cannot read time %s", raw)
-	}
-	return epochNanos(f)
-}
-
-func epochNanos(f float64) (uint64, bool, error) {
-	switch {
-	case f < 0 || f != f:
-		return 0, false, fmt.Errorf("time %v out of range", f)
-	case f < 1e11: // seconds (until the year 5138)
-		f *= 1e9
-	case f < 1e14: // milliseconds
-		f *= 1e6
-	case f < 1e17: // microseconds
-		f *= 1e3
-	}
-	if f >= 1<<63 {
-		return 0, false, fmt.Errorf("time %v out of range", f)
-	}
-	return uint64(f), true, nil
+	return 0, false, fmt.Errorf("cannot read time %s", raw)
 }

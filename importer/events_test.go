@@ -517,20 +517,22 @@ func TestReadEventsEdgeCases(t *testing.T) {
 func TestEventTime(t *testing.T) {
 	want := uint64(ts("2026-05-04T10:00:00Z"))
 	for _, in := range []string{`"2026-05-04T10:00:00Z"`, `"2026-05-04T12:00:00+02:00"`, `"2026-05-04T10:00:00"`, `"2026-05-04 10:00:00"`,
-		`1777888800`, `1777888800000`, `1777888800000000`, `1777888800000000000`, `"1777888800000"`} {
+		`1777888800`, `1777888800000`, `1777888800000000`, `1777888800000000000`, `"1777888800000"`, `"2026-05-04 12:00:00+0200"`} {
 		got, ok, err := eventTime(json.RawMessage(in))
 		require.NoError(t, err, in)
 		assert.True(t, ok, in)
 		assert.Equal(t, want, got, in)
 	}
-	for _, in := range []string{`"soon"`, `-5`, `"1960-01-01T00:00:00Z"`, `{}`} {
+	for _, in := range []string{`"soon"`, `-5`, `"1960-01-01T00:00:00Z"`, `"2262-06-01T00:00:00Z"`, `{}`} {
 		_, ok, err := eventTime(json.RawMessage(in))
 		assert.Error(t, err, in)
 		assert.False(t, ok, in)
 	}
-	_, ok, err := eventTime(nil)
-	assert.NoError(t, err)
-	assert.False(t, ok)
+	for _, in := range []string{``, `null`, `""`} {
+		_, ok, err := eventTime(json.RawMessage(in))
+		assert.NoError(t, err, "no time: %s", in)
+		assert.False(t, ok, in)
+	}
 }
 
 func FuzzEvents(f *testing.F) {

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -261,15 +260,10 @@ func (t *trajectoryReader) line(line []byte) error {
 
 // time reads a time member; one that cannot be read is reported.
 func (t *trajectoryReader) time(f map[string]json.RawMessage, names ...string) (uint64, bool) {
-	k := transcriptKey(f, names...)
-	if k == "" || string(f[k]) == "null" {
-		return 0, false
+	if k := transcriptKey(f, names...); k != "" {
+		return t.io.time(f[k])
 	}
-	ts, ok := transcriptParseTime(f[k])
-	if !ok {
-		t.io.problem(t.io.lines.Line(), fmt.Errorf("cannot read the time %s: the record takes the previous record's time", f[k]))
-	}
-	return ts, ok
+	return 0, false
 }
 
 // cover widens the root to cover [start, end].

@@ -134,6 +134,19 @@ func (o *transcriptIO) bad(err error) {
 	o.problem(o.lines.Line(), err)
 }
 
+// time reads the current line's time raw (none when it is missing or
+// null); a time that cannot be read is reported.
+func (o *transcriptIO) time(raw []byte) (uint64, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, false
+	}
+	ts, ok := parseTime(raw)
+	if !ok {
+		o.problem(o.lines.Line(), fmt.Errorf("cannot read the time %s: the record takes the previous record's time", raw))
+	}
+	return ts, ok
+}
+
 // transcriptLine is one record of the log. Payloads stay raw until used.
 type transcriptLine struct {
 	Type       string             `json:"type"`
@@ -273,18 +286,10 @@ func (t *transcriptReader) line(line []byte) error {
 
 // time reads the record's time; a time that cannot be read is reported.
 func (t *transcriptReader) time(rec *transcriptLine) (uint64, bool) {
-	raw := rec.Time
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = rec.Timestamp
+	if len(rec.Time) == 0 || string(rec.Time) == "null" {
+		return t.io.time(rec.Timestamp)
 	}
-	if len(raw) == 0 || string(raw) == "null" {
-		return 0, false
-	}
-	ts, ok := transcriptParseTime(raw)
-	if !ok {
-		t.io.problem(t.io.lines.Line(), fmt.Errorf("cannot read the time %s: the record takes the previous record's time", raw))
-	}
-	return ts, ok
+	return t.io.time(rec.Time)
 }
 
 // session returns the session rec belongs to, starting it if new.
@@ -1019,10 +1024,10 @@ func transcriptDuration(f map[string]json.RawMessage, names ...string) (int64, b
 	return 0, false
 }
 
-// transcriptLayouts are the time layouts read, tried in order. A layout
+// timeLayouts are the time layouts read, tried in order. A layout
 // without a zone reads the time as UTC. Fractional seconds are accepted
 // after the seconds in all of them.
-var transcriptLayouts = [...]string{
+var timeLayouts = [...]string{
 	time.RFC3339,
 	"2006-01-02T15:04:05",
 	"2006-01-02T15:04:05Z0700",
@@ -1034,14 +1039,15 @@ var transcriptLayouts = [...]string{
 	"2006-01-02",
 }
 
-// transcriptParseTime reads a time: an RFC 3339 string, one without a zone
-// (UTC), or an epoch number (a JSON number or a string of digits). Epoch
-// numbers are milliseconds, as the logs write them; a number too small to
-// be milliseconds since 1973 is read as seconds, and one too large to be
-// milliseconds before the year 5000 as microseconds (or nanoseconds). It
-// returns Unix nanoseconds; times before 1970 or after 2261 are refused.
-func transcriptParseTime(raw []byte) (uint64, bool) {
-	s := transcriptRawString(raw)
+// parseTime reads a time, as every importer does: an RFC 3339 string, one
+// without a zone (UTC), or an epoch number (a JSON number or a string of
+// digits). Epoch numbers are milliseconds, as the logs write them; a number
+// too small to be milliseconds since 1973 is read as seconds, and one too
+// large to be milliseconds before the year 5000 as microseconds (or
+// nanoseconds). White space around a string's time is ignored. It returns
+// Unix nanoseconds; times before 1970 or after 2261 are refused.
+func parseTime(raw []byte) (uint64, bool) {
+	s := strings.TrimSpace(transcriptRawString(raw))
 	if s == "" {
 		return 0, false
 	}
@@ -1058,13 +1064,13 @@ func transcriptParseTime(raw []byte) (uint64, bool) {
 			default:
 				ns = x
 			}
-			if x < 0 || ns >= float64(transcriptMaxTime) || math.IsNaN(x) {
+			if x < 0 || ns >= float64(maxTime) || math.IsNaN(x) {
 				return 0, false
 			}
 			return uint64(math.Round(ns)), true
 		}
 	}
-	for _, layout := range transcriptLayouts {
+	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
 			if t.Year() < 1970 || t.Year() > 2261 || t.Before(time.Unix(0, 0)) {
 				return 0, false
@@ -1075,5 +1081,5 @@ func transcriptParseTime(raw []byte) (uint64, bool) {
 	return 0, false
 }
 
-// transcriptMaxTime bounds the times read (2261-12-31, within int64 ns).
-const transcriptMaxTime = 9214646400 * int64(time.Second)
+// maxTime bounds the times read (2261-12-31, within int64 ns).
+const maxTime = 9214646400 * int64(time.Second)

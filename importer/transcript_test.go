@@ -509,18 +509,18 @@ func TestReadTranscriptEmitError(t *testing.T) {
 	assert.Equal(t, int64(2), st.Records)
 }
 
-func TestTranscriptParseTime(t *testing.T) {
+func TestParseTime(t *testing.T) {
 	t.Parallel()
 	want := uint64(time.Date(2026, 5, 5, 8, 0, 1, 500_000_000, time.UTC).UnixNano())
-	for _, in := range []string{`"2026-05-05T08:00:01.5Z"`, `"2026-05-05T08:00:01.500"`, `"2026-05-05 08:00:01.5"`,
+	for _, in := range []string{`"2026-05-05T08:00:01.5Z"`, `"2026-05-05T08:00:01.500"`, `"2026-05-05 08:00:01.5"`, `" 2026-05-05T08:00:01.5Z "`,
 		`"2026-05-05T10:00:01.5+02:00"`, `"2026-05-05T10:00:01.5+0200"`, `1777968001500`, `"1777968001500"`, `1777968001.5`,
 		`1777968001500000`} {
-		got, ok := transcriptParseTime([]byte(in))
+		got, ok := parseTime([]byte(in))
 		assert.True(t, ok, in)
 		assert.Equal(t, want, got, in)
 	}
 	for _, in := range []string{`"now"`, `-5`, `"1969-12-31T23:59:59Z"`, `"9999-01-01T00:00:00Z"`, `{}`, `true`, `1e300`} {
-		_, ok := transcriptParseTime([]byte(in))
+		_, ok := parseTime([]byte(in))
 		assert.False(t, ok, in)
 	}
 }
