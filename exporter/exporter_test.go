@@ -315,12 +315,21 @@ func TestFinalizeAfterIdleAndLateSpan(t *testing.T) {
 	assert.Equal(t, int64(45), a.summary.Tokens.Total)
 }
 
+// TestNoRootIsNotFinalizedEarly: a trace whose root has not arrived
+// outlives finalize_after (a rooted trace pushed with it is finalized
+// first) and is finalized as an orphan, after orphanFactor of them.
 func TestNoRootIsNotFinalizedEarly(t *testing.T) {
 	dir := t.TempDir()
-	e := newTestExporter(t, dir, func(c *Config) { c.FinalizeAfter = 20 * time.Millisecond })
-	push(t, e, spec{tid: 1, sid: 2, parent: 1})
-	// Finalized only as an orphan, after orphanFactor idle periods.
+	const after = 50 * time.Millisecond
+	e := newTestExporter(t, dir, func(c *Config) { c.FinalizeAfter = after })
+	start := time.Now()
+	push(t, e, spec{tid: 1, sid: 2, parent: 1}, spec{tid: 2, sid: 1})
+	require.Eventually(t, func() bool { return !e.active(traceName(tid(2))) }, 5*time.Second, 5*time.Millisecond, "the rooted trace")
+	if time.Since(start) < orphanFactor*after {
+		assert.True(t, e.active(traceName(tid(1))), "finalized with no root after %s", time.Since(start))
+	}
 	require.Eventually(t, func() bool { return !e.active(traceName(tid(1))) }, 5*time.Second, 5*time.Millisecond)
+	assert.GreaterOrEqual(t, time.Since(start), orphanFactor*after, "finalized as an orphan, not before")
 	a := readArtifact(t, tracePath(dir, 1))
 	assert.Len(t, a.recs, 1)
 }
