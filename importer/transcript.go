@@ -275,10 +275,19 @@ func (t *transcriptReader) line(line []byte) error {
 			}
 		}
 		return t.message(s, m, ts)
-	case "inference.requested":
-		return t.requested(s, rec, payload, ts)
-	case "inference.responded":
-		return t.responded(s, payload, ts)
+	case "inference.requested", "inference.responded":
+		if err := t.flushPending(s); err != nil {
+			return err
+		}
+		f, err := transcriptFields(payload)
+		if err != nil {
+			t.io.bad(fmt.Errorf("inference: %v", err))
+		} else if rec.Type == "inference.requested" {
+			t.requested(s, rec, f, ts)
+		} else {
+			t.responded(s, f, ts)
+		}
+		return nil
 	}
 	t.event(s, rec, payload, ts)
 	return nil
@@ -327,19 +336,14 @@ func (t *transcriptReader) event(s *transcriptSession, rec *transcriptLine, payl
 		ev.Attributes().PutStr(transcriptAttrRecordID, id)
 	}
 	ev.Attributes().PutStr(transcriptAttrPayload, string(payload))
-	fields, _ := transcriptFields(payload)
-	switch rec.Type {
+	switch rec.Type { // only these two are read beyond their payload
 	case "session.started":
-		if a := transcriptStr(fields, "agent", "agentname", "name"); a != "" && s.agent == "" {
-			s.agent = a
-		}
-		if m := transcriptStr(fields, "model"); m != "" && s.model == "" {
-			s.model = m
-		}
-		if p := transcriptStr(fields, "provider"); p != "" && s.provider == "" {
-			s.provider = p
-		}
+		fields, _ := transcriptFields(payload)
+		s.agent = cmp.Or(s.agent, transcriptStr(fields, "agent", "agentname", "name"))
+		s.model = cmp.Or(s.model, transcriptStr(fields, "model"))
+		s.provider = cmp.Or(s.provider, transcriptStr(fields, "provider"))
 	case "session.forked":
+		fields, _ := transcriptFields(payload)
 		parent := transcriptStr(fields, "parentsessionid", "forkedfrom", "forkedfromsessionid",
 			"fromsessionid", "sourcesessionid", "originsessionid", "parentid")
 		if parent != "" && parent != s.id && !s.parentLinks[parent] {
@@ -549,15 +553,8 @@ func callSpan(s *transcriptSession, c *transcriptCall) ptrace.Span {
 	return sp
 }
 
-func (t *transcriptReader) requested(s *transcriptSession, rec *transcriptLine, payload json.RawMessage, ts uint64) error {
-	if err := t.flushPending(s); err != nil {
-		return err
-	}
-	f, err := transcriptFields(payload)
-	if err != nil {
-		t.io.bad(fmt.Errorf("inference: %v", err))
-		return nil
-	}
+// requested opens a model call of s: f is the request's payload.
+func (t *transcriptReader) requested(s *transcriptSession, rec *transcriptLine, f map[string]json.RawMessage, ts uint64) {
 	key := transcriptRawString(rec.ID)
 	if key == "" {
 		key = "line:" + strconv.Itoa(t.io.lines.Line())
@@ -580,25 +577,14 @@ func (t *transcriptReader) requested(s *transcriptSession, rec *transcriptLine, 
 		inf.input = transcriptJoin(s.input)
 		s.input = s.input[:0]
 	}
-	if s.provider == "" {
-		s.provider = inf.provider
-	}
-	if s.model == "" {
-		s.model = inf.model
-	}
+	s.provider = cmp.Or(s.provider, inf.provider)
+	s.model = cmp.Or(s.model, inf.model)
 	s.inferences = append(s.inferences, inf)
-	return nil
 }
 
-func (t *transcriptReader) responded(s *transcriptSession, payload json.RawMessage, ts uint64) error {
-	if err := t.flushPending(s); err != nil {
-		return err
-	}
-	f, err := transcriptFields(payload)
-	if err != nil {
-		t.io.bad(fmt.Errorf("inference: %v", err))
-		return nil
-	}
+// responded closes the model call of s that the response (payload f)
+// answers; the call then collects its output messages.
+func (t *transcriptReader) responded(s *transcriptSession, f map[string]json.RawMessage, ts uint64) {
 	turn, hasTurn := transcriptInt(f, "turn", "turnnumber")
 	idx := -1
 	for i := len(s.inferences) - 1; i >= 0; i-- {
@@ -626,7 +612,6 @@ func (t *transcriptReader) responded(s *transcriptSession, payload json.RawMessa
 		inf.usage, inf.hasUsage = transcriptUsage(uf)
 	}
 	s.pending = inf
-	return nil
 }
 
 // flushPending emits the model call that was collecting its output.
