@@ -415,10 +415,8 @@ func trajectoryUTF16Len(s string) int {
 // false, a failure status, or an error. error.type is the error's type, or
 // code when it has none.
 func (t *trajectoryReader) status(f map[string]json.RawMessage, sp ptrace.Span, code string) {
-	failed := false
-	if k := transcriptKey(f, "success", "ok"); k != "" {
-		failed = string(bytes.TrimSpace(f[k])) == "false"
-	}
+	okKey := transcriptKey(f, "success", "ok")
+	failed := okKey != "" && string(bytes.TrimSpace(f[okKey])) == "false"
 	if st := strings.ToLower(transcriptStr(f, "status")); st == "error" || st == "failed" || st == "failure" {
 		failed = true
 	}
@@ -433,10 +431,8 @@ func (t *trajectoryReader) status(f map[string]json.RawMessage, sp ptrace.Span, 
 		case '"':
 			errMsg = transcriptRawString(raw)
 		}
-		if errType != "" || errMsg != "" {
-			if k := transcriptKey(f, "success", "ok"); k == "" {
-				failed = true // an error and no success flag
-			}
+		if okKey == "" && (errType != "" || errMsg != "") {
+			failed = true // an error and no success flag
 		}
 	}
 	errType = cmp.Or(errType, transcriptStr(f, "error_type"))
@@ -621,21 +617,8 @@ func (t *trajectoryReader) finalRecord(f map[string]json.RawMessage, ts uint64) 
 	slices.Sort(keys)
 	attrs := t.root.Attributes()
 	for _, k := range keys {
-		raw := bytes.TrimSpace(f[k])
-		key := trajectoryFinalPrefix + k
-		switch {
-		case string(raw) == "true" || string(raw) == "false":
-			attrs.PutBool(key, string(raw) == "true")
-		case firstByte(raw) == '"':
-			attrs.PutStr(key, transcriptRawString(raw))
-		default:
-			if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-				attrs.PutInt(key, n)
-			} else if x, err := strconv.ParseFloat(string(raw), 64); err == nil {
-				attrs.PutDouble(key, x)
-			} else if string(raw) != "null" {
-				attrs.PutStr(key, string(raw))
-			}
+		if raw := f[k]; string(raw) != "null" {
+			putJSONValue(attrs, trajectoryFinalPrefix+k, raw)
 		}
 	}
 	if st := transcriptStr(f, "final_status", "status"); st != "" && !trajectorySuccess(st) {
