@@ -245,7 +245,7 @@ func (s *eventsState) apply(ev *streamEvent, line int) error {
 		}
 		if b, ok := lenientBool(ev.Truncated); ok && b {
 			call.span.Attributes().PutBool(attrTruncated, true)
-			if n, ok := lenientInt(ev.FullLength); ok {
+			if n, ok := jsonInt(ev.FullLength); ok {
 				call.span.Attributes().PutInt(attrFullLength, n)
 			}
 		}
@@ -574,18 +574,6 @@ func lenientFloat(raw json.RawMessage) (float64, bool) {
 	}
 	f, err := strconv.ParseFloat(t, 64)
 	return f, err == nil
-}
-
-// lenientInt reads an integer, also as a string or a whole float.
-func lenientInt(raw json.RawMessage) (int64, bool) {
-	t := strings.Trim(string(bytes.TrimSpace(raw)), `"`)
-	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
-		return n, true
-	}
-	if f, err := strconv.ParseFloat(t, 64); err == nil && f == float64(int64(f)) {
-		return int64(f), true
-	}
-	return 0, false
 }
 
 // peekNonSpace returns the first byte of br that is not white space (or a

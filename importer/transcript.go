@@ -975,14 +975,19 @@ func transcriptRawString(raw json.RawMessage) string {
 	return ""
 }
 
-// transcriptInt returns the integer member of f named one of names (a
-// number, possibly with a zero fraction, or a string of digits).
+// transcriptInt returns the integer member of f named one of names (see
+// jsonInt).
 func transcriptInt(f map[string]json.RawMessage, names ...string) (int64, bool) {
-	k := transcriptKey(f, names...)
-	if k == "" {
-		return 0, false
+	if k := transcriptKey(f, names...); k != "" {
+		return jsonInt(f[k])
 	}
-	s := transcriptRawString(f[k])
+	return 0, false
+}
+
+// jsonInt reads an integer: a number, possibly with a zero fraction, or a
+// string of one.
+func jsonInt(raw []byte) (int64, bool) {
+	s := transcriptRawString(raw)
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n, true
 	}
