@@ -175,24 +175,19 @@ func readHead(dec *json.Decoder, withData bool) *jsonHead {
 				return h
 			}
 		case json.Delim('['):
-			if withData && key == "data" {
+			if withData && key == "data" { // the first element, when an object
 				t, err := dec.Token()
-				if err != nil || t == json.Delim(']') {
-					if err != nil {
-						return h
-					}
+				switch {
+				case err != nil:
+					return h
+				case t == json.Delim(']'):
 					continue
-				}
-				switch t {
-				case json.Delim('{'):
-					h.data = readHead(dec, false)
-					if !h.data.complete {
+				case t == json.Delim('{'):
+					if h.data = readHead(dec, false); !h.data.complete {
 						return h
 					}
-				case json.Delim('['):
-					if !skipContainer(dec) {
-						return h
-					}
+				case t == json.Delim('[') && !skipContainer(dec):
+					return h
 				}
 			}
 			if !skipContainer(dec) {
