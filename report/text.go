@@ -20,46 +20,46 @@ func (r *TokenReport) WriteText(w io.Writer) error {
 
 	c := r.Records
 	p("Records\t%s (%s call, %s inference, %s agent, %s span)\n",
-		num(c.Total()), num(c.Call), num(c.Inference), num(c.Agent), num(c.Span))
-	p("Errors\t%s\n", num(r.Errors))
+		Thousands(c.Total()), Thousands(c.Call), Thousands(c.Inference), Thousands(c.Agent), Thousands(c.Span))
+	p("Errors\t%s\n", Thousands(r.Errors))
 	t := r.Tokens
 	p("Tokens\t%s (input %s, output %s; cache read %s, cache creation %s, reasoning %s)\n",
-		num(t.Total), num(t.Input), num(t.Output), num(t.CacheRead), num(t.CacheCreation), num(t.Reasoning))
+		Thousands(t.Total), Thousands(t.Input), Thousands(t.Output), Thousands(t.CacheRead), Thousands(t.CacheCreation), Thousands(t.Reasoning))
 	p("Budget\t%s\n", r.budgetLine())
 
 	if len(r.ByModel) > 0 {
 		p("\nBy model\n")
 		p("  MODEL\tPROVIDER\tCALLS\tINPUT\tOUTPUT\tCACHE READ\tCACHE CREATION\tREASONING\tTOTAL\n")
 		for _, m := range r.ByModel {
-			p("  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Model, orDash(m.Provider), num(m.Count),
-				num(m.Input), num(m.Output), num(m.CacheRead), num(m.CacheCreation), num(m.Reasoning), num(m.Total))
+			p("  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Model, orDash(m.Provider), Thousands(m.Count),
+				Thousands(m.Input), Thousands(m.Output), Thousands(m.CacheRead), Thousands(m.CacheCreation), Thousands(m.Reasoning), Thousands(m.Total))
 		}
 	}
 	if len(r.ByAgent) > 0 {
 		p("\nBy agent\n")
 		p("  AGENT\tRUNS\tINFERENCES\tINPUT\tOUTPUT\tTOTAL\n")
 		for _, a := range r.ByAgent {
-			p("  %s\t%s\t%s\t%s\t%s\t%s\n", a.Agent, num(a.Runs), num(a.Inferences), num(a.Input), num(a.Output), num(a.Total))
+			p("  %s\t%s\t%s\t%s\t%s\t%s\n", a.Agent, Thousands(a.Runs), Thousands(a.Inferences), Thousands(a.Input), Thousands(a.Output), Thousands(a.Total))
 		}
 	}
 	if len(r.ByTool) > 0 {
 		p("\nBy tool\n")
 		p("  TOOL\tCALLS\tERRORS\tEST. TOKENS\tDURATION\n")
 		for _, u := range r.ByTool {
-			p("  %s\t%s\t%s\t%s\t%s\n", u.Tool, num(u.Calls), num(u.Errors), num(u.EstimatedTokens), ms(u.DurationMS))
+			p("  %s\t%s\t%s\t%s\t%s\n", u.Tool, Thousands(u.Calls), Thousands(u.Errors), Thousands(u.EstimatedTokens), ms(u.DurationMS))
 		}
 	}
 	if len(r.FinishReasons) > 0 {
 		p("\nFinish reasons\n")
 		for _, fr := range r.sortedReasons() {
-			p("  %s\t%s\n", fr.reason, num(fr.n))
+			p("  %s\t%s\n", fr.reason, Thousands(fr.n))
 		}
 	}
 	if len(r.Largest) > 0 {
 		p("\nLargest responses\n")
 		p("  BYTES\tTOKENS\tKIND\tSPAN\tNAME\n")
 		for _, l := range r.Largest {
-			p("  %s\t%s\t%s\t%s\t%s\n", num(l.Bytes), num(l.Tokens), l.Kind, l.SpanID, l.Name)
+			p("  %s\t%s\t%s\t%s\t%s\n", Thousands(l.Bytes), Thousands(l.Tokens), l.Kind, l.SpanID, l.Name)
 		}
 	}
 	if len(r.Failures) > 0 {
@@ -80,11 +80,11 @@ func (r *TokenReport) budgetLine() string {
 	if b == nil {
 		return "none"
 	}
-	s := fmt.Sprintf("%s tokens, spent %s", num(b.BudgetTokens), num(b.Spent))
+	s := fmt.Sprintf("%s tokens, spent %s", Thousands(b.BudgetTokens), Thousands(b.Spent))
 	if b.BudgetTokens > 0 {
 		s += fmt.Sprintf(" (%.1f%%)", 100*float64(b.Spent)/float64(b.BudgetTokens))
 	}
-	s += ", remaining " + num(b.Remaining)
+	s += ", remaining " + Thousands(b.Remaining)
 	switch {
 	case b.OverBudget:
 		s += ": OVER BUDGET"
@@ -112,7 +112,9 @@ func (r *TokenReport) sortedReasons() []reasonCount {
 }
 
 // num formats n with thousands separators: token counts run to millions.
-func num(n int64) string {
+// Thousands writes n with commas between groups of three digits
+// (12,345), as every agenttrace report and page writes counts.
+func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

@@ -104,25 +104,25 @@ func TestPageShowsTheRun(t *testing.T) {
 	t.Run("cards and tables agree with the token report", func(t *testing.T) {
 		rep := report.Tokens(run.Records, run.Meta)
 		cards := eval[string](t, ctx, `document.getElementById('cards').innerText`)
-		require.Contains(t, cards, thousands(rep.Tokens.Total))
-		require.Contains(t, cards, thousands(rep.Tokens.Input))
-		require.Contains(t, cards, thousands(rep.Tokens.Output))
+		require.Contains(t, cards, report.Thousands(rep.Tokens.Total))
+		require.Contains(t, cards, report.Thousands(rep.Tokens.Input))
+		require.Contains(t, cards, report.Thousands(rep.Tokens.Output))
 		models := eval[[][]string](t, ctx, `Array.from(document.querySelectorAll('#by-model tbody tr')).map(tr => Array.from(tr.cells).map(c => c.innerText))`)
 		require.Len(t, models, len(rep.ByModel))
 		for i, m := range rep.ByModel {
 			require.Equal(t, m.Model, models[i][0])
-			require.Equal(t, thousands(m.Total), models[i][8], "total of %s", m.Model)
+			require.Equal(t, report.Thousands(m.Total), models[i][8], "total of %s", m.Model)
 		}
 		tools := eval[[][]string](t, ctx, `Array.from(document.querySelectorAll('#by-tool tbody tr')).map(tr => Array.from(tr.cells).map(c => c.innerText))`)
 		require.Len(t, tools, len(rep.ByTool))
 		for i, tl := range rep.ByTool {
-			require.Equal(t, []string{tl.Tool, fmt.Sprint(tl.Calls), fmt.Sprint(tl.Errors), thousands(tl.EstimatedTokens)}, tools[i][:4])
+			require.Equal(t, []string{tl.Tool, fmt.Sprint(tl.Calls), fmt.Sprint(tl.Errors), report.Thousands(tl.EstimatedTokens)}, tools[i][:4])
 		}
 		agents := eval[[][]string](t, ctx, `Array.from(document.querySelectorAll('#by-agent tbody tr')).map(tr => Array.from(tr.cells).map(c => c.innerText))`)
 		require.Len(t, agents, len(rep.ByAgent))
 		for i, a := range rep.ByAgent {
 			require.Equal(t, []string{a.Agent, fmt.Sprint(a.Runs), fmt.Sprint(a.Inferences)}, agents[i][:3])
-			require.Equal(t, thousands(a.Total), agents[i][5])
+			require.Equal(t, report.Thousands(a.Total), agents[i][5])
 		}
 	})
 
@@ -223,18 +223,6 @@ func clearSearch(t *testing.T, ctx context.Context, n int) {
 	require.NoError(t, err)
 }
 
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 func TestPageWithoutJavaScript(t *testing.T) {
 	run := readRun(t, "../testdata/golden/agent-run.jsonl")
 	page := writePage(t, []viewer.Run{run})
@@ -244,7 +232,7 @@ func TestPageWithoutJavaScript(t *testing.T) {
 	require.Equal(t, sorted(spanIDs(run.Records)), sorted(ids))
 	text := eval[string](t, ctx, `document.body.textContent`)
 	rep := report.Tokens(run.Records, run.Meta)
-	require.Contains(t, text, thousands(rep.Tokens.Total)+" in all")
+	require.Contains(t, text, report.Thousands(rep.Tokens.Total)+" in all")
 	require.Contains(t, text, "TimeoutError")
 	browsertest.Screenshot(t, ctx, "viewer-no-js.png")
 }
@@ -348,7 +336,7 @@ func TestBudgetMessagesAndLongValues(t *testing.T) {
 	require.True(t, rep.Budget.OverBudget)
 	require.Equal(t, "over", eval[string](t, ctx, `document.getElementById('budget').dataset.state`))
 	require.Contains(t, eval[string](t, ctx, `document.getElementById('budget').innerText`),
-		thousands(rep.Budget.Spent)+" of 300 tokens")
+		report.Thousands(rep.Budget.Spent)+" of 300 tokens")
 
 	var chat, tool string
 	for i := range run.Records {
@@ -376,7 +364,7 @@ func TestBudgetMessagesAndLongValues(t *testing.T) {
 	}
 	full := len(result.Str())
 	more := eval[string](t, ctx, `document.querySelector('#detail .more').innerText`)
-	require.Contains(t, more, thousands(int64(full))+" in all")
+	require.Contains(t, more, report.Thousands(int64(full))+" in all")
 	require.Equal(t, 600, eval[int](t, ctx, `document.querySelector('#detail .more').parentNode.querySelector('pre').textContent.length`))
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#detail .show-all`))))
 	require.Equal(t, full, eval[int](t, ctx, `Math.max(...Array.from(document.querySelectorAll('#detail pre')).map(p => p.textContent.length))`))

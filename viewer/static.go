@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"html/template"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -252,28 +251,11 @@ func durText(ms float64) string {
 	return time.Duration(ms * float64(time.Millisecond)).Round(time.Microsecond).String()
 }
 
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
 // staticTmpl is the outline a reader without JavaScript gets: summary,
 // token tables and the record tree as native <details>, every value escaped
 // by html/template.
 var staticTmpl = template.Must(template.New("static").Funcs(template.FuncMap{
-	"n": thousands,
+	"n": report.Thousands,
 	"pct": func(b *converter.BudgetStatus) string {
 		return fmt.Sprintf("%.1f%%", 100*float64(b.Spent)/float64(max(b.BudgetTokens, 1)))
 	},

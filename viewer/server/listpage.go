@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/report"
 )
 
 // listStyle is the list page's only style sheet. The page's policy allows
@@ -49,7 +50,7 @@ var pageCSP = "default-src 'none'; style-src " + listStyleHash +
 // listPage is parsed from literal text around listStyle, which
 // html/template copies as it is: the bytes hashed are the bytes sent.
 var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
-	"num":      num,
+	"num":      report.Thousands,
 	"duration": duration,
 	"started":  started,
 	"budget":   budget,
@@ -130,26 +131,6 @@ func (s *Server) serveList(w http.ResponseWriter, _ *http.Request) {
 	_, _ = page.WriteTo(w)
 }
 
-// num writes n with thousands separators.
-func num(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	var b []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, s[i])
-	}
-	if neg {
-		return "-" + string(b)
-	}
-	return string(b)
-}
-
 // duration writes d the way a person reads a run's length.
 func duration(d time.Duration) string {
 	switch {
@@ -176,7 +157,7 @@ func started(t time.Time) string {
 
 // budget writes what a run spent of its budget.
 func budget(b *converter.BudgetStatus) string {
-	s := num(b.Spent) + " / " + num(b.BudgetTokens)
+	s := report.Thousands(b.Spent) + " / " + report.Thousands(b.BudgetTokens)
 	if b.BudgetTokens > 0 {
 		s += fmt.Sprintf(" (%d%%)", b.Spent*100/b.BudgetTokens)
 	}
