@@ -118,16 +118,7 @@ func (s *sink) Paths() []string {
 // write takes a batch of spans, in the order they ended.
 func (s *sink) write(td ptrace.Traces) {
 	if s.red != nil {
-		// As the exporter does: each resource and scope once, then spans.
-		for _, rs := range td.ResourceSpans().All() {
-			s.red.Map(rs.Resource().Attributes())
-			for _, ss := range rs.ScopeSpans().All() {
-				s.red.Map(ss.Scope().Attributes())
-				for _, sp := range ss.Spans().All() {
-					s.red.Span(sp)
-				}
-			}
-		}
+		s.red.Traces(td)
 	}
 	recs := converter.Records(td)
 	for i := range recs {

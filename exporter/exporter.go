@@ -135,7 +135,7 @@ func (e *agenttraceExporter) finalizeIdle(now time.Time) {
 // whole: spans already written are recognized by their ids and skipped.
 func (e *agenttraceExporter) pushTraces(_ context.Context, td ptrace.Traces) error {
 	if e.red != nil {
-		e.redact(td)
+		e.red.Traces(td)
 	}
 	recs := converter.Records(td)
 	var groups []converter.Group
@@ -172,19 +172,6 @@ func (e *agenttraceExporter) pushTraces(_ context.Context, td ptrace.Traces) err
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// redact removes secrets and named values in place, each resource once.
-func (e *agenttraceExporter) redact(td ptrace.Traces) {
-	for _, rs := range td.ResourceSpans().All() {
-		e.red.Map(rs.Resource().Attributes())
-		for _, ss := range rs.ScopeSpans().All() {
-			e.red.Map(ss.Scope().Attributes())
-			for _, sp := range ss.Spans().All() {
-				e.red.Span(sp)
-			}
-		}
-	}
 }
 
 // route gives each record its artifact's file name; it returns the records

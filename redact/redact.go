@@ -134,6 +134,26 @@ func (r *Redactor) Map(m pcommon.Map) bool {
 	return w.pmap(m, 0)
 }
 
+// Traces redacts a batch in place: each resource's and scope's attributes
+// once, then every span (Span). It returns whether anything changed. The
+// bridge and the collector exporter both redact whole batches this way.
+func (r *Redactor) Traces(td ptrace.Traces) bool {
+	if !r.Enabled() {
+		return false
+	}
+	changed := false
+	for _, rs := range td.ResourceSpans().All() {
+		changed = r.Map(rs.Resource().Attributes()) || changed
+		for _, ss := range rs.ScopeSpans().All() {
+			changed = r.Map(ss.Scope().Attributes()) || changed
+			for _, sp := range ss.Spans().All() {
+				changed = r.Span(sp) || changed
+			}
+		}
+	}
+	return changed
+}
+
 // maxKeep bounds the scratch space a pooled walker keeps: one huge tool
 // result should not pin its size in memory for good.
 const maxKeep = 1 << 16

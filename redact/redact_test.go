@@ -280,6 +280,29 @@ func TestSpan(t *testing.T) {
 	assert.False(t, r.Span(sp), "redacting twice changes nothing the second time")
 }
 
+// TestTraces: a batch is redacted in its resources, scopes and spans, and
+// reports a change only when there was one.
+func TestTraces(t *testing.T) {
+	const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("process.command_args", "agent --key "+secret)
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.Scope().Attributes().PutStr("config", "token="+secret)
+	testSpan().CopyTo(ss.Spans().AppendEmpty())
+
+	r := New([]string{"gen_ai.request.model"}, true)
+	require.True(t, r.Traces(td))
+	args, _ := rs.Resource().Attributes().Get("process.command_args")
+	assert.NotContains(t, args.Str(), secret)
+	cfg, _ := ss.Scope().Attributes().Get("config")
+	assert.NotContains(t, cfg.Str(), secret)
+	model, _ := ss.Spans().At(0).Attributes().Get("gen_ai.request.model")
+	assert.Equal(t, Placeholder, model.Str())
+	assert.False(t, r.Traces(td), "nothing left to redact")
+	assert.False(t, New(nil, false).Traces(td), "a Redactor that does nothing")
+}
+
 // TestUnchanged: a span with nothing to redact reports false and keeps
 // every string as it was, byte for byte.
 func TestUnchanged(t *testing.T) {
