@@ -2,7 +2,6 @@ package importer
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -226,10 +225,6 @@ func TestForOTLPLinesProblems(t *testing.T) {
 	var le *converter.LineError
 	require.ErrorAs(t, st.Problems[0], &le)
 	assert.Equal(t, 2, le.Line)
-
-	stop := errors.New("stop")
-	_, err = fn(bytes.NewReader(data), "c.json", func(*converter.Record) error { return stop })
-	assert.ErrorIs(t, err, stop)
 }
 
 func TestForOTLPWholeError(t *testing.T) {

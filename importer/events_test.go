@@ -503,15 +503,6 @@ func TestReadEventsEdgeCases(t *testing.T) {
 		recs, _ := importBytes(t, ReadEvents, "x", []byte(in))
 		assert.Equal(t, `[{"rows":1},"done"]`, attr(byOp(recs, semconv.OpExecuteTool)[0].Span, semconv.ToolCallResult))
 	})
-	t.Run("an emit error stops the import", func(t *testing.T) {
-		stop := errors.New("stop")
-		data, err := os.ReadFile(filepath.Join(shapesDir, "events.jsonl"))
-		require.NoError(t, err)
-		n := 0
-		_, err = ReadEvents(bytes.NewReader(data), "x", func(*converter.Record) error { n++; return stop })
-		assert.ErrorIs(t, err, stop)
-		assert.Equal(t, 1, n)
-	})
 }
 
 func TestEventTime(t *testing.T) {

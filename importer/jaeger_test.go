@@ -312,16 +312,6 @@ func TestReadJaegerIDs(t *testing.T) {
 	assert.Equal(t, pcommon.Timestamp(1003000), child.EndTimestamp())
 }
 
-func TestReadJaegerEmitError(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(shapesDir, "jaeger.json"))
-	require.NoError(t, err)
-	stop := errors.New("stop")
-	n := 0
-	_, err = ReadJaeger(bytes.NewReader(data), "x", func(*converter.Record) error { n++; return stop })
-	assert.ErrorIs(t, err, stop)
-	assert.Equal(t, 1, n)
-}
-
 func FuzzJaeger(f *testing.F) {
 	data, err := os.ReadFile(filepath.Join(shapesDir, "jaeger.json"))
 	require.NoError(f, err)

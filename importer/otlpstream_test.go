@@ -3,7 +3,6 @@ package importer
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -106,14 +105,6 @@ func TestReadOTLPStreamProblems(t *testing.T) {
 			assert.Equal(t, tt.problems, nums, "%v", st.Problems)
 		})
 	}
-}
-
-func TestReadOTLPStreamEmitError(t *testing.T) {
-	stop := errors.New("stop")
-	n := 0
-	_, err := ReadOTLPStream(bytes.NewReader(frame(otlpFixtures(t)...)), "x", func(*converter.Record) error { n++; return stop })
-	assert.ErrorIs(t, err, stop)
-	assert.Equal(t, 1, n)
 }
 
 func TestReadOTLPStreamFromFile(t *testing.T) {

@@ -1,8 +1,10 @@
 package importer
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -49,4 +51,42 @@ func TestSinkProblemCap(t *testing.T) {
 	require.Len(t, st.Problems, maxProblems+1)
 	last := st.Problems[maxProblems]
 	assert.Contains(t, last.Error(), fmt.Sprintf("in:%d: 5 more problems not listed", maxProblems+5))
+}
+
+// An error from emit stops every reader at once, and Stats counts the
+// records emitted.
+func TestEmitErrorStops(t *testing.T) {
+	file := func(path string) []byte {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		return data
+	}
+	inputs := map[Shape][]byte{
+		Transcript:   file(shapesDir + "/transcript.jsonl"),
+		Trajectory:   file(shapesDir + "/trajectory.jsonl"),
+		Events:       file(shapesDir + "/events.jsonl"),
+		Jaeger:       file(shapesDir + "/jaeger.json"),
+		OTLPStream:   frame(otlpFixtures(t)...),
+		OTLPJSONLine: file("../testdata/otlp/conversation.lines.json"),
+		OTLPJSON:     file("../testdata/otlp/agent-run.json"),
+		OTLPProto:    file("../testdata/otlp/agent-run.pb"),
+		Artifact:     file("../testdata/golden/agent-run.jsonl"),
+	}
+	stop := errors.New("stop")
+	for shape, data := range inputs {
+		fn, ok := For(shape)
+		require.True(t, ok, shape)
+		for _, at := range []int{1, 2} {
+			n := 0
+			st, err := fn(bytes.NewReader(data), "x", func(*converter.Record) error {
+				if n++; n == at {
+					return stop
+				}
+				return nil
+			})
+			assert.ErrorIs(t, err, stop, "%s, stopped at %d", shape, at)
+			assert.Equal(t, at, n, "%s: records emitted", shape)
+			assert.EqualValues(t, at, st.Records, "%s: Stats.Records", shape)
+		}
+	}
 }

@@ -491,24 +491,6 @@ func TestReadTranscriptLongLine(t *testing.T) {
 	assert.Equal(t, 2, recs[0].Span.Events().Len())
 }
 
-func TestReadTranscriptEmitError(t *testing.T) {
-	t.Parallel()
-	data, err := os.ReadFile("../testdata/shapes/transcript.jsonl")
-	require.NoError(t, err)
-	stop := errors.New("stop")
-	n := 0
-	st, err := ReadTranscript(bytes.NewReader(data), "x", func(*converter.Record) error {
-		n++
-		if n == 2 {
-			return stop
-		}
-		return nil
-	})
-	assert.ErrorIs(t, err, stop)
-	assert.Equal(t, 2, n)
-	assert.Equal(t, int64(2), st.Records)
-}
-
 func TestParseTime(t *testing.T) {
 	t.Parallel()
 	want := uint64(time.Date(2026, 5, 5, 8, 0, 1, 500_000_000, time.UTC).UnixNano())
