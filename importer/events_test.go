@@ -3,7 +3,6 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,139 +18,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
-	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 	"github.com/agenttrace/agenttrace/semconv"
 )
-
-const shapesDir = "../testdata/shapes"
-
-// importBytes runs fn over data and returns what it emitted.
-func importBytes(t testing.TB, fn Func, name string, data []byte) ([]*converter.Record, Stats) {
-	t.Helper()
-	var recs []*converter.Record
-	st, err := fn(bytes.NewReader(data), name, func(r *converter.Record) error {
-		recs = append(recs, r)
-		return nil
-	})
-	require.NoError(t, err)
-	assert.EqualValues(t, len(recs), st.Records, "Stats.Records")
-	return recs, st
-}
-
-func importFile(t testing.TB, fn Func, path string) ([]*converter.Record, Stats) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return importBytes(t, fn, filepath.Base(path), data)
-}
-
-// attr returns the attribute key of sp as text ("" when absent).
-func attr(sp ptrace.Span, key string) string {
-	v, ok := sp.Attributes().Get(key)
-	if !ok {
-		return ""
-	}
-	return v.AsString()
-}
-
-func hasAttr(sp ptrace.Span, key string) bool {
-	_, ok := sp.Attributes().Get(key)
-	return ok
-}
-
-func byOp(recs []*converter.Record, op string) []*converter.Record {
-	var out []*converter.Record
-	for _, r := range recs {
-		if attr(r.Span, semconv.OperationName) == op {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func byAttr(t testing.TB, recs []*converter.Record, key, val string) *converter.Record {
-	t.Helper()
-	for _, r := range recs {
-		if attr(r.Span, key) == val {
-			return r
-		}
-	}
-	require.Failf(t, "no span", "no span with %s=%q", key, val)
-	return nil
-}
-
-func toolNames(recs []*converter.Record) []string {
-	var out []string
-	for _, r := range byOp(recs, semconv.OpExecuteTool) {
-		out = append(out, attr(r.Span, semconv.ToolName))
-	}
-	return out
-}
-
-func ts(s string) pcommon.Timestamp {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		panic(err)
-	}
-	return pcommon.Timestamp(t.UnixNano())
-}
-
-// cloneRecords copies recs, spans and all, so converter.ToTraces (which
-// moves spans) leaves the originals alone.
-func cloneRecords(recs []*converter.Record) []converter.Record {
-	out := make([]converter.Record, len(recs))
-	for i, r := range recs {
-		out[i] = *r
-		out[i].Span = ptrace.NewSpan()
-		r.Span.CopyTo(out[i].Span)
-	}
-	return out
-}
-
-// assertRoundTrip writes recs as an artifact, reads it back and checks
-// that every span, resource and scope survived.
-func assertRoundTrip(t *testing.T, recs []*converter.Record) {
-	t.Helper()
-	want := ptracecmp.Spans(converter.ToTraces(cloneRecords(recs)))
-	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, nil)
-	for _, r := range recs {
-		require.NoError(t, w.Write(r))
-	}
-	require.NoError(t, w.Close())
-	rd := converter.NewReader(&buf)
-	var back []converter.Record
-	for {
-		r, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		back = append(back, *r)
-	}
-	assert.Empty(t, rd.Problems())
-	assert.Equal(t, want, ptracecmp.Spans(converter.ToTraces(back)))
-}
-
-// assertSane checks what every imported record must satisfy.
-func assertSane(t testing.TB, recs []*converter.Record) {
-	t.Helper()
-	for _, r := range recs {
-		sp := r.Span
-		assert.False(t, sp.TraceID().IsEmpty(), "trace id of %q", sp.Name())
-		assert.False(t, sp.SpanID().IsEmpty(), "span id of %q", sp.Name())
-		assert.GreaterOrEqual(t, sp.EndTimestamp(), sp.StartTimestamp(), "times of %q", sp.Name())
-	}
-}
-
-func assertImportScope(t *testing.T, recs []*converter.Record) {
-	t.Helper()
-	for _, r := range recs {
-		assert.Equal(t, "github.com/agenttrace/agenttrace/importer", r.Scope.Name())
-		assert.Equal(t, "0.1.0", r.Scope.Version())
-		assert.Equal(t, recs[0].Resource, r.Resource, "one shared resource")
-	}
-}
 
 func TestReadEventsFixtures(t *testing.T) {
 	tests := []struct {
@@ -184,12 +52,11 @@ func TestReadEventsFixtures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			recs, st := importFile(t, ReadEvents, filepath.Join(shapesDir, tt.file))
+			recs, st := importFixture(t, ReadEvents, tt.file)
 			assert.Empty(t, st.Problems)
 			assert.Equal(t, tt.unknown, st.Unknown)
 			require.Len(t, recs, tt.spans)
-			assertSane(t, recs)
-			assertImportScope(t, recs)
+			assertImported(t, recs)
 			assert.Equal(t, tt.tools, toolNames(recs))
 
 			traces := map[pcommon.TraceID]bool{}
@@ -221,7 +88,7 @@ func TestReadEventsFixtures(t *testing.T) {
 }
 
 func TestReadEventsArray(t *testing.T) {
-	recs, _ := importFile(t, ReadEvents, filepath.Join(shapesDir, "events.json"))
+	recs, _ := importFixture(t, ReadEvents, "events.json")
 
 	root := byOp(recs, semconv.OpInvokeAgent)[0].Span
 	assert.Equal(t, "invoke_agent", root.Name())
@@ -292,7 +159,7 @@ func TestReadEventsArray(t *testing.T) {
 }
 
 func TestReadEventsLines(t *testing.T) {
-	recs, _ := importFile(t, ReadEvents, filepath.Join(shapesDir, "events.jsonl"))
+	recs, _ := importFixture(t, ReadEvents, "events.jsonl")
 
 	read := byAttr(t, recs, semconv.ToolName, "read_file").Span
 	assert.Equal(t, "server:\n  port: 8080\n  host: 127.0.0.1\n", attr(read, semconv.ToolCallResult), "output chunks concatenate")
@@ -325,7 +192,7 @@ func TestReadEventsLines(t *testing.T) {
 }
 
 func TestReadEventsCancelled(t *testing.T) {
-	recs, _ := importFile(t, ReadEvents, filepath.Join(shapesDir, "events-cancelled.jsonl"))
+	recs, _ := importFixture(t, ReadEvents, "events-cancelled.jsonl")
 	cancelledAt := ts("2026-05-04T12:00:03Z")
 	for _, id := range []string{"t1", "t3"} {
 		sp := byAttr(t, recs, semconv.ToolCallID, id).Span
@@ -365,14 +232,14 @@ func TestReadEventsArrayEqualsLines(t *testing.T) {
 	}
 	fromArray, _ := importBytes(t, ReadEvents, "a", data)
 	fromLines, _ := importBytes(t, ReadEvents, "l", lines.Bytes())
-	assert.Equal(t, ptracecmp.Spans(converter.ToTraces(cloneRecords(fromArray))),
-		ptracecmp.Spans(converter.ToTraces(cloneRecords(fromLines))))
+	assert.Equal(t, spansOf(fromArray),
+		spansOf(fromLines))
 }
 
 func TestReadEventsDeterministic(t *testing.T) {
 	for _, f := range []string{"events.json", "events.jsonl", "events-cancelled.jsonl"} {
-		a, _ := importFile(t, ReadEvents, filepath.Join(shapesDir, f))
-		b, _ := importFile(t, ReadEvents, filepath.Join(shapesDir, f))
+		a, _ := importFixture(t, ReadEvents, f)
+		b, _ := importFixture(t, ReadEvents, f)
 		require.Equal(t, len(a), len(b))
 		ids := map[pcommon.SpanID]bool{}
 		for i := range a {
@@ -436,14 +303,7 @@ func TestReadEventsProblems(t *testing.T) {
 			recs, st := importBytes(t, ReadEvents, "in.jsonl", []byte(tt.in))
 			assert.Len(t, recs, tt.spans)
 			assertSane(t, recs)
-			var lines []int
-			for _, p := range st.Problems {
-				var le *converter.LineError
-				require.ErrorAs(t, p, &le)
-				assert.Equal(t, "in.jsonl", le.Source)
-				lines = append(lines, le.Line)
-			}
-			assert.Equal(t, tt.problems, lines, "%v", st.Problems)
+			assert.Equal(t, tt.problems, problemLines(t, st, "in.jsonl"), "%v", st.Problems)
 			assert.Equal(t, tt.unknown, st.Unknown)
 		})
 	}
@@ -534,31 +394,7 @@ func FuzzEvents(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"tool_end","conversation_id":"c","tool_call_id":"x","duration_ms":1e300,"timestamp":5}`))
 	f.Add([]byte(`[{"type":"cancelled"},{"type":"error"}]`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var recs []*converter.Record
-		st, err := ReadEvents(bytes.NewReader(data), "fuzz", func(r *converter.Record) error {
-			recs = append(recs, r)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if int64(len(recs)) != st.Records {
-			t.Fatalf("%d records, Stats.Records %d", len(recs), st.Records)
-		}
-		for _, p := range st.Problems {
-			var le *converter.LineError
-			if !errors.As(p, &le) || le.Line < 1 {
-				t.Fatalf("problem %v is not a LineError with a line", p)
-			}
-		}
-		for _, r := range recs {
-			sp := r.Span
-			if sp.TraceID().IsEmpty() || sp.SpanID().IsEmpty() || sp.EndTimestamp() < sp.StartTimestamp() {
-				t.Fatalf("insane span %s", ptracecmp.Span(sp))
-			}
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { checkFuzz(t, ReadEvents, data) })
 }
 
 // BenchmarkEvents imports ~10 MB of streaming events, one a line: tool

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
-	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -46,7 +44,7 @@ func bySpanID(t testing.TB, recs []*converter.Record, id string) *converter.Reco
 }
 
 func TestReadJaegerFixture(t *testing.T) {
-	recs, st := importFile(t, ReadJaeger, filepath.Join(shapesDir, "jaeger.json"))
+	recs, st := importFixture(t, ReadJaeger, "jaeger.json")
 	assert.Empty(t, st.Problems)
 	assert.Empty(t, st.Unknown)
 	require.Len(t, recs, 7)
@@ -192,7 +190,7 @@ func TestReadJaegerShapes(t *testing.T) {
 	want := func(raw []byte) []string {
 		recs, st := importBytes(t, ReadJaeger, "want", raw)
 		require.Empty(t, st.Problems)
-		return ptracecmp.Spans(converter.ToTraces(cloneRecords(recs)))
+		return spansOf(recs)
 	}
 	all := want(data)
 	first := want([]byte(`{"data":[` + string(doc.Data[0]) + `]}`))
@@ -217,7 +215,7 @@ func TestReadJaegerShapes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			recs, st := importBytes(t, ReadJaeger, "x", []byte(tt.in))
 			assert.Empty(t, st.Problems)
-			assert.Equal(t, tt.want, ptracecmp.Spans(converter.ToTraces(cloneRecords(recs))))
+			assert.Equal(t, tt.want, spansOf(recs))
 		})
 	}
 }
@@ -284,13 +282,7 @@ func TestReadJaegerProblems(t *testing.T) {
 			recs, st := importBytes(t, ReadJaeger, "j.json", []byte(tt.in))
 			assert.Len(t, recs, tt.spans)
 			assertSane(t, recs)
-			var lines []int
-			for _, p := range st.Problems {
-				var le *converter.LineError
-				require.ErrorAs(t, p, &le)
-				lines = append(lines, le.Line)
-			}
-			assert.Equal(t, tt.problems, lines, "%v", st.Problems)
+			assert.Equal(t, tt.problems, problemLines(t, st, "j.json"), "%v", st.Problems)
 		})
 	}
 }
@@ -318,29 +310,5 @@ func FuzzJaeger(f *testing.F) {
 	f.Add(data)
 	f.Add([]byte(`[{"traceID":"1","spans":[{"spanID":"2","startTime":18446744073709551615,"duration":18446744073709551615,"references":[{"refType":"FOLLOWS_FROM","spanID":"3"}],"tags":[{"key":"x","type":"float64","value":"NaN"}]}]}]`))
 	f.Add([]byte(`{"data":{"data":{"data":{"data":{"data":[]}}}}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var recs []*converter.Record
-		st, err := ReadJaeger(bytes.NewReader(data), "fuzz", func(r *converter.Record) error {
-			recs = append(recs, r)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if int64(len(recs)) != st.Records {
-			t.Fatalf("%d records, Stats.Records %d", len(recs), st.Records)
-		}
-		for _, p := range st.Problems {
-			var le *converter.LineError
-			if !errors.As(p, &le) || le.Line < 1 {
-				t.Fatalf("problem %v is not a LineError with a line", p)
-			}
-		}
-		for _, r := range recs {
-			sp := r.Span
-			if sp.TraceID().IsEmpty() || sp.SpanID().IsEmpty() || sp.EndTimestamp() < sp.StartTimestamp() {
-				t.Fatalf("insane span %s", ptracecmp.Span(sp))
-			}
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { checkFuzz(t, ReadJaeger, data) })
 }

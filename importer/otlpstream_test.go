@@ -59,7 +59,7 @@ func TestReadOTLPStream(t *testing.T) {
 	recs, st := importBytes(t, ReadOTLPStream, "traces.pb", stream)
 	assert.Empty(t, st.Problems)
 	assertSane(t, recs)
-	assert.Equal(t, protoSpans(t, fx...), ptracecmp.Spans(converter.ToTraces(cloneRecords(recs))), "spans, resources and scopes kept")
+	assert.Equal(t, protoSpans(t, fx...), spansOf(recs), "spans, resources and scopes kept")
 	assert.NotEqual(t, "github.com/agenttrace/agenttrace/importer", recs[0].Scope.Name(), "records keep their own scope")
 	assertRoundTrip(t, recs)
 
@@ -95,14 +95,7 @@ func TestReadOTLPStreamProblems(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			recs, st := importBytes(t, ReadOTLPStream, "s.pb", tt.in)
 			assert.Len(t, recs, tt.spans)
-			var nums []int
-			for _, p := range st.Problems {
-				var le *converter.LineError
-				require.ErrorAs(t, p, &le)
-				assert.Equal(t, "s.pb", le.Source)
-				nums = append(nums, le.Line)
-			}
-			assert.Equal(t, tt.problems, nums, "%v", st.Problems)
+			assert.Equal(t, tt.problems, problemLines(t, st, "s.pb"), "%v", st.Problems)
 		})
 	}
 }

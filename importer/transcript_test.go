@@ -2,9 +2,7 @@ package importer
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,59 +17,11 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
-	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
-// Helpers shared by transcript_test.go and trajectory_test.go.
-
-func transcriptTestRead(t testing.TB, fn Func, name string, data []byte) ([]*converter.Record, Stats) {
-	t.Helper()
-	var recs []*converter.Record
-	st, err := fn(bytes.NewReader(data), name, func(rec *converter.Record) error {
-		recs = append(recs, rec)
-		return nil
-	})
-	require.NoError(t, err)
-	require.Equal(t, int64(len(recs)), st.Records)
-	return recs, st
-}
-
-func transcriptTestFile(t testing.TB, fn Func, file string) ([]*converter.Record, Stats) {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "shapes", file))
-	require.NoError(t, err)
-	return transcriptTestRead(t, fn, file, data)
-}
-
-func transcriptTestAttr(sp ptrace.Span, key string) string {
-	v, ok := sp.Attributes().Get(key)
-	if !ok {
-		return ""
-	}
-	return v.AsString()
-}
-
-func transcriptTestTime(t testing.TB, s string) pcommon.Timestamp {
-	t.Helper()
-	tm, err := time.Parse(time.RFC3339Nano, s)
-	require.NoError(t, err)
-	return pcommon.NewTimestampFromTime(tm)
-}
-
-// transcriptTestFind returns the spans named name, in emission order.
-func transcriptTestFind(recs []*converter.Record, name string) []ptrace.Span {
-	var out []ptrace.Span
-	for _, r := range recs {
-		if r.Span.Name() == name {
-			out = append(out, r.Span)
-		}
-	}
-	return out
-}
-
-// transcriptTestCase is what a fixture must import as.
-type transcriptTestCase struct {
+// fixtureCase is what a fixture must import as.
+type fixtureCase struct {
 	file    string
 	read    Func
 	traces  int
@@ -89,15 +39,15 @@ type transcriptTestCase struct {
 	problems []int // lines reported
 }
 
-// transcriptTestCheck imports a fixture and holds it to c, and to what every
+// checkFixture imports a fixture and holds it to c, and to what every
 // import must be: sane ids and times, children before parents, one
 // resource and scope, deterministic ids, and a lossless round trip through
 // the artifact.
-func transcriptTestCheck(t *testing.T, c transcriptTestCase) {
+func checkFixture(t *testing.T, c fixtureCase) {
 	t.Helper()
-	recs, st := transcriptTestFile(t, c.read, c.file)
+	recs, st := importFixture(t, c.read, c.file)
 	assert.Equal(t, c.records, st.Records, "records")
-	transcriptTestSane(t, recs)
+	assertImported(t, recs)
 
 	var tally converter.Tally
 	for _, r := range recs {
@@ -123,17 +73,17 @@ func transcriptTestCheck(t *testing.T, c transcriptTestCase) {
 	byID := map[pcommon.SpanID]ptrace.Span{}
 	for _, r := range recs {
 		byID[r.Span.SpanID()] = r.Span
-		if transcriptTestAttr(r.Span, semconv.OperationName) == semconv.OpExecuteTool {
+		if attr(r.Span, semconv.OperationName) == semconv.OpExecuteTool {
 			tools = append(tools, r.Span)
 		}
 		if r.Span.Status().Code() == ptrace.StatusCodeError {
-			errs = append(errs, r.Span.Name()+": "+transcriptTestAttr(r.Span, semconv.ErrorType))
+			errs = append(errs, r.Span.Name()+": "+attr(r.Span, semconv.ErrorType))
 		}
 	}
 	slices.SortStableFunc(tools, func(a, b ptrace.Span) int { return int(a.StartTimestamp()) - int(b.StartTimestamp()) })
 	var names []string
 	for _, sp := range tools {
-		names = append(names, transcriptTestAttr(sp, semconv.ToolName))
+		names = append(names, attr(sp, semconv.ToolName))
 	}
 	assert.Equal(t, c.tools, names, "tools in order")
 	slices.Sort(errs)
@@ -154,91 +104,18 @@ func transcriptTestCheck(t *testing.T, c transcriptTestCase) {
 	assert.Equal(t, c.tree, tree, "tree")
 
 	assert.Equal(t, c.unknown, st.Unknown, "unknown")
-	var lines []int
-	for _, p := range st.Problems {
-		var le *converter.LineError
-		require.ErrorAs(t, p, &le)
-		assert.Equal(t, c.file, le.Source)
-		lines = append(lines, le.Line)
-	}
-	assert.Equal(t, c.problems, lines, "problem lines: %v", st.Problems)
+	assert.Equal(t, c.problems, problemLines(t, st, c.file), "problem lines: %v", st.Problems)
 
 	// Deterministic: a second import is the same, ids included.
-	again, _ := transcriptTestFile(t, c.read, c.file)
-	assert.Equal(t, transcriptTestSpans(recs), transcriptTestSpans(again), "a second import differs")
+	again, _ := importFixture(t, c.read, c.file)
+	assert.Equal(t, spansOf(recs), spansOf(again), "a second import differs")
 
-	transcriptTestRoundTrip(t, recs)
-}
-
-func transcriptTestSpans(recs []*converter.Record) []string {
-	return ptracecmp.Spans(converter.ToTraces(transcriptTestValues(recs)))
-}
-
-func transcriptTestValues(recs []*converter.Record) []converter.Record {
-	out := make([]converter.Record, len(recs))
-	for i, r := range recs {
-		out[i] = *r
-	}
-	return out
-}
-
-// transcriptTestSane holds every record to the import contract.
-func transcriptTestSane(t testing.TB, recs []*converter.Record) {
-	t.Helper()
-	emitted := map[pcommon.SpanID]int{}
-	var res pcommon.Resource
-	for i, r := range recs {
-		sp := r.Span
-		require.False(t, sp.TraceID().IsEmpty(), "%d %s: no trace id", i, sp.Name())
-		require.False(t, sp.SpanID().IsEmpty(), "%d %s: no span id", i, sp.Name())
-		require.GreaterOrEqual(t, sp.EndTimestamp(), sp.StartTimestamp(), "%d %s: ends before it starts", i, sp.Name())
-		if _, dup := emitted[sp.SpanID()]; dup {
-			t.Fatalf("%d %s: span id %s emitted twice", i, sp.Name(), sp.SpanID())
-		}
-		emitted[sp.SpanID()] = i
-		if j, ok := emitted[sp.ParentSpanID()]; ok && !sp.ParentSpanID().IsEmpty() {
-			t.Fatalf("%d %s: its parent was emitted before it (%d)", i, sp.Name(), j)
-		}
-		require.Equal(t, importScopeName, r.Scope.Name())
-		require.Equal(t, importScopeVersion, r.Scope.Version())
-		if i == 0 {
-			res = r.Resource
-		}
-		require.Equal(t, res, r.Resource, "one resource per import")
-		_, ok := r.Resource.Attributes().Get("service.name")
-		require.True(t, ok, "service.name")
-	}
-}
-
-// transcriptTestRoundTrip writes recs as an artifact and reads it back:
-// the spans must come back exactly.
-func transcriptTestRoundTrip(t *testing.T, recs []*converter.Record) {
-	t.Helper()
-	vals := transcriptTestValues(recs)
-	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, converter.MetaFor(vals))
-	for i := range vals {
-		require.NoError(t, w.Write(&vals[i]))
-	}
-	require.NoError(t, w.Close())
-	r := converter.NewReader(bytes.NewReader(buf.Bytes()))
-	var back []converter.Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		back = append(back, *rec)
-	}
-	require.Empty(t, r.Problems())
-	assert.Equal(t, ptracecmp.Spans(converter.ToTraces(vals)), ptracecmp.Spans(converter.ToTraces(back)),
-		"artifact round trip changed the spans")
+	assertRoundTrip(t, recs)
 }
 
 func TestReadTranscriptFixtures(t *testing.T) {
 	t.Parallel()
-	cases := []transcriptTestCase{
+	cases := []fixtureCase{
 		{
 			file: "transcript.jsonl", read: ReadTranscript, traces: 1, records: 7,
 			calls: 3, inferences: 3, agents: 1, errors: 1,
@@ -279,22 +156,22 @@ func TestReadTranscriptFixtures(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			t.Parallel()
-			transcriptTestCheck(t, c)
+			checkFixture(t, c)
 		})
 	}
 }
 
 func TestReadTranscriptDetails(t *testing.T) {
 	t.Parallel()
-	recs, _ := transcriptTestFile(t, ReadTranscript, "transcript.jsonl")
-	root := transcriptTestFind(recs, "invoke_agent shopbot")
+	recs, _ := importFixture(t, ReadTranscript, "transcript.jsonl")
+	root := byName(recs, "invoke_agent shopbot")
 	require.Len(t, root, 1)
 	assert.Equal(t, "invoke_agent shopbot", recs[len(recs)-1].Span.Name(), "the root comes last")
 	rs := root[0]
-	assert.Equal(t, "sess_7f3a9c", transcriptTestAttr(rs, semconv.ConversationID))
-	assert.Equal(t, "shopbot", transcriptTestAttr(rs, semconv.AgentName))
-	assert.Equal(t, transcriptTestTime(t, "2026-05-04T10:00:00Z"), rs.StartTimestamp())
-	assert.Equal(t, transcriptTestTime(t, "2026-05-04T10:00:12.020Z"), rs.EndTimestamp())
+	assert.Equal(t, "sess_7f3a9c", attr(rs, semconv.ConversationID))
+	assert.Equal(t, "shopbot", attr(rs, semconv.AgentName))
+	assert.Equal(t, ts("2026-05-04T10:00:00Z"), rs.StartTimestamp())
+	assert.Equal(t, ts("2026-05-04T10:00:12.020Z"), rs.EndTimestamp())
 	var evs []string
 	for _, ev := range rs.Events().All() {
 		evs = append(evs, ev.Name())
@@ -302,50 +179,50 @@ func TestReadTranscriptDetails(t *testing.T) {
 	assert.Equal(t, []string{"session.started", "system.section.added", "tools.added", "tools.added", "tools.added",
 		"state.patched", "system.section.removed", "tools.removed"}, evs)
 	state := rs.Events().At(5)
-	assert.Equal(t, transcriptTestTime(t, "2026-05-04T10:00:03.630Z"), state.Timestamp())
-	assert.JSONEq(t, `{"op":"replace","path":"/open_files","value":["shop/pricing.py"]}`, transcriptTestAttr2(state.Attributes(), transcriptAttrPayload))
-	assert.Equal(t, "evt_0006", transcriptTestAttr2(state.Attributes(), transcriptAttrRecordID))
+	assert.Equal(t, ts("2026-05-04T10:00:03.630Z"), state.Timestamp())
+	assert.JSONEq(t, `{"op":"replace","path":"/open_files","value":["shop/pricing.py"]}`, mapAttr(state.Attributes(), transcriptAttrPayload))
+	assert.Equal(t, "evt_0006", mapAttr(state.Attributes(), transcriptAttrRecordID))
 
-	chats := transcriptTestFind(recs, "chat claude-sonnet-4-5")
+	chats := byName(recs, "chat claude-sonnet-4-5")
 	require.Len(t, chats, 3)
 	c1 := chats[0]
 	assert.Equal(t, ptrace.SpanKindClient, c1.Kind())
-	assert.Equal(t, transcriptTestTime(t, "2026-05-04T10:00:01.100Z"), c1.StartTimestamp(), "response time - latency")
-	assert.Equal(t, transcriptTestTime(t, "2026-05-04T10:00:03.500Z"), c1.EndTimestamp())
+	assert.Equal(t, ts("2026-05-04T10:00:01.100Z"), c1.StartTimestamp(), "response time - latency")
+	assert.Equal(t, ts("2026-05-04T10:00:03.500Z"), c1.EndTimestamp())
 	a := c1.Attributes()
-	assert.Equal(t, "anthropic", transcriptTestAttr(c1, semconv.ProviderName))
-	assert.Equal(t, "claude-sonnet-4-5", transcriptTestAttr(c1, semconv.RequestModel))
-	assert.Equal(t, `["tool_use"]`, transcriptTestAttr(c1, semconv.ResponseFinishReasons))
+	assert.Equal(t, "anthropic", attr(c1, semconv.ProviderName))
+	assert.Equal(t, "claude-sonnet-4-5", attr(c1, semconv.RequestModel))
+	assert.Equal(t, `["tool_use"]`, attr(c1, semconv.ResponseFinishReasons))
 	for k, v := range map[string]int64{semconv.RequestMaxTokens: 8192, semconv.UsageInputTokens: 4200, semconv.UsageOutputTokens: 85,
 		semconv.UsageCacheReadInput: 0, semconv.UsageCacheCreationInput: 3000, transcriptAttrTurn: 1} {
 		v2, ok := a.Get(k)
 		require.True(t, ok, k)
 		assert.Equal(t, v, v2.Int(), k)
 	}
-	assert.Equal(t, "3b1f0c9d8e7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c", transcriptTestAttr(c1, "agenttrace.transcript.system_sha256"))
+	assert.Equal(t, "3b1f0c9d8e7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c", attr(c1, "agenttrace.transcript.system_sha256"))
 	assert.JSONEq(t, `[{"role":"user","parts":[{"type":"text","content":"The discount test fails, please fix it."},{"type":"text","content":"Remember: run the tests before you finish.","source":"reminder"}]}]`,
-		transcriptTestAttr(c1, semconv.InputMessages))
+		attr(c1, semconv.InputMessages))
 	assert.JSONEq(t, `[{"role":"assistant","parts":[{"type":"text","content":"Let me look at the pricing module first."},{"type":"tool_call","id":"toolu_01A","name":"read_file","arguments":{"path":"shop/pricing.py"}}],"finish_reason":"tool_call"}]`,
-		transcriptTestAttr(c1, semconv.OutputMessages))
+		attr(c1, semconv.OutputMessages))
 	// The second call's input is the tool result; its output has the reasoning.
 	assert.JSONEq(t, `[{"role":"user","parts":[{"type":"tool_call_response","id":"toolu_01A","response":"def discount(price):\n    return int(price * 0.9)\n"}]}]`,
-		transcriptTestAttr(chats[1], semconv.InputMessages))
-	assert.Contains(t, transcriptTestAttr(chats[1], semconv.OutputMessages), `{"type":"reasoning","content":"int() truncates; the test expects rounding to cents."}`)
-	assert.Contains(t, transcriptTestAttr(chats[2], semconv.OutputMessages), `"finish_reason":"stop"`)
+		attr(chats[1], semconv.InputMessages))
+	assert.Contains(t, attr(chats[1], semconv.OutputMessages), `{"type":"reasoning","content":"int() truncates; the test expects rounding to cents."}`)
+	assert.Contains(t, attr(chats[2], semconv.OutputMessages), `"finish_reason":"stop"`)
 
-	read := transcriptTestFind(recs, "execute_tool read_file")[0]
-	assert.Equal(t, transcriptTestTime(t, "2026-05-04T10:00:03.510Z"), read.StartTimestamp(), "from the assistant message")
-	assert.Equal(t, transcriptTestTime(t, "2026-05-04T10:00:03.620Z"), read.EndTimestamp(), "to the result")
-	assert.Equal(t, "toolu_01A", transcriptTestAttr(read, semconv.ToolCallID))
-	assert.JSONEq(t, `{"path":"shop/pricing.py"}`, transcriptTestAttr(read, semconv.ToolCallArguments))
-	assert.Equal(t, "def discount(price):\n    return int(price * 0.9)\n", transcriptTestAttr(read, semconv.ToolCallResult))
+	read := byName(recs, "execute_tool read_file")[0]
+	assert.Equal(t, ts("2026-05-04T10:00:03.510Z"), read.StartTimestamp(), "from the assistant message")
+	assert.Equal(t, ts("2026-05-04T10:00:03.620Z"), read.EndTimestamp(), "to the result")
+	assert.Equal(t, "toolu_01A", attr(read, semconv.ToolCallID))
+	assert.JSONEq(t, `{"path":"shop/pricing.py"}`, attr(read, semconv.ToolCallArguments))
+	assert.Equal(t, "def discount(price):\n    return int(price * 0.9)\n", attr(read, semconv.ToolCallResult))
 	assert.Equal(t, ptrace.StatusCodeUnset, read.Status().Code())
 
-	tests := transcriptTestFind(recs, "execute_tool run_tests")[0]
+	tests := byName(recs, "execute_tool run_tests")[0]
 	assert.Equal(t, ptrace.StatusCodeError, tests.Status().Code())
 	assert.Equal(t, "FAILED tests/test_pricing.py::test_rounding - assert 8.99 == 9.0", tests.Status().Message())
 	assert.JSONEq(t, `[{"type":"text","text":"FAILED tests/test_pricing.py::test_rounding - assert 8.99 == 9.0"}]`,
-		transcriptTestAttr(tests, semconv.ToolCallResult))
+		attr(tests, semconv.ToolCallResult))
 
 	// Emission follows the spans' ends: the chat before the tool call it asked for.
 	var order []string
@@ -359,24 +236,19 @@ func TestReadTranscriptDetails(t *testing.T) {
 	}
 }
 
-func transcriptTestAttr2(m pcommon.Map, key string) string {
-	v, _ := m.Get(key)
-	return v.AsString()
-}
-
 func TestReadTranscriptEdgeDetails(t *testing.T) {
 	t.Parallel()
-	recs, st := transcriptTestFile(t, ReadTranscript, "transcript-edge.jsonl")
+	recs, st := importFixture(t, ReadTranscript, "transcript-edge.jsonl")
 	require.Len(t, st.Problems, 2)
 	assert.ErrorIs(t, st.Problems[0], converter.ErrBadRecord)
 	assert.ErrorIs(t, st.Problems[1], converter.ErrTornLine)
 	assert.Contains(t, st.Problems[0].Error(), "transcript-edge.jsonl:6: ")
 
-	roots := transcriptTestFind(recs, "invoke_agent")
+	roots := byName(recs, "invoke_agent")
 	require.Len(t, roots, 2)
 	edge, fork := roots[0], roots[1]
-	assert.Equal(t, "sess_edge", transcriptTestAttr(edge, semconv.ConversationID))
-	assert.Equal(t, "sess_fork", transcriptTestAttr(fork, semconv.ConversationID))
+	assert.Equal(t, "sess_edge", attr(edge, semconv.ConversationID))
+	assert.Equal(t, "sess_fork", attr(fork, semconv.ConversationID))
 	assert.NotEqual(t, edge.TraceID(), fork.TraceID(), "one session, one trace")
 	assert.Equal(t, transcriptSessionTrace("sess_edge"), edge.TraceID())
 	require.Equal(t, 1, fork.Links().Len(), "a forked session links to its origin")
@@ -388,44 +260,41 @@ func TestReadTranscriptEdgeDetails(t *testing.T) {
 	}
 	assert.Equal(t, []string{"session.started", "session.compacted"}, evs)
 	assert.Equal(t, "session.forked", fork.Events().At(0).Name())
-	assert.Equal(t, transcriptTestTime(t, "2026-05-05T08:00:00Z"), edge.StartTimestamp())
-	assert.Equal(t, transcriptTestTime(t, "2026-05-05T08:00:03.100Z"), edge.EndTimestamp())
+	assert.Equal(t, ts("2026-05-05T08:00:00Z"), edge.StartTimestamp())
+	assert.Equal(t, ts("2026-05-05T08:00:03.100Z"), edge.EndTimestamp())
 
-	chats := transcriptTestFind(recs, "chat gpt-4.1")
+	chats := byName(recs, "chat gpt-4.1")
 	require.Len(t, chats, 2)
 	ok, open := chats[0], chats[1]
-	assert.Equal(t, transcriptTestTime(t, "2026-05-05T08:00:01.300Z"), ok.StartTimestamp(), "zone-less is UTC; camelCase latencyMs")
-	assert.Equal(t, transcriptTestTime(t, "2026-05-05T08:00:02.700Z"), ok.EndTimestamp())
-	assert.Equal(t, `["tool_calls"]`, transcriptTestAttr(ok, semconv.ResponseFinishReasons))
-	assert.Equal(t, "4096", transcriptTestAttr(ok, semconv.RequestMaxTokens))
-	assert.Equal(t, "aa11", transcriptTestAttr(ok, "agenttrace.transcript.messagesSha256"))
+	assert.Equal(t, ts("2026-05-05T08:00:01.300Z"), ok.StartTimestamp(), "zone-less is UTC; camelCase latencyMs")
+	assert.Equal(t, ts("2026-05-05T08:00:02.700Z"), ok.EndTimestamp())
+	assert.Equal(t, `["tool_calls"]`, attr(ok, semconv.ResponseFinishReasons))
+	assert.Equal(t, "4096", attr(ok, semconv.RequestMaxTokens))
+	assert.Equal(t, "aa11", attr(ok, "agenttrace.transcript.messagesSha256"))
 	assert.JSONEq(t, `[{"role":"user","parts":[{"type":"text","content":"List the files, then fetch the docs page."}]}]`,
-		transcriptTestAttr(ok, semconv.InputMessages), "epoch-ms time, string content")
+		attr(ok, semconv.InputMessages), "epoch-ms time, string content")
 	assert.Equal(t, ptrace.StatusCodeError, open.Status().Code())
-	assert.Equal(t, "incomplete", transcriptTestAttr(open, semconv.ErrorType))
+	assert.Equal(t, "incomplete", attr(open, semconv.ErrorType))
 	assert.JSONEq(t, `[{"role":"tool","parts":[{"type":"tool_call_response","id":"call_1","response":"README.md\nmain.go"}]}]`,
-		transcriptTestAttr(open, semconv.InputMessages))
+		attr(open, semconv.InputMessages))
 
-	list := transcriptTestFind(recs, "execute_tool list_dir")[0]
-	assert.Equal(t, transcriptTestTime(t, "2026-05-05T08:00:02.710Z"), list.StartTimestamp())
-	assert.Equal(t, transcriptTestTime(t, "2026-05-05T08:00:02.900Z"), list.EndTimestamp(), "+02:00 offset")
-	assert.Equal(t, "README.md\nmain.go", transcriptTestAttr(list, semconv.ToolCallResult))
-	fetch := transcriptTestFind(recs, "execute_tool fetch_url")[0]
-	assert.Equal(t, "incomplete", transcriptTestAttr(fetch, semconv.ErrorType))
+	list := byName(recs, "execute_tool list_dir")[0]
+	assert.Equal(t, ts("2026-05-05T08:00:02.710Z"), list.StartTimestamp())
+	assert.Equal(t, ts("2026-05-05T08:00:02.900Z"), list.EndTimestamp(), "+02:00 offset")
+	assert.Equal(t, "README.md\nmain.go", attr(list, semconv.ToolCallResult))
+	fetch := byName(recs, "execute_tool fetch_url")[0]
+	assert.Equal(t, "incomplete", attr(fetch, semconv.ErrorType))
 	assert.Equal(t, edge.EndTimestamp(), fetch.EndTimestamp(), "an open call ends with its session")
 
-	haiku := transcriptTestFind(recs, "chat claude-haiku-4-5")[0]
-	assert.Equal(t, transcriptTestTime(t, "2026-05-05T08:05:01.150Z"), haiku.StartTimestamp(), `latency "850"`)
-	assert.Equal(t, "120", transcriptTestAttr(haiku, semconv.UsageInputTokens))
+	haiku := byName(recs, "chat claude-haiku-4-5")[0]
+	assert.Equal(t, ts("2026-05-05T08:05:01.150Z"), haiku.StartTimestamp(), `latency "850"`)
+	assert.Equal(t, "120", attr(haiku, semconv.UsageInputTokens))
 }
 
 func TestReadTranscriptSmall(t *testing.T) {
 	t.Parallel()
 	const t0 = `"time":"2026-01-01T00:00:00Z"`
-	cases := []struct {
-		name, in string
-		check    func(t *testing.T, recs []*converter.Record, st Stats)
-	}{
+	runSmall(t, ReadTranscript, []smallCase{
 		{"empty", "", func(t *testing.T, recs []*converter.Record, st Stats) {
 			assert.Empty(t, recs)
 			assert.Empty(t, st.Problems)
@@ -442,13 +311,13 @@ func TestReadTranscriptSmall(t *testing.T) {
 			func(t *testing.T, recs []*converter.Record, st Stats) {
 				require.Len(t, recs, 2)
 				assert.Equal(t, "execute_tool", recs[0].Span.Name())
-				assert.Equal(t, "true", transcriptTestAttr(recs[0].Span, transcriptAttrUnmatched))
+				assert.Equal(t, "true", attr(recs[0].Span, transcriptAttrUnmatched))
 			}},
 		{"response without request", `{"type":"inference.responded",` + t0 + `,"inference":{"stop_reason":"end_turn","model":"m","usage":{"input":1,"output":2}}}`,
 			func(t *testing.T, recs []*converter.Record, st Stats) {
 				require.Len(t, recs, 2)
 				assert.Equal(t, "chat m", recs[0].Span.Name())
-				assert.Equal(t, "1", transcriptTestAttr(recs[0].Span, semconv.UsageInputTokens))
+				assert.Equal(t, "1", attr(recs[0].Span, semconv.UsageInputTokens))
 			}},
 		{"bad time", `{"type":"state.patched","time":"yesterday","state":{}}`, func(t *testing.T, recs []*converter.Record, st Stats) {
 			require.Len(t, recs, 1, "the record is kept")
@@ -458,7 +327,7 @@ func TestReadTranscriptSmall(t *testing.T) {
 		{"payload at top level", `{"type":"inference.requested",` + t0 + `,"model":"top","turn":1}`, func(t *testing.T, recs []*converter.Record, st Stats) {
 			require.Len(t, recs, 2)
 			assert.Equal(t, "chat top", recs[0].Span.Name())
-			assert.Equal(t, "incomplete", transcriptTestAttr(recs[0].Span, semconv.ErrorType))
+			assert.Equal(t, "incomplete", attr(recs[0].Span, semconv.ErrorType))
 		}},
 		{"no session id", `{"type":"session.started",` + t0 + `}` + "\r\n" + `{"type":"state.patched","time":1767225601000}`,
 			func(t *testing.T, recs []*converter.Record, st Stats) {
@@ -466,15 +335,7 @@ func TestReadTranscriptSmall(t *testing.T) {
 				assert.Equal(t, 2, recs[0].Span.Events().Len(), "one session, CRLF lines")
 				assert.Equal(t, time.Second, time.Duration(recs[0].Span.EndTimestamp()-recs[0].Span.StartTimestamp()))
 			}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			recs, st := transcriptTestRead(t, ReadTranscript, "small", []byte(c.in))
-			transcriptTestSane(t, recs)
-			c.check(t, recs, st)
-		})
-	}
+	})
 }
 
 func TestReadTranscriptLongLine(t *testing.T) {
@@ -483,7 +344,7 @@ func TestReadTranscriptLongLine(t *testing.T) {
 	in.WriteString(`{"type":"session.started","sessionId":"s","time":"2026-01-01T00:00:00Z"}` + "\n")
 	in.WriteString(`{"type":"state.patched","sessionId":"s","time":"2026-01-01T00:00:01Z","state":"` + strings.Repeat("x", converter.DefaultMaxLineSize) + `"}` + "\n")
 	in.WriteString(`{"type":"state.patched","sessionId":"s","time":"2026-01-01T00:00:02Z","state":{}}` + "\n")
-	recs, st := transcriptTestRead(t, ReadTranscript, "long", in.Bytes())
+	recs, st := importBytes(t, ReadTranscript, "long", in.Bytes())
 	require.Len(t, st.Problems, 1)
 	assert.ErrorIs(t, st.Problems[0], converter.ErrLineTooLong)
 	assert.Contains(t, st.Problems[0].Error(), "long:2:")
@@ -535,27 +396,8 @@ func FuzzTranscript(f *testing.F) {
 	f.Add([]byte(`{"type":"message.appended","time":1,"message":{"role":"assistant","content":[{"type":"tool_use"}]}}` + "\n" +
 		`{"type":"message.appended","time":0,"message":{"role":"tool","content":"x"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := ReadTranscript(bytes.NewReader(data), "fuzz", func(rec *converter.Record) error {
-			return transcriptFuzzCheck(rec)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		checkFuzz(t, ReadTranscript, data)
 	})
-}
-
-// transcriptFuzzCheck is what every record of any input must satisfy.
-func transcriptFuzzCheck(rec *converter.Record) error {
-	sp := rec.Span
-	switch {
-	case sp.TraceID().IsEmpty():
-		return fmt.Errorf("%s: no trace id", sp.Name())
-	case sp.SpanID().IsEmpty():
-		return fmt.Errorf("%s: no span id", sp.Name())
-	case sp.EndTimestamp() < sp.StartTimestamp():
-		return fmt.Errorf("%s: ends %d before it starts %d", sp.Name(), sp.EndTimestamp(), sp.StartTimestamp())
-	}
-	return nil
 }
 
 // BenchmarkTranscript imports a generated ~10 MB log of tool-using turns.
