@@ -430,7 +430,7 @@ func (c *evConv) removeOpen(call *evCall) {
 
 func (call *evCall) setTool(name string) {
 	call.tool = name
-	call.span.SetName(semconv.OpExecuteTool + " " + name)
+	call.span.SetName(spanName(semconv.OpExecuteTool, name))
 	call.span.Attributes().PutStr(semconv.ToolName, name)
 }
 

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -23,12 +24,20 @@ func startSpan(sp ptrace.Span, trace pcommon.TraceID, key string, parent pcommon
 	sp.SetTraceID(trace)
 	sp.SetSpanID(spanIDFor(trace, key))
 	sp.SetParentSpanID(parent)
-	sp.SetName(strings.TrimSpace(op + " " + name))
+	sp.SetName(spanName(op, name))
 	sp.SetKind(kind)
 	sp.SetStartTimestamp(pcommon.Timestamp(start))
 	attrs := sp.Attributes()
 	attrs.PutStr(semconv.OperationName, op)
 	return attrs
+}
+
+// spanName is "{op} {name}", op alone when name is "".
+func spanName(op, name string) string {
+	if name == "" {
+		return op
+	}
+	return strings.TrimSpace(op + " " + name)
 }
 
 // putStr puts a string attribute, unless it is "".
@@ -79,6 +88,11 @@ func appendPart(dst []byte, typ, content string) []byte {
 // appendMessages appends a one-message array [{"role", "parts",
 // "finish_reason"}]; finish "" leaves finish_reason out.
 func appendMessages(dst []byte, role, finish string, parts ...chatPart) []byte {
+	n := len(`[{"role":"","parts":[],"finish_reason":""}]`) + len(role) + len(finish)
+	for _, p := range parts {
+		n += len(`{"type":"","content":""},`) + len(p.Type) + len(p.Content)
+	}
+	dst = slices.Grow(dst, n) // enough unless there is much to escape
 	dst = append(dst, `[{"role":`...)
 	dst = converter.AppendJSONString(dst, role)
 	dst = append(dst, `,"parts":[`...)

@@ -1037,28 +1037,20 @@ var timeLayouts = [...]string{
 // nanoseconds). White space around a string's time is ignored. It returns
 // Unix nanoseconds; times before 1970 or after 2261 are refused.
 func parseTime(raw []byte) (uint64, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return 0, false
+	}
+	if raw[0] != '"' { // a JSON number, or no time; read without a copy
+		ns, ok, _ := epochTime(string(raw))
+		return ns, ok
+	}
 	s := strings.TrimSpace(transcriptRawString(raw))
 	if s == "" {
 		return 0, false
 	}
-	if strings.Trim(s, "0123456789.eE+-") == "" {
-		if x, err := strconv.ParseFloat(s, 64); err == nil {
-			var ns float64
-			switch {
-			case x < 1e11:
-				ns = x * 1e9
-			case x < 1e14:
-				ns = x * 1e6
-			case x < 1e17:
-				ns = x * 1e3
-			default:
-				ns = x
-			}
-			if x < 0 || ns >= float64(maxTime) || math.IsNaN(x) {
-				return 0, false
-			}
-			return uint64(math.Round(ns)), true
-		}
+	if ns, ok, isNum := epochTime(s); isNum {
+		return ns, ok
 	}
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
@@ -1069,6 +1061,33 @@ func parseTime(raw []byte) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// epochTime reads s as an epoch number (see parseTime); isNum is false
+// when s is not a number.
+func epochTime(s string) (ns uint64, ok, isNum bool) {
+	if strings.Trim(s, "0123456789.eE+-") != "" {
+		return 0, false, false
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false, false
+	}
+	var f float64
+	switch {
+	case x < 1e11:
+		f = x * 1e9
+	case x < 1e14:
+		f = x * 1e6
+	case x < 1e17:
+		f = x * 1e3
+	default:
+		f = x
+	}
+	if x < 0 || f >= float64(maxTime) || math.IsNaN(x) {
+		return 0, false, true
+	}
+	return uint64(math.Round(f)), true, true
 }
 
 // maxTime bounds the times read (2261-12-31, within int64 ns).
