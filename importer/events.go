@@ -20,18 +20,14 @@ import (
 // Attributes the importers write that no convention defines.
 const (
 	attrSourceTraceID    = "agenttrace.source_trace_id"
-	attrTruncated        = "agenttrace.truncated"
-	attrFullLength       = "agenttrace.full_length"
 	attrUserMessageID    = "agenttrace.user_message_id"
 	attrPartialMessageID = "agenttrace.partial_message_id"
 )
 
-// Error types the events reader sets.
-const (
-	codeCancelled  = "cancelled"  // a tool call or stream cut by a cancelled event
-	codeToolError  = "tool_error" // tool_end with status error
-	codeIncomplete = "incomplete" // a tool call still open when the stream ended
-)
+// errCancelled is the error type of a tool call or stream cut by a
+// cancelled event (tool_end with status error is errTool, a tool call
+// still open when the stream ended errIncomplete).
+const errCancelled = "cancelled"
 
 // streamEvent is one streaming trace event (dialects.md §4). Fields whose
 // JSON type varies between producers are kept raw and read leniently.
@@ -221,7 +217,7 @@ func (s *eventsState) apply(ev *streamEvent, line int) error {
 			return err
 		}
 		if old, ok := c.calls[ev.ToolCallID]; ok && old.started {
-			old.fail(codeIncomplete, "tool_start again before tool_end")
+			old.fail(errIncomplete, "tool_start again before tool_end")
 			if err := s.endCall(c, old, ts); err != nil {
 				return err
 			}
@@ -265,7 +261,7 @@ func (s *eventsState) apply(ev *streamEvent, line int) error {
 			c.start = min(c.start, start)
 		}
 		if strings.EqualFold(ev.Status, "error") {
-			call.fail(codeToolError, ev.ErrorMessage)
+			call.fail(errTool, ev.ErrorMessage)
 		}
 		if err := s.endCall(c, call, end); err != nil {
 			return err
@@ -288,16 +284,16 @@ func (s *eventsState) apply(ev *streamEvent, line int) error {
 		if ev.UserMessageID != "" {
 			c.root.Attributes().PutStr(attrUserMessageID, ev.UserMessageID)
 		}
-		return s.endConv(c, ts, codeIncomplete, "no tool_end before the final event")
+		return s.endConv(c, ts, errIncomplete, "no tool_end before the final event")
 	case "cancelled":
 		if ev.PartialMessageID != "" && c.chat == nil {
 			c.root.Attributes().PutStr(attrPartialMessageID, ev.PartialMessageID)
 		}
-		if err := s.closeChat(c, ts, codeCancelled, ev.PartialMessageID); err != nil {
+		if err := s.closeChat(c, ts, errCancelled, ev.PartialMessageID); err != nil {
 			return err
 		}
-		setError(c.root, codeCancelled, ev.Reason)
-		return s.endConv(c, ts, codeCancelled, ev.Reason)
+		setError(c.root, errCancelled, ev.Reason)
+		return s.endConv(c, ts, errCancelled, ev.Reason)
 	case "error":
 		if err := s.closeChat(c, ts, "error", ""); err != nil {
 			return err
@@ -307,13 +303,7 @@ func (s *eventsState) apply(ev *streamEvent, line int) error {
 			code = "error"
 		}
 		setError(c.root, code, ev.ErrorMessage)
-		e := c.root.Events().AppendEmpty()
-		e.SetName("exception")
-		e.SetTimestamp(pcommon.Timestamp(ts))
-		e.Attributes().PutStr("exception.type", code)
-		if ev.ErrorMessage != "" {
-			e.Attributes().PutStr("exception.message", ev.ErrorMessage)
-		}
+		addException(c.root, ts, code, ev.ErrorMessage, "")
 	}
 	return nil
 }
@@ -326,7 +316,7 @@ func (s *eventsState) flushAll() error {
 		if err := s.closeChat(c, c.last, "", ""); err != nil {
 			return err
 		}
-		if err := s.endConv(c, c.last, codeIncomplete, "the stream ended before tool_end"); err != nil {
+		if err := s.endConv(c, c.last, errIncomplete, "the stream ended before tool_end"); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,15 @@ import (
 // rootKey is the span key of a trace's root (see ids.go).
 const rootKey = "root"
 
+// Attributes and error types that more than one reader writes.
+const (
+	attrTruncated   = "agenttrace.truncated"    // the shape cut the value short
+	attrTruncatedAt = "agenttrace.truncated_at" // the length kept, when the full one is unknown
+	attrFullLength  = "agenttrace.full_length"  // the length before the cut
+	errIncomplete   = "incomplete"              // still open at the end of the input
+	errTool         = "tool_error"              // the tool call failed
+)
+
 // startSpan fills sp with what every span an importer synthesizes has: its
 // trace, the span id key names in it (see ids.go), its parent (none for a
 // root), the name "{op} {name}" (op alone when name is ""), the kind, the
@@ -52,6 +61,17 @@ func setError(sp ptrace.Span, code, msg string) {
 	sp.Status().SetCode(ptrace.StatusCodeError)
 	sp.Status().SetMessage(msg)
 	sp.Attributes().PutStr(semconv.ErrorType, code)
+}
+
+// addException records an error as an "exception" event on sp, with the
+// exception.type, .message and .stacktrace that are not "".
+func addException(sp ptrace.Span, ts uint64, typ, msg, stack string) {
+	ev := sp.Events().AppendEmpty()
+	ev.SetName("exception")
+	ev.SetTimestamp(pcommon.Timestamp(ts))
+	putStr(ev.Attributes(), "exception.type", typ)
+	putStr(ev.Attributes(), "exception.message", msg)
+	putStr(ev.Attributes(), "exception.stacktrace", stack)
 }
 
 // keepError is setError for a span that may have failed already: the

@@ -98,9 +98,6 @@ const (
 	trajectoryAttrChildCalls  = "agenttrace.trajectory.child_calls"
 	trajectoryAttrIteration   = "agenttrace.trajectory.iteration"
 	trajectoryAttrToolCallsIn = "agenttrace.trajectory.tool_calls_in_response"
-	trajectoryAttrTruncated   = "agenttrace.truncated"
-	trajectoryAttrTruncatedAt = "agenttrace.truncated_at"
-	trajectoryAttrFullLength  = "agenttrace.full_length"
 	trajectoryFinalPrefix     = "agenttrace.final."
 	trajectoryOutputCap       = 5000 // characters the log keeps of a tool's output
 )
@@ -367,7 +364,7 @@ func (t *trajectoryReader) tool(f map[string]json.RawMessage, typ, task string, 
 			t.truncation(f, attrs, out)
 		}
 	}
-	t.status(f, sp, transcriptErrTool)
+	t.status(f, sp, errTool)
 	return t.send(sp)
 }
 
@@ -388,18 +385,18 @@ func (t *trajectoryReader) truncation(f map[string]json.RawMessage, attrs pcommo
 	}
 	switch {
 	case hasFull && full > int64(max(n, utf8.RuneCountInString(out))):
-		attrs.PutBool(trajectoryAttrTruncated, true)
-		attrs.PutInt(trajectoryAttrFullLength, full)
+		attrs.PutBool(attrTruncated, true)
+		attrs.PutInt(attrFullLength, full)
 	case flag:
-		attrs.PutBool(trajectoryAttrTruncated, true)
+		attrs.PutBool(attrTruncated, true)
 		if hasFull {
-			attrs.PutInt(trajectoryAttrFullLength, full)
+			attrs.PutInt(attrFullLength, full)
 		} else {
-			attrs.PutInt(trajectoryAttrTruncatedAt, int64(utf8.RuneCountInString(out)))
+			attrs.PutInt(attrTruncatedAt, int64(utf8.RuneCountInString(out)))
 		}
 	case n == trajectoryOutputCap:
-		attrs.PutBool(trajectoryAttrTruncated, true)
-		attrs.PutInt(trajectoryAttrTruncatedAt, trajectoryOutputCap)
+		attrs.PutBool(attrTruncated, true)
+		attrs.PutInt(attrTruncatedAt, trajectoryOutputCap)
 	}
 }
 
@@ -581,18 +578,7 @@ func (t *trajectoryReader) errorEvent(f map[string]json.RawMessage, task string,
 	}
 	typ := transcriptStr(f, "error_type", "exception_type", "type_name")
 	msg := transcriptStr(f, "error_message", "message", "error")
-	ev := sp.Events().AppendEmpty()
-	ev.SetName("exception")
-	ev.SetTimestamp(pcommon.Timestamp(ts))
-	if typ != "" {
-		ev.Attributes().PutStr("exception.type", typ)
-	}
-	if msg != "" {
-		ev.Attributes().PutStr("exception.message", msg)
-	}
-	if tb := transcriptStr(f, "traceback", "stacktrace", "stack"); tb != "" {
-		ev.Attributes().PutStr("exception.stacktrace", tb)
-	}
+	addException(sp, ts, typ, msg, transcriptStr(f, "traceback", "stacktrace", "stack"))
 	keepError(sp, cmp.Or(typ, "agent_error"), transcriptShort(msg))
 }
 
@@ -663,7 +649,7 @@ func (t *trajectoryReader) closeIncomplete(tk *trajectoryTask, end uint64) error
 	delete(t.tasks, tk.id)
 	sp := tk.span
 	sp.SetEndTimestamp(pcommon.Timestamp(max(end, uint64(sp.StartTimestamp()))))
-	keepError(sp, transcriptErrIncomplete, "the agent did not complete before the end of the log")
+	keepError(sp, errIncomplete, "the agent did not complete before the end of the log")
 	return t.send(sp)
 }
 
@@ -697,7 +683,7 @@ func (t *trajectoryReader) finish() error {
 	putStr(attrs, semconv.RequestModel, t.model)
 	putStr(attrs, semconv.ConversationID, t.convID)
 	if !t.final {
-		keepError(sp, transcriptErrIncomplete, "the log ends without a final record")
+		keepError(sp, errIncomplete, "the log ends without a final record")
 	}
 	return t.io.send(sp)
 }

@@ -95,14 +95,14 @@ func TestReadTrajectoryDetails(t *testing.T) {
 	assert.Equal(t, ts("2026-05-06T14:00:12.300Z"), bash.EndTimestamp())
 	assert.Equal(t, ptrace.StatusCodeError, bash.Status().Code())
 	assert.Contains(t, bash.Status().Message(), "returned non-zero exit status 1")
-	assert.Equal(t, "true", attr(bash, trajectoryAttrTruncated))
-	assert.Equal(t, "5000", attr(bash, trajectoryAttrTruncatedAt))
+	assert.Equal(t, "true", attr(bash, attrTruncated))
+	assert.Equal(t, "5000", attr(bash, attrTruncatedAt))
 	assert.Len(t, []rune(attr(bash, semconv.ToolCallResult)), 5000)
 	assert.JSONEq(t, `{"command": "pytest tests/billing -q"}`, attr(bash, semconv.ToolCallArguments))
 	assert.Equal(t, "A.1", attr(bash, trajectoryAttrTaskID))
 
 	read := byName(recs, "execute_tool Read")[0]
-	assert.Equal(t, "", attr(read, trajectoryAttrTruncated))
+	assert.Equal(t, "", attr(read, attrTruncated))
 	assert.Equal(t, ptrace.StatusCodeUnset, read.Status().Code(), "error null is no error")
 
 	skill := byName(recs, "execute_tool summarize-log")[0]
@@ -166,9 +166,9 @@ func TestReadTrajectoryEdgeDetails(t *testing.T) {
 	web := byName(recs, "execute_tool WebFetch")[0]
 	assert.Equal(t, "connection reset by peer", web.Status().Message())
 	read := byName(recs, "execute_tool Read")[0]
-	assert.Equal(t, "true", attr(read, trajectoryAttrTruncated))
-	assert.Equal(t, "12000", attr(read, trajectoryAttrFullLength))
-	assert.Equal(t, "", attr(read, trajectoryAttrTruncatedAt))
+	assert.Equal(t, "true", attr(read, attrTruncated))
+	assert.Equal(t, "12000", attr(read, attrFullLength))
+	assert.Equal(t, "", attr(read, attrTruncatedAt))
 	assert.Equal(t, "docs/big.md", attr(read, semconv.ToolCallArguments))
 	write := byName(recs, "execute_tool Write")[0]
 	assert.Equal(t, ts("2026-05-07T09:00:09Z"), write.EndTimestamp(), "+02:00 offset")

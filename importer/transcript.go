@@ -105,8 +105,6 @@ const (
 	transcriptAttrTurn      = "agenttrace.transcript.turn"
 	transcriptAttrUnmatched = "agenttrace.transcript.unmatched"
 	transcriptAttrRelation  = "agenttrace.transcript.relation"
-	transcriptErrIncomplete = "incomplete"
-	transcriptErrTool       = "tool_error"
 )
 
 // transcriptIO is the plumbing the line-oriented importers (transcript and
@@ -537,7 +535,7 @@ func (t *transcriptReader) result(s *transcriptSession, id string, content json.
 		attrs.PutStr(semconv.ToolCallResult, res)
 	}
 	if isError {
-		setError(sp, transcriptErrTool, transcriptShort(transcriptResultMessage(content, res)))
+		setError(sp, errTool, transcriptShort(transcriptResultMessage(content, res)))
 	}
 	return t.io.send(sp)
 }
@@ -669,7 +667,7 @@ func chatSpan(s *transcriptSession, inf *transcriptInference, incomplete bool) p
 		attrs.PutStr(semconv.OutputMessages, string(transcriptJoin(out)))
 	}
 	if incomplete {
-		setError(sp, transcriptErrIncomplete, "no response before the end of the log")
+		setError(sp, errIncomplete, "no response before the end of the log")
 	}
 	return sp
 }
@@ -695,7 +693,7 @@ func (t *transcriptReader) closeSession(s *transcriptSession) error {
 	for _, c := range calls {
 		sp := callSpan(s, c)
 		sp.SetEndTimestamp(pcommon.Timestamp(max(s.end, c.start)))
-		setError(sp, transcriptErrIncomplete, "no tool result before the end of the log")
+		setError(sp, errIncomplete, "no tool result before the end of the log")
 		if err := t.io.send(sp); err != nil {
 			return err
 		}
