@@ -63,12 +63,7 @@ func TestReadTrajectoryFixtures(t *testing.T) {
 			problems: []int{4},
 		},
 	}
-	for _, c := range cases {
-		t.Run(c.file, func(t *testing.T) {
-			t.Parallel()
-			checkFixture(t, c)
-		})
-	}
+	checkFixtures(t, cases)
 }
 
 func TestReadTrajectoryDetails(t *testing.T) {

@@ -39,6 +39,17 @@ type fixtureCase struct {
 	problems []int // lines reported
 }
 
+// checkFixtures imports each fixture, in parallel, and holds it to its
+// case (checkFixture).
+func checkFixtures(t *testing.T, cases []fixtureCase) {
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			checkFixture(t, c)
+		})
+	}
+}
+
 // checkFixture imports a fixture and holds it to c, and to what every
 // import must be: sane ids and times, children before parents, one
 // resource and scope, deterministic ids, and a lossless round trip through
@@ -153,12 +164,7 @@ func TestReadTranscriptFixtures(t *testing.T) {
 			problems: []int{6, 17},
 		},
 	}
-	for _, c := range cases {
-		t.Run(c.file, func(t *testing.T) {
-			t.Parallel()
-			checkFixture(t, c)
-		})
-	}
+	checkFixtures(t, cases)
 }
 
 func TestReadTranscriptDetails(t *testing.T) {
