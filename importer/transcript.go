@@ -184,7 +184,7 @@ type transcriptSession struct {
 	inferences  []*transcriptInference // requested, not yet responded
 	pending     *transcriptInference   // responded, collecting output messages
 	calls       map[string]*transcriptCall
-	input       [][]byte // GenAI messages appended since the last response
+	input       messageList // GenAI messages appended since the last request
 	parentLinks map[string]bool
 }
 
@@ -200,8 +200,8 @@ type transcriptInference struct {
 	maxTokens int64
 	hasMax    bool
 	digests   [][2]string
-	input     []byte
-	output    [][]byte
+	input     string      // gen_ai.input.messages
+	output    messageList // gen_ai.output.messages so far
 	stop      string
 	latency   int64 // ns
 	hasLat    bool
@@ -424,13 +424,15 @@ func (t *transcriptReader) message(s *transcriptSession, m *transcriptMessage, t
 	}
 	role := cmp.Or(m.Role, "user")
 	msgID := cmp.Or(m.ToolCallID, m.ToolCallID2, m.ToolUseID, m.ToolUseID2)
-	genai := transcriptGenAIMessage(nil, role, text, isText, m.Content, blocks, raws, msgID)
+	add := func(l *messageList) {
+		l.buf = transcriptGenAIMessage(l.next(), role, text, isText, m.Content, blocks, raws, msgID)
+	}
 
 	if role == "assistant" {
 		if inf := s.outputTarget(); inf != nil {
-			inf.output = append(inf.output, genai)
+			add(&inf.output)
 		} else {
-			s.input = append(s.input, genai)
+			add(&s.input)
 		}
 		line := t.io.lines.Line()
 		for i := range blocks {
@@ -457,7 +459,7 @@ func (t *transcriptReader) message(s *transcriptSession, m *transcriptMessage, t
 	if err := t.flushPending(s); err != nil {
 		return err
 	}
-	s.input = append(s.input, genai)
+	add(&s.input)
 	for i := range blocks {
 		b := &blocks[i]
 		if b.Type != "tool_result" {
@@ -571,10 +573,8 @@ func (t *transcriptReader) requested(s *transcriptSession, rec *transcriptLine, 
 		}
 	}
 	slices.SortFunc(inf.digests, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
-	if len(s.input) > 0 {
-		inf.input = transcriptJoin(s.input)
-		s.input = s.input[:0]
-	}
+	inf.input = s.input.text("")
+	s.input.buf = s.input.buf[:0] // kept for the next turn's messages
 	s.provider = cmp.Or(s.provider, inf.provider)
 	s.model = cmp.Or(s.model, inf.model)
 	s.inferences = append(s.inferences, inf)
@@ -655,17 +655,8 @@ func chatSpan(s *transcriptSession, inf *transcriptInference, incomplete bool) p
 	for _, d := range inf.digests {
 		attrs.PutStr("agenttrace.transcript."+d[0], d[1])
 	}
-	if len(inf.input) > 0 {
-		attrs.PutStr(semconv.InputMessages, string(inf.input))
-	}
-	if len(inf.output) > 0 {
-		out := inf.output
-		if inf.stop != "" { // the last message carries the finish reason
-			last := out[len(out)-1]
-			out = append(out[:len(out)-1:len(out)-1], transcriptWithFinish(last, inf.stop))
-		}
-		attrs.PutStr(semconv.OutputMessages, string(transcriptJoin(out)))
-	}
+	putStr(attrs, semconv.InputMessages, inf.input)
+	putStr(attrs, semconv.OutputMessages, inf.output.text(inf.stop))
 	if incomplete {
 		setError(sp, errIncomplete, "no response before the end of the log")
 	}
@@ -817,31 +808,37 @@ func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content 
 	return append(dst, "]}"...)
 }
 
-// transcriptWithFinish returns the output message msg with its
-// finish_reason (the schema requires one on output messages).
-func transcriptWithFinish(msg []byte, stop string) []byte {
-	reason := semconv.NormalizeFinishReason(stop)
-	out := make([]byte, 0, len(msg)+len(reason)+20)
-	out = append(out, msg[:len(msg)-1]...)
-	out = append(out, `,"finish_reason":`...)
-	out = converter.AppendJSONString(out, reason)
-	return append(out, '}')
+// messageList is a JSON array of GenAI messages being built, without its
+// closing bracket.
+type messageList struct{ buf []byte }
+
+// next returns buf ready for the next message to be appended.
+func (l *messageList) next() []byte {
+	if len(l.buf) == 0 {
+		return append(l.buf, '[')
+	}
+	return append(l.buf, ',')
 }
 
-func transcriptJoin(msgs [][]byte) []byte {
-	n := 2
-	for _, m := range msgs {
-		n += len(m) + 1
+// text returns the array, "" when it has no message. With a stop reason,
+// the last message gets its finish_reason (the schema requires one on
+// output messages).
+func (l *messageList) text(stop string) string {
+	if len(l.buf) == 0 {
+		return ""
 	}
-	out := make([]byte, 0, n)
-	out = append(out, '[')
-	for i, m := range msgs {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, m...)
+	if stop == "" {
+		return string(append(l.buf, ']'))
 	}
-	return append(out, ']')
+	var reason [64]byte
+	r := converter.AppendJSONString(reason[:0], semconv.NormalizeFinishReason(stop))
+	var b strings.Builder
+	b.Grow(len(l.buf) + len(`,"finish_reason":}]`) + len(r))
+	b.Write(l.buf[:len(l.buf)-1]) // the last message without its closing brace
+	b.WriteString(`,"finish_reason":`)
+	b.Write(r)
+	b.WriteString("}]")
+	return b.String()
 }
 
 // transcriptResultText is a tool result as an attribute: a string result
