@@ -333,10 +333,7 @@ func (t *trajectoryReader) send(sp ptrace.Span) error {
 func (t *trajectoryReader) tool(f map[string]json.RawMessage, typ, task string, ts uint64) error {
 	tk := t.owner(task)
 	t.touch(tk, ts)
-	start := ts
-	if d, ok := transcriptDuration(f, "duration_ms", "durationms", "elapsed_ms"); ok && d > 0 {
-		start = ts - min(uint64(d), ts)
-	}
+	start := durationStart(f, ts, "duration_ms", "durationms", "elapsed_ms")
 	var name, argsKey, resKey string
 	if typ == "skill_invoke" {
 		name = transcriptStr(f, "skill_name", "skill", "name")
@@ -439,24 +436,37 @@ func (t *trajectoryReader) status(f map[string]json.RawMessage, sp ptrace.Span, 
 	}
 }
 
+// agentSpan is the invoke_agent span of task from start to end, under the
+// open agent span of its parent task (parent_task_id, else the task id's
+// prefix), which it returns with the parent_task_id the record names.
+func (t *trajectoryReader) agentSpan(f map[string]json.RawMessage, task string, start, end uint64) (
+	sp ptrace.Span, parent *trajectoryTask, parentTask string) {
+	parentTask = transcriptStr(f, "parent_task_id", "parenttaskid")
+	parent = t.owner(cmp.Or(parentTask, trajectoryParentTask(task)))
+	agentType := transcriptStr(f, "agent_type", "agent", "agent_name")
+	sp = t.newSpan(t.spanID(parent), ptrace.SpanKindInternal, semconv.OpInvokeAgent, agentType, task, start, end)
+	putStr(sp.Attributes(), semconv.AgentName, agentType)
+	return sp, parent, parentTask
+}
+
+// durationStart is when a record that ends at ts started, by its duration
+// in milliseconds (the member named one of names); ts when it has none.
+func durationStart(f map[string]json.RawMessage, ts uint64, names ...string) uint64 {
+	if d, ok := transcriptDuration(f, names...); ok && d > 0 {
+		return ts - min(uint64(d), ts)
+	}
+	return ts
+}
+
 func (t *trajectoryReader) dispatch(f map[string]json.RawMessage, task string, ts uint64) error {
 	if old := t.tasks[task]; old != nil { // dispatched again while open
 		if err := t.closeIncomplete(old, ts); err != nil {
 			return err
 		}
 	}
-	parentTask := transcriptStr(f, "parent_task_id", "parenttaskid")
-	var parent *trajectoryTask
-	if parentTask != "" {
-		parent = t.owner(parentTask)
-	} else {
-		parent = t.owner(trajectoryParentTask(task))
-	}
+	sp, parent, parentTask := t.agentSpan(f, task, ts, ts)
 	t.touch(parent, ts)
-	agentType := transcriptStr(f, "agent_type", "agent", "agent_name")
-	sp := t.newSpan(t.spanID(parent), ptrace.SpanKindInternal, semconv.OpInvokeAgent, agentType, task, ts, ts)
 	attrs := sp.Attributes()
-	putStr(attrs, semconv.AgentName, agentType)
 	putStr(attrs, trajectoryAttrParentTask, parentTask)
 	depth, hasDepth := transcriptInt(f, "depth")
 	if hasDepth {
@@ -477,15 +487,7 @@ func (t *trajectoryReader) dispatch(f map[string]json.RawMessage, task string, t
 func (t *trajectoryReader) complete(f map[string]json.RawMessage, task string, ts uint64) error {
 	tk := t.tasks[task]
 	if tk == nil { // its dispatch is not in the log
-		parentTask := transcriptStr(f, "parent_task_id", "parenttaskid")
-		parent := t.owner(cmp.Or(parentTask, trajectoryParentTask(task)))
-		start := ts
-		if d, ok := transcriptDuration(f, "duration_ms", "durationms"); ok && d > 0 {
-			start = ts - min(uint64(d), ts)
-		}
-		agentType := transcriptStr(f, "agent_type", "agent", "agent_name")
-		sp := t.newSpan(t.spanID(parent), ptrace.SpanKindInternal, semconv.OpInvokeAgent, agentType, task, start, ts)
-		putStr(sp.Attributes(), semconv.AgentName, agentType)
+		sp, _, _ := t.agentSpan(f, task, durationStart(f, ts, "duration_ms", "durationms"), ts)
 		tk = &trajectoryTask{id: task, span: sp, line: t.io.lines.Line()}
 	} else {
 		delete(t.tasks, task)
