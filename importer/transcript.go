@@ -1036,7 +1036,7 @@ func parseTime(raw []byte) (uint64, bool) {
 	if len(raw) == 0 {
 		return 0, false
 	}
-	if raw[0] != '"' { // a JSON number, or no time; read without a copy
+	if raw[0] != '"' { // a JSON number (ParseFloat refuses the other values), read without a copy
 		ns, ok, _ := epochTime(string(raw))
 		return ns, ok
 	}
@@ -1044,8 +1044,10 @@ func parseTime(raw []byte) (uint64, bool) {
 	if s == "" {
 		return 0, false
 	}
-	if ns, ok, isNum := epochTime(s); isNum {
-		return ns, ok
+	if strings.Trim(s, "0123456789.eE+-") == "" { // not "NaN", "Inf" or hex, which ParseFloat reads
+		if ns, ok, isNum := epochTime(s); isNum {
+			return ns, ok
+		}
 	}
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
@@ -1059,11 +1061,8 @@ func parseTime(raw []byte) (uint64, bool) {
 }
 
 // epochTime reads s as an epoch number (see parseTime); isNum is false
-// when s is not a number.
+// when s is not a number ("2026-05-04" is a date).
 func epochTime(s string) (ns uint64, ok, isNum bool) {
-	if strings.Trim(s, "0123456789.eE+-") != "" {
-		return 0, false, false
-	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return 0, false, false
