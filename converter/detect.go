@@ -39,6 +39,31 @@ func (f Format) String() string {
 // ErrUnknownFormat: the input is none of the formats Detect knows.
 var ErrUnknownFormat = errors.New("unknown input format: not an agenttrace artifact, OTLP/JSON or OTLP protobuf")
 
+// ErrNotOTLP: a JSON document read as OTLP/JSON has no resourceSpans.
+var ErrNotOTLP = errors.New("no resourceSpans: not OTLP")
+
+// CheckOTLPJSON refuses a JSON document that is not OTLP before pdata
+// decodes it: pdata ignores members it does not know, so an artifact line
+// or a Jaeger document given as OTLP (convert --from otlp-json) would read
+// as a batch of no spans, and its spans would vanish without a word. An
+// object with resourceSpans passes, and so does {} (no spans, said so).
+func CheckOTLPJSON(b []byte) error {
+	switch firstKeys(b) {
+	case "otlp":
+		return nil
+	case "artifact":
+		return fmt.Errorf("%w (an agenttrace artifact line)", ErrNotOTLP)
+	}
+	var s scanner
+	s.reset(bytes.TrimSpace(bytes.TrimPrefix(b, bom)))
+	if s.open('{') {
+		if first := true; !s.more(&first, '}') && s.err == nil {
+			return nil // {}
+		}
+	}
+	return ErrNotOTLP
+}
+
 // DetectSize is how much of an input Detect wants to see.
 const DetectSize = 64 << 10
 
@@ -129,7 +154,9 @@ func ReadOTLP(r io.Reader, f Format, name string) (ptrace.Traces, error) {
 				// collector's file exporter writes a batch per line.
 				return ReadOTLP(bytes.NewReader(b), FormatOTLPJSONLines, name)
 			}
-			td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
+			if err = CheckOTLPJSON(b); err == nil {
+				td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
+			}
 		} else {
 			td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(b)
 		}
@@ -144,7 +171,12 @@ func ReadOTLP(r io.Reader, f Format, name string) (ptrace.Traces, error) {
 		for n := 1; ; n++ {
 			line, err := br.ReadBytes('\n')
 			if len(bytes.TrimSpace(line)) > 0 {
-				part, perr := u.UnmarshalTraces(bytes.TrimPrefix(line, bom))
+				line = bytes.TrimPrefix(line, bom)
+				perr := CheckOTLPJSON(line)
+				var part ptrace.Traces
+				if perr == nil {
+					part, perr = u.UnmarshalTraces(line)
+				}
 				if perr != nil {
 					return ptrace.Traces{}, fmt.Errorf("%s:%d: OTLP/JSON: %w", name, n, perr)
 				}

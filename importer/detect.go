@@ -291,7 +291,11 @@ func readOTLPLines(r io.Reader, name string, emit func(*converter.Record) error)
 	lines := converter.NewLineReader(r, converter.DefaultMaxLineSize)
 	var u ptrace.JSONUnmarshaler
 	err := s.eachLine(lines, func(line []byte) error {
-		td, err := u.UnmarshalTraces(line)
+		err := converter.CheckOTLPJSON(line)
+		var td ptrace.Traces
+		if err == nil {
+			td, err = u.UnmarshalTraces(line)
+		}
 		if err != nil {
 			s.problem(lines.Line(), fmt.Errorf("OTLP/JSON: %w", err))
 			return nil
