@@ -251,6 +251,7 @@ func readArtifact(r io.Reader, name string, emit func(*converter.Record) error) 
 	var st Stats
 	rd := converter.NewReader(r, converter.WithSource(name), converter.WithProblemHandler(func(le *converter.LineError) {
 		st.Problems = append(st.Problems, le)
+		st.Skipped++
 	}))
 	for {
 		rec, err := rd.Next()

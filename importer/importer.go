@@ -44,8 +44,11 @@ type Stats struct {
 	// Unknown counts records of types the shape does not define, by type.
 	Unknown map[string]int64
 	// Problems are the lines that could not be read, as
-	// *converter.LineError ("file:line: problem"), in order.
+	// *converter.LineError ("file:line: problem"), in order: the first
+	// 1,000, then one saying how many more there were.
 	Problems []error
+	// Skipped counts every line reported and skipped, listed or not.
+	Skipped int64
 }
 
 // Func reads one shape from r (name is used in messages) and calls emit

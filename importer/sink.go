@@ -31,6 +31,7 @@ type sink struct {
 // not be read, or not wholly.
 func (s *sink) problem(line int, err error) {
 	s.last = line
+	s.stats.Skipped++
 	if len(s.stats.Problems) >= maxProblems {
 		s.dropped++
 		return

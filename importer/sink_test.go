@@ -49,6 +49,7 @@ func TestSinkProblemCap(t *testing.T) {
 	}
 	st := s.done()
 	require.Len(t, st.Problems, maxProblems+1)
+	assert.Equal(t, int64(maxProblems+5), st.Skipped, "every skipped line is counted")
 	last := st.Problems[maxProblems]
 	assert.Contains(t, last.Error(), fmt.Sprintf("in:%d: 5 more problems not listed", maxProblems+5))
 }

@@ -166,7 +166,7 @@ func (in *input) importTo(src *source, onProblem func(*converter.LineError), emi
 		return invalidError(fmt.Errorf("%s: %w", in.name, converter.ErrUnknownFormat))
 	}
 	st, err := read(in.r, in.name, emit)
-	src.skipped, src.unknownTypes = int64(len(st.Problems)), st.Unknown
+	src.skipped, src.unknownTypes = st.Skipped, st.Unknown
 	for _, p := range st.Problems {
 		var le *converter.LineError
 		if errors.As(p, &le) {
