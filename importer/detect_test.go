@@ -206,6 +206,7 @@ not json
 	recs, st := importBytes(t, fn, "a.jsonl", []byte(in))
 	assert.Len(t, recs, 1)
 	require.Len(t, st.Problems, 1)
+	assert.Equal(t, int64(1), st.Skipped)
 	var le *converter.LineError
 	require.ErrorAs(t, st.Problems[0], &le)
 	assert.Equal(t, 3, le.Line)
