@@ -925,6 +925,8 @@ func (d *decoder) decodeSummary(line []byte) (*Summary, error) {
 			sum.Errors = s.int()
 		case "dropped":
 			sum.Dropped = s.int()
+		case "truncated":
+			sum.Truncated = s.int()
 		case "tokens":
 			if !s.open('{') {
 				break

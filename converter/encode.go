@@ -504,5 +504,9 @@ func AppendSummary(dst []byte, s *Summary) []byte {
 	}
 	dst = append(dst, `,"dropped":`...)
 	dst = strconv.AppendInt(dst, s.Dropped, 10)
+	if s.Truncated > 0 {
+		dst = append(dst, `,"truncated":`...)
+		dst = strconv.AppendInt(dst, s.Truncated, 10)
+	}
 	return append(dst, '}', '\n')
 }

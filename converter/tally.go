@@ -14,14 +14,16 @@ import (
 // the bridge, the exporter and the CLI all use it, so their numbers agree.
 // A Tally is not safe for concurrent use; its zero value is empty.
 type Tally struct {
-	counts   [semconv.NumKinds]int64
-	errors   int64
-	usage    semconv.Usage // of inference records only
-	inferred bool          // some inference record reported usage
-	estimate int64         // estimated_tokens of call records
-	dropped  int64
-	end      uint64
-	rd       *semconv.Reading // Add's scratch, made on first use: a Tally is
+	counts    [semconv.NumKinds]int64
+	errors    int64
+	usage     semconv.Usage // of inference records only
+	inferred  bool          // some inference record reported usage
+	estimate  int64         // estimated_tokens of call records
+	dropped   int64
+	truncated int64
+	end       uint64
+	nest      semconv.Nesting // tells wrapper inferences from leaves
+	rd        *semconv.Reading // Add's scratch, made on first use: a Tally is
 	// kept per open artifact, and a Reading is some kilobytes
 }
 
@@ -34,32 +36,57 @@ func (t *Tally) Add(rec *Record) {
 	t.AddReading(rec.Span, t.rd)
 }
 
-// AddReading counts a span whose reading the caller already has.
+// AddReading counts a span whose reading the caller already has. An
+// inference with an inference below it (a wrapper, see
+// [semconv.Nesting]) counts as a span; records are expected in the order
+// their spans ended, as artifacts list them.
 func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
-	t.counts[rd.Kind]++
-	if sp.Status().Code() == ptrace.StatusCodeError {
+	kind := t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind)
+	t.counts[kind]++
+	if Failed(sp, rd) {
 		t.errors++
 	}
-	switch rd.Kind {
+	switch kind {
 	case semconv.Inference:
-		t.AddUsage(rd.Usage())
+		t.AddUsage(rd.TokenUsage())
 	case semconv.Call:
 		t.estimate += CallEstimate(rd, sp.Attributes())
 	}
 	t.end = max(t.end, uint64(sp.EndTimestamp()))
 }
 
+// Failed reports whether a span failed: its status is Error, or, with
+// the status unset or OK, an exception event or its own attributes say
+// so (a finish reason "error", Langfuse's level ERROR, Genkit's state
+// error; see [semconv.Reading.ReportsError]). Each failing span counts
+// once, however many of these it shows.
+func Failed(sp ptrace.Span, rd *semconv.Reading) bool {
+	if sp.Status().Code() == ptrace.StatusCodeError || rd.ReportsError() {
+		return true
+	}
+	for _, ev := range sp.Events().All() {
+		if ev.Name() == "exception" {
+			return true
+		}
+	}
+	return false
+}
+
 // Drop counts n spans seen but not written, whose usage is unknown (a
 // full queue drops spans before anyone reads them).
 func (t *Tally) Drop(n int64) { t.dropped += n }
+
+// Truncate counts n attribute values cut short to fit a line; the
+// trailer reports them.
+func (t *Tally) Truncate(n int64) { t.truncated += n }
 
 // AddDropped counts a span that was read but not written (a record cap):
 // it is not a record, but its usage stays in the totals, so budgets and
 // token counts are exact whatever was dropped.
 func (t *Tally) AddDropped(sp ptrace.Span, rd *semconv.Reading) {
 	t.dropped++
-	if rd.Kind == semconv.Inference {
-		t.AddUsage(rd.Usage())
+	if t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind) == semconv.Inference {
+		t.AddUsage(rd.TokenUsage())
 	}
 	t.end = max(t.end, uint64(sp.EndTimestamp()))
 }
@@ -111,7 +138,8 @@ func (t *Tally) Summary(budget *Budget) Summary {
 			Input: u.Input, Output: u.Output, CacheRead: u.CacheRead,
 			CacheCreation: u.CacheCreation, Reasoning: u.Reasoning, Total: u.Total(),
 		},
-		Dropped: t.dropped,
+		Dropped:   t.dropped,
+		Truncated: t.truncated,
 	}
 	if t.end > 0 {
 		s.FinishedAt = time.Unix(0, int64(t.end)).UTC()

@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -49,6 +50,7 @@ func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *Toke
 		budget = meta.Budget
 	}
 	b.finish(budget, cfg.top)
+	b.trailers(cfg.trailers, budget)
 	return b.rep
 }
 
@@ -287,4 +289,86 @@ func failure(sp ptrace.Span, rd *semconv.Reading) Failure {
 		Kind: rd.Kind.String(), TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(),
 		Name: sp.Name(), Code: code, Message: sp.Status().Message(),
 	}
+}
+
+// trailers makes the totals and the budget the trailers' where they
+// account for records the file does not hold, and counts what they say was
+// dropped or truncated (see WithTrailer).
+func (b *builder) trailers(ts []trailer, budget *converter.Budget) {
+	r := b.rep
+	tokens, spent := r.Tokens, b.tally.Spent()
+	var said *converter.BudgetStatus // a trailer's budget, for a header without one
+	for _, t := range ts {
+		r.Truncated += t.sum.Truncated
+		var own converter.Tally
+		for i := range t.recs {
+			own.Add(&t.recs[i])
+		}
+		missing := t.sum.Dropped + max(t.sum.Records-own.Records(), 0)
+		if missing == 0 {
+			continue
+		}
+		r.Dropped += missing
+		r.FromTrailer = true
+		tokens = shift(tokens, t.sum.Tokens, own.Summary(nil).Tokens)
+		spent += trailerSpent(t.sum, &own) - own.Spent()
+		if said == nil {
+			said = t.sum.Budget
+		}
+	}
+	r.Notes = []string{}
+	if r.FromTrailer {
+		inFile := r.Tokens
+		r.InFile, r.Tokens = &inFile, tokens
+		if budget == nil && said != nil {
+			budget = &converter.Budget{Tokens: said.BudgetTokens, WarnThreshold: said.WarnThreshold}
+		}
+		if budget != nil {
+			st := budget.Status(spent)
+			r.Budget = &st
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("%s not in the file (dropped by the producer: a full queue or a record cap; "+
+			"or lines that could not be read): tokens and budget are the summary trailer's, which count them, "+
+			"but their details are not in the file, so the breakdowns cover only the records that are",
+			plural(r.Dropped, "record is", "records are")))
+	}
+	if r.Truncated > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s cut short to keep lines within the reader's limit: "+
+			"each is marked by an attribute %s<key> holding its original length in bytes",
+			plural(r.Truncated, "attribute value was", "attribute values were"), converter.TruncatedPrefix))
+	}
+}
+
+// shift returns t with the difference between a trailer's tokens and its
+// records' added: the trailer replaces its records' share of the total.
+func shift(t, trailer, records converter.Tokens) converter.Tokens {
+	return converter.Tokens{
+		Input:         t.Input + trailer.Input - records.Input,
+		Output:        t.Output + trailer.Output - records.Output,
+		CacheRead:     t.CacheRead + trailer.CacheRead - records.CacheRead,
+		CacheCreation: t.CacheCreation + trailer.CacheCreation - records.CacheCreation,
+		Reasoning:     t.Reasoning + trailer.Reasoning - records.Reasoning,
+		Total:         t.Total + trailer.Total - records.Total,
+	}
+}
+
+// trailerSpent is what a trailer says the budget spent: its budget's
+// spent, else its model calls' tokens; when it says neither (a
+// tool-dispatch trace without a budget), what its records spent.
+func trailerSpent(sum *converter.Summary, own *converter.Tally) int64 {
+	switch {
+	case sum.Budget != nil:
+		return sum.Budget.Spent
+	case sum.Tokens.Input+sum.Tokens.Output > 0:
+		return sum.Tokens.Input + sum.Tokens.Output
+	}
+	return own.Spent()
+}
+
+// plural writes n with the singular or plural phrase that follows it.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Thousands(n) + " " + many
 }

@@ -6,6 +6,10 @@
 // artifact, on OTLP, and on any dialect semconv understands. Totals and the
 // budget come from [converter.Tally], the one place agenttrace computes
 // them, so a report never disagrees with an artifact's summary trailer.
+// When a trailer accounts for records its artifact does not hold (a
+// producer dropped them), the report takes its totals and budget from the
+// trailer ([WithTrailer]) and says how many records were dropped: the one
+// number a budget exists for is never understated.
 // Only inference records count toward tokens: agent and wrapper spans repeat
 // the usage of the model calls under them.
 //

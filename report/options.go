@@ -1,5 +1,7 @@
 package report
 
+import "github.com/agenttrace/agenttrace/converter"
+
 // DefaultTop is how many of the largest responses a report lists unless
 // told otherwise: enough to spot the outliers, short enough to read.
 const DefaultTop = 5
@@ -8,7 +10,15 @@ const DefaultTop = 5
 type Option interface{ apply(*config) }
 
 type config struct {
-	top int
+	top      int
+	trailers []trailer
+}
+
+// trailer is one artifact's summary trailer and the records read from
+// that artifact.
+type trailer struct {
+	sum  *converter.Summary
+	recs []converter.Record
 }
 
 type optionFunc func(*config)
@@ -19,6 +29,27 @@ func (f optionFunc) apply(c *config) { f(c) }
 // n <= 0 lists none.
 func WithTop(n int) Option {
 	return optionFunc(func(c *config) { c.top = max(n, 0) })
+}
+
+// WithTrailer gives the report the summary trailer of one artifact, sum
+// (nil for none), and the records read from it, recs (which must also be
+// among the records reported). Give it once per artifact.
+//
+// When the trailer accounts for more records than the artifact holds (a
+// producer dropped them: a full queue, a record cap; or lines could not
+// be read), the report's Tokens and Budget are the trailer's, which count
+// those records, rather than the records' sums, which would silently
+// understate a run; Dropped counts the missing records and Notes say their
+// details are not in the file. Truncated values the trailer counts are
+// reported too. A trailer that accounts for no more than the records
+// changes nothing: the records are the better source, and disagreements
+// are for `agenttrace validate`.
+func WithTrailer(sum *converter.Summary, recs []converter.Record) Option {
+	return optionFunc(func(c *config) {
+		if sum != nil {
+			c.trailers = append(c.trailers, trailer{sum: sum, recs: recs})
+		}
+	})
 }
 
 func newConfig(opts []Option) config {

@@ -20,6 +20,26 @@ type TokenReport struct {
 	Tokens converter.Tokens `json:"tokens"`
 	// Budget is the budget's state, nil when the run had no budget.
 	Budget *converter.BudgetStatus `json:"budget"`
+	// FromTrailer is true when Tokens and Budget are taken from summary
+	// trailers that account for records the file does not hold (see
+	// [WithTrailer]): the run's true totals, which the breakdowns below,
+	// made from the records in the file, do not add up to.
+	FromTrailer bool `json:"from_trailer"`
+	// InFile is what the records in the file add up to, set only when
+	// FromTrailer: the totals the breakdowns add up to.
+	InFile *converter.Tokens `json:"in_file,omitempty"`
+	// Dropped counts the records the trailers account for that are not in
+	// the file: dropped by the producer (a full queue, a record cap) or
+	// unreadable. Their usage is in Tokens; their details are nowhere.
+	Dropped int64 `json:"dropped"`
+	// Truncated counts attribute values the writer cut short to keep a
+	// line readable, as the trailers count them; each truncated record
+	// holds the original length in an agenttrace.truncated.* attribute.
+	Truncated int64 `json:"truncated"`
+	// Notes say in words what the numbers above mean for a reader: that
+	// records were dropped and their details are not in the file, that
+	// values were truncated. Empty when there is nothing to say.
+	Notes []string `json:"notes"`
 	// ByModel breaks inference usage down by provider and model, largest
 	// total first.
 	ByModel []ModelUsage `json:"by_model"`

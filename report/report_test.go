@@ -161,6 +161,7 @@ func TestTokensEmptyJSONShape(t *testing.T) {
 		"errors":0,
 		"tokens":{"input":0,"output":0,"cache_read":0,"cache_creation":0,"reasoning":0,"total":0},
 		"budget":null,
+		"from_trailer":false,"dropped":0,"truncated":0,"notes":[],
 		"by_model":[],"by_tool":[],"by_agent":[],"finish_reasons":{},"largest":[],"failures":[]
 	}`, string(raw))
 }
@@ -215,4 +216,129 @@ func TestWriteText(t *testing.T) {
 	}
 	assert.NotContains(t, text, "\t")
 	assert.NotRegexp(t, ` \n`, text, "no trailing blanks")
+}
+
+// TestTokensTrailer: a trailer that accounts for more records than its
+// artifact holds gives the totals and the budget; one that does not
+// changes nothing but the truncation count.
+func TestTokensTrailer(t *testing.T) {
+	// Two chat records of 100 + 10 tokens are in the file.
+	two := converter.Tokens{Input: 200, Output: 20, Total: 220}
+	trailer := func(records, dropped, truncated int64, tok converter.Tokens, budget *converter.BudgetStatus) *converter.Summary {
+		return &converter.Summary{Records: records, Inferences: records, Dropped: dropped, Truncated: truncated, Tokens: tok, Budget: budget}
+	}
+	over := &converter.BudgetStatus{BudgetTokens: 1000, Spent: 1200, OverBudget: true, WarnThreshold: 0.8}
+	tests := []struct {
+		name        string
+		sum         *converter.Summary
+		header      *converter.Budget
+		wantTokens  converter.Tokens
+		wantBudget  *converter.BudgetStatus
+		fromTrailer bool
+		dropped     int64
+		truncated   int64
+		notes       []string // substrings, one per note
+	}{
+		{name: "no trailer", wantTokens: two, notes: []string{}},
+		{name: "agrees", sum: trailer(2, 0, 0, two, nil), wantTokens: two, notes: []string{}},
+		{
+			name: "dropped by a cap, budget in the header", header: &converter.Budget{Tokens: 1000},
+			sum:        trailer(2, 6, 0, converter.Tokens{Input: 1000, Output: 200, Total: 1200}, over),
+			wantTokens: converter.Tokens{Input: 1000, Output: 200, Total: 1200}, wantBudget: over,
+			fromTrailer: true, dropped: 6, notes: []string{"6 records are not in the file"},
+		},
+		{
+			name:        "dropped, budget only in the trailer",
+			sum:         trailer(2, 1, 0, converter.Tokens{Input: 300, Output: 30, Total: 330}, &converter.BudgetStatus{BudgetTokens: 400, Spent: 330, Remaining: 70, NearBudget: true, WarnThreshold: 0.8}),
+			wantTokens:  converter.Tokens{Input: 300, Output: 30, Total: 330},
+			wantBudget:  &converter.BudgetStatus{BudgetTokens: 400, Spent: 330, Remaining: 70, NearBudget: true, WarnThreshold: 0.8},
+			fromTrailer: true, dropped: 1, notes: []string{"1 record is not in the file"},
+		},
+		{
+			name: "a record the file lost", header: &converter.Budget{Tokens: 1000},
+			sum:         trailer(3, 0, 0, converter.Tokens{Input: 300, Output: 30, Total: 330}, nil),
+			wantTokens:  converter.Tokens{Input: 300, Output: 30, Total: 330},
+			wantBudget:  &converter.BudgetStatus{BudgetTokens: 1000, Spent: 330, Remaining: 670, WarnThreshold: 0.8},
+			fromTrailer: true, dropped: 1, notes: []string{"1 record is not in the file"},
+		},
+		{
+			name: "fewer records than the file: the records win", header: &converter.Budget{Tokens: 1000},
+			sum:        trailer(1, 0, 0, converter.Tokens{Input: 100, Output: 10, Total: 110}, nil),
+			wantTokens: two, wantBudget: &converter.BudgetStatus{BudgetTokens: 1000, Spent: 220, Remaining: 780, WarnThreshold: 0.8},
+			notes: []string{},
+		},
+		{
+			name: "truncated only", sum: trailer(2, 0, 3, two, nil), wantTokens: two, truncated: 3,
+			notes: []string{"3 attribute values were cut short"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newTrace()
+			b.chat("m", pcommon.SpanID{}, 100, 10)
+			b.chat("m", pcommon.SpanID{}, 100, 10)
+			recs := b.records()
+			meta := converter.NewMeta(converter.MetaFor(nil).StartedAt)
+			meta.Budget = tt.header
+			rep := report.Tokens(recs, meta, report.WithTrailer(tt.sum, recs))
+
+			assert.Equal(t, tt.wantTokens, rep.Tokens)
+			assert.Equal(t, tt.wantBudget, rep.Budget)
+			assert.Equal(t, tt.fromTrailer, rep.FromTrailer)
+			assert.Equal(t, tt.dropped, rep.Dropped)
+			assert.Equal(t, tt.truncated, rep.Truncated)
+			assert.Equal(t, report.RecordCounts{Inference: 2}, rep.Records, "the records in the file")
+			if tt.fromTrailer {
+				require.NotNil(t, rep.InFile)
+				assert.Equal(t, two, *rep.InFile)
+			} else {
+				assert.Nil(t, rep.InFile)
+			}
+			require.Len(t, rep.Notes, len(tt.notes))
+			for i, n := range tt.notes {
+				assert.Contains(t, rep.Notes[i], n)
+			}
+		})
+	}
+}
+
+// TestTokensTrailersOfSeveralArtifacts: each trailer replaces only its own
+// artifact's share of the totals.
+func TestTokensTrailersOfSeveralArtifacts(t *testing.T) {
+	a, b := newTrace(), newTrace()
+	a.chat("m", pcommon.SpanID{}, 100, 10)
+	b.chat("m", pcommon.SpanID{}, 40, 4)
+	ra, rb := a.records(), b.records()
+	all := append(append([]converter.Record{}, ra...), rb...)
+	sumA := &converter.Summary{Records: 1, Inferences: 1, Dropped: 2, Tokens: converter.Tokens{Input: 300, Output: 30, Total: 330}}
+	sumB := &converter.Summary{Records: 1, Inferences: 1, Tokens: converter.Tokens{Input: 40, Output: 4, Total: 44}}
+	meta := converter.NewMeta(converter.MetaFor(nil).StartedAt)
+	meta.Budget = &converter.Budget{Tokens: 500}
+	rep := report.Tokens(all, meta, report.WithTrailer(sumA, ra), report.WithTrailer(sumB, rb), report.WithTrailer(nil, nil))
+
+	assert.Equal(t, converter.Tokens{Input: 340, Output: 34, Total: 374}, rep.Tokens)
+	assert.Equal(t, &converter.BudgetStatus{BudgetTokens: 500, Spent: 374, Remaining: 126, WarnThreshold: 0.8}, rep.Budget)
+	assert.Equal(t, int64(2), rep.Dropped)
+	assert.Equal(t, converter.Tokens{Input: 140, Output: 14, Total: 154}, *rep.InFile)
+}
+
+// TestTokensTextTrailer: the text report says where its totals come from
+// and what was dropped or truncated.
+func TestTokensTextTrailer(t *testing.T) {
+	b := newTrace()
+	b.chat("m", pcommon.SpanID{}, 100, 10)
+	recs := b.records()
+	meta := converter.NewMeta(converter.MetaFor(nil).StartedAt)
+	meta.Budget = &converter.Budget{Tokens: 1000}
+	sum := &converter.Summary{Records: 1, Inferences: 1, Dropped: 6, Truncated: 1,
+		Tokens: converter.Tokens{Input: 1000, Output: 200, Total: 1200}}
+	var buf bytes.Buffer
+	require.NoError(t, report.Tokens(recs, meta, report.WithTrailer(sum, recs)).WriteText(&buf))
+	out := buf.String()
+	assert.Regexp(t, `(?m)^Tokens +1,200 \(input 1,000, output 200;.*\), from the summary trailer; the records in the file add up to 110$`, out)
+	assert.Regexp(t, `(?m)^Budget +1,000 tokens, spent 1,200 \(120\.0%\), remaining 0: OVER BUDGET$`, out)
+	assert.Regexp(t, `(?m)^Dropped +6 records, not in the file$`, out)
+	assert.Regexp(t, `(?m)^Truncated +1 value$`, out)
+	assert.Regexp(t, `(?m)^Note +6 records are not in the file .*details are not in the file`, out)
+	assert.Regexp(t, `(?m)^Note +1 attribute value was cut short .*agenttrace\.truncated\.<key>`, out)
 }

@@ -23,9 +23,22 @@ func (r *TokenReport) WriteText(w io.Writer) error {
 		Thousands(c.Total()), Thousands(c.Call), Thousands(c.Inference), Thousands(c.Agent), Thousands(c.Span))
 	p("Errors\t%s\n", Thousands(r.Errors))
 	t := r.Tokens
-	p("Tokens\t%s (input %s, output %s; cache read %s, cache creation %s, reasoning %s)\n",
+	p("Tokens\t%s (input %s, output %s; cache read %s, cache creation %s, reasoning %s)",
 		Thousands(t.Total), Thousands(t.Input), Thousands(t.Output), Thousands(t.CacheRead), Thousands(t.CacheCreation), Thousands(t.Reasoning))
+	if r.FromTrailer && r.InFile != nil {
+		p(", from the summary trailer; the records in the file add up to %s", Thousands(r.InFile.Total))
+	}
+	p("\n")
 	p("Budget\t%s\n", r.budgetLine())
+	if r.Dropped > 0 {
+		p("Dropped\t%s, not in the file\n", plural(r.Dropped, "record", "records"))
+	}
+	if r.Truncated > 0 {
+		p("Truncated\t%s\n", plural(r.Truncated, "value", "values"))
+	}
+	for _, n := range r.Notes {
+		p("Note\t%s\n", n)
+	}
 
 	if len(r.ByModel) > 0 {
 		p("\nBy model\n")

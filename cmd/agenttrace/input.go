@@ -93,7 +93,8 @@ func (e *env) open(path string) (*input, error) {
 // source is what one input held.
 type source struct {
 	name    string
-	meta    *converter.Meta // the artifact's header; nil for other shapes
+	meta    *converter.Meta    // the artifact's header; nil for other shapes
+	summary *converter.Summary // the artifact's last trailer; nil when none
 	records []converter.Record
 	skipped int64 // lines reported and skipped
 	unknown int64 // artifact lines of an unknown kind
@@ -122,7 +123,7 @@ func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
 			}
 			src.records = append(src.records, *rec)
 		}
-		src.meta = r.Meta()
+		src.meta, src.summary = r.Meta(), r.Summary()
 		st := r.Stats()
 		src.skipped, src.unknown = st.Problems, st.Unknown
 	case importer.Unknown:

@@ -20,7 +20,14 @@ agent) and by tool, finish reasons, the largest responses, and failures.
 
 Inputs are artifacts or OTLP files, told apart by their content; several
 are reported together. Only model calls count toward tokens: agent and
-wrapper spans repeat their children's usage.`,
+wrapper spans repeat their children's usage.
+
+When an artifact's summary trailer accounts for records the file does not
+hold (the producer dropped them: a full queue, a record cap), the totals
+and the budget are the trailer's, and the report says how many records
+were dropped: their details are not in the file, so the breakdowns cover
+only the records that are. Values cut short at write time to fit the line
+limit are counted too.`,
 		Example: `  agenttrace tokens run.jsonl
   agenttrace tokens traces.json --json --top 10`,
 		Args: argsAtLeast(1, "input (a file, or - for standard input)"),
@@ -44,9 +51,22 @@ func (e *env) tokens(paths []string, asJSON bool, top int) error {
 	if err != nil {
 		return err
 	}
-	rep := report.Tokens(all.records, all.metaFor(all.records), report.WithTop(top))
+	opts := append(trailerOptions(all), report.WithTop(top))
+	rep := report.Tokens(all.records, all.metaFor(all.records), opts...)
 	if err := e.printReport(asJSON, rep); err != nil {
 		return err
 	}
 	return e.noteSkipped(all)
+}
+
+// trailerOptions gives a report each artifact's trailer, so that records
+// a producer dropped still count in its totals and budget.
+func trailerOptions(all *inputs) []report.Option {
+	var opts []report.Option
+	for _, src := range all.sources {
+		if src.summary != nil {
+			opts = append(opts, report.WithTrailer(src.summary, src.records))
+		}
+	}
+	return opts
 }

@@ -1,16 +1,27 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agenttrace/agenttrace/bridge"
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/agentsim"
 	"github.com/agenttrace/agenttrace/internal/dialecttest"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -131,4 +142,98 @@ not json
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stdout, "Tokens   31 (input 30, output 1;")
 	assert.Contains(t, r.stderr, path+":3: ")
+}
+
+// droppedFixture is an artifact whose trailer accounts for records the
+// file does not hold. TestDroppedFixture writes it (with -update) the way
+// a user's agent would: through the SDK processor, with a token budget of
+// 1,000 and a record cap of 6.
+const droppedFixture = "testdata/dropped-records.jsonl"
+
+// recordDropped runs a planner agent through bridge.Processor into w: 11
+// chat turns (six of 100 tokens, then five of 120) under one agent span,
+// 1,200 tokens in all, with a budget of 1,000 and a record cap of 6. The
+// cap keeps the first six turns (600 tokens) and drops the other five and
+// the agent, which ends last: six dropped records, whose usage the trailer
+// still counts.
+func recordDropped(t *testing.T, w io.Writer) {
+	t.Helper()
+	p, err := bridge.New(bridge.WithWriter(w), bridge.WithBudget(1000), bridge.WithRecordCap(6), bridge.WithBlocking())
+	require.NoError(t, err)
+	tp := sdktrace.NewTracerProvider(append(agentsim.TracerProviderOptions(7), sdktrace.WithSpanProcessor(p))...)
+	tracer := tp.Tracer(agentsim.ScopeName)
+	at := func(s int) time.Time { return agentsim.Epoch.Add(time.Duration(s) * time.Second) }
+	ctx, agent := tracer.Start(context.Background(), "invoke_agent planner", trace.WithTimestamp(at(0)))
+	agent.SetAttributes(attribute.String(semconv.OperationName, "invoke_agent"), attribute.String(semconv.AgentName, "planner"))
+	for turn := range 11 {
+		in, out := 60, 40
+		if turn >= 6 {
+			in, out = 72, 48
+		}
+		_, chat := tracer.Start(ctx, "chat gpt-4o", trace.WithTimestamp(at(2*turn+1)))
+		chat.SetAttributes(
+			attribute.String(semconv.OperationName, "chat"),
+			attribute.String(semconv.ProviderName, "openai"),
+			attribute.String(semconv.ResponseModel, "gpt-4o"),
+			attribute.Int(semconv.UsageInputTokens, in),
+			attribute.Int(semconv.UsageOutputTokens, out),
+		)
+		chat.End(trace.WithTimestamp(at(2*turn + 2)))
+	}
+	agent.End(trace.WithTimestamp(at(30)))
+	require.NoError(t, tp.Shutdown(context.Background()))
+}
+
+// TestDroppedFixture: the fixture is what recordDropped writes, up to the
+// header (whose policy the store owns): the same records and trailer.
+func TestDroppedFixture(t *testing.T) {
+	var buf bytes.Buffer
+	recordDropped(t, &buf)
+	if *update {
+		require.NoError(t, os.WriteFile(droppedFixture, buf.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile(droppedFixture)
+	require.NoError(t, err)
+	got := lines(buf.String())
+	wantLines := lines(string(want))
+	require.Len(t, got, len(wantLines))
+	assert.Equal(t, wantLines[1:], got[1:], "records and trailer; run go test -run TestDroppedFixture -update")
+	assert.Contains(t, wantLines[len(wantLines)-1], `"dropped":6`)
+}
+
+// TestTokensTrailerTruth: an artifact whose trailer counts dropped records
+// is reported with the trailer's totals and budget, and says what was
+// dropped, in --json and in text.
+func TestTokensTrailerTruth(t *testing.T) {
+	r := agenttrace(t, "", "tokens", "--json", droppedFixture)
+	require.Equal(t, 0, r.code, r.stderr)
+	var got struct {
+		Records     map[string]int64         `json:"records"`
+		Tokens      converter.Tokens         `json:"tokens"`
+		Budget      *converter.BudgetStatus  `json:"budget"`
+		FromTrailer bool                     `json:"from_trailer"`
+		InFile      *converter.Tokens        `json:"in_file"`
+		Dropped     int64                    `json:"dropped"`
+		Notes       []string                 `json:"notes"`
+		ByModel     []map[string]interface{} `json:"by_model"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), r.stdout)
+	assert.Equal(t, int64(6), got.Records["inference"], "the records in the file")
+	assert.Equal(t, int64(1200), got.Tokens.Total)
+	assert.Equal(t, int64(720), got.Tokens.Input)
+	require.NotNil(t, got.Budget)
+	assert.Equal(t, converter.BudgetStatus{BudgetTokens: 1000, Spent: 1200, OverBudget: true, WarnThreshold: 0.8}, *got.Budget)
+	assert.True(t, got.FromTrailer)
+	require.NotNil(t, got.InFile)
+	assert.Equal(t, int64(600), got.InFile.Total)
+	assert.Equal(t, int64(6), got.Dropped)
+	require.Len(t, got.Notes, 1)
+	assert.Contains(t, got.Notes[0], "6 records are not in the file")
+	assert.Contains(t, got.Notes[0], "details are not in the file")
+
+	r = agenttrace(t, "", "tokens", droppedFixture)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `(?m)^Tokens +1,200 .*from the summary trailer; the records in the file add up to 600$`, r.stdout)
+	assert.Regexp(t, `(?m)^Budget +1,000 tokens, spent 1,200 \(120\.0%\), remaining 0: OVER BUDGET$`, r.stdout)
+	assert.Regexp(t, `(?m)^Dropped +6 records, not in the file$`, r.stdout)
 }
