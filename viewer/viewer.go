@@ -25,6 +25,14 @@ type Run struct {
 	Meta *converter.Meta
 	// Records are the run's spans, in any order.
 	Records []converter.Record
+	// Summary is the artifact's last trailer, nil when it has none. When
+	// it accounts for more records than Records holds (dropped by a queue,
+	// a cap or truncation), the page shows its totals and budget, and says
+	// how many records are missing.
+	Summary *converter.Summary
+	// Problems are the input's lines that could not be read; the page
+	// lists them above the run.
+	Problems []Problem
 }
 
 // ErrUnsafeAsset is returned when the page's own script or style would end
@@ -39,7 +47,6 @@ var assets embed.FS
 type page struct {
 	script, style         string
 	scriptHash, styleHash string
-	dialects              []byte
 }
 
 var (
@@ -58,9 +65,8 @@ func loadPage() (*page, error) {
 			return string(b)
 		}
 		p := &thePage
-		// ingest.js parses every input (embedded, dropped, live); app.js
-		// renders. One script element, so one hash.
-		p.script = read("ingest.js") + "\n" + read("app.js")
+		// app.js renders the view models Go computed; it derives nothing.
+		p.script = read("app.js")
 		p.style = read("style.css")
 		for _, s := range []string{p.script, p.style} {
 			l := strings.ToLower(s)
@@ -70,7 +76,6 @@ func loadPage() (*page, error) {
 		}
 		p.scriptHash = cspHash(p.script)
 		p.styleHash = cspHash(p.style)
-		p.dialects = dialectsJSON()
 	})
 	return &thePage, pageErr
 }
@@ -82,10 +87,12 @@ func cspHash(s string) string {
 
 // csp allows the page's own script and style (by hash, so injected inline
 // code and event-handler attributes never run), data: images, and nothing
-// else: no network, except the same-origin event stream of a live page.
-func (p *page) csp(live bool) string {
+// else: no network, except, on a page agenttrace serve serves, its own
+// origin (the event stream, the run's data, the conversion of a dropped
+// file).
+func (p *page) csp(served bool) string {
 	connect := "'none'"
-	if live {
+	if served {
 		connect = "'self'"
 	}
 	return "default-src 'none'; script-src " + p.scriptHash + "; style-src " + p.styleHash +
@@ -93,8 +100,8 @@ func (p *page) csp(live bool) string {
 }
 
 // Write renders runs as one self-contained HTML document to w: inline style
-// and code, each run embedded as artifact lines, and a static outline for
-// readers without JavaScript. Nothing in it loads anything from anywhere.
+// and code, each run embedded as its view model (see WriteRunJSON), and a
+// static outline for readers without JavaScript. Nothing in it loads anything from anywhere.
 func Write(w io.Writer, runs []Run, opts ...Option) error {
 	cfg := newConfig(opts)
 	p, err := loadPage()
@@ -109,13 +116,13 @@ func Write(w io.Writer, runs []Run, opts ...Option) error {
 			runs[i].Meta = converter.MetaFor(runs[i].Records)
 		}
 	}
-	data := make([][]byte, len(runs))
+	views := make([]*encodedRun, len(runs))
 	for i := range runs {
-		var buf bytes.Buffer
-		if err := encodeRun(&buf, &runs[i]); err != nil {
+		v, err := encodeView(&runs[i])
+		if err != nil {
 			return fmt.Errorf("viewer: run %q: %w", runs[i].Name, err)
 		}
-		data[i] = buf.Bytes()
+		views[i] = v
 	}
 	title := cfg.title
 	if title == "" {
@@ -127,23 +134,24 @@ func Write(w io.Writer, runs []Run, opts ...Option) error {
 
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	bw.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"" + html.EscapeString(p.csp(cfg.live != "")) + "\">\n")
+	bw.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"" + html.EscapeString(p.csp(cfg.live != "" || cfg.convert != "")) + "\">\n")
 	bw.WriteString("<meta name=\"referrer\" content=\"no-referrer\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	bw.WriteString("<meta name=\"generator\" content=\"" + html.EscapeString(converter.Producer) + "\">\n")
 	bw.WriteString("<title>" + html.EscapeString(title) + "</title>\n<style>" + p.style + "</style>\n</head>\n<body>\n<div id=\"app\"><noscript>")
-	if err := writeStatic(bw, runs, data); err != nil {
+	if err := writeStatic(bw, runs, views); err != nil {
 		return err
 	}
-	bw.WriteString("</noscript></div>\n<script type=\"application/json\" id=\"at-dialects\">")
-	writeScriptData(bw, p.dialects)
-	bw.WriteString("</script>\n")
+	bw.WriteString("</noscript></div>\n")
 	for i := range runs {
-		bw.WriteString("<script type=\"application/x-ndjson\" data-name=\"" + html.EscapeString(runs[i].Name) + "\">")
-		writeScriptData(bw, data[i])
+		bw.WriteString("<script type=\"application/json\" class=\"at-run\" data-name=\"" + html.EscapeString(runs[i].Name) + "\">")
+		writeScriptData(bw, views[i].json)
 		bw.WriteString("</script>\n")
 	}
 	if cfg.live != "" {
-		bw.WriteString("<div id=\"at-live\" hidden data-url=\"" + html.EscapeString(cfg.live) + "\"></div>\n")
+		bw.WriteString("<div id=\"at-live\" hidden data-url=\"" + html.EscapeString(cfg.live) + "\" data-run=\"" + html.EscapeString(cfg.liveData) + "\"></div>\n")
+	}
+	if cfg.convert != "" {
+		bw.WriteString("<div id=\"at-convert\" hidden data-url=\"" + html.EscapeString(cfg.convert) + "\"></div>\n")
 	}
 	bw.WriteString("<script>" + p.script + "</script>\n</body>\n</html>\n")
 	return bw.Flush()
@@ -164,20 +172,4 @@ func writeScriptData(w *bufio.Writer, b []byte) {
 		w.WriteString(`\u003c`)
 		b = b[i+1:]
 	}
-}
-
-// encodeRun writes run as artifact lines, the one shape the page parses.
-func encodeRun(buf *bytes.Buffer, run *Run) error {
-	cw := converter.NewWriter(buf, run.Meta)
-	if err := cw.WriteHeader(); err != nil {
-		return err
-	}
-	for i := range run.Records {
-		if err := cw.Write(&run.Records[i]); err != nil {
-			return err
-		}
-	}
-	// No trailer: the page recomputes every total from the records, and a
-	// trailer would claim "complete" for a run that may still be growing.
-	return nil
 }

@@ -41,7 +41,7 @@ func TestPageIsSelfContained(t *testing.T) {
 		connect string
 	}{
 		{"file", nil, "connect-src 'none'"},
-		{"live", []viewer.Option{viewer.WithLive("/events/run.jsonl?offset=10")}, "connect-src 'self'"},
+		{"live", []viewer.Option{viewer.WithLive("/events/run.jsonl?offset=10", "/data/run.jsonl")}, "connect-src 'self'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer

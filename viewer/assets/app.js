@@ -1,5 +1,11 @@
-// The agenttrace viewer: renders runs parsed by ATIngest (ingest.js, the
-// one parsing path for embedded runs, dropped files and live records).
+// The agenttrace viewer: renders the runs Go computed (viewer/model.go).
+// Each run is a view model embedded in the page as JSON, or fetched from
+// agenttrace serve (a live run, a dropped file it converted): records as
+// their artifact lines plus t0/t1, the token report, the cards' totals
+// (the trailer's, when records were dropped), problems. Nothing here
+// classifies, decodes or totals spans: the rules live once, in Go. A file
+// dropped on a page written to disk is shown only if it is an artifact, as
+// written (see openArtifact).
 //
 // Safety rule for this file: data only ever reaches the DOM through
 // textContent, setAttribute on fixed attribute names, and CSSOM style
@@ -45,12 +51,6 @@
   }
   const $ = (id) => document.getElementById(id);
 
-  function readJSON(id) {
-    const e = $(id);
-    if (!e) return null;
-    try { return JSON.parse(e.textContent); } catch (_) { return null; }
-  }
-
   // ---- formatting ----------------------------------------------------------
 
   const nf = new Intl.NumberFormat('en-US');
@@ -81,23 +81,6 @@
     if (typeof v === 'string') return v;
     try { return JSON.stringify(v, null, 2); } catch (_) { return String(v); }
   }
-  // plain unwraps the typed attribute encoding (format §8) for display.
-  function plain(v) {
-    if (Array.isArray(v)) return v.map(plain);
-    if (isObj(v)) {
-      const ks = Object.keys(v);
-      if (ks.length === 1) {
-        if (ks[0] === '@double') return v['@double'];
-        if (ks[0] === '@bytes') return 'base64:' + v['@bytes'];
-        if (ks[0] === '@map') return plain(v['@map']);
-      }
-      const o = {};
-      for (const k of ks) o[k] = plain(v[k]);
-      return o;
-    }
-    return v;
-  }
-
   // ---- the run model -------------------------------------------------------
 
   const key = (r) => (r.trace_id || '') + '/' + (r.span_id || '');
@@ -142,107 +125,113 @@
       for (let i = r._kids.length - 1; i >= 0; i--) stack.push([r._kids[i], d + 1]);
     }
     for (const r of recs) if (!seen.has(r)) { r._d = 0; flat.push(r); }
-    run.model = { byKey, roots, flat, T0, T1, stats: stats(run, recs, byKey) };
+    const tools = run.report && Array.isArray(run.report.by_tool) ? run.report.by_tool.map((t) => t.tool).sort() : [];
+    run.model = { byKey, roots, flat, T0, T1, tools };
   }
 
   function u(r, k) { return (r.usage && typeof r.usage[k] === 'number') ? r.usage[k] : 0; }
 
-  function agentOf(r) {
-    for (let p = r._p; p; p = p._p) if (p.kind === 'agent') return p.agent || p.name;
-    return '(no agent)';
-  }
-
-  // stats mirrors report.Tokens (Go): only inference records count toward
-  // tokens, since agent and wrapper spans repeat their children's usage.
-  function stats(run, recs) {
-    const s = {
-      kinds: { agent: 0, inference: 0, call: 0, span: 0 }, errors: 0,
-      tok: { input: 0, output: 0, cache_read: 0, cache_creation: 0, reasoning: 0 }, cost: null,
-      models: new Map(), tools: new Map(), agents: new Map(), largest: [], tools_list: [],
-    };
-    for (const r of recs) {
-      s.kinds[r.kind]++;
-      if (r.ok === false) s.errors++;
-      if (r.kind === 'inference') {
-        const t = {
-          input: u(r, 'input_tokens'), output: u(r, 'output_tokens'), cache_read: u(r, 'cache_read_input_tokens'),
-          cache_creation: u(r, 'cache_creation_input_tokens'), reasoning: u(r, 'reasoning_output_tokens'),
-        };
-        for (const k in t) s.tok[k] += t[k];
-        if (typeof r.cost === 'number') s.cost = (s.cost || 0) + r.cost;
-        const model = r.model || r.request_model || '(unknown)';
-        const mk = (r.provider || '') + '\u0000' + model;
-        const m = s.models.get(mk) || { model, provider: r.provider || '', count: 0, input: 0, output: 0, cache_read: 0, cache_creation: 0, reasoning: 0, cost: null };
-        m.count++;
-        for (const k in t) m[k] += t[k];
-        if (typeof r.cost === 'number') m.cost = (m.cost || 0) + r.cost;
-        s.models.set(mk, m);
-        const an = agentOf(r);
-        const a = s.agents.get(an) || { agent: an, runs: 0, inferences: 0, input: 0, output: 0 };
-        a.inferences++; a.input += t.input; a.output += t.output;
-        s.agents.set(an, a);
-        if (r.output != null) s.largest.push({ r, tokens: t.output, who: model });
-      } else if (r.kind === 'call') {
-        const tn = r.tool || '(unknown)';
-        const tl = s.tools.get(tn) || { tool: tn, calls: 0, errors: 0, est: 0, ms: 0 };
-        tl.calls++;
-        if (r.ok === false) tl.errors++;
-        tl.est += r.estimated_tokens || 0;
-        tl.ms += Math.max(0, r.t1 - r.t0);
-        s.tools.set(tn, tl);
-        if (r.result != null) s.largest.push({ r, tokens: r.estimated_tokens || 0, who: tn });
-      } else if (r.kind === 'agent') {
-        const an = r.agent || r.name;
-        const a = s.agents.get(an) || { agent: an, runs: 0, inferences: 0, input: 0, output: 0 };
-        a.runs++;
-        s.agents.set(an, a);
-      }
-    }
-    s.tok.total = s.tok.input + s.tok.output;
-    s.largest.sort((a, b) => b.tokens - a.tokens);
-    s.largest = s.largest.slice(0, 10);
-    s.tools_list = Array.from(s.tools.keys()).sort();
-    const b = run.meta && run.meta.budget;
-    if (b && typeof b.budget_tokens === 'number' && b.budget_tokens > 0) {
-      s.budget = { tokens: b.budget_tokens, warn: typeof b.warn_threshold === 'number' ? b.warn_threshold : 0.8, spent: s.tok.total };
-    }
-    return s;
-  }
-
   // ---- loading ---------------------------------------------------------------
 
-  function addParsed(parsed, fileName) {
-    for (const p of parsed.problems || []) S.problems.push(p);
+  // addRuns adds view models to the picker and returns the index of the
+  // first, or -1 when there was none.
+  function addRuns(runs) {
     const first = S.runs.length;
-    for (const run of parsed.runs || []) {
-      run.name = run.name || fileName;
+    for (const run of runs) {
+      normalize(run);
       buildModel(run);
       S.runs.push(run);
     }
-    return parsed.runs && parsed.runs.length ? first : -1;
+    return runs.length ? first : -1;
+  }
+
+  // normalize makes sure a view model has the members the page reads, so
+  // a run that is only partly there still renders.
+  function normalize(run) {
+    if (!Array.isArray(run.records)) run.records = [];
+    run.records = run.records.filter(isObj);
+    if (!Array.isArray(run.problems)) run.problems = [];
+    if (!isObj(run.meta)) run.meta = {};
+    run.name = String(run.name || 'run');
   }
 
   function loadEmbedded() {
-    for (const e of document.querySelectorAll('script[type="application/x-ndjson"]')) {
+    for (const e of document.querySelectorAll('script.at-run[type="application/json"]')) {
       const name = e.getAttribute('data-name') || 'run';
-      addParsed(ATIngest.parse(e.textContent, name, dialects), name);
+      let run;
+      try { run = JSON.parse(e.textContent); } catch (err) {
+        S.problems.push({ file: name, line: 0, message: 'cannot read the embedded run: ' + err.message });
+        continue;
+      }
+      if (!isObj(run)) continue;
+      run.name = name;
+      addRuns([run]);
     }
   }
 
+  const convertURL = (() => { const e = $('at-convert'); return e ? e.getAttribute('data-url') : ''; })();
+
+  // openFiles opens files picked or dropped. On a page agenttrace serve
+  // serves, each goes to the server, which converts whatever it is with
+  // the Go converter and importers and answers with view models. A page
+  // written to a file has no server: it opens artifacts only, as written.
   function openFiles(files) {
     const list = Array.from(files || []);
     if (!list.length) return;
-    Promise.all(list.map((f) => f.text().then((text) => ({ f, text }), (err) => ({ f, err }))))
-      .then((read) => {
+    const one = (f) => convertURL ? convertFile(f) : f.text().then((text) => openArtifact(text, f.name));
+    Promise.all(list.map((f) => one(f).catch((err) => ({ runs: [], problems: [{ file: f.name, line: 0, message: String(err && err.message || err) }] }))))
+      .then((got) => {
         let firstNew = -1;
-        for (const { f, text, err } of read) {
-          if (err) { S.problems.push({ file: f.name, line: 0, message: 'cannot read: ' + err }); continue; }
-          const i = addParsed(ATIngest.parse(text, f.name, dialects), f.name);
+        for (const g of got) {
+          for (const p of g.problems || []) S.problems.push(p);
+          const i = addRuns(g.runs || []);
           if (firstNew < 0) firstNew = i;
         }
         renderRunPicker();
         if (firstNew >= 0) selectRun(firstNew); else renderProblems();
       });
+  }
+
+  function convertFile(f) {
+    return fetch(convertURL + '?name=' + encodeURIComponent(f.name), {
+      method: 'POST', body: f, credentials: 'same-origin', headers: { 'Content-Type': 'application/octet-stream' },
+    }).then((resp) => resp.json().then((body) => {
+      if (!resp.ok || !isObj(body) || !Array.isArray(body.runs)) throw new Error((isObj(body) && body.error) || ('the server answered ' + resp.status));
+      return { runs: body.runs, problems: [] };
+    }, () => { throw new Error('the server answered ' + resp.status); }));
+  }
+
+  // openArtifact shows an artifact dropped on a page written to a file,
+  // as written: each record line's own kind and fields, the header, and
+  // the last trailer's totals. Nothing is recomputed (kinds, estimates,
+  // tables: that is Go's work), so the page says so; other formats are
+  // refused with the command that opens them.
+  function openArtifact(text, name) {
+    const lines = text.split('\n');
+    const run = { name, meta: {}, records: [], report: null, totals: null, trailer: null, problems: [], asWritten: true };
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i].trim();
+      if (!line) continue;
+      let o;
+      try { o = JSON.parse(line); } catch (_) { o = undefined; }
+      if (!isObj(o) || Array.isArray(o) || typeof o.kind !== 'string') {
+        if (!run.records.length && !run.trailer && !Object.keys(run.meta).length) {
+          return { runs: [], problems: [{ file: name, line: i + 1, message: 'not an agenttrace artifact: open it with `agenttrace html ' + name + '`, or drop it on a page of `agenttrace serve`, which convert OTLP, Jaeger and the other formats' }] };
+        }
+        run.problems.push({ file: name, line: i + 1, message: 'not a JSON object with a kind: skipped' });
+        continue;
+      }
+      if (o.kind === 'meta') run.meta = o;
+      else if (o.kind === 'summary') run.trailer = o;
+      else if (KINDS.includes(o.kind)) {
+        o.t0 = Date.parse(o.started_at);
+        o.t1 = Date.parse(o.finished_at);
+        if (!(o.t0 >= 0)) o.t0 = 0;
+        if (!(o.t1 >= o.t0)) o.t1 = o.t0;
+        run.records.push(o);
+      }
+    }
+    return { runs: [run], problems: [] };
   }
 
   // ---- layout ----------------------------------------------------------------
@@ -278,7 +267,7 @@
       h('header', { class: 'top' },
         h('h1', { text: 'agenttrace' }), ui.runPick,
         h('label', { class: 'open button' }, 'Open file…', ui.file),
-        h('span', { class: 'muted hint', text: 'or drop an artifact, OTLP/JSON or Jaeger JSON file anywhere' })),
+        h('span', { class: 'muted hint', text: convertURL ? 'or drop an artifact, OTLP (JSON or protobuf) or Jaeger JSON file anywhere' : 'or drop an artifact anywhere' })),
       ui.problems, ui.cards, ui.tables,
       h('section', { class: 'timeline' }, ui.toolbar,
         h('div', { class: 'split' }, h('div', { class: 'waterfall', id: 'waterfall' }, ui.axis, ui.scroll), ui.detail)));
@@ -320,8 +309,11 @@
     if (S.cur >= 0) ui.runPick.value = String(S.cur);
   }
 
+  // renderProblems lists what could not be read: files that opened no
+  // run, and the current run's bad lines, each with its line number.
   function renderProblems() {
-    const ps = S.problems;
+    const R = run();
+    const ps = S.problems.concat(R ? R.problems.map((p) => ({ file: R.name, line: p.line, message: p.message })) : []);
     ui.problems.hidden = ps.length === 0;
     if (!ps.length) return;
     const shown = ps.slice(0, 20).map((p) => h('li', { text: (p.file || '') + (p.line ? ':' + p.line : '') + ': ' + p.message }));
@@ -340,7 +332,7 @@
     ui.runPick.value = String(i);
     const run = S.runs[i];
     document.title = run.name + ' — agenttrace';
-    ui.toolPick.replaceChildren(h('option', { value: '', text: 'all tools' }), ...run.model.stats.tools_list.map((t) => h('option', { value: t, text: t })));
+    ui.toolPick.replaceChildren(h('option', { value: '', text: 'all tools' }), ...run.model.tools.map((t) => h('option', { value: t, text: t })));
     renderProblems();
     renderCards();
     renderTables();
@@ -357,36 +349,69 @@
     return h('div', { class: 'card' + (cls ? ' ' + cls : '') }, h('div', { class: 'label', text: label }), h('div', { class: 'value', text: value }), sub ? h('div', { class: 'sub', text: sub }) : null);
   }
 
+  // renderCards shows the totals Go decided on (viewTotals): the records'
+  // own, or the trailer's when the file lost records, with a note saying
+  // how many. A dropped artifact shown as written has only its trailer.
   function renderCards() {
-    const R = run(), m = R.model, s = m.stats;
-    const kinds = KINDS.filter((k) => s.kinds[k]).map((k) => num(s.kinds[k]) + ' ' + KIND_LABEL[k]).join(' · ');
+    const R = run(), m = R.model;
+    const t = R.totals || trailerTotals(R.trailer);
     const meta = R.meta || {};
-    const cards = [
-      card('Records', num(R.records.length), kinds),
-      card('Errors', num(s.errors), s.errors ? 'press n to jump' : 'none', s.errors ? 'bad' : ''),
-      card('Duration', ms(m.T1 - m.T0), meta.started_at ? 'started ' + String(meta.started_at).replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''),
-      card('Tokens in', num(s.tok.input), 'cache read ' + num(s.tok.cache_read) + ' · write ' + num(s.tok.cache_creation)),
-      card('Tokens out', num(s.tok.output), 'reasoning ' + num(s.tok.reasoning)),
-      card('Total', num(s.tok.total), 'input + output'),
-    ];
-    if (s.cost != null) cards.push(card('Cost', cost(s.cost), 'as reported by spans'));
+    const cards = [];
+    if (t) {
+      const kinds = KINDS.filter((k) => t.records[k]).map((k) => num(t.records[k]) + ' ' + KIND_LABEL[k]).join(' · ');
+      cards.push(card('Records', num(R.records.length), kinds));
+      cards.push(card('Errors', num(t.errors), t.errors ? 'press n to jump' : 'none', t.errors ? 'bad' : ''));
+    } else {
+      cards.push(card('Records', num(R.records.length), 'as written'));
+    }
+    cards.push(card('Duration', ms(m.T1 - m.T0), meta.started_at ? 'started ' + String(meta.started_at).replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''));
+    if (t && t.tokens) {
+      const src = t.from_trailer ? ' (trailer)' : '';
+      cards.push(card('Tokens in', num(t.tokens.input), 'cache read ' + num(t.tokens.cache_read) + ' · write ' + num(t.tokens.cache_creation)));
+      cards.push(card('Tokens out', num(t.tokens.output), 'reasoning ' + num(t.tokens.reasoning)));
+      cards.push(card('Total', num(t.tokens.total), 'input + output' + src));
+    }
     if (meta.service) cards.push(card('Service', meta.service, meta.trace_id ? 'trace ' + meta.trace_id : (meta.conversation_id ? 'conversation ' + meta.conversation_id : '')));
-    const kids = [h('div', { class: 'card-row' }, ...cards)];
-    if (s.budget) kids.push(budgetBar(s.budget));
+    const kids = [];
+    if (R.asWritten) {
+      kids.push(h('div', { class: 'note', id: 'as-written', role: 'note',
+        text: 'Shown as written: the kinds, fields and totals are what the file says; nothing is recomputed in the browser and there are no token tables. `agenttrace html ' + R.name + '` or a page of `agenttrace serve` compute them.' }));
+    }
+    if (t && t.dropped) {
+      kids.push(h('div', { class: 'dropped', id: 'dropped', role: 'note' },
+        h('b', { text: num(t.dropped) + (t.dropped === 1 ? ' record was' : ' records were') + ' dropped' }),
+        ' from this file: its trailer accounts for ' + num(t.accounted) + ' records and the file holds ' + num(R.records.length) +
+        '. Their details are not in the file; the totals and the budget shown are the trailer\'s.'));
+    }
+    kids.push(h('div', { class: 'card-row' }, ...cards));
+    if (t && t.budget && t.budget.budget_tokens > 0) kids.push(budgetBar(t.budget));
     ui.cards.replaceChildren(...kids);
   }
 
+  // trailerTotals is what a trailer says, in the shape of the totals Go
+  // gives (viewTotals), for an artifact shown as written.
+  function trailerTotals(tr) {
+    if (!isObj(tr)) return null;
+    return {
+      records: { call: tr.calls, inference: tr.inferences, agent: tr.agents, span: tr.spans }, errors: tr.errors,
+      tokens: isObj(tr.tokens) ? tr.tokens : null, budget: isObj(tr.budget) ? tr.budget : null,
+      from_trailer: true, accounted: (tr.records || 0) + (tr.dropped || 0), dropped: tr.dropped || 0,
+    };
+  }
+
+  // budgetBar draws a converter.BudgetStatus; its state is Go's verdict.
   function budgetBar(b) {
-    const frac = b.spent / b.tokens;
-    const state = frac > 1 ? 'over' : frac >= b.warn ? 'near' : 'ok';
+    const frac = b.spent / b.budget_tokens;
+    const warnAt = typeof b.warn_threshold === 'number' ? b.warn_threshold : 0;
+    const state = b.over_budget ? 'over' : b.near_budget ? 'near' : 'ok';
     const fill = h('div', { class: 'fill ' + state });
     fill.style.width = Math.min(100, frac * 100).toFixed(2) + '%';
-    const warn = h('div', { class: 'warn-mark', title: 'warn at ' + Math.round(b.warn * 100) + '%' });
-    warn.style.left = Math.min(100, b.warn * 100).toFixed(2) + '%';
-    const text = num(b.spent) + ' of ' + num(b.tokens) + ' tokens (' + (frac * 100).toFixed(1) + '%)' +
-      (state === 'over' ? ' — over budget by ' + num(b.spent - b.tokens) : state === 'near' ? ' — near the budget' : '');
+    const warn = h('div', { class: 'warn-mark', title: 'warn at ' + Math.round(warnAt * 100) + '%' });
+    warn.style.left = Math.min(100, warnAt * 100).toFixed(2) + '%';
+    const text = num(b.spent) + ' of ' + num(b.budget_tokens) + ' tokens (' + (frac * 100).toFixed(1) + '%)' +
+      (state === 'over' ? ' — over budget' + (b.spent > b.budget_tokens ? ' by ' + num(b.spent - b.budget_tokens) : '') : state === 'near' ? ' — near the budget' : '');
     return h('div', { class: 'budget', id: 'budget', 'data-state': state }, h('div', { class: 'label', text: 'Budget' }),
-      h('div', { class: 'bar', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': b.tokens, 'aria-valuenow': b.spent }, fill, warn), h('div', { class: 'sub', text }));
+      h('div', { class: 'bar', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': b.budget_tokens, 'aria-valuenow': b.spent }, fill, warn), h('div', { class: 'sub', text }));
   }
 
   // ---- token tables --------------------------------------------------------------
@@ -396,32 +421,39 @@
       h('tbody', null, ...rows.map((r) => h('tr', null, ...r.map((c) => (c instanceof Node ? h('td', null, c) : h('td', { text: c })))))));
   }
 
+  // renderTables shows Go's token report (report.Tokens, what `agenttrace
+  // tokens` prints), in its order.
   function renderTables() {
-    const s = run().model.stats;
-    const models = Array.from(s.models.values()).sort((a, b) => (b.input + b.output) - (a.input + a.output) || a.model.localeCompare(b.model));
-    const tools = Array.from(s.tools.values()).sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool));
-    const agents = Array.from(s.agents.values()).sort((a, b) => (b.input + b.output) - (a.input + a.output) || a.agent.localeCompare(b.agent));
-    const withCost = models.some((m) => m.cost != null);
+    const R = run(), rep = R.report;
     const sections = [];
+    if (!isObj(rep)) {
+      ui.tables.replaceChildren();
+      return;
+    }
+    const models = rep.by_model || [], tools = rep.by_tool || [], agents = rep.by_agent || [], largest = rep.largest || [];
     if (models.length) {
       sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'By model' }),
-        table('by-model', ['model', 'provider', 'calls', 'input', 'output', 'cache read', 'cache write', 'reasoning', 'total'].concat(withCost ? ['cost'] : []),
-          models.map((m) => [m.model, m.provider || '–', num(m.count), num(m.input), num(m.output), num(m.cache_read), num(m.cache_creation), num(m.reasoning), num(m.input + m.output)].concat(withCost ? [cost(m.cost)] : [])))));
+        table('by-model', ['model', 'provider', 'calls', 'input', 'output', 'cache read', 'cache write', 'reasoning', 'total'],
+          models.map((m) => [m.model, m.provider || '–', num(m.count), num(m.input), num(m.output), num(m.cache_read), num(m.cache_creation), num(m.reasoning), num(m.total)]))));
     }
     if (tools.length) {
       sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'By tool' }),
         table('by-tool', ['tool', 'calls', 'errors', 'result tokens (est.)', 'time'],
-          tools.map((t) => [t.tool, num(t.calls), num(t.errors), num(t.est), ms(t.ms)]))));
+          tools.map((t) => [t.tool, num(t.calls), num(t.errors), num(t.estimated_tokens), ms(t.duration_ms)]))));
     }
     if (agents.length) {
       sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'By agent' }),
         table('by-agent', ['agent', 'runs', 'model calls', 'input', 'output', 'total'],
-          agents.map((a) => [a.agent, num(a.runs), num(a.inferences), num(a.input), num(a.output), num(a.input + a.output)]))));
+          agents.map((a) => [a.agent, num(a.runs), num(a.inferences), num(a.input), num(a.output), num(a.total)]))));
     }
-    if (s.largest.length) {
+    if (largest.length) {
       sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'Largest responses' }),
         table('largest', ['record', 'by', 'tokens'],
-          s.largest.map((x) => [h('a', { href: '#', class: 'jump', 'data-span-ref': x.r.span_id || '', onclick: (e) => { e.preventDefault(); reveal(x.r); } }, x.r.name), x.who, num(x.tokens)]))));
+          largest.map((x) => {
+            const r = R.model.byKey.get((x.trace_id || '') + '/' + (x.span_id || ''));
+            const name = h('a', { href: '#', class: 'jump', 'data-span-ref': x.span_id || '', onclick: (e) => { e.preventDefault(); if (r) reveal(r); } }, x.name || '(unnamed)');
+            return [name, x.model || x.tool || '', num(x.tokens)];
+          }))));
     }
     ui.tables.replaceChildren(...sections);
   }
@@ -632,14 +664,14 @@
     if (r.tools != null && !min) kids.push(section('Tool definitions', toolsView(r.tools)));
     if (!min && r.events && r.events.length) {
       kids.push(section('Events', h('ul', { class: 'events' }, ...r.events.map((e) => h('li', null, h('b', { text: e.name || '(event)' }), ' ', h('span', { class: 'muted', text: e.time || '' }),
-        e.attrs ? valueView(plain(e.attrs)) : null)))));
+        e.attrs ? valueView(e.attrs) : null)))));
     }
     if (!min && r.attrs && Object.keys(r.attrs).length) {
-      const entries = Object.keys(r.attrs).sort().map((k) => [k, plain(r.attrs[k])]);
+      const entries = Object.keys(r.attrs).sort().map((k) => [k, r.attrs[k]]);
       kids.push(section('Attributes', h('dl', { class: 'attrs' }, ...entries.flatMap(([k, val]) => [h('dt', { text: k }), h('dd', null, valueView(val))]))));
     }
     if (v) {
-      for (const f of ['links', 'resource', 'scope', 'dropped']) if (r[f] != null) kids.push(section(f, valueView(plain(r[f]))));
+      for (const f of ['links', 'resource', 'scope', 'dropped']) if (r[f] != null) kids.push(section(f, valueView(r[f])));
       const raw = {};
       for (const k of Object.keys(r)) if (!k.startsWith('_') && k !== 't0' && k !== 't1' && k !== 'line') raw[k] = r[k];
       kids.push(section('Record (JSON)', valueView(raw)));
@@ -764,50 +796,56 @@
 
   // ---- live tail (agenttrace serve) -------------------------------------------------------
 
+  // startLive follows a run agenttrace serve is showing: each "record"
+  // event says the file grew, and the page fetches the run's view model
+  // again (Go reads the file; the events' data is not parsed here), at
+  // most one fetch at a time, and shows it in place, keeping the
+  // selection, the folds and the filters.
   function startLive() {
     const el = $('at-live');
     const url = el && el.getAttribute('data-url');
-    if (!url || typeof EventSource === 'undefined') return;
-    const R = S.runs[S.runs.length - 1];
-    if (!R) return;
-    // One reader follows the file: it keeps the header (and a tool-dispatch
-    // file's ids) between lines. The lines the page holds are the header
-    // and the records; the stream goes on after them.
-    const reader = ATIngest.follow(R.name, dialects);
-    if (R.meta) reader.push(JSON.stringify(R.meta), 1);
-    let lineNo = R.records.length + 1;
-    let pending = false;
-    const es = new EventSource(url);
+    const dataURL = el && el.getAttribute('data-run');
+    if (!url || !dataURL || typeof EventSource === 'undefined') return;
+    const at = S.runs.length - 1;
+    if (at < 0) return;
+    let busy = false, again = false;
     const status = h('span', { id: 'live', class: 'live', text: '● live' });
     document.querySelector('header.top').append(status);
-    es.addEventListener('record', (e) => {
-      const got = reader.push(e.data, ++lineNo);
-      for (const p of got.problems) S.problems.push(p);
-      for (const rec of got.records) R.records.push(rec);
-      R.meta = got.meta || R.meta;
-      R.summary = got.summary || R.summary;
-      if (!pending) {
-        pending = true;
-        requestAnimationFrame(() => {
-          pending = false;
+    const refresh = () => {
+      if (busy) { again = true; return; }
+      busy = true;
+      fetch(dataURL, { credentials: 'same-origin' }).then((resp) => {
+        if (!resp.ok) throw new Error('the server answered ' + resp.status);
+        return resp.json();
+      }).then((fresh) => {
+        if (!isObj(fresh)) return;
+        const old = S.runs[at];
+        fresh.name = old.name;
+        normalize(fresh);
+        buildModel(fresh);
+        S.runs[at] = fresh;
+        if (S.cur === at) {
           const sel = S.sel && S.sel._k;
-          buildModel(R);
-          if (S.runs[S.cur] === R) {
-            S.sel = sel ? R.model.byKey.get(sel) || null : null;
-            renderRunPicker(); renderProblems(); renderCards(); renderTables(); renderAxis(); refilter();
-          }
-          document.body.dataset.liveRecords = String(R.records.length);
-        });
-      }
-    });
+          S.sel = sel ? fresh.model.byKey.get(sel) || null : null;
+          renderRunPicker(); renderProblems(); renderCards(); renderTables(); renderAxis(); refilter();
+          if (S.sel) renderDetail();
+        } else renderRunPicker();
+        document.body.dataset.liveRecords = String(fresh.records.length);
+      }).catch((err) => {
+        status.textContent = '○ ' + String(err && err.message || err);
+      }).finally(() => {
+        busy = false;
+        if (again) { again = false; refresh(); }
+      });
+    };
+    const es = new EventSource(url);
+    es.addEventListener('record', refresh);
     es.addEventListener('reset', () => location.reload());
     es.onerror = () => { status.textContent = '○ reconnecting'; };
     es.onopen = () => { status.textContent = '● live'; };
   }
 
   // ---- start ------------------------------------------------------------------------
-
-  const dialects = readJSON('at-dialects') || {};
 
   buildShell();
   const tParse = performance.now();
@@ -817,7 +855,7 @@
   if (S.runs.length) selectRun(0);
   else {
     renderProblems();
-    ui.cards.replaceChildren(h('p', { class: 'muted', text: 'No run here yet: open or drop an artifact, OTLP/JSON or Jaeger JSON file.' }));
+    ui.cards.replaceChildren(h('p', { class: 'muted', text: convertURL ? 'No run here yet: open or drop an artifact, OTLP or Jaeger JSON file.' : 'No run here yet: open or drop an artifact.' }));
   }
   startLive();
   document.body.dataset.renderMs = (performance.now() - t0).toFixed(1);

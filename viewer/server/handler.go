@@ -13,6 +13,10 @@ const (
 	routeRun    = "/run/"
 	routeEvents = "/events/"
 	routeRaw    = "/raw/"
+	routeData   = "/data/"
+	// routeConvert takes a file dropped on a viewer page (POST) and
+	// answers with its runs' view models.
+	routeConvert = "/convert"
 )
 
 // viewerCSP is the header policy of the viewer page. The page brings its
@@ -61,6 +65,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.withArtifact(w, path[len(routeEvents):], s.serveEvents, r)
+	case strings.HasPrefix(path, routeData):
+		if !allowMethods(w, r, http.MethodGet, http.MethodHead) {
+			return
+		}
+		s.withArtifact(w, path[len(routeData):], s.serveData, r)
+	case path == routeConvert:
+		if !allowMethods(w, r, http.MethodPost) {
+			return
+		}
+		s.serveConvert(w, r)
 	case strings.HasPrefix(path, routeRaw):
 		if !allowMethods(w, r, http.MethodGet, http.MethodHead) {
 			return

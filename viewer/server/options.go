@@ -15,6 +15,10 @@ const (
 	// so that proxies and browsers do not time the connection out and a
 	// closed tab is noticed on the next write.
 	DefaultHeartbeat = 15 * time.Second
+	// DefaultMaxUpload is the largest file a viewer page may send to be
+	// converted: a long recorded run in OTLP/JSON, with room to spare. A
+	// larger one is refused (413); "agenttrace html" has no limit.
+	DefaultMaxUpload = 64 << 20
 )
 
 // An Option configures a Server. Options are sealed: only this package
@@ -28,11 +32,12 @@ func (f optionFunc) apply(c *config) { f(c) }
 type config struct {
 	poll      time.Duration
 	heartbeat time.Duration
+	maxUpload int64
 	log       *slog.Logger
 }
 
 func newConfig(opts []Option) config {
-	c := config{poll: DefaultPollInterval, heartbeat: DefaultHeartbeat}
+	c := config{poll: DefaultPollInterval, heartbeat: DefaultHeartbeat, maxUpload: DefaultMaxUpload}
 	for _, o := range opts {
 		o.apply(&c)
 	}
@@ -58,6 +63,16 @@ func WithHeartbeat(d time.Duration) Option {
 	return optionFunc(func(c *config) {
 		if d > 0 {
 			c.heartbeat = d
+		}
+	})
+}
+
+// WithMaxUpload sets the largest file, in bytes, a viewer page may send
+// to be converted (default [DefaultMaxUpload]). n <= 0 keeps the default.
+func WithMaxUpload(n int64) Option {
+	return optionFunc(func(c *config) {
+		if n > 0 {
+			c.maxUpload = n
 		}
 	})
 }

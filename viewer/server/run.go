@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path"
 	"strconv"
+	"time"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/viewer"
@@ -27,7 +28,7 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, a *artifact) {
 	// Rendered to memory first: a failure halfway must be a 500, not half
 	// a page.
 	var page bytes.Buffer
-	if err := viewer.Write(&page, []viewer.Run{run}, viewer.WithLive(live)); err != nil {
+	if err := viewer.Write(&page, []viewer.Run{run}, viewer.WithLive(live, routeData+escapeRel(a.rel)), viewer.WithConvert(routeConvert)); err != nil {
 		s.cfg.log.Error("cannot render viewer page", "path", a.rel, "err", err)
 		http.Error(w, "cannot render the page", http.StatusInternalServerError)
 		return
@@ -48,6 +49,24 @@ func eventsURL(rel string, offset int64) string {
 	return routeEvents + escapeRel(rel) + "?offset=" + strconv.FormatInt(offset, 10)
 }
 
+// serveData sends the view model of an artifact as it is now
+// (viewer.WriteRunJSON): what a live page fetches when its file grows.
+func (s *Server) serveData(w http.ResponseWriter, r *http.Request, a *artifact) {
+	run, _, err := loadRun(a)
+	if err != nil {
+		s.cfg.log.Warn("cannot show artifact", "path", a.rel, "err", err)
+		writeJSONError(w, http.StatusUnprocessableEntity, err.Error())
+		return
+	}
+	var body bytes.Buffer
+	if err := viewer.WriteRunJSON(&body, run); err != nil {
+		s.cfg.log.Error("cannot render run data", "path", a.rel, "err", err)
+		writeJSONError(w, http.StatusInternalServerError, "cannot render the run")
+		return
+	}
+	writeJSON(w, &body)
+}
+
 // loadRun reads the complete lines of a (up to its last newline) and
 // returns them as a run, with the number of bytes they take: the offset a
 // live stream starts from, so that a line torn now is neither shown twice
@@ -65,19 +84,42 @@ func loadRun(a *artifact) (viewer.Run, int64, error) {
 	if offset == 0 {
 		return run, 0, nil // no line yet: the stream brings the header
 	}
-	rd := converter.NewReader(bytes.NewReader(data), converter.WithSource(a.rel))
+	if err := readArtifact(bytes.NewReader(data), a.rel, &run); err != nil {
+		return run, 0, fmt.Errorf("read %w", err)
+	}
+	return run, offset, nil
+}
+
+// readArtifact reads an artifact into run: its records, header, last
+// trailer, and the lines it could not read (each named by its number, the
+// page shows them above the run). A file whose header is missing or bad
+// starts when its first record does, not in 1970.
+func readArtifact(r io.Reader, name string, run *viewer.Run) error {
+	rd := converter.NewReader(r, converter.WithSource(name))
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return run, 0, fmt.Errorf("read %w", err)
+			return err
 		}
 		run.Records = append(run.Records, *rec)
 	}
 	run.Meta = rd.Meta()
-	return run, offset, nil
+	if run.Meta != nil && !run.Meta.StartedAt.After(time.Unix(0, 0)) && len(run.Records) > 0 {
+		m := *run.Meta
+		m.StartedAt = converter.MetaFor(run.Records).StartedAt
+		run.Meta = &m
+	}
+	run.Summary = rd.Summary()
+	for _, p := range rd.Problems() {
+		run.Problems = append(run.Problems, viewer.Problem{Line: p.Line, Message: p.Err.Error()})
+	}
+	if st := rd.Stats(); st.Problems > int64(len(rd.Problems())) {
+		run.Problems = append(run.Problems, viewer.Problem{Message: fmt.Sprintf("%d more lines could not be read", st.Problems-int64(len(rd.Problems())))})
+	}
+	return nil
 }
 
 // serveRaw sends the artifact's bytes, as a download.

@@ -1,0 +1,193 @@
+package viewer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/report"
+)
+
+// The view model is everything the page shows of a run, computed here, so
+// that the page's script only lays it out: no classification, decoding or
+// totals live in JavaScript (one implementation of the conversion rules).
+// Its JSON, one object per run:
+//
+//	{"name": "run.jsonl",
+//	 "meta": {…the header line, as converter writes it…},
+//	 "records": [{"t0": ms, "t1": ms, …the record line, as converter writes it…}, …],
+//	 "report": {…report.TokenReport, as `agenttrace tokens --json` prints it…},
+//	 "totals": {…viewTotals: what the cards and the budget bar show…},
+//	 "trailer": {…the artifact's last summary line…} or null,
+//	 "problems": [{"line": n, "message": "…"}, …]}
+//
+// A record is its artifact line (kind, name, ids, times, status, promoted
+// fields, usage, args, result, messages, attrs, events…), so every field a
+// reader of the format knows is there under its documented name, plus t0
+// and t1: start and end in milliseconds since the Unix epoch (with the
+// sub-millisecond fraction), for the waterfall.
+
+// viewTotals are the numbers of the summary cards and the budget bar.
+// They are the records' own, unless the artifact's trailer accounts for
+// more than the file holds (records dropped by a queue, a cap or
+// truncation): then the trailer's totals and budget are the truth, and
+// Dropped says how many records are missing.
+type viewTotals struct {
+	// Records counts the records the page holds, by kind.
+	Records report.RecordCounts `json:"records"`
+	// Errors counts the failed records the page holds.
+	Errors int64 `json:"errors"`
+	// Tokens and Budget are what the run spent: the trailer's when
+	// FromTrailer, else the records'.
+	Tokens converter.Tokens        `json:"tokens"`
+	Budget *converter.BudgetStatus `json:"budget"`
+	// FromTrailer tells that Tokens and Budget are the trailer's.
+	FromTrailer bool `json:"from_trailer"`
+	// Accounted is how many records the trailer accounts for: those it
+	// counts written and those it counts dropped.
+	Accounted int64 `json:"accounted,omitempty"`
+	// Dropped is how many records the trailer accounts for that are not
+	// in the file: their details cannot be shown.
+	Dropped int64 `json:"dropped,omitempty"`
+}
+
+// Problem is a line of a run's input that could not be shown.
+type Problem struct {
+	// Line is the line number in the input, from 1; 0 when none applies.
+	Line int `json:"line"`
+	// Message says what is wrong with it.
+	Message string `json:"message"`
+}
+
+type viewRun struct {
+	Name     string              `json:"name"`
+	Meta     json.RawMessage     `json:"meta"`
+	Records  []json.RawMessage   `json:"-"` // written by marshal
+	Report   *report.TokenReport `json:"report"`
+	Totals   viewTotals          `json:"totals"`
+	Trailer  json.RawMessage     `json:"trailer"`
+	Problems []Problem           `json:"problems"`
+}
+
+// totals decides what the cards show: the report's numbers, or the
+// trailer's when it accounts for records the file does not hold.
+func totals(rep *report.TokenReport, held int, sum *converter.Summary) viewTotals {
+	t := viewTotals{Records: rep.Records, Errors: rep.Errors, Tokens: rep.Tokens, Budget: rep.Budget}
+	if sum == nil {
+		return t
+	}
+	missing := max(sum.Records-int64(held), 0) + sum.Dropped
+	if missing == 0 {
+		return t
+	}
+	t.FromTrailer, t.Accounted, t.Dropped = true, max(sum.Records, int64(held))+sum.Dropped, missing
+	t.Tokens = sum.Tokens
+	if sum.Budget != nil {
+		t.Budget = sum.Budget
+	}
+	return t
+}
+
+// encodedRun is a run as the page embeds it: the view model's JSON, and
+// the record lines the static outline is made from.
+type encodedRun struct {
+	json   []byte
+	lines  [][]byte // record lines as converter writes them
+	totals viewTotals
+	report *report.TokenReport
+}
+
+// encodeView makes run's view model. run.Meta must be set.
+func encodeView(run *Run) (*encodedRun, error) {
+	var enc converter.Encoder
+	enc.SetDefaults(run.Meta)
+	meta := bytes.TrimSuffix(converter.AppendMeta(nil, run.Meta), []byte{'\n'})
+	rep := report.Tokens(run.Records, run.Meta, report.WithTop(10))
+	v := viewRun{Name: run.Name, Meta: meta, Report: rep, Totals: totals(rep, len(run.Records), run.Summary), Problems: run.Problems}
+	if v.Problems == nil {
+		v.Problems = []Problem{}
+	}
+	if run.Summary != nil {
+		v.Trailer = bytes.TrimSuffix(converter.AppendSummary(nil, run.Summary), []byte{'\n'})
+	} else {
+		v.Trailer = json.RawMessage("null")
+	}
+	out := &encodedRun{totals: v.Totals, report: rep, lines: make([][]byte, len(run.Records))}
+	v.Records = make([]json.RawMessage, len(run.Records))
+	var line []byte
+	for i := range run.Records {
+		rec := &run.Records[i]
+		line = enc.AppendRecord(line[:0], rec)
+		line = bytes.TrimSuffix(line, []byte{'\n'})
+		if len(line) < 2 || line[0] != '{' {
+			return nil, fmt.Errorf("record %d: the encoder wrote no object", i)
+		}
+		out.lines[i] = bytes.Clone(line)
+		b := make([]byte, 0, len(line)+48)
+		b = append(b, `{"t0":`...)
+		b = appendMillis(b, uint64(rec.Span.StartTimestamp()))
+		b = append(b, `,"t1":`...)
+		b = appendMillis(b, uint64(rec.Span.EndTimestamp()))
+		b = append(b, ',')
+		b = append(b, line[1:]...)
+		v.Records[i] = b
+	}
+	js, err := v.marshal()
+	if err != nil {
+		return nil, err
+	}
+	out.json = js
+	return out, nil
+}
+
+// marshal writes v as JSON. The record lines are converter's output, valid
+// JSON already, so they are copied rather than checked and compacted again
+// by encoding/json (most of a page's bytes are theirs).
+func (v *viewRun) marshal() ([]byte, error) {
+	recs := v.Records
+	v.Records = nil
+	head, err := json.Marshal(v)
+	v.Records = recs
+	if err != nil {
+		return nil, err
+	}
+	n := len(head) + 16
+	for _, r := range recs {
+		n += len(r) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, head[:len(head)-1]...)
+	b = append(b, `,"records":[`...)
+	for i, r := range recs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, r...)
+	}
+	return append(b, ']', '}'), nil
+}
+
+// appendMillis writes nanoseconds since the epoch as milliseconds, with
+// the fraction a float64 keeps.
+func appendMillis(dst []byte, ns uint64) []byte {
+	return strconv.AppendFloat(dst, float64(ns/1e6)+float64(ns%1e6)/1e6, 'f', -1, 64)
+}
+
+// WriteRunJSON writes run's view model, the JSON object the page renders a
+// run from. A live page (agenttrace serve) fetches it again as its file
+// grows, and a file dropped on a served page comes back in this shape, so
+// the page never derives anything itself.
+func WriteRunJSON(w io.Writer, run Run) error {
+	if run.Meta == nil {
+		run.Meta = converter.MetaFor(run.Records)
+	}
+	e, err := encodeView(&run)
+	if err != nil {
+		return fmt.Errorf("viewer: run %q: %w", run.Name, err)
+	}
+	_, err = w.Write(e.json)
+	return err
+}
