@@ -34,56 +34,6 @@ func (rec *Record) Read(r *semconv.Reading) {
 	semconv.Read(r, rec.Span.Name(), rec.Span.Attributes(), rec.Span.Status().Code() == ptrace.StatusCodeError)
 }
 
-// Wrappers returns, for each of recs, whether it is a wrapper: a span that
-// classifies as an inference but has an inference among its descendants
-// (an embeddings batch around per-chunk calls; a framework's chat span
-// around the provider SDK's own). A wrapper is a span record: it keeps its
-// attributes but is never added to totals or budgets. Unlike
-// [semconv.Nesting], which a streaming [Tally] uses, Wrappers sees the
-// whole batch, so the order of recs does not matter. Apply it to a
-// reading with:
-//
-//	if wrappers[i] { rd.Kind = semconv.Span }
-func Wrappers(recs []Record) []bool {
-	out := make([]bool, len(recs))
-	parent := make(map[SpanKey]pcommon.SpanID, len(recs))
-	var rd semconv.Reading
-	var inference []int
-	for i := range recs {
-		sp := recs[i].Span
-		parent[SpanKey{sp.TraceID(), sp.SpanID()}] = sp.ParentSpanID()
-		recs[i].Read(&rd)
-		if rd.Kind == semconv.Inference {
-			inference = append(inference, i)
-		}
-	}
-	if len(inference) < 2 {
-		return out
-	}
-	below := make(map[SpanKey]bool) // spans with an inference among their descendants
-	for _, i := range inference {
-		sp := recs[i].Span
-		k := SpanKey{sp.TraceID(), sp.ParentSpanID()}
-		// The bound stops a malformed trace whose parents form a cycle.
-		for range len(recs) {
-			if k.Span.IsEmpty() || below[k] {
-				break
-			}
-			below[k] = true
-			p, ok := parent[k]
-			if !ok {
-				break
-			}
-			k.Span = p
-		}
-	}
-	for _, i := range inference {
-		sp := recs[i].Span
-		out[i] = below[SpanKey{sp.TraceID(), sp.SpanID()}]
-	}
-	return out
-}
-
 // Meta is the header line of an artifact.
 type Meta struct {
 	// Version is the schema version, 1.
