@@ -1,0 +1,130 @@
+package exporterbench
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	agenttraceexporter "github.com/agenttrace/agenttrace/exporter"
+)
+
+// BenchmarkExporter is issue 11's benchmark, all in one run so the ratios
+// compare like with like on a noisy machine. Each sub-benchmark writes
+// batches of 100 traces x 7 GenAI spans with fresh trace ids into its own
+// empty folder of the same temporary directory (one file system; a fresh
+// folder so no one pays for a folder the others filled):
+//
+//   - mode=one-artifact: agenttrace grouping every span into one artifact
+//     (group_by resource:service.name, one service) against the contrib
+//     fileexporter writing OTLP/JSON to one file. Target: agenttrace >= 2x
+//     fileexporter's spans/s.
+//   - mode=per-trace: agenttrace with one artifact per trace (group_by
+//     trace) against the floor, plain code creating one file per trace and
+//     appending the same bytes to it. Target: agenttrace >= 1/1.2 of the
+//     floor's spans/s.
+//   - mode=per-trace-parallel: the same from GOMAXPROCS goroutines at once,
+//     each with its own traces. Writes to different artifacts should not
+//     wait for each other: agenttrace should gain from parallelism as the
+//     floor does.
+//
+// The exporters are created through their public factories with the
+// collector's test settings, no sending queue, no batching, and called
+// with ConsumeTraces. Shutdown is timed too: it writes what an exporter
+// still holds (agenttrace's trailers, fileexporter's buffer).
+func BenchmarkExporter(b *testing.B) {
+	b.Run("mode=one-artifact/impl=agenttrace", func(b *testing.B) {
+		serial(b, startAgenttrace(b, b.TempDir(), agenttraceexporter.GroupByResourcePrefix+"service.name"))
+	})
+	b.Run("mode=one-artifact/impl=fileexporter", func(b *testing.B) {
+		serial(b, startFileexporter(b, b.TempDir()))
+	})
+	b.Run("mode=per-trace/impl=agenttrace", func(b *testing.B) {
+		serial(b, startAgenttrace(b, b.TempDir(), agenttraceexporter.GroupByTrace))
+	})
+	data := floorData(b)
+	b.Run("mode=per-trace/impl=floor", func(b *testing.B) {
+		dir := b.TempDir()
+		b.ReportAllocs()
+		var batches uint64
+		for b.Loop() {
+			if err := writeFloor(dir, batchSeq.Add(1), data); err != nil {
+				b.Fatal(err)
+			}
+			batches++
+		}
+		reportSpans(b, batches)
+	})
+	b.Run("mode=per-trace-parallel/impl=agenttrace", func(b *testing.B) {
+		exp := startAgenttrace(b, b.TempDir(), agenttraceexporter.GroupByTrace)
+		batches := make(chan ptrace.Traces, runtime.GOMAXPROCS(0))
+		for range cap(batches) {
+			batches <- newBatch(true)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			td := <-batches
+			for pb.Next() {
+				setBatch(td, batchSeq.Add(1))
+				if err := exp.ConsumeTraces(context.Background(), td); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		shutdown(b, exp)
+		reportSpans(b, uint64(b.N))
+	})
+	b.Run("mode=per-trace-parallel/impl=floor", func(b *testing.B) {
+		dir := b.TempDir()
+		b.ReportAllocs()
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := writeFloor(dir, batchSeq.Add(1), data); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		b.StopTimer()
+		reportSpans(b, uint64(b.N))
+	})
+}
+
+// serial times ConsumeTraces of one batch after another, then Shutdown.
+func serial(b *testing.B, exp exporter.Traces) {
+	td := newBatch(true)
+	ctx := context.Background()
+	b.ReportAllocs()
+	var batches uint64
+	for b.Loop() {
+		setBatch(td, batchSeq.Add(1))
+		if err := exp.ConsumeTraces(ctx, td); err != nil {
+			b.Fatal(err)
+		}
+		batches++
+	}
+	shutdown(b, exp) // b.Loop stopped the timer; shutdown's time counts
+	reportSpans(b, batches)
+}
+
+// shutdown shuts exp down with the timer running and stops the timer.
+func shutdown(b *testing.B, exp exporter.Traces) {
+	b.StartTimer()
+	err := exp.Shutdown(context.Background())
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// reportSpans reports the spans written per second of timed work.
+func reportSpans(b *testing.B, batches uint64) {
+	if s := b.Elapsed().Seconds(); s > 0 {
+		b.ReportMetric(float64(batches*spansPerBatch)/s, "spans/s")
+	}
+}
