@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -41,6 +42,7 @@ type DiffOption interface{ applyDiff(*diffConfig) }
 type diffConfig struct {
 	maxChanges, maxValue, maxReport int
 	redactedA, redactedB            bool
+	trailerA, trailerB              *converter.Summary
 }
 
 type diffOptionFunc func(*diffConfig)
@@ -86,6 +88,14 @@ func WithRedaction(a, b bool) DiffOption {
 	})
 }
 
+// WithTrailers gives Diff each run's summary trailer (nil for none). When
+// a trailer accounts for records its file does not hold (a producer
+// dropped them), the run's summary reports the trailer's tokens and how
+// many records are missing: their calls cannot be aligned.
+func WithTrailers(a, b *converter.Summary) DiffOption {
+	return diffOptionFunc(func(c *diffConfig) { c.trailerA, c.trailerB = a, b })
+}
+
 func newDiffConfig(opts []DiffOption) diffConfig {
 	c := diffConfig{maxChanges: DefaultMaxChanges, maxValue: DefaultMaxValueBytes, maxReport: DefaultMaxReportBytes}
 	for _, o := range opts {
@@ -95,25 +105,30 @@ func newDiffConfig(opts []DiffOption) diffConfig {
 }
 
 // DiffReport is the verdict of [Diff]. Its JSON form is the contract of
-// `agenttrace diff --json`.
+// `agenttrace diff --json`; it leads with the summary a reviewer reads
+// first: the counts, then each run's calls, tokens, cost and time.
 type DiffReport struct {
-	// Diverged tells whether the runs' tool calls differ in outcome or in
-	// number.
-	Diverged bool `json:"diverged"`
-	// FirstDivergence is the 0-based position, in start order, of the
-	// first call that diverged; -1 when none did.
-	FirstDivergence int `json:"first_divergence"`
 	// Counts sums up the alignment.
 	Counts DiffCounts `json:"counts"`
+	// Runs sums up each run.
+	Runs RunPair `json:"runs"`
+	// Diverged tells whether the runs' tool calls differ in outcome, in
+	// number or in order: anything counted but matches and changed
+	// arguments.
+	Diverged bool `json:"diverged"`
+	// FirstDivergence is the 0-based position, in A's calls in start
+	// order, of the first divergence (for a call only B made, the number
+	// of A's calls before it); -1 when none.
+	FirstDivergence int `json:"first_divergence"`
 	// Redacted tells which run was redacted. Arguments and results of a
 	// redacted run cannot be compared, so a report with either set lists
-	// no changes.
+	// no changes and no changed arguments.
 	Redacted Redaction `json:"redacted"`
-	// PayloadsCompared tells whether the arguments and results of
-	// diverged pairs were compared: false when either run is redacted.
+	// PayloadsCompared tells whether arguments and results were compared:
+	// false when either run is redacted.
 	PayloadsCompared bool `json:"payloads_compared"`
-	// Divergences lists the diverged positions in order, as many as fit
-	// the report's size limit.
+	// Divergences lists the findings in alignment order, as many as fit
+	// the report's size limit: every call that is not a plain match.
 	Divergences []Divergence `json:"divergences"`
 	// Truncated tells that some divergences, or some of their changes, were
 	// left out to keep the report within its size limit; Counts still
@@ -121,21 +136,55 @@ type DiffReport struct {
 	Truncated bool `json:"truncated"`
 }
 
-// DiffCounts sums up how two runs' calls aligned.
+// DiffCounts sums up how two runs' calls aligned. Each call of A is
+// matched, diverged, removed or reordered; each call of B, matched,
+// diverged, inserted or reordered.
 type DiffCounts struct {
 	// CallsA and CallsB count the call records of each run.
 	CallsA int `json:"calls_a"`
 	CallsB int `json:"calls_b"`
-	// Aligned counts the positions where both runs have a call.
-	Aligned int `json:"aligned"`
-	// Diverged counts every divergence: Outcome + MissingInB + ExtraInB.
+	// Matched counts pairs of calls, in the same order in both runs, with
+	// the same outcome; ArgsChanged, those of them whose arguments differ.
+	Matched     int `json:"matched"`
+	ArgsChanged int `json:"args_changed"`
+	// Diverged counts pairs, in order, whose outcomes differ.
 	Diverged int `json:"diverged"`
-	// Outcome counts aligned pairs whose outcomes differ.
-	Outcome int `json:"outcome"`
-	// MissingInB counts A's calls past the end of B; ExtraInB, B's calls
-	// past the end of A.
-	MissingInB int `json:"missing_in_b"`
-	ExtraInB   int `json:"extra_in_b"`
+	// Inserted counts calls only B made; Removed, calls only A made.
+	Inserted int `json:"inserted"`
+	Removed  int `json:"removed"`
+	// Reordered counts calls both runs made (same tool and arguments) at
+	// places the other run's order does not allow: one per moved call, so
+	// a swapped pair counts one.
+	Reordered int `json:"reordered"`
+}
+
+// RunPair is the summary of each run of a diff.
+type RunPair struct {
+	A RunSummary `json:"a"`
+	B RunSummary `json:"b"`
+}
+
+// RunSummary is what a reviewer compares first about two runs: how many
+// calls each made, what it spent and how long it took.
+type RunSummary struct {
+	// Calls counts tool calls; ModelCalls, inference records.
+	Calls     int `json:"calls"`
+	ModelCalls int `json:"model_calls"`
+	// Tokens are the model calls' totals; the summary trailer's when it
+	// accounts for records the file does not hold (TokensFromTrailer).
+	Tokens           converter.Tokens `json:"tokens"`
+	TokensFromTrailer bool             `json:"tokens_from_trailer,omitempty"`
+	// Cost sums the cost the records carry (gen_ai.usage.cost and its
+	// aliases); null when none carries one.
+	Cost *float64 `json:"cost"`
+	// DurationMS is the time from the first record's start to the last
+	// one's end.
+	DurationMS int64 `json:"duration_ms"`
+	// Dropped counts records the trailer accounts for but the file does
+	// not hold (dropped by the producer, or lines that could not be
+	// read): their details, calls included, are not in the file, so they
+	// could not be aligned.
+	Dropped int64 `json:"dropped,omitempty"`
 }
 
 // Redaction tells which run of a diff was redacted.
@@ -144,34 +193,52 @@ type Redaction struct {
 	B bool `json:"b"`
 }
 
-// DivergenceKind says how a position diverged.
+// DivergenceKind says how a call differs between the runs.
 type DivergenceKind string
 
 // The kinds of divergence.
 const (
-	// Outcome: both runs made a call here, with different outcomes.
+	// Outcome: both runs made the call at this point, with different
+	// outcomes (or different tools).
 	Outcome DivergenceKind = "outcome"
-	// MissingInB: A made a call here, B had stopped.
-	MissingInB DivergenceKind = "missing_in_b"
-	// ExtraInB: B made a call here, A had stopped.
-	ExtraInB DivergenceKind = "extra_in_b"
+	// InsertedCall: only B made the call (a retry, an extra step).
+	InsertedCall DivergenceKind = "inserted"
+	// RemovedCall: only A made the call.
+	RemovedCall DivergenceKind = "removed"
+	// ReorderedCall: both made the call, in another order.
+	ReorderedCall DivergenceKind = "reordered"
+	// ArgsChangedCall: both made the call at this point with the same
+	// outcome, but other arguments. It is not a divergence (arguments
+	// vary from run to run), only a finding to read.
+	ArgsChangedCall DivergenceKind = "args_changed"
 )
 
-// Divergence is one position where the runs differ.
+// Diverges tells whether a finding of kind k makes the runs diverge.
+func (k DivergenceKind) Diverges() bool { return k != ArgsChangedCall }
+
+// Divergence is one call that is not a plain match.
 type Divergence struct {
-	// Index is the 0-based position in start order.
+	// Index is where it happened, as a position in A's calls in start
+	// order: the A call's own, or for a call only B made, the number of
+	// A's calls before it.
 	Index int `json:"index"`
-	// Kind says how it diverged.
+	// Kind says how it differs.
 	Kind DivergenceKind `json:"kind"`
-	// Fields names the outcome fields that differ ("tool", "ok", "code"),
-	// for an Outcome divergence.
+	// AIndex and BIndex are the call's positions in each run; absent for
+	// the run that did not make it.
+	AIndex *int `json:"a_index,omitempty"`
+	BIndex *int `json:"b_index,omitempty"`
+	// RetryOf, for a call only one run made, is the position in that same
+	// run of the call it repeats (same tool and arguments, the nearest
+	// earlier call of that tool): it is a retry.
+	RetryOf *int `json:"retry_of,omitempty"`
+	// Fields names the outcome fields that differ ("tool", "ok", "code").
 	Fields []string `json:"fields,omitempty"`
-	// A and B are the calls at this position; one is nil when that run
-	// had stopped.
+	// A and B are the calls; one is nil for a call only one run made.
 	A *CallOutcome `json:"a,omitempty"`
 	B *CallOutcome `json:"b,omitempty"`
-	// Changes lists how the arguments and results differ, paths first
-	// in "args" then in "result", for an Outcome divergence when the
+	// Changes lists how the arguments (and, for diverged outcomes, the
+	// results) differ, paths first in "args" then in "result", when the
 	// payloads could be compared.
 	Changes []Change `json:"changes,omitempty"`
 	// ChangesTotal counts every change found; ChangesTruncated tells that
@@ -205,7 +272,7 @@ const (
 	Removed ChangeOp = "removed" // only in A
 )
 
-// Change is one difference between the payloads of a diverged pair.
+// Change is one difference between the payloads of a pair of calls.
 type Change struct {
 	// Path locates the value: "args.query", "result.offers[2].price",
 	// `args["content-type"]`; a bare "args" or "result" is the whole
@@ -224,62 +291,238 @@ type diffCall struct {
 	start, end         uint64
 	args, result       pcommon.Value
 	hasArgs, hasResult bool
+	line               int // the record's line in its file, 0 when unknown
+
+	key, canon string            // alignment: tool, canonical arguments
+	tree       any               // the arguments as a JSON tree
+	leafs      map[string]string // made on first use
 }
 
-// Diff judges whether run b diverged from run a: their call records,
-// taken in order of start time, are aligned by position and compared on
-// their stable outcome (tool name, success, error code). Arguments and
-// results never make a divergence; for each diverged pair the report
-// lists how they differ, unless either run was redacted. Calls past the
-// end of the shorter run are divergences too. a and b are only read.
+func (c *diffCall) alignKey() string  { return c.key }
+func (c *diffCall) alignArgs() string { return c.canon }
+func (c *diffCall) alignOutcome() string {
+	if c.out.OK {
+		return "ok"
+	}
+	return "failed " + c.out.Code
+}
+
+func (c *diffCall) alignLeaves() map[string]string {
+	if c.leafs == nil {
+		c.leafs = leaves(c.tree)
+	}
+	return c.leafs
+}
+
+// Diff judges whether run b diverged from run a. Their call records,
+// taken in order of start time, are aligned as a person would line them
+// up: by least-cost sequence alignment on (kind, tool, arguments), so an
+// inserted retry, a dropped call, a reordered pair and a changed argument
+// each come out as one finding. Aligned pairs are judged on their stable
+// outcome (tool, success, error code); arguments and results never make a
+// divergence, and for each finding the report lists how they differ,
+// unless either run was redacted. a and b are only read.
 func Diff(a, b []converter.Record, opts ...DiffOption) *DiffReport {
 	cfg := newDiffConfig(opts)
-	ca, redA := diffCalls(a)
-	cb, redB := diffCalls(b)
+	ca, redA := diffCalls(a, nil)
+	cb, redB := diffCalls(b, nil)
 	rep := &DiffReport{
 		FirstDivergence: -1,
 		Redacted:        Redaction{A: cfg.redactedA || redA, B: cfg.redactedB || redB},
 		Divergences:     []Divergence{},
+		Runs:            RunPair{A: summarize(a, len(ca), cfg.trailerA), B: summarize(b, len(cb), cfg.trailerB)},
 	}
 	rep.PayloadsCompared = !rep.Redacted.A && !rep.Redacted.B
-	rep.Counts = DiffCounts{CallsA: len(ca), CallsB: len(cb), Aligned: min(len(ca), len(cb))}
+	rep.Counts = DiffCounts{CallsA: len(ca), CallsB: len(cb)}
 
+	found := judgeAlignment(ca, cb, align(ca, cb), rep.PayloadsCompared)
 	budget, full := cfg.maxReport-reportOverhead, false
-	for i := range max(len(ca), len(cb)) {
-		d := Divergence{Index: i}
-		switch {
-		case i >= len(cb):
-			d.Kind, d.A = MissingInB, &ca[i].out
-			rep.Counts.MissingInB++
-		case i >= len(ca):
-			d.Kind, d.B = ExtraInB, &cb[i].out
-			rep.Counts.ExtraInB++
-		default:
-			x, y := &ca[i], &cb[i]
-			d.Fields = outcomeFields(&x.out, &y.out)
-			if len(d.Fields) == 0 {
-				continue
-			}
-			d.Kind, d.A, d.B = Outcome, &x.out, &y.out
-			rep.Counts.Outcome++
-			if rep.PayloadsCompared {
-				cl := changeList{max: cfg.maxChanges, maxValue: cfg.maxValue}
-				cl.payload("args", x.args, x.hasArgs, y.args, y.hasArgs)
-				cl.payload("result", x.result, x.hasResult, y.result, y.hasResult)
-				d.Changes, d.ChangesTotal = cl.out, cl.total
-				d.ChangesTruncated = cl.total > len(cl.out)
-			}
+	for _, f := range found {
+		d := f.finding(ca, cb, cfg, rep.PayloadsCompared)
+		switch d.Kind {
+		case Outcome:
+			rep.Counts.Diverged++
+		case InsertedCall:
+			rep.Counts.Inserted++
+		case RemovedCall:
+			rep.Counts.Removed++
+		case ReorderedCall:
+			rep.Counts.Reordered++
+		case ArgsChangedCall:
+			rep.Counts.ArgsChanged++
 		}
-		rep.Counts.Diverged++
-		if rep.FirstDivergence < 0 {
-			rep.FirstDivergence = i
+		if d.Kind.Diverges() && rep.FirstDivergence < 0 {
+			rep.FirstDivergence = d.Index
 		}
 		if !full {
 			budget, full = rep.list(d, budget)
 		}
 	}
-	rep.Diverged = rep.Counts.Diverged > 0
+	rep.Counts.Matched = len(ca) - rep.Counts.Diverged - rep.Counts.Removed - rep.Counts.Reordered
+	rep.Diverged = rep.FirstDivergence >= 0
 	return rep
+}
+
+// found is one finding of an alignment, before it is rendered.
+type found struct {
+	kind    DivergenceKind
+	index   int // position in A, as Divergence.Index
+	a, b    int // the calls, -1 when absent
+	retryOf int // -1 when not a retry
+	fields  []string
+}
+
+// judgeAlignment turns an alignment into findings: pairs whose outcome or
+// arguments differ, calls only one run made, and among those, the ones
+// both made in another order.
+func judgeAlignment(ca, cb []diffCall, steps []step, compareArgs bool) []found {
+	var out []found
+	ai := 0
+	var onlyA, onlyB []int // indexes into out
+	for _, s := range steps {
+		switch {
+		case s.a >= 0 && s.b >= 0:
+			x, y := &ca[s.a], &cb[s.b]
+			if f := outcomeFields(&x.out, &y.out); len(f) > 0 {
+				out = append(out, found{kind: Outcome, index: s.a, a: s.a, b: s.b, retryOf: -1, fields: f})
+			} else if compareArgs && x.canon != y.canon {
+				out = append(out, found{kind: ArgsChangedCall, index: s.a, a: s.a, b: s.b, retryOf: -1})
+			}
+			ai = s.a + 1
+		case s.a >= 0:
+			onlyA = append(onlyA, len(out))
+			out = append(out, found{kind: RemovedCall, index: s.a, a: s.a, b: -1, retryOf: retryOf(ca, s.a)})
+			ai = s.a + 1
+		default:
+			onlyB = append(onlyB, len(out))
+			out = append(out, found{kind: InsertedCall, index: ai, a: -1, b: s.b, retryOf: retryOf(cb, s.b)})
+		}
+	}
+	// A call only A made and one only B made with the same tool and
+	// arguments (or, failing that, similar ones) are one call, moved.
+	taken := map[int]bool{}
+	for _, pass := range []func(x, y *diffCall) bool{
+		func(x, y *diffCall) bool { return x.canon == y.canon },
+		func(x, y *diffCall) bool { return dissimilar(x.alignLeaves(), y.alignLeaves()) < 50 },
+	} {
+		for _, ia := range onlyA {
+			if out[ia].kind != RemovedCall {
+				continue
+			}
+			x := &ca[out[ia].a]
+			for _, ib := range onlyB {
+				if taken[ib] {
+					continue
+				}
+				if y := &cb[out[ib].b]; x.key == y.key && pass(x, y) {
+					taken[ib] = true
+					out[ia] = found{kind: ReorderedCall, index: out[ia].a, a: out[ia].a, b: out[ib].b, retryOf: -1,
+						fields: outcomeFields(&x.out, &y.out)}
+					break
+				}
+			}
+		}
+	}
+	kept := out[:0]
+	for i, f := range out {
+		if !taken[i] {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// retryOf returns the position of the call that calls[i] repeats: the
+// nearest earlier call of the same tool, when its arguments are the same;
+// -1 when there is none.
+func retryOf(calls []diffCall, i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if calls[j].key == calls[i].key {
+			if calls[j].canon == calls[i].canon {
+				return j
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// finding renders f as a Divergence, with its changes.
+func (f found) finding(ca, cb []diffCall, cfg diffConfig, compare bool) Divergence {
+	d := Divergence{Index: f.index, Kind: f.kind, Fields: f.fields}
+	var x, y *diffCall
+	if f.a >= 0 {
+		x = &ca[f.a]
+		d.A, d.AIndex = &x.out, ptr(f.a)
+	}
+	if f.b >= 0 {
+		y = &cb[f.b]
+		d.B, d.BIndex = &y.out, ptr(f.b)
+	}
+	if f.retryOf >= 0 {
+		d.RetryOf = ptr(f.retryOf)
+	}
+	if x == nil || y == nil || !compare {
+		return d
+	}
+	cl := changeList{max: cfg.maxChanges, maxValue: cfg.maxValue}
+	cl.payload("args", x.args, x.hasArgs, y.args, y.hasArgs)
+	if len(f.fields) > 0 {
+		cl.payload("result", x.result, x.hasResult, y.result, y.hasResult)
+	}
+	d.Changes, d.ChangesTotal = cl.out, cl.total
+	d.ChangesTruncated = cl.total > len(cl.out)
+	return d
+}
+
+func ptr(i int) *int { return &i }
+
+// summarize sums up one run's records, with its trailer (nil for none).
+func summarize(recs []converter.Record, calls int, trailer *converter.Summary) RunSummary {
+	s := RunSummary{Calls: calls}
+	var (
+		t          converter.Tally
+		rd         semconv.Reading
+		cost       float64
+		costed     bool
+		start, end uint64
+	)
+	for i := range recs {
+		rec := &recs[i]
+		rec.Read(&rd)
+		t.AddReading(rec.Span, &rd)
+		if rd.Kind == semconv.Inference {
+			s.ModelCalls++
+		}
+		if rd.Has(semconv.FieldCost) {
+			if v := rd.Value(semconv.FieldCost); v.Type() == pcommon.ValueTypeDouble {
+				cost, costed = cost+v.Double(), true
+			} else if v.Type() == pcommon.ValueTypeInt {
+				cost, costed = cost+float64(v.Int()), true
+			}
+		}
+		st, en := uint64(rec.Span.StartTimestamp()), uint64(rec.Span.EndTimestamp())
+		if st > 0 && (start == 0 || st < start) {
+			start = st
+		}
+		end = max(end, en)
+	}
+	s.Tokens = t.Summary(nil).Tokens
+	if costed {
+		s.Cost = &cost
+	}
+	if end > start && start > 0 {
+		s.DurationMS = int64(end-start) / int64(time.Millisecond)
+	}
+	if trailer != nil {
+		if missing := trailer.Dropped + max(trailer.Records-t.Records(), 0); missing > 0 {
+			s.Dropped = missing
+			if trailer.Tokens.Total >= s.Tokens.Total {
+				s.Tokens, s.TokensFromTrailer = trailer.Tokens, true
+			}
+		}
+	}
+	return s
 }
 
 // reportOverhead is a generous size of a report's JSON without its
@@ -329,8 +572,9 @@ func outcomeFields(x, y *CallOutcome) []string {
 }
 
 // diffCalls returns the call records of recs in start order, and whether
-// any record's resource says the run was redacted.
-func diffCalls(recs []converter.Record) ([]diffCall, bool) {
+// any record's resource says the run was redacted. lines, when not nil,
+// holds each record's line in its file.
+func diffCalls(recs []converter.Record, lines []int) ([]diffCall, bool) {
 	var (
 		rd       semconv.Reading
 		calls    []diffCall
@@ -358,10 +602,16 @@ func diffCalls(recs []converter.Record) ([]diffCall, bool) {
 		if c.hasArgs {
 			c.args = rd.Value(semconv.FieldArgs)
 			redacted = redacted || hasRedactedValue(c.args)
+			c.tree = jsonOf(c.args)
+			c.canon = canonical(c.tree)
 		}
 		if c.hasResult {
 			c.result = rd.Value(semconv.FieldResult)
 		}
+		if i < len(lines) {
+			c.line = lines[i]
+		}
+		c.key = "call\x00" + c.out.Tool
 		calls = append(calls, c)
 	}
 	// Start time decides; the rest only makes ties (parallel calls) come
@@ -387,13 +637,21 @@ func errorCode(rd *semconv.Reading, failed bool) string {
 }
 
 // hasRedactedValue tells whether arguments hold a redaction placeholder
-// ("[REDACTED]" as agenttrace writes it, "[redacted]" as tool-dispatch
-// traces do): named fields were replaced, so the run's arguments cannot be
-// compared, whatever its header says.
+// (redact.Placeholder, whole or in part as the secret scan leaves it:
+// "Bearer [REDACTED]"; "[redacted]" as tool-dispatch traces write it):
+// values were replaced, so the run's arguments cannot be compared or
+// replayed, whatever its header says.
 func hasRedactedValue(v pcommon.Value) bool {
-	s := v.AsString()
-	return strings.Contains(s, `"[REDACTED]"`) || strings.Contains(s, `"[redacted]"`) ||
-		s == "[REDACTED]" || s == "[redacted]"
+	return isRedactedText(v.AsString())
+}
+
+// redactedMark is how every redaction placeholder begins: redact.Placeholder
+// without its closing bracket, so a placeholder that names what it
+// replaced ("[REDACTED:aws]") is seen too. A test holds the two together.
+const redactedMark = "[REDACTED"
+
+func isRedactedText(s string) bool {
+	return strings.Contains(s, redactedMark) || strings.Contains(s, "[redacted]")
 }
 
 // isRedacted tells whether rec's resource says its content was redacted.
@@ -655,8 +913,9 @@ func appendCanonical(b *strings.Builder, v any) {
 	}
 }
 
-// WriteText renders the report for a terminal: the verdict and counts,
-// then each listed divergence with its calls and changes.
+// WriteText renders the report for a terminal: the summary (verdict,
+// counts, each run's tokens, cost and time), then each finding with its
+// calls and changes.
 func (r *DiffReport) WriteText(w io.Writer) error {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
@@ -666,22 +925,42 @@ func (r *DiffReport) WriteText(w io.Writer) error {
 	} else {
 		p("Verdict  no divergence\n")
 	}
-	p("Calls    A %d, B %d; aligned %d; diverged %d (%d outcome, %d missing in B, %d extra in B)\n",
-		c.CallsA, c.CallsB, c.Aligned, c.Diverged, c.Outcome, c.MissingInB, c.ExtraInB)
+	p("Calls    A %d, B %d: %d matched, %d diverged, %d inserted, %d removed, %d reordered",
+		c.CallsA, c.CallsB, c.Matched, c.Diverged, c.Inserted, c.Removed, c.Reordered)
+	if c.ArgsChanged > 0 {
+		p("; %d matched with other arguments", c.ArgsChanged)
+	}
+	p("\n")
+	ra, rb := &r.Runs.A, &r.Runs.B
+	p("Tokens   A %s; B %s\n", ra.tokensText(), rb.tokensText())
+	if ra.Cost != nil || rb.Cost != nil {
+		p("Cost     A %s; B %s\n", costText(ra.Cost), costText(rb.Cost))
+	}
+	p("Time     A %s; B %s\n", msText(ra.DurationMS), msText(rb.DurationMS))
+	for _, s := range []struct {
+		name string
+		run  *RunSummary
+	}{{"A", ra}, {"B", rb}} {
+		if s.run.Dropped > 0 {
+			p("Dropped  %s: %d record(s) the summary trailer counts are not in the file (dropped by the producer); "+
+				"tokens are the trailer's, and the details of those records, calls included, are not in the file, so they are not aligned\n",
+				s.name, s.run.Dropped)
+		}
+	}
 	if red := r.redactedRuns(); red != "" {
 		p("Redacted %s: arguments and results are not compared\n", red)
 	}
 	for _, d := range r.Divergences {
-		p("\n[%d] %s", d.Index, d.Kind.text())
+		p("\n[%d] %s", d.Index, d.text())
 		if len(d.Fields) > 0 {
 			p(" (%s)", strings.Join(d.Fields, ", "))
 		}
 		p("\n")
 		if d.A != nil {
-			p("  A  %s\n", d.A.text())
+			p("  A[%d]  %s\n", *d.AIndex, d.A.text())
 		}
 		if d.B != nil {
-			p("  B  %s\n", d.B.text())
+			p("  B[%d]  %s\n", *d.BIndex, d.B.text())
 		}
 		for _, ch := range d.Changes {
 			switch ch.Op {
@@ -698,22 +977,63 @@ func (r *DiffReport) WriteText(w io.Writer) error {
 		}
 	}
 	if r.Truncated {
-		p("\n(report truncated: %d of %d divergences listed)\n", len(r.Divergences), c.Diverged)
+		p("\n(report truncated: %d of %d findings listed)\n", len(r.Divergences), r.findings())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// text is how the text report names the kind.
-func (k DivergenceKind) text() string {
-	switch k {
-	case MissingInB:
-		return "missing in B"
-	case ExtraInB:
-		return "extra in B"
-	}
-	return string(k)
+// findings counts every finding the report's counts hold.
+func (r *DiffReport) findings() int {
+	c := r.Counts
+	return c.Diverged + c.Inserted + c.Removed + c.Reordered + c.ArgsChanged
 }
+
+// text is how the text report names a finding.
+func (d *Divergence) text() string {
+	switch d.Kind {
+	case Outcome:
+		return "diverged"
+	case InsertedCall:
+		if d.RetryOf != nil {
+			return fmt.Sprintf("inserted in B: a retry of B[%d] (same tool and arguments)", *d.RetryOf)
+		}
+		return "inserted in B"
+	case RemovedCall:
+		if d.RetryOf != nil {
+			return fmt.Sprintf("removed from A: a retry of A[%d] (same tool and arguments)", *d.RetryOf)
+		}
+		return "removed: only in A"
+	case ReorderedCall:
+		return fmt.Sprintf("reordered: A[%d] is B[%d]", *d.AIndex, *d.BIndex)
+	case ArgsChangedCall:
+		return "arguments changed"
+	}
+	return string(d.Kind)
+}
+
+func (s *RunSummary) tokensText() string {
+	t := s.Tokens
+	out := fmt.Sprintf("%s (input %s, output %s)", thousands(t.Total), thousands(t.Input), thousands(t.Output))
+	if s.TokensFromTrailer {
+		out += " from the summary trailer"
+	}
+	return out
+}
+
+func costText(c *float64) string {
+	if c == nil {
+		return "not recorded"
+	}
+	return strconv.FormatFloat(*c, 'f', -1, 64)
+}
+
+func msText(ms int64) string {
+	return (time.Duration(ms) * time.Millisecond).String()
+}
+
+// thousands writes n with thin commas, the way every report counts.
+func thousands(n int64) string { return report.Thousands(n) }
 
 func (r *DiffReport) redactedRuns() string {
 	switch {

@@ -30,22 +30,23 @@ func TestDiffFixtures(t *testing.T) {
 		redacted   judge.Redaction
 		divergence []string // "index kind fields"
 	}{
-		{"rerun does not diverge", "diff-base.jsonl", "diff-rerun.jsonl", false, -1,
-			judge.DiffCounts{CallsA: 6, CallsB: 6, Aligned: 6}, judge.Redaction{}, nil},
+		{"rerun does not diverge; its arguments changed", "diff-base.jsonl", "diff-rerun.jsonl", false, -1,
+			judge.DiffCounts{CallsA: 6, CallsB: 6, Matched: 6, ArgsChanged: 2}, judge.Redaction{},
+			[]string{"1 args_changed ", "3 args_changed "}},
 		{"same run", "diff-base.jsonl", "diff-base.jsonl", false, -1,
-			judge.DiffCounts{CallsA: 6, CallsB: 6, Aligned: 6}, judge.Redaction{}, nil},
+			judge.DiffCounts{CallsA: 6, CallsB: 6, Matched: 6}, judge.Redaction{}, nil},
 		{"diverged: another code at 3, one extra call", "diff-base.jsonl", "diff-diverged.jsonl", true, 3,
-			judge.DiffCounts{CallsA: 6, CallsB: 7, Aligned: 6, Diverged: 2, Outcome: 1, ExtraInB: 1}, judge.Redaction{},
-			[]string{"3 outcome code", "6 extra_in_b "}},
-		{"reversed: the call is missing in B", "diff-diverged.jsonl", "diff-base.jsonl", true, 3,
-			judge.DiffCounts{CallsA: 7, CallsB: 6, Aligned: 6, Diverged: 2, Outcome: 1, MissingInB: 1}, judge.Redaction{},
-			[]string{"3 outcome code", "6 missing_in_b "}},
+			judge.DiffCounts{CallsA: 6, CallsB: 7, Matched: 5, Diverged: 1, Inserted: 1}, judge.Redaction{},
+			[]string{"3 outcome code", "6 inserted "}},
+		{"reversed: the call is removed in B", "diff-diverged.jsonl", "diff-base.jsonl", true, 3,
+			judge.DiffCounts{CallsA: 7, CallsB: 6, Matched: 5, Diverged: 1, Removed: 1}, judge.Redaction{},
+			[]string{"3 outcome code", "6 removed "}},
 		{"redacted B", "diff-base.jsonl", "diff-redacted.jsonl", true, 3,
-			judge.DiffCounts{CallsA: 6, CallsB: 6, Aligned: 6, Diverged: 1, Outcome: 1}, judge.Redaction{B: true},
+			judge.DiffCounts{CallsA: 6, CallsB: 6, Matched: 5, Diverged: 1}, judge.Redaction{B: true},
 			[]string{"3 outcome code"}},
 		{"redacted A", "diff-redacted.jsonl", "diff-diverged.jsonl", true, 6,
-			judge.DiffCounts{CallsA: 6, CallsB: 7, Aligned: 6, Diverged: 1, ExtraInB: 1}, judge.Redaction{A: true},
-			[]string{"6 extra_in_b "}},
+			judge.DiffCounts{CallsA: 6, CallsB: 7, Matched: 6, Inserted: 1}, judge.Redaction{A: true},
+			[]string{"6 inserted "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,7 +153,7 @@ func TestDiffToolDispatchTraces(t *testing.T) {
 
 	rep := judge.Diff(readString(t, a), readString(t, b))
 	assert.False(t, rep.Diverged, "only the arguments differ")
-	assert.Equal(t, judge.DiffCounts{CallsA: 2, CallsB: 2, Aligned: 2}, rep.Counts)
+	assert.Equal(t, judge.DiffCounts{CallsA: 2, CallsB: 2, Matched: 2, ArgsChanged: 1}, rep.Counts)
 
 	rep = judge.Diff(readString(t, a), readString(t, c))
 	assert.True(t, rep.Diverged)
@@ -279,7 +280,7 @@ func TestDiffReportCap(t *testing.T) {
 		}
 		var text bytes.Buffer
 		require.NoError(t, rep.WriteText(&text))
-		assert.Contains(t, text.String(), fmt.Sprintf("(report truncated: %d of 200 divergences listed)", len(rep.Divergences)))
+		assert.Contains(t, text.String(), fmt.Sprintf("(report truncated: %d of 200 findings listed)", len(rep.Divergences)))
 	}
 }
 
@@ -290,7 +291,9 @@ func TestDiffEmpty(t *testing.T) {
 	raw, err := json.Marshal(rep)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"diverged":false,"first_divergence":-1,
-		"counts":{"calls_a":0,"calls_b":0,"aligned":0,"diverged":0,"outcome":0,"missing_in_b":0,"extra_in_b":0},
+		"counts":{"calls_a":0,"calls_b":0,"matched":0,"args_changed":0,"diverged":0,"inserted":0,"removed":0,"reordered":0},
+		"runs":{"a":{"calls":0,"model_calls":0,"tokens":{"input":0,"output":0,"cache_read":0,"cache_creation":0,"reasoning":0,"total":0},"cost":null,"duration_ms":0},
+			"b":{"calls":0,"model_calls":0,"tokens":{"input":0,"output":0,"cache_read":0,"cache_creation":0,"reasoning":0,"total":0},"cost":null,"duration_ms":0}},
 		"redacted":{"a":false,"b":false},"payloads_compared":true,"divergences":[],"truncated":false}`, string(raw))
 }
 
@@ -305,8 +308,8 @@ func TestDiffJSONShape(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(raw, &got))
 	require.Len(t, got.Divergences, 2)
-	assert.ElementsMatch(t, []string{"index", "kind", "fields", "a", "b", "changes", "changes_total"}, keys(got.Divergences[0]))
-	assert.ElementsMatch(t, []string{"index", "kind", "b"}, keys(got.Divergences[1]))
+	assert.ElementsMatch(t, []string{"index", "kind", "a_index", "b_index", "fields", "a", "b", "changes", "changes_total"}, keys(got.Divergences[0]))
+	assert.ElementsMatch(t, []string{"index", "kind", "b_index", "b"}, keys(got.Divergences[1]))
 	var call map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(got.Divergences[0]["a"], &call))
 	assert.ElementsMatch(t, []string{"tool", "ok", "code", "trace_id", "span_id", "tool_call_id", "started_at"}, keys(call))
@@ -338,22 +341,25 @@ func TestDiffWriteText(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, judge.Diff(a, b).WriteText(&buf))
 	assert.Equal(t, `Verdict  diverged at index 3
-Calls    A 6, B 7; aligned 6; diverged 2 (1 outcome, 0 missing in B, 1 extra in B)
+Calls    A 6, B 7: 5 matched, 1 diverged, 1 inserted, 0 removed, 0 reordered
+Tokens   A 0 (input 0, output 0); B 0 (input 0, output 0)
+Time     A 2.6s; B 3.336s
 
-[3] outcome (code)
-  A  click  failed trace.REF_STALE  (span `+base.sid("call3")+`, tool call diff-base-tc3)
-  B  click  failed REF_NOT_FOUND  (span `+diffRun(diffDiverged).sid("call3")+`, tool call diff-diverged-tc3)
+[3] diverged (code)
+  A[3]  click  failed trace.REF_STALE  (span `+base.sid("call3")+`, tool call diff-base-tc3)
+  B[3]  click  failed REF_NOT_FOUND  (span `+diffRun(diffDiverged).sid("call3")+`, tool call diff-diverged-tc3)
   ~ args.ref: "e9" -> "e12"
   ~ result.error.code: "trace.REF_STALE" -> "REF_NOT_FOUND"
   ~ result.error.message: "ref e9 cannot be used" -> "ref e12 cannot be used"
 
-[6] extra in B
-  B  checkout  ok  (span `+diffRun(diffDiverged).sid("call6")+`, tool call diff-diverged-tc6)
+[6] inserted in B
+  B[6]  checkout  ok  (span `+diffRun(diffDiverged).sid("call6")+`, tool call diff-diverged-tc6)
 `, buf.String())
 
 	buf.Reset()
 	require.NoError(t, judge.Diff(a, a).WriteText(&buf))
-	assert.Equal(t, "Verdict  no divergence\nCalls    A 6, B 6; aligned 6; diverged 0 (0 outcome, 0 missing in B, 0 extra in B)\n", buf.String())
+	assert.Equal(t, "Verdict  no divergence\nCalls    A 6, B 6: 6 matched, 0 diverged, 0 inserted, 0 removed, 0 reordered\n"+
+		"Tokens   A 0 (input 0, output 0); B 0 (input 0, output 0)\nTime     A 2.6s; B 2.6s\n", buf.String())
 
 	buf.Reset()
 	require.NoError(t, judge.Diff(a, r).WriteText(&buf))

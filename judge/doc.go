@@ -7,13 +7,21 @@
 // The idea comes from the tool-dispatch trace, the ancestor of the artifact
 // format: replaying a task and comparing the two runs' tool dispatches
 // tells whether the agent behaved the same way. [Diff] takes the call
-// records of each run in order of start time, aligns them by position and
-// judges each pair on its stable outcome only: the tool's name, whether it
-// succeeded, and its error code. Arguments and results vary from run to run
-// (timestamps, ids, live prices) and never make a divergence by themselves;
-// for the pairs that did diverge, the report shows a field-level diff of
-// them to help say why. A run that stops early leaves the other run's
-// remaining calls unmatched, and each of those is a divergence too.
+// records of each run in order of start time and aligns them the way a
+// person would: by least-cost sequence alignment on (kind, tool,
+// arguments), so an inserted retry, a removed call, a reordered pair and a
+// changed argument each come out as one finding rather than a cascade.
+// Each pair is judged on its stable outcome only: the tool's name, whether
+// it succeeded, and its error code. Arguments and results vary from run to
+// run (timestamps, ids, live prices) and never make a divergence by
+// themselves; the report shows a field-level diff of them to help say why.
+//
+// # Replay
+//
+// [Replay] re-dispatches every recorded call of a run through the
+// caller's own tools, in order, rewriting ids the new run's results
+// returned in place of the recorded ones, and judges each call the way
+// [Diff] judges a pair: on its stable outcome.
 //
 // # Fidelity
 //

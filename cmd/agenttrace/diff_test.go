@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,8 +31,10 @@ func TestDiffExitCodes(t *testing.T) {
 	}{
 		{"rerun: no divergence", "", []string{base, rerun}, 0, "Verdict  no divergence\n", ""},
 		{"diverged", "", []string{base, diverged}, 1, "Verdict  diverged at index 3\n", ""},
-		{"extra in B", "", []string{base, diverged}, 1, "[6] extra in B\n", ""},
-		{"missing in B", "", []string{diverged, base}, 1, "[6] missing in B\n", ""},
+		{"inserted in B", "", []string{base, diverged}, 1, "[6] inserted in B\n", ""},
+		{"removed in B", "", []string{diverged, base}, 1, "[6] removed: only in A\n", ""},
+		{"summary first", "", []string{base, diverged}, 1,
+			"Verdict  diverged at index 3\nCalls    A 6, B 7: 5 matched, 1 diverged, 1 inserted, 0 removed, 0 reordered\nTokens   ", ""},
 		{"redacted", "", []string{base, redacted}, 1, "Redacted B: arguments and results are not compared\n", ""},
 		{"standard input", readFile(t, rerun), []string{base, "-"}, 0, "Verdict  no divergence\n", ""},
 		{"missing file", "", []string{base, missing}, 2, "", missing},
@@ -90,13 +93,14 @@ func TestDiffJSON(t *testing.T) {
 	for k := range top {
 		names = append(names, k)
 	}
-	assert.ElementsMatch(t, []string{"diverged", "first_divergence", "counts", "redacted", "payloads_compared", "divergences", "truncated"}, names)
+	assert.ElementsMatch(t, []string{"counts", "runs", "diverged", "first_divergence", "redacted", "payloads_compared", "divergences", "truncated"}, names)
+	assert.True(t, strings.HasPrefix(r.stdout, "{\n  \"counts\": {"), "the report leads with the summary")
 
 	var got diffJSON
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
 	assert.True(t, got.Diverged)
 	assert.Equal(t, 3, got.FirstDivergence)
-	assert.Equal(t, map[string]int{"calls_a": 6, "calls_b": 7, "aligned": 6, "diverged": 2, "outcome": 1, "missing_in_b": 0, "extra_in_b": 1}, got.Counts)
+	assert.Equal(t, map[string]int{"calls_a": 6, "calls_b": 7, "matched": 5, "args_changed": 0, "diverged": 1, "inserted": 1, "removed": 0, "reordered": 0}, got.Counts)
 	assert.Equal(t, map[string]bool{"a": false, "b": false}, got.Redacted)
 	assert.True(t, got.PayloadsCompared)
 	assert.False(t, got.Truncated)
@@ -110,14 +114,17 @@ func TestDiffJSON(t *testing.T) {
 		paths = append(paths, c.Op+" "+c.Path)
 	}
 	assert.Equal(t, []string{"changed args.ref", "changed result.error.code", "changed result.error.message"}, paths)
-	assert.Equal(t, "extra_in_b", got.Divergences[1].Kind)
+	assert.Equal(t, "inserted", got.Divergences[1].Kind)
 
 	r = agenttrace(t, "", "diff", "--json", judgeFixture("diff-base.jsonl"), judgeFixture("diff-rerun.jsonl"))
 	require.Equal(t, 0, r.code, r.stderr)
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
 	assert.False(t, got.Diverged)
 	assert.Equal(t, -1, got.FirstDivergence)
-	assert.Empty(t, got.Divergences)
+	require.Len(t, got.Divergences, 2, "the rerun's changed arguments are listed, and are no divergence")
+	for _, d := range got.Divergences {
+		assert.Equal(t, "args_changed", d.Kind)
+	}
 }
 
 // TestDiffOTLP: OTLP inputs diff like artifacts, the redaction flag
