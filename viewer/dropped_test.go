@@ -22,8 +22,8 @@ func cappedRun() viewer.Run {
 	run.Summary = &converter.Summary{
 		FinishedAt: time.Date(2026, 5, 4, 14, 1, 0, 0, time.UTC), Complete: true,
 		Records: 5, Calls: 2, Inferences: 2, Agents: 1,
-		Tokens: converter.Tokens{Input: 1000, Output: 200, Total: 1200},
-		Budget: &converter.BudgetStatus{BudgetTokens: 1000, Spent: 1200, OverBudget: true, WarnThreshold: 0.8},
+		Tokens:  converter.Tokens{Input: 1000, Output: 200, Total: 1200},
+		Budget:  &converter.BudgetStatus{BudgetTokens: 1000, Spent: 1200, OverBudget: true, WarnThreshold: 0.8},
 		Dropped: 6,
 	}
 	return run

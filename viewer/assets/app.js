@@ -318,7 +318,7 @@
     if (!ps.length) return;
     const shown = ps.slice(0, 20).map((p) => h('li', { text: (p.file || '') + (p.line ? ':' + p.line : '') + ': ' + p.message }));
     ui.problems.replaceChildren(
-      h('details', null, h('summary', { text: num(ps.length) + (ps.length === 1 ? ' problem' : ' problems') + ' reading input (lines skipped)' }),
+      h('details', { open: ps.length <= 5 }, h('summary', { text: num(ps.length) + (ps.length === 1 ? ' problem' : ' problems') + ' reading input (lines skipped)' }),
         h('ul', null, ...shown), ps.length > 20 ? h('p', { class: 'muted', text: '… and ' + num(ps.length - 20) + ' more' }) : null));
   }
 
