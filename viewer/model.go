@@ -20,7 +20,6 @@ import (
 //	 "meta": {…the header line, as converter writes it…},
 //	 "records": [{"t0": ms, "t1": ms, …the record line, as converter writes it…}, …],
 //	 "report": {…report.TokenReport, as `agenttrace tokens --json` prints it…},
-//	 "totals": {…viewTotals: what the cards and the budget bar show…},
 //	 "trailer": {…the artifact's last summary line…} or null,
 //	 "problems": [{"line": n, "message": "…"}, …]}
 //
@@ -29,30 +28,12 @@ import (
 // reader of the format knows is there under its documented name, plus t0
 // and t1: start and end in milliseconds since the Unix epoch (with the
 // sub-millisecond fraction), for the waterfall.
-
-// viewTotals are the numbers of the summary cards and the budget bar.
-// They are the records' own, unless the artifact's trailer accounts for
-// more than the file holds (records dropped by a queue, a cap or
-// truncation): then the trailer's totals and budget are the truth, and
-// Dropped says how many records are missing.
-type viewTotals struct {
-	// Records counts the records the page holds, by kind.
-	Records report.RecordCounts `json:"records"`
-	// Errors counts the failed records the page holds.
-	Errors int64 `json:"errors"`
-	// Tokens and Budget are what the run spent: the trailer's when
-	// FromTrailer, else the records'.
-	Tokens converter.Tokens        `json:"tokens"`
-	Budget *converter.BudgetStatus `json:"budget"`
-	// FromTrailer tells that Tokens and Budget are the trailer's.
-	FromTrailer bool `json:"from_trailer"`
-	// Accounted is how many records the trailer accounts for: those it
-	// counts written and those it counts dropped.
-	Accounted int64 `json:"accounted,omitempty"`
-	// Dropped is how many records the trailer accounts for that are not
-	// in the file: their details cannot be shown.
-	Dropped int64 `json:"dropped,omitempty"`
-}
+//
+// The report is made with the artifact's trailer (report.WithTrailer): when
+// the trailer accounts for records the file does not hold, its tokens and
+// budget are the trailer's, and dropped and notes say what is missing. The
+// cards and the budget bar show those; the tables break down the records
+// the file holds.
 
 // Problem is a line of a run's input that could not be shown.
 type Problem struct {
@@ -67,28 +48,8 @@ type viewRun struct {
 	Meta     json.RawMessage     `json:"meta"`
 	Records  []json.RawMessage   `json:"-"` // written by marshal
 	Report   *report.TokenReport `json:"report"`
-	Totals   viewTotals          `json:"totals"`
 	Trailer  json.RawMessage     `json:"trailer"`
 	Problems []Problem           `json:"problems"`
-}
-
-// totals decides what the cards show: the report's numbers, or the
-// trailer's when it accounts for records the file does not hold.
-func totals(rep *report.TokenReport, held int, sum *converter.Summary) viewTotals {
-	t := viewTotals{Records: rep.Records, Errors: rep.Errors, Tokens: rep.Tokens, Budget: rep.Budget}
-	if sum == nil {
-		return t
-	}
-	missing := max(sum.Records-int64(held), 0) + sum.Dropped
-	if missing == 0 {
-		return t
-	}
-	t.FromTrailer, t.Accounted, t.Dropped = true, max(sum.Records, int64(held))+sum.Dropped, missing
-	t.Tokens = sum.Tokens
-	if sum.Budget != nil {
-		t.Budget = sum.Budget
-	}
-	return t
 }
 
 // encodedRun is a run as the page embeds it: the view model's JSON, and
@@ -96,7 +57,6 @@ func totals(rep *report.TokenReport, held int, sum *converter.Summary) viewTotal
 type encodedRun struct {
 	json   []byte
 	lines  [][]byte // record lines as converter writes them
-	totals viewTotals
 	report *report.TokenReport
 }
 
@@ -105,8 +65,8 @@ func encodeView(run *Run) (*encodedRun, error) {
 	var enc converter.Encoder
 	enc.SetDefaults(run.Meta)
 	meta := bytes.TrimSuffix(converter.AppendMeta(nil, run.Meta), []byte{'\n'})
-	rep := report.Tokens(run.Records, run.Meta, report.WithTop(10))
-	v := viewRun{Name: run.Name, Meta: meta, Report: rep, Totals: totals(rep, len(run.Records), run.Summary), Problems: run.Problems}
+	rep := report.Tokens(run.Records, run.Meta, report.WithTop(10), report.WithTrailer(run.Summary, run.Records))
+	v := viewRun{Name: run.Name, Meta: meta, Report: rep, Problems: run.Problems}
 	if v.Problems == nil {
 		v.Problems = []Problem{}
 	}
@@ -115,7 +75,7 @@ func encodeView(run *Run) (*encodedRun, error) {
 	} else {
 		v.Trailer = json.RawMessage("null")
 	}
-	out := &encodedRun{totals: v.Totals, report: rep, lines: make([][]byte, len(run.Records))}
+	out := &encodedRun{report: rep, lines: make([][]byte, len(run.Records))}
 	v.Records = make([]json.RawMessage, len(run.Records))
 	var line []byte
 	for i := range run.Records {

@@ -69,7 +69,6 @@ type outlineBlock struct {
 type outlineRun struct {
 	Name     string
 	Report   *report.TokenReport
-	Totals   viewTotals
 	Budget   *converter.BudgetStatus
 	Roots    []*outlineNode
 	Skipped  int
@@ -88,7 +87,7 @@ func writeStatic(w *bufio.Writer, runs []Run, views []*encodedRun) error {
 }
 
 func outline(run *Run, v *encodedRun) outlineRun {
-	o := outlineRun{Name: run.Name, Report: v.report, Totals: v.totals, Budget: v.totals.Budget, Problems: run.Problems}
+	o := outlineRun{Name: run.Name, Report: v.report, Budget: v.report.Budget, Problems: run.Problems}
 	recs := make([]*staticRecord, 0, len(v.lines))
 	for _, line := range v.lines {
 		r := new(staticRecord)
@@ -260,12 +259,12 @@ var staticTmpl = template.Must(template.New("static").Funcs(template.FuncMap{
 }).Parse(`
 <div class="static">
 <p class="muted">JavaScript is off, so this is a static outline of the run. With JavaScript on, the page shows a timeline with search, filters and message views.</p>
-{{range .}}{{$r := .Report}}{{$t := .Totals}}
+{{range .}}{{$r := .Report}}
 <h1>{{.Name}}</h1>
-{{if $t.Dropped}}<p class="dropped"><b>{{n $t.Dropped}} records were dropped</b> from this file: its trailer accounts for {{n $t.Accounted}} records and the file holds {{$t.Records.Total}}. Their details are not in the file; the totals and the budget below are the trailer's.</p>{{end}}
+{{if $r.Dropped}}<div class="dropped"><p><b>{{n $r.Dropped}} records were dropped</b>: the file holds {{$r.Records.Total}}. Tokens and budget below are the summary trailer's.</p>{{range $r.Notes}}<p>{{.}}</p>{{end}}</div>{{end}}
 {{range .Problems}}<p class="problem">line {{.Line}}: {{.Message}}</p>{{end}}
-<p>{{$t.Records.Total}} records ({{$t.Records.Agent}} agent, {{$t.Records.Inference}} model calls, {{$t.Records.Call}} tool calls, {{$t.Records.Span}} other spans), {{$t.Errors}} errors.
-Tokens: {{n $t.Tokens.Input}} in, {{n $t.Tokens.Output}} out, {{n $t.Tokens.CacheRead}} cache read, {{n $t.Tokens.CacheCreation}} cache write, {{n $t.Tokens.Reasoning}} reasoning; {{n $t.Tokens.Total}} in all.</p>
+<p>{{$r.Records.Total}} records ({{$r.Records.Agent}} agent, {{$r.Records.Inference}} model calls, {{$r.Records.Call}} tool calls, {{$r.Records.Span}} other spans), {{$r.Errors}} errors.
+Tokens: {{n $r.Tokens.Input}} in, {{n $r.Tokens.Output}} out, {{n $r.Tokens.CacheRead}} cache read, {{n $r.Tokens.CacheCreation}} cache write, {{n $r.Tokens.Reasoning}} reasoning; {{n $r.Tokens.Total}} in all.</p>
 {{with .Budget}}<p>Budget: <meter min="0" max="{{.BudgetTokens}}" high="{{.BudgetTokens}}" value="{{.Spent}}">{{n .Spent}}</meter> {{n .Spent}} of {{n .BudgetTokens}} tokens ({{pct .}}){{if .OverBudget}}, over budget{{else if .NearBudget}}, near the budget{{end}}.</p>{{end}}
 {{if .Skipped}}<p>{{.Skipped}} lines could not be shown.</p>{{end}}
 {{with $r.ByModel}}<details open><summary>By model</summary><table class="grid"><tr><th>model</th><th>provider</th><th>calls</th><th>input</th><th>output</th><th>cache read</th><th>reasoning</th><th>total</th></tr>

@@ -22,9 +22,14 @@ arguments, results and messages. The file works offline and from a bug
 report: its style, code and data are inline, and a Content-Security-Policy
 forbids loading anything. Without JavaScript it shows a static outline.
 
-The page also opens an artifact, OTLP/JSON or Jaeger JSON file dropped onto
-it, in the browser. Inputs are anything agenttrace reads (artifacts, OTLP,
-and the shapes of "convert --from"); each input is one run.
+Inputs are anything agenttrace reads (artifacts, OTLP, and the shapes of
+"convert --from"); each input is one run, converted here: the page only
+renders what Go computed. When an artifact's trailer accounts for records
+the file does not hold (dropped by a queue or a record cap), the page shows
+the trailer's totals and budget and says how many records were dropped.
+An artifact dropped onto the page opens as written (its own kinds, fields
+and trailer totals); other formats open with this command or on a page of
+"agenttrace serve", which converts dropped files.
 
 The output goes next to the first input, with the extension .html, unless
 -o names it; "-o -" writes to standard output.`,
@@ -56,7 +61,7 @@ func (e *env) html(paths []string, out, title string) error {
 	}
 	runs := make([]viewer.Run, len(all.sources))
 	for i, src := range all.sources {
-		runs[i] = viewer.Run{Name: filepath.Base(src.name), Meta: src.meta, Records: src.records}
+		runs[i] = viewer.Run{Name: filepath.Base(src.name), Meta: src.meta, Records: src.records, Summary: src.summary}
 	}
 	var opts []viewer.Option
 	if title != "" {

@@ -63,6 +63,20 @@ func TestHTML(t *testing.T) {
 		require.FileExists(t, filepath.Join(dir, "bad.html"), "the page is still written, with the lines that could be read")
 	})
 
+	t.Run("dropped records: the trailer's totals and a note", func(t *testing.T) {
+		out := filepath.Join(dir, "dropped.html")
+		res := agenttrace(t, "", "html", "testdata/dropped-records.jsonl", "-o", out)
+		require.Equal(t, 0, res.code, res.stderr)
+		page, err := os.ReadFile(out)
+		require.NoError(t, err)
+		// The outline (no JavaScript) and the embedded report both say it;
+		// viewer's browser tests check what the script makes of it.
+		require.Contains(t, string(page), "6 records were dropped")
+		require.Contains(t, string(page), "1,200 of 1,000 tokens")
+		require.Contains(t, string(page), `"from_trailer":true`)
+		require.Contains(t, string(page), `"dropped":6`)
+	})
+
 	t.Run("usage and I/O errors", func(t *testing.T) {
 		require.Equal(t, exitUsage, agenttrace(t, "", "html").code)
 		require.Equal(t, exitUsage, agenttrace(t, "x", "html", "-").code, "stdin needs -o")

@@ -1,8 +1,8 @@
 // The agenttrace viewer: renders the runs Go computed (viewer/model.go).
 // Each run is a view model embedded in the page as JSON, or fetched from
 // agenttrace serve (a live run, a dropped file it converted): records as
-// their artifact lines plus t0/t1, the token report, the cards' totals
-// (the trailer's, when records were dropped), problems. Nothing here
+// their artifact lines plus t0/t1, the token report (its totals the
+// trailer's, when records were dropped), problems. Nothing here
 // classifies, decodes or totals spans: the rules live once, in Go. A file
 // dropped on a page written to disk is shown only if it is an artifact, as
 // written (see openArtifact).
@@ -208,7 +208,7 @@
   // refused with the command that opens them.
   function openArtifact(text, name) {
     const lines = text.split('\n');
-    const run = { name, meta: {}, records: [], report: null, totals: null, trailer: null, problems: [], asWritten: true };
+    const run = { name, meta: {}, records: [], report: null, trailer: null, problems: [], asWritten: true };
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i].trim();
       if (!line) continue;
@@ -349,23 +349,24 @@
     return h('div', { class: 'card' + (cls ? ' ' + cls : '') }, h('div', { class: 'label', text: label }), h('div', { class: 'value', text: value }), sub ? h('div', { class: 'sub', text: sub }) : null);
   }
 
-  // renderCards shows the totals Go decided on (viewTotals): the records'
-  // own, or the trailer's when the file lost records, with a note saying
-  // how many. A dropped artifact shown as written has only its trailer.
+  // renderCards shows Go's report of the run: its totals are the records'
+  // own, or the trailer's when the file lost records (report.WithTrailer),
+  // with a note saying how many and what that means. A dropped artifact
+  // shown as written has only its trailer.
   function renderCards() {
     const R = run(), m = R.model;
-    const t = R.totals || trailerTotals(R.trailer);
+    const t = isObj(R.report) ? R.report : trailerReport(R.trailer);
     const meta = R.meta || {};
     const cards = [];
     if (t) {
-      const kinds = KINDS.filter((k) => t.records[k]).map((k) => num(t.records[k]) + ' ' + KIND_LABEL[k]).join(' · ');
+      const kinds = KINDS.filter((k) => t.records && t.records[k]).map((k) => num(t.records[k]) + ' ' + KIND_LABEL[k]).join(' · ');
       cards.push(card('Records', num(R.records.length), kinds));
       cards.push(card('Errors', num(t.errors), t.errors ? 'press n to jump' : 'none', t.errors ? 'bad' : ''));
     } else {
       cards.push(card('Records', num(R.records.length), 'as written'));
     }
     cards.push(card('Duration', ms(m.T1 - m.T0), meta.started_at ? 'started ' + String(meta.started_at).replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''));
-    if (t && t.tokens) {
+    if (t && isObj(t.tokens)) {
       const src = t.from_trailer ? ' (trailer)' : '';
       cards.push(card('Tokens in', num(t.tokens.input), 'cache read ' + num(t.tokens.cache_read) + ' · write ' + num(t.tokens.cache_creation)));
       cards.push(card('Tokens out', num(t.tokens.output), 'reasoning ' + num(t.tokens.reasoning)));
@@ -377,25 +378,28 @@
       kids.push(h('div', { class: 'note', id: 'as-written', role: 'note',
         text: 'Shown as written: the kinds, fields and totals are what the file says; nothing is recomputed in the browser and there are no token tables. `agenttrace html ' + R.name + '` or a page of `agenttrace serve` compute them.' }));
     }
+    const notes = t && Array.isArray(t.notes) ? t.notes : [];
     if (t && t.dropped) {
       kids.push(h('div', { class: 'dropped', id: 'dropped', role: 'note' },
-        h('b', { text: num(t.dropped) + (t.dropped === 1 ? ' record was' : ' records were') + ' dropped' }),
-        ' from this file: its trailer accounts for ' + num(t.accounted) + ' records and the file holds ' + num(R.records.length) +
-        '. Their details are not in the file; the totals and the budget shown are the trailer\'s.'));
+        h('p', null, h('b', { text: num(t.dropped) + (t.dropped === 1 ? ' record was' : ' records were') + ' dropped' }),
+          ': the file holds ' + num(R.records.length) + '. Tokens and budget are the summary trailer\'s, which count them; their details are not in the file.'),
+        ...notes.map((n) => h('p', { class: 'muted', text: n }))));
+    } else if (notes.length) {
+      kids.push(h('div', { class: 'note', id: 'notes', role: 'note' }, ...notes.map((n) => h('p', { text: n }))));
     }
     kids.push(h('div', { class: 'card-row' }, ...cards));
-    if (t && t.budget && t.budget.budget_tokens > 0) kids.push(budgetBar(t.budget));
+    if (t && isObj(t.budget) && t.budget.budget_tokens > 0) kids.push(budgetBar(t.budget));
     ui.cards.replaceChildren(...kids);
   }
 
-  // trailerTotals is what a trailer says, in the shape of the totals Go
-  // gives (viewTotals), for an artifact shown as written.
-  function trailerTotals(tr) {
+  // trailerReport is what a trailer says, in the shape of Go's report, for
+  // an artifact shown as written.
+  function trailerReport(tr) {
     if (!isObj(tr)) return null;
     return {
       records: { call: tr.calls, inference: tr.inferences, agent: tr.agents, span: tr.spans }, errors: tr.errors,
       tokens: isObj(tr.tokens) ? tr.tokens : null, budget: isObj(tr.budget) ? tr.budget : null,
-      from_trailer: true, accounted: (tr.records || 0) + (tr.dropped || 0), dropped: tr.dropped || 0,
+      from_trailer: true, dropped: tr.dropped || 0, notes: [],
     };
   }
 
@@ -422,7 +426,8 @@
   }
 
   // renderTables shows Go's token report (report.Tokens, what `agenttrace
-  // tokens` prints), in its order.
+  // tokens` prints), in its order. With records dropped, the tables cover
+  // the records the file holds.
   function renderTables() {
     const R = run(), rep = R.report;
     const sections = [];

@@ -31,12 +31,13 @@ type viewRun struct {
 		SpanID  string  `json:"span_id"`
 		T0      float64 `json:"t0"`
 	} `json:"records"`
-	Totals struct {
+	Report struct {
 		Tokens      converter.Tokens        `json:"tokens"`
 		Budget      *converter.BudgetStatus `json:"budget"`
 		FromTrailer bool                    `json:"from_trailer"`
 		Dropped     int64                   `json:"dropped"`
-	} `json:"totals"`
+		Notes       []string                `json:"notes"`
+	} `json:"report"`
 	Problems []struct {
 		Line    int    `json:"line"`
 		Message string `json:"message"`
@@ -188,10 +189,11 @@ func TestServedRunWithDroppedRecords(t *testing.T) {
 	require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
 	var run viewRun
 	require.NoError(t, json.Unmarshal([]byte(body), &run))
-	require.True(t, run.Totals.FromTrailer)
-	require.EqualValues(t, 6, run.Totals.Dropped)
-	require.EqualValues(t, 1200, run.Totals.Tokens.Total)
-	require.True(t, run.Totals.Budget.OverBudget)
+	require.True(t, run.Report.FromTrailer)
+	require.EqualValues(t, 6, run.Report.Dropped)
+	require.EqualValues(t, 1200, run.Report.Tokens.Total)
+	require.True(t, run.Report.Budget.OverBudget)
+	require.NotEmpty(t, run.Report.Notes)
 
 	ctx := browsertest.New(t, browsertest.WithNetwork())
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(ts.url+"/run/capped.jsonl")))
