@@ -12,10 +12,12 @@ export const toolDef = {
 };
 
 // hooks.tool(name, args, fn) wraps the tool execution (libraries with a tool
-// span helper use it); hooks.step(name, fn) wraps the whole scenario.
+// span helper use it); hooks.client(client) wraps the SDK client (Langfuse's
+// observeOpenAI).
 export async function runOpenAI(OpenAI, scenario, baseURL, hooks = {}) {
   const tool = hooks.tool || ((name, args, fn) => fn());
-  const client = new OpenAI({ apiKey: "sk-test-not-a-key", baseURL, maxRetries: 0 });
+  const raw = new OpenAI({ apiKey: "sk-test-not-a-key", baseURL, maxRetries: 0 });
+  const client = hooks.client ? hooks.client(raw) : raw;
   switch (scenario) {
     case "tool-loop": {
       const messages = [
