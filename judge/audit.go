@@ -77,9 +77,11 @@ const (
 	OrphanSpan Category = "orphan_span"
 )
 
-// Categories lists the audit categories in the order the checks run.
+// Categories lists the audit categories in the order the checks run;
+// the last, SuppressedFinishReason, only [Reconcile] finds.
 func Categories() []Category {
-	return []Category{MissingCall, PhantomCall, ArgumentDrift, HiddenRetry, TokenUnderreport, MissingFinishReason, OrphanSpan}
+	return []Category{MissingCall, PhantomCall, ArgumentDrift, HiddenRetry, TokenUnderreport, MissingFinishReason, OrphanSpan,
+		SuppressedFinishReason}
 }
 
 // Severity is the severity of the category's findings.
@@ -87,7 +89,7 @@ func (c Category) Severity() Severity {
 	switch c {
 	case MissingCall, ArgumentDrift, TokenUnderreport:
 		return Error
-	case PhantomCall, HiddenRetry, MissingFinishReason, OrphanSpan:
+	case PhantomCall, HiddenRetry, MissingFinishReason, OrphanSpan, SuppressedFinishReason:
 		return Warning
 	}
 	return Info
@@ -105,6 +107,10 @@ type Finding struct {
 	SpanIDs []string `json:"span_ids"`
 	// ToolCallID is the tool call concerned, when there is one.
 	ToolCallID string `json:"tool_call_id,omitempty"`
+	// A and B locate the finding in each recording, for a finding of
+	// [Reconcile]; absent for [Audit], which reads one.
+	A *Location `json:"a,omitempty"`
+	B *Location `json:"b,omitempty"`
 }
 
 // String renders the finding on one line: "severity category: message
@@ -119,6 +125,9 @@ func (f Finding) String() string {
 		b.WriteString(", tool call " + f.ToolCallID)
 	}
 	b.WriteString(")")
+	if f.A != nil && f.B != nil {
+		b.WriteString(" [A: " + f.A.text() + "; B: " + f.B.text() + "]")
+	}
 	return b.String()
 }
 
@@ -127,6 +136,7 @@ type AuditOption interface{ applyAudit(*auditConfig) }
 
 type auditConfig struct {
 	redacted bool
+	trailer  *converter.Summary
 }
 
 type auditOptionFunc func(*auditConfig)
@@ -140,6 +150,18 @@ func (f auditOptionFunc) applyAudit(c *auditConfig) { f(c) }
 func WithRedacted(redacted bool) AuditOption {
 	return auditOptionFunc(func(c *auditConfig) { c.redacted = c.redacted || redacted })
 }
+
+// WithTrailer gives Audit the artifact's summary trailer (nil for none). A
+// trailer whose budget is over tells that the budget ended the run, so the
+// tool calls its last model call requested and nobody ran are the budget's
+// doing, not missing.
+func WithTrailer(sum *converter.Summary) AuditOption {
+	return auditOptionFunc(func(c *auditConfig) { c.trailer = sum })
+}
+
+// BudgetExceededCode is the error.type of a span the token budget stopped
+// (bridge.ErrBudgetExceeded, as agenttrace's processor and demo record it).
+const BudgetExceededCode = "budget_exceeded"
 
 // Audit checks the fidelity of a trace: that tool calls the models
 // requested were made, with the requested arguments, and only those; that
@@ -209,6 +231,8 @@ type node struct {
 	finish    bool // a finish reason was recorded, in some form
 	generates bool // a generation, which has a finish reason (not embeddings or retrieval)
 	agentName string
+
+	budgetStop bool // the token budget stopped this span
 }
 
 // key finds the node in an index; parentKey, its parent.
@@ -224,10 +248,12 @@ type auditor struct {
 	nodes    []node
 	index    map[converter.SpanKey]int
 	findings []Finding
+	overRun  bool // the trailer says the budget was used up
 }
 
 func newAuditor(recs []converter.Record, cfg auditConfig) *auditor {
-	a := &auditor{nodes: make([]node, len(recs)), index: make(map[converter.SpanKey]int, len(recs))}
+	a := &auditor{nodes: make([]node, len(recs)), index: make(map[converter.SpanKey]int, len(recs)),
+		overRun: cfg.trailer != nil && cfg.trailer.Budget != nil && cfg.trailer.Budget.OverBudget}
 	var rd semconv.Reading
 	for i := range recs {
 		rec := &recs[i]
@@ -239,6 +265,10 @@ func newAuditor(recs []converter.Record, cfg auditConfig) *auditor {
 			start: uint64(sp.StartTimestamp()), end: uint64(sp.EndTimestamp()),
 			failed: sp.Status().Code() == ptrace.StatusCodeError, name: sp.Name(),
 			spanKind: sp.Kind(), flags: sp.Flags(), redacted: cfg.redacted || isRedacted(rec),
+		}
+		n.budgetStop = n.failed && rd.Str(semconv.FieldCode) == BudgetExceededCode
+		if v, ok := sp.Attributes().Get(semconv.BudgetExceeded); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
+			n.budgetStop = true
 		}
 		k := n.key()
 		if _, dup := a.index[k]; !dup {
@@ -370,6 +400,9 @@ func (a *auditor) toolCalls() {
 				used[c] = true
 				continue
 			}
+			if a.budgetEnded(i) {
+				continue
+			}
 			if rq.id != "" {
 				a.find(MissingCall, inf, rq.id, "the model requested tool call %s (%s), but no call record carries that id, and no %s call without an id follows under the same agent",
 					rq.id, orUnknown(rq.name), orUnknown(rq.name))
@@ -389,6 +422,33 @@ func (a *auditor) toolCalls() {
 		}
 		a.find(PhantomCall, n, n.toolCallID, "call %s carries tool call id %s, which no inference in the input requested", orUnknown(n.tool), n.toolCallID)
 	}
+}
+
+// budgetEnded tells whether the token budget ended the run right after
+// inference i, so the calls it requested were never to run: i is the last
+// inference under its agent, and that agent or one of its ancestors was
+// stopped by the budget (or, with no such span, the trailer says the
+// budget was used up and i is the last inference of its trace).
+func (a *auditor) budgetEnded(i int) bool {
+	inf := &a.nodes[i]
+	agent := a.agentOf(i)
+	lastOfTrace := true
+	for j := range a.nodes {
+		n := &a.nodes[j]
+		if j == i || n.kind != semconv.Inference || n.trace != inf.trace || n.start <= inf.start {
+			continue
+		}
+		if a.agentOf(j) == agent {
+			return false
+		}
+		lastOfTrace = false
+	}
+	stopped := false
+	a.ancestors(i, func(p int) bool {
+		stopped = a.nodes[p].budgetStop
+		return !stopped
+	})
+	return stopped || a.overRun && lastOfTrace
 }
 
 // byName finds, for a request that no call record carries the id of, the

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -58,13 +59,14 @@ func TestAuditSeverities(t *testing.T) {
 		judge.MissingCall: judge.Error, judge.PhantomCall: judge.Warning, judge.ArgumentDrift: judge.Error,
 		judge.HiddenRetry: judge.Warning, judge.TokenUnderreport: judge.Error,
 		judge.MissingFinishReason: judge.Warning, judge.OrphanSpan: judge.Warning,
+		judge.SuppressedFinishReason: judge.Warning,
 	}
 	got := map[judge.Category]judge.Severity{}
 	for _, c := range judge.Categories() {
 		got[c] = c.Severity()
 	}
 	assert.Equal(t, want, got)
-	assert.Len(t, defects, len(want), "a fixture for every category")
+	assert.Len(t, defects, len(want)-1, "a fixture for every category Audit finds (Reconcile's has its own)")
 }
 
 // TestAuditMessages pins what the planted findings say.
@@ -328,4 +330,69 @@ func TestFindingTextAndJSON(t *testing.T) {
 	assert.Equal(t, "error argument_drift: m (trace t, span a, b)", f.String())
 	assert.NotContains(t, string(must(json.Marshal(f))), "tool_call_id")
 	assert.Equal(t, []judge.Finding{}, judge.Audit(nil), "never nil: JSON [] rather than null")
+}
+
+// budgetRun is a planner whose second model call asks for a hotel
+// search that never runs. stop says how the run ended: "agent" (the agent
+// span failed with budget_exceeded), "marker" (the span carries
+// agenttrace.budget.exceeded), or "" (it just ended).
+func budgetRun(stop string, later bool) *run {
+	r := newRun("budget-"+stop, time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC))
+	root := r.agent("root", "", "planner", 0, 5000, 900, 120)
+	r.chat("i1", "root", 100, 1000, 300, 40, tripInput(0),
+		assistant(toolCall("call_f1", "search_flights", obj{"origin": "BER", "destination": "LIS"})), "tool_calls")
+	r.tool("c1", "root", "search_flights", "call_f1", 1100, 1500, js(obj{"origin": "BER", "destination": "LIS"}), js(obj{"ok": true}))
+	r.chat("i2", "root", 1600, 2600, 600, 80, tripInput(1),
+		assistant(toolCall("call_h1", "find_hotels", obj{"city": "Lisbon"})), "tool_calls")
+	if later {
+		r.chat("i3", "root", 2700, 3000, 0, 0, tripInput(2), assistant(obj{"type": "text", "content": "done"}), "stop")
+	}
+	switch stop {
+	case "agent":
+		fail(root, judge.BudgetExceededCode, "agenttrace: token budget exceeded")
+	case "marker":
+		root.Attributes().PutBool(semconv.BudgetExceeded, true)
+	}
+	return r
+}
+
+// TestAuditBudgetStop: a run its token budget ended is ended, not missing
+// the calls its last model call asked for.
+func TestAuditBudgetStop(t *testing.T) {
+	over := &converter.Summary{Budget: &converter.BudgetStatus{BudgetTokens: 1000, Spent: 1040, OverBudget: true}}
+	under := &converter.Summary{Budget: &converter.BudgetStatus{BudgetTokens: 5000, Spent: 1040}}
+	tests := []struct {
+		name    string
+		run     *run
+		trailer *converter.Summary
+		want    []string
+	}{
+		{"agent stopped by the budget", budgetRun("agent", false), nil, nil},
+		{"span marked past the budget", budgetRun("marker", false), nil, nil},
+		{"trailer says over budget", budgetRun("", false), over, nil},
+		{"trailer under budget", budgetRun("", false), under, []string{"missing_call i2"}},
+		{"no budget", budgetRun("", false), nil, []string{"missing_call i2"}},
+		{"a model call came after: the call is missing", budgetRun("agent", true), nil, []string{"missing_call i2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := judge.Audit(tt.run.records(), judge.WithTrailer(tt.trailer))
+			var sum []string
+			for _, f := range got {
+				sum = append(sum, string(f.Category)+" "+labelOf(tt.run, f.SpanIDs[0]))
+			}
+			assert.Equal(t, tt.want, sum)
+		})
+	}
+}
+
+// labelOf names a span of r by its label.
+func labelOf(r *run, spanID string) string {
+	for _, l := range []string{"root", "i1", "i2", "i3", "c1"} {
+		if r.sid(l) == spanID {
+			return l
+		}
+	}
+	return spanID
 }

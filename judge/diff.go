@@ -168,11 +168,11 @@ type RunPair struct {
 // calls each made, what it spent and how long it took.
 type RunSummary struct {
 	// Calls counts tool calls; ModelCalls, inference records.
-	Calls     int `json:"calls"`
+	Calls      int `json:"calls"`
 	ModelCalls int `json:"model_calls"`
 	// Tokens are the model calls' totals; the summary trailer's when it
 	// accounts for records the file does not hold (TokensFromTrailer).
-	Tokens           converter.Tokens `json:"tokens"`
+	Tokens            converter.Tokens `json:"tokens"`
 	TokensFromTrailer bool             `json:"tokens_from_trailer,omitempty"`
 	// Cost sums the cost the records carry (gen_ai.usage.cost and its
 	// aliases); null when none carries one.

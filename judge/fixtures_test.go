@@ -413,6 +413,7 @@ func fixtures() map[string]func(testing.TB) []byte {
 	for _, d := range defects {
 		fs["audit-"+string(d.category)+".jsonl"] = func(t testing.TB) []byte { return defectRun(d).jsonl(t, false) }
 	}
+	maps.Copy(fs, twoLayerFixtures())
 	return fs
 }
 
