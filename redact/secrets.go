@@ -84,8 +84,8 @@ var patterns = [numPatterns]pattern{
 	patPEM: {"pem", pemExpr, regexp.MustCompile(pemExpr), 0, "-", pemAt, true},
 	patGoogle: {"google", `\bAIza[0-9A-Za-z_-]{35}\b`,
 		regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}\b`), 0, "A", googleAt, false},
-	patGeneric: {"generic", `(?i)(?:api[_-]?key|secret|password|passwd|token)["']?\s*[:=]\s*["']?([^\s"',;]{8,})`,
-		regexp.MustCompile(`(?i)^(?:api[_-]?key|secret|password|passwd|token)["']?\s*[:=]\s*["']?([^\s"',;]{8,})`), 1, ":=", genericAt, false},
+	patGeneric: {"generic", `(?i)(?:api[_-]?key|access[_-]?key|account[_-]?key|secret|password|passwd|token)["']?\s*[:=]\s*["']?([^\s"',;]{8,})`,
+		regexp.MustCompile(`(?i)^(?:api[_-]?key|access[_-]?key|account[_-]?key|secret|password|passwd|token)["']?\s*[:=]\s*["']?([^\s"',;]{8,})`), 1, ":=", genericAt, false},
 }
 
 const pemExpr = `-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`
@@ -129,15 +129,20 @@ const maxPasses = 8
 // secretsIn returns b with every secret replaced by Placeholder, and whether
 // there was any. It does not allocate when there is no candidate.
 func secretsIn(b []byte) (string, bool) {
+	if len(b) < minSecretLen {
+		return "", false
+	}
 	mask := candidates(b)
-	if mask == 0 {
+	rs := loadRules()
+	kw := rs.candidate(b)
+	if mask == 0 && !kw {
 		return "", false
 	}
 	// The first pass reads b in place: a replacement builds a new string,
 	// and b itself is never returned.
 	s := unsafe.String(unsafe.SliceData(b), len(b))
 	changed := false
-	for pass := 0; pass < maxPasses && mask != 0; pass++ {
+	for pass := 0; pass < maxPasses && (mask != 0 || kw); pass++ {
 		passChanged := false
 		for i := range patterns {
 			if mask&(1<<i) == 0 {
@@ -150,10 +155,18 @@ func secretsIn(b []byte) (string, bool) {
 				mask = candidates(bytesOf(s))
 			}
 		}
+		// Then the rules (rules.go), over what the patterns left.
+		if kw {
+			if ns, ok := rs.replace(s); ok {
+				s, passChanged = ns, true
+				mask = candidates(bytesOf(s))
+			}
+		}
 		if !passChanged {
 			break
 		}
 		changed = true
+		kw = rs.candidate(bytesOf(s))
 	}
 	return s, changed
 }
@@ -326,7 +339,11 @@ func isSpace(c byte) bool {
 }
 
 // genericNames are the names the generic pattern looks for, lower case.
-var genericNames = [...]string{"apikey", "api_key", "api-key", "secret", "password", "passwd", "token"}
+// access_key and account_key are there for AWS_SECRET_ACCESS_KEY=... (and
+// SecretAccessKey in the JSON the AWS CLI prints) and for Azure's
+// AccountKey=... in connection strings (and SharedAccessKey=...).
+var genericNames = [...]string{"apikey", "api_key", "api-key", "accesskey", "access_key", "access-key",
+	"accountkey", "account_key", "account-key", "secret", "password", "passwd", "token"}
 
 // genericAt, for the ':' or '=' at b[i], returns where the name before it
 // starts (name["']?\s*[:=]\s*["']?value), or -1 when there is no name or

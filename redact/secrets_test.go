@@ -43,10 +43,38 @@ func refSecretsIn(s string) (string, bool) {
 				s, passChanged = sb.String(), true
 			}
 		}
+		if ns, ok := refRules(s); ok {
+			s, passChanged = ns, true
+		}
 		if !passChanged {
 			break
 		}
 		changed = true
+	}
+	return s, changed
+}
+
+// refRules runs the rules the obvious and slow way, as gitleaks does: each
+// rule whose keyword is in the lower-cased text, unanchored, with FindAll.
+func refRules(s string) (string, bool) {
+	rs := loadRules()
+	changed := false
+	for _, r := range rs.rules {
+		r.ready()
+		low := asciiLower(s)
+		found := false
+		for _, k := range r.keywords {
+			if strings.Contains(low, k) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			continue
+		}
+		if ns, ok := r.apply(s, r.re.FindAllStringSubmatchIndex(s, -1)); ok {
+			s, changed = ns, true
+		}
 	}
 	return s, changed
 }
@@ -95,4 +123,14 @@ func TestAgainstReference(t *testing.T) {
 	for _, s := range []string{fakeOpenAI, fakeAWS, fakeGitHub, fakeGitHubPAT, fakeSlack, fakeBearerTok, fakePEM, fakeGoogle} {
 		assert.NotZero(t, candidates([]byte("x "+s+" Bearer "+s)), s)
 	}
+}
+
+// asciiLower lower-cases ASCII letters only: keywords are matched ignoring
+// ASCII case, like the automaton does.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lower(c)
+	}
+	return string(b)
 }

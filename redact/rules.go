@@ -1,0 +1,668 @@
+package redact
+
+import (
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// The rules are the second kind of secret pattern, beside the hand-written
+// patterns of secrets.go: hundreds of regular expressions, each with the
+// keywords that must appear for it to match (gitleaks' scheme). Most come
+// from gitleaks' default configuration (github.com/zricethezav/gitleaks/v8,
+// MIT), vendored as data in gitleaks/rules.json with its LICENSE beside it
+// and refreshed by the generator in internal/gengitleaks, so that the main
+// module, which SDK users import through package bridge, does not depend on
+// gitleaks. A few are this project's own (projectRules): families gitleaks
+// has no rule for.
+//
+// The cost model: one pass of a keyword automaton (keywordDFA) over each
+// string finds every keyword occurrence; a string without one, nearly every
+// string, runs no regular expression. For a rule whose every match starts
+// with one of its keywords (most rules: hf_..., npm_..., a JWT's ey...),
+// the expression runs anchored at each occurrence only, after a cheap check
+// of the word boundary most of them need ("they" holds the JWT keyword ey,
+// but not at a word start). Other rules (gitleaks' "<service> ... = value"
+// family) run unanchored over the string, as in gitleaks, only when one of
+// their keywords occurs in it.
+
+//go:embed gitleaks/rules.json
+var gitleaksJSON []byte
+
+// A rule is one compiled secret rule.
+type rule struct {
+	id string
+	// expr is the expression as matched, unanchored. re is it compiled;
+	// at and ctx are it anchored at the start of the input, ctx after one
+	// rune of context so that \b and ^ at the match start see the byte
+	// before it.
+	expr    string
+	re      *regexp.Regexp
+	at, ctx *regexp.Regexp
+	// atStart says every match starts with one of the keywords, so at and
+	// ctx are tried only where a keyword starts. wordStart says such a
+	// match also needs a word boundary before it and starts with a word
+	// byte, so a keyword preceded by a word byte is no candidate.
+	atStart, wordStart bool
+	group              int     // the secret's submatch; 0: the first non-empty one
+	entropy            float64 // the secret's Shannon entropy must exceed this
+	allow              []allowlist
+	// check, for project rules, validates a secret further.
+	check func(secret string) bool
+
+	// The expressions are compiled on the rule's first use (ready): most
+	// of the rules never see their keywords, and compiling them all would
+	// cost every program that redacts a tenth of a second at start.
+	keywords  []string
+	allowData []gitleaksAllow
+	global    func() []allowlist
+	once      sync.Once
+	err       error
+}
+
+// ready compiles the rule, once. The data is embedded and every rule is
+// compiled by the tests (compileAll), so an error here is a build defect.
+func (r *rule) ready() {
+	r.once.Do(r.build)
+	if r.err != nil {
+		panic(fmt.Sprintf("redact: rule %s: %v", r.id, r.err))
+	}
+}
+
+func (r *rule) build() {
+	if r.err = r.compile(r.keywords); r.err != nil {
+		return
+	}
+	allow, err := compileAllow(r.allowData)
+	if err != nil {
+		r.err = err
+		return
+	}
+	if r.global != nil {
+		allow = append(allow, r.global()...)
+	}
+	r.allow = allow
+}
+
+// An allowlist is gitleaks': a secret (or the whole match, or its line)
+// that one of the expressions matches, or a secret holding a stop word, is
+// not a secret.
+type allowlist struct {
+	target    string // "", "match" or "line"
+	regexes   []*regexp.Regexp
+	stopwords []string
+}
+
+// projectRule is a rule of this project's, for a family gitleaks has no
+// rule for.
+type projectRule struct {
+	id       string
+	expr     string
+	keywords []string
+	group    int
+	check    func(string) bool
+}
+
+// projectRules are this project's own rules, marked "agenttrace/" in their
+// ids. gitleaks has rules for service tokens, not for these generic
+// shapes, which agent traces carry often: a connection string an agent
+// printed, the header of an HTTP request a tool made, a key file a model
+// was shown cut short at 500 bytes.
+var projectRules = []projectRule{
+	// scheme://user:password@host: the password is the secret, so the URL
+	// still says which host and user.
+	{"agenttrace/url-credentials", `\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@"'<>]+:([^\s/?#@"'<>]+)@[A-Za-z0-9\[]`,
+		[]string{"://"}, 1, nil},
+	// Authorization: Basic with base64 of user:password. Prose ("basic
+	// reasoning") is told apart by decoding.
+	{"agenttrace/basic-auth", `(?i)\bbasic\s+([A-Za-z0-9+/]{6,}={0,2})(?:[^A-Za-z0-9+/=]|$)`,
+		[]string{"basic"}, 1, isBasicCredential},
+	// A PEM private key whose END line is missing: a tool result or a
+	// preview cut short. Whole blocks are the pem pattern's; this takes the
+	// body from the BEGIN line to the end of the base64, with the \n of a
+	// JSON file (a service account's "private_key") read as text.
+	{"agenttrace/private-key-truncated", `-----BEGIN [A-Z ]*PRIVATE KEY-----((?:\\[nr]|\s)*[A-Za-z0-9+/]{16,}(?:[A-Za-z0-9+/=\s]|\\[nr])*)`,
+		[]string{"-----begin"}, 1, nil},
+}
+
+// terminator is how many gitleaks rules end: the token must be followed by
+// a quote, white space, ';', an escaped newline or the end. Followed by a
+// comma, a period or a bracket in prose ("my key is hf_..., try it") it
+// would escape, so it is widened to any byte that cannot continue a token.
+const (
+	terminator      = `(?:[\x60'"\s;]|\\[nr]|$)`
+	widenTerminator = `(?:[^0-9A-Za-z_]|\\[nr]|$)`
+)
+
+// gitleaksFile is the data file's shape (see internal/gengitleaks).
+type gitleaksFile struct {
+	Source     string          `json:"source"`
+	Allowlists []gitleaksAllow `json:"allowlists"`
+	Rules      []struct {
+		ID          string          `json:"id"`
+		Regex       string          `json:"regex"`
+		Keywords    []string        `json:"keywords"`
+		SecretGroup int             `json:"secretGroup"`
+		Entropy     float64         `json:"entropy"`
+		Allowlists  []gitleaksAllow `json:"allowlists"`
+	} `json:"rules"`
+}
+
+type gitleaksAllow struct {
+	Target    string   `json:"target"`
+	Regexes   []string `json:"regexes"`
+	StopWords []string `json:"stopwords"`
+}
+
+// A ruleSet is every rule with the keyword automaton over their keywords.
+type ruleSet struct {
+	rules []*rule
+	dfa   *keywordDFA
+	// kwRules lists, for each keyword of the automaton, the rules it is a
+	// keyword of; kwLen is its length.
+	kwRules [][]int
+	kwLen   []int
+}
+
+// loadRules compiles the rules once, on first use: a program that never
+// builds a Redactor with the secret scan on never pays for it.
+var loadRules = sync.OnceValue(func() *ruleSet {
+	rs, err := compileRules(gitleaksJSON)
+	if err != nil {
+		// The data file is embedded and tested: this is a build defect.
+		panic(fmt.Sprintf("redact: the embedded gitleaks rules: %v", err))
+	}
+	return rs
+})
+
+func compileRules(data []byte) (*ruleSet, error) {
+	var f gitleaksFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("decode: %w", err)
+	}
+	rs := &ruleSet{}
+	global := sync.OnceValue(func() []allowlist {
+		a, err := compileAllow(f.Allowlists)
+		if err != nil {
+			panic(fmt.Sprintf("redact: gitleaks' global allowlist: %v", err))
+		}
+		return a
+	})
+	kwIndex := map[string]int{}
+	var kws []string
+	add := func(r *rule, keywords []string) error {
+		if len(keywords) == 0 {
+			return fmt.Errorf("rule %s: no keywords", r.id)
+		}
+		r.keywords = keywords
+		ri := len(rs.rules)
+		rs.rules = append(rs.rules, r)
+		for _, k := range keywords {
+			k = strings.ToLower(k)
+			i, ok := kwIndex[k]
+			if !ok {
+				i = len(kws)
+				kwIndex[k] = i
+				kws = append(kws, k)
+				rs.kwRules = append(rs.kwRules, nil)
+				rs.kwLen = append(rs.kwLen, len(k))
+			}
+			rs.kwRules[i] = append(rs.kwRules[i], ri)
+		}
+		return nil
+	}
+	for _, g := range f.Rules {
+		r := &rule{id: g.ID, group: g.SecretGroup, entropy: g.Entropy,
+			expr:      strings.ReplaceAll(g.Regex, terminator, widenTerminator),
+			allowData: g.Allowlists, global: global}
+		if err := add(r, g.Keywords); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range projectRules {
+		if err := add(&rule{id: p.id, expr: p.expr, group: p.group, check: p.check}, p.keywords); err != nil {
+			return nil, err
+		}
+	}
+	if len(rs.rules) > maxRules {
+		return nil, fmt.Errorf("%d rules, more than %d", len(rs.rules), maxRules)
+	}
+	rs.dfa = newKeywordDFA(kws)
+	return rs, nil
+}
+
+// compileAll compiles every rule now; the tests use it to find a bad
+// expression in the data at once.
+func (rs *ruleSet) compileAll() error {
+	for _, r := range rs.rules {
+		r.once.Do(r.build)
+		if r.err != nil {
+			return fmt.Errorf("rule %s: %w", r.id, r.err)
+		}
+	}
+	return nil
+}
+
+func compileAllow(lists []gitleaksAllow) ([]allowlist, error) {
+	var out []allowlist
+	for _, l := range lists {
+		a := allowlist{target: l.Target}
+		for _, s := range l.StopWords {
+			a.stopwords = append(a.stopwords, strings.ToLower(s))
+		}
+		for _, e := range l.Regexes {
+			re, err := regexp.Compile(e)
+			if err != nil {
+				return nil, fmt.Errorf("allowlist %q: %w", e, err)
+			}
+			a.regexes = append(a.regexes, re)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// compile compiles r.expr and works out whether every match starts with
+// one of the keywords.
+func (r *rule) compile(keywords []string) error {
+	var err error
+	if r.re, err = regexp.Compile(r.expr); err != nil {
+		return err
+	}
+	if r.group > r.re.NumSubexp() {
+		return fmt.Errorf("secret group %d of %d", r.group, r.re.NumSubexp())
+	}
+	tree, err := syntax.Parse(r.expr, syntax.Perl)
+	if err != nil {
+		return err
+	}
+	prefixes, _, ok := matchPrefixes(tree)
+	if !ok || len(prefixes) == 0 {
+		return nil
+	}
+	for _, p := range prefixes {
+		found := false
+		for _, k := range keywords {
+			if strings.HasPrefix(p, strings.ToLower(k)) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	r.atStart = true
+	if r.at, err = regexp.Compile(`^(?:` + r.expr + `)`); err != nil {
+		return err
+	}
+	if r.ctx, err = regexp.Compile(`^[\s\S](?:` + r.expr + `)`); err != nil {
+		return err
+	}
+	r.wordStart = leadingWordBoundary(tree)
+	for _, p := range prefixes {
+		if p == "" || !isWord(p[0]) {
+			r.wordStart = false
+		}
+	}
+	return nil
+}
+
+// maxPrefixes bounds the prefix sets matchPrefixes builds.
+const maxPrefixes = 256
+
+// matchPrefixes returns lower-case strings one of which every match of re
+// starts with (ok false when it cannot tell), and whether they are whole
+// matches (so a concatenation can extend them with what follows). It is
+// conservative: a rule it cannot read runs unanchored.
+func matchPrefixes(re *syntax.Regexp) (set []string, complete, ok bool) {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
+		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return []string{""}, true, true
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(re.Rune))}, true, true
+	case syntax.OpCharClass:
+		n := 0
+		for i := 0; i < len(re.Rune); i += 2 {
+			n += int(re.Rune[i+1]-re.Rune[i]) + 1
+		}
+		if n > 16 {
+			return nil, false, false
+		}
+		seen := map[string]bool{}
+		for i := 0; i < len(re.Rune); i += 2 {
+			for c := re.Rune[i]; c <= re.Rune[i+1]; c++ {
+				s := strings.ToLower(string(c))
+				if !seen[s] {
+					seen[s] = true
+					set = append(set, s)
+				}
+			}
+		}
+		return set, true, true
+	case syntax.OpCapture:
+		return matchPrefixes(re.Sub[0])
+	case syntax.OpPlus:
+		set, _, ok = matchPrefixes(re.Sub[0])
+		return set, false, ok
+	case syntax.OpRepeat:
+		if re.Min < 1 {
+			return nil, false, false
+		}
+		set, _, ok = matchPrefixes(re.Sub[0])
+		return set, false, ok
+	case syntax.OpAlternate:
+		complete = true
+		for _, sub := range re.Sub {
+			s, c, ok := matchPrefixes(sub)
+			if !ok {
+				return nil, false, false
+			}
+			set = append(set, s...)
+			complete = complete && c
+		}
+		return set, complete, len(set) <= maxPrefixes
+	case syntax.OpConcat:
+		set, complete = []string{""}, true
+		for _, sub := range re.Sub {
+			s, c, ok := matchPrefixes(sub)
+			if !ok {
+				return set, false, len(set) > 1 || set[0] != ""
+			}
+			if len(set)*len(s) > maxPrefixes {
+				return set, false, set[0] != ""
+			}
+			next := make([]string, 0, len(set)*len(s))
+			for _, a := range set {
+				for _, b := range s {
+					next = append(next, a+b)
+				}
+			}
+			set = next
+			if !c {
+				return set, false, true
+			}
+		}
+		return set, complete, true
+	}
+	return nil, false, false
+}
+
+// leadingWordBoundary reports whether re starts with \b.
+func leadingWordBoundary(re *syntax.Regexp) bool {
+	for {
+		switch re.Op {
+		case syntax.OpWordBoundary:
+			return true
+		case syntax.OpCapture:
+			re = re.Sub[0]
+		case syntax.OpConcat:
+			if len(re.Sub) == 0 {
+				return false
+			}
+			re = re.Sub[0]
+		case syntax.OpAlternate:
+			for _, sub := range re.Sub {
+				if !leadingWordBoundary(sub) {
+					return false
+				}
+			}
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// A hit is a keyword occurrence: where it starts and which keyword.
+type hit struct{ start, kw int32 }
+
+// hitPool holds the scratch slices hits are collected in.
+var hitPool = sync.Pool{New: func() any { s := make([]hit, 0, 64); return &s }}
+
+// candidate reports whether any keyword occurs in b.
+func (rs *ruleSet) candidate(b []byte) bool { return rs.dfa.any(b) }
+
+// replace runs every rule whose keyword occurs in s, in order, each over
+// the text the rules before it left, and returns the new text and whether
+// anything changed.
+func (rs *ruleSet) replace(s string) (string, bool) {
+	hp := hitPool.Get().(*[]hit)
+	defer func() {
+		if cap(*hp) <= maxKeep {
+			hitPool.Put(hp)
+		}
+	}()
+	hits := rs.dfa.hits(bytesOf(s), (*hp)[:0], rs.kwLen)
+	*hp = hits
+	if len(hits) == 0 {
+		return s, false
+	}
+	changed := false
+	var cand ruleMask
+	rs.mark(&cand, hits)
+	for ri, r := range rs.rules {
+		if !cand.has(ri) {
+			continue
+		}
+		r.ready()
+		var matches [][]int
+		if r.atStart {
+			matches = rs.anchored(s, ri, r, hits)
+		} else {
+			matches = r.re.FindAllStringSubmatchIndex(s, -1)
+		}
+		if len(matches) == 0 {
+			continue
+		}
+		if ns, ok := r.apply(s, matches); ok {
+			s, changed = ns, true
+			hits = rs.dfa.hits(bytesOf(s), hits[:0], rs.kwLen)
+			*hp = hits
+			cand = ruleMask{}
+			rs.mark(&cand, hits)
+		}
+	}
+	return s, changed
+}
+
+// ruleMask is a set of rules by index.
+type ruleMask [maxRules / 64]uint64
+
+// maxRules bounds how many rules a set can hold; compileRules checks it.
+const maxRules = 512
+
+func (m *ruleMask) has(i int) bool { return m[i/64]&(1<<(i%64)) != 0 }
+
+// mark adds the rules of every keyword in hits.
+func (rs *ruleSet) mark(m *ruleMask, hits []hit) {
+	last := int32(-1)
+	for _, h := range hits {
+		if h.kw == last {
+			continue
+		}
+		last = h.kw
+		for _, ri := range rs.kwRules[h.kw] {
+			m[ri/64] |= 1 << (ri % 64)
+		}
+	}
+}
+
+// anchored finds the matches of an atStart rule: the expression anchored
+// at each occurrence of one of its keywords, in order, skipping those
+// inside an earlier match. That is what FindAll of the unanchored
+// expression finds, since every match starts at such an occurrence.
+func (rs *ruleSet) anchored(s string, ri int, r *rule, hits []hit) [][]int {
+	var matches [][]int
+	end := 0
+	for _, h := range hits {
+		p := int(h.start)
+		if p < end || !containsInt(rs.kwRules[h.kw], ri) {
+			continue
+		}
+		if r.wordStart && p > 0 && isWord(s[p-1]) {
+			continue
+		}
+		var l []int
+		if p == 0 {
+			l = r.at.FindStringSubmatchIndex(s)
+		} else {
+			_, size := utf8.DecodeLastRuneInString(s[:p])
+			q := p - size
+			if l = r.ctx.FindStringSubmatchIndex(s[q:]); l != nil {
+				for k := range l {
+					if l[k] >= 0 {
+						l[k] += q
+					}
+				}
+				l[0] = p
+			}
+		}
+		if l == nil {
+			continue
+		}
+		matches = append(matches, l)
+		end = max(l[1], p+1)
+	}
+	return matches
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// apply replaces the secret of each match that passes the rule's filters.
+func (r *rule) apply(s string, matches [][]int) (string, bool) {
+	var sb strings.Builder
+	last := 0
+	for _, l := range matches {
+		a, z := r.secret(l)
+		if a < last || a >= z {
+			continue
+		}
+		secret := s[a:z]
+		if secret == Placeholder || !r.keep(s, l, secret) {
+			continue
+		}
+		if sb.Len() == 0 {
+			sb.Grow(len(s))
+		}
+		sb.WriteString(s[last:a])
+		sb.WriteString(Placeholder)
+		last = z
+	}
+	if last == 0 {
+		return s, false
+	}
+	sb.WriteString(s[last:])
+	return sb.String(), true
+}
+
+// secret returns where a match's secret is: the rule's group, else, as in
+// gitleaks, the first non-empty group, else the whole match.
+func (r *rule) secret(l []int) (int, int) {
+	if r.group > 0 {
+		return l[2*r.group], l[2*r.group+1]
+	}
+	for g := 1; 2*g+1 < len(l); g++ {
+		if l[2*g] >= 0 && l[2*g+1] > l[2*g] {
+			return l[2*g], l[2*g+1]
+		}
+	}
+	return l[0], l[1]
+}
+
+// keep reports whether a match is a secret by the rule's entropy, checks
+// and allowlists, as gitleaks judges it.
+func (r *rule) keep(s string, l []int, secret string) bool {
+	if r.entropy != 0 && shannonEntropy(secret) <= r.entropy {
+		return false
+	}
+	if r.check != nil && !r.check(secret) {
+		return false
+	}
+	for _, a := range r.allow {
+		target := secret
+		switch a.target {
+		case "match":
+			target = s[l[0]:l[1]]
+		case "line":
+			target = lineOf(s, l[0], l[1])
+		}
+		for _, re := range a.regexes {
+			if re.MatchString(target) {
+				return false
+			}
+		}
+		if len(a.stopwords) > 0 {
+			low := strings.ToLower(secret)
+			for _, w := range a.stopwords {
+				if strings.Contains(low, w) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// lineOf returns the line of s holding s[a:z].
+func lineOf(s string, a, z int) string {
+	start := strings.LastIndexByte(s[:a], '\n') + 1
+	end := strings.IndexByte(s[z:], '\n')
+	if end < 0 {
+		return s[start:]
+	}
+	return s[start : z+end]
+}
+
+// shannonEntropy is gitleaks': over the string's runes, per byte of length.
+func shannonEntropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	counts := map[rune]int{}
+	for _, c := range s {
+		counts[c]++
+	}
+	inv := 1 / float64(len(s))
+	e := 0.0
+	for _, n := range counts {
+		f := float64(n) * inv
+		e -= f * math.Log2(f)
+	}
+	return e
+}
+
+// isBasicCredential reports whether a Basic credential decodes to
+// user:password, printable, so that "Basic reasoning" is prose.
+func isBasicCredential(v string) bool {
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(v, "="))
+		if err != nil {
+			return false
+		}
+	}
+	colon := false
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+		colon = colon || c == ':'
+	}
+	return colon && len(b) >= 3
+}
