@@ -5,8 +5,15 @@
 // Run "agenttrace --help" for the commands.
 package main
 
-import "os"
+import (
+	"os"
+	"os/signal"
+	"syscall"
+)
 
 func main() {
+	// A closed pipe on standard output is a write error, exit 2 with a
+	// message, rather than death by SIGPIPE with no word.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

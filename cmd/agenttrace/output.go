@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,16 +152,101 @@ func writeError(name string, err error) error {
 	if errors.As(err, &ee) {
 		return err
 	}
-	return ioError(fmt.Errorf("write %s: %w", name, err))
+	return ioError(fmt.Errorf("write %s: %w", name, bare(err)))
 }
 
-// writeFile writes path through a temporary file in the same directory,
-// renamed into place once complete: a failed run never leaves a torn
-// output, and an output may overwrite one of the inputs.
-func writeFile(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+// bare drops the file name an *os.File's error repeats ("write
+// /dev/stdout: broken pipe"): messages name the output once, as the user
+// gave it.
+func bare(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// writeFile writes the output path with write, safely for whatever path
+// names:
+//
+//   - a regular file, or none, is replaced atomically: write fills a
+//     temporary file in the same directory, which is synced and renamed
+//     over it once complete, keeping its mode. A failed run never leaves a
+//     torn output, and an output may overwrite one of the inputs;
+//   - a symbolic link is followed, and its target written so (in the
+//     target's directory): the link stays a link;
+//   - a device, a named pipe or a socket is written to directly, never
+//     replaced: "-o /dev/null" must not, as root, replace the system's
+//     /dev/null with a regular file.
+//
+// Every failure is an I/O error (exit 2) naming path.
+func writeFile(path string, write func(io.Writer) error) error {
+	target, err := followLinks(path)
 	if err != nil {
 		return ioError(fmt.Errorf("write %s: %w", path, err))
+	}
+	name := path
+	if target != path {
+		name = path + " (-> " + target + ")"
+	}
+	fi, err := os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return replaceFile(name, target, 0o644, write)
+	case err != nil:
+		return ioError(fmt.Errorf("write %s: %w", name, err))
+	case fi.Mode().IsRegular():
+		return replaceFile(name, target, fi.Mode().Perm(), write)
+	case fi.IsDir():
+		return ioError(fmt.Errorf("write %s: is a directory", name))
+	case fi.Mode()&fs.ModeSocket != 0:
+		return writeSocket(name, target, write)
+	}
+	// A device or a named pipe (which waits for a reader, as a shell
+	// redirection does).
+	f, err := os.OpenFile(target, os.O_WRONLY, 0)
+	if err != nil {
+		return ioError(fmt.Errorf("write %s: %w", name, err))
+	}
+	return finish(name, f, write(f))
+}
+
+// maxLinks bounds how many symbolic links followLinks follows, as the
+// kernel does (ELOOP).
+const maxLinks = 40
+
+// followLinks returns what path names once every symbolic link along it
+// is followed: the file a write must go to. A dangling link gives the path
+// it points to, which the write then creates.
+func followLinks(path string) (string, error) {
+	for range maxLinks {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return path, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		to, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(path), to)
+		}
+		path = to
+	}
+	return "", fmt.Errorf("more than %d symbolic links", maxLinks)
+}
+
+// replaceFile writes target atomically with mode perm: a temporary file
+// in its directory, synced, then renamed over it.
+func replaceFile(name, target string, perm fs.FileMode, write func(io.Writer) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
+	if err != nil {
+		return ioError(fmt.Errorf("write %s: %w", name, err))
 	}
 	defer func() {
 		if err != nil {
@@ -168,16 +255,67 @@ func writeFile(path string, write func(io.Writer) error) (err error) {
 		}
 	}()
 	if err := write(tmp); err != nil {
-		return writeError(path, err)
+		return writeError(name, err)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return ioError(fmt.Errorf("write %s: %w", path, err))
-	}
-	if err := tmp.Close(); err != nil {
-		return ioError(fmt.Errorf("write %s: %w", path, err))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return ioError(fmt.Errorf("write %s: %w", path, err))
+	for _, step := range []func() error{
+		func() error { return tmp.Chmod(perm) },
+		tmp.Sync, // the rename must not land before the data
+		tmp.Close,
+		func() error { return os.Rename(tmp.Name(), target) },
+	} {
+		if err := step(); err != nil {
+			return ioError(fmt.Errorf("write %s: %w", name, err))
+		}
 	}
 	return nil
+}
+
+// writeSocket writes to a Unix socket's listener, as to a pipe.
+func writeSocket(name, target string, write func(io.Writer) error) error {
+	c, err := net.Dial("unix", target)
+	if err != nil {
+		return ioError(fmt.Errorf("write %s: %w", name, err))
+	}
+	return finish(name, c, write(c))
+}
+
+// finish closes w after write's err, and reports the first failure of
+// the two, naming name.
+func finish(name string, w io.Closer, err error) error {
+	if cerr := w.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return writeError(name, err)
+	}
+	return nil
+}
+
+// stickyWriter remembers the first error of its writer, so that a failed
+// write to standard output (a closed pipe, a full disk, /dev/full) that a
+// command's own printing ignores still fails the run with exit 2.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// stdoutFailed turns a run whose standard output could not be written
+// into exit 2, saying so unless the command already did (exit 2).
+func stdoutFailed(out *stickyWriter, code int, stderr io.Writer) int {
+	if out.err == nil || code == exitUsage {
+		return code
+	}
+	fmt.Fprintf(stderr, "agenttrace: write standard output: %v\n", bare(out.err))
+	return exitUsage
 }

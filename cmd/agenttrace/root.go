@@ -22,7 +22,8 @@ type env struct {
 // run runs the agenttrace command line args and returns the exit code.
 // It never exits the process and keeps no state between calls.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	out := &stickyWriter{w: stdout}
+	e := &env{stdin: stdin, stdout: out, stderr: stderr}
 	root := newRootCmd(e)
 	if len(args) == 0 {
 		root.InitDefaultHelpFlag()
@@ -36,7 +37,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if usage && cmd != nil {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
-	return code
+	return stdoutFailed(out, code, stderr)
 }
 
 // newRootCmd builds the command tree around e. Each call returns a fresh
