@@ -2,10 +2,13 @@ package bridge
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
 
+	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
@@ -126,11 +129,26 @@ func (b *budgets) count(st *budgetState, n int64) {
 	}
 	spent := st.spent.Add(n)
 	if spent >= b.nearAt && !st.near.Load() && !st.near.Swap(true) && b.onNear != nil {
-		b.onNear(BudgetEvent{Key: st.key(), Status: b.budget.Status(spent)})
+		callBack("near", b.onNear, BudgetEvent{Key: st.key(), Status: b.budget.Status(spent)})
 	}
 	if spent >= b.budget.Tokens && !st.over.Load() && !st.over.Swap(true) && b.onOver != nil {
-		b.onOver(BudgetEvent{Key: st.key(), Status: b.budget.Status(spent)})
+		callBack("over", b.onOver, BudgetEvent{Key: st.key(), Status: b.budget.Status(spent)})
 	}
+}
+
+// ErrCallbackPanicked is reported (to otel.Handle) when a budget callback
+// panics: the panic is recovered, never thrown into the agent's
+// span.End(), and the span is still counted and written.
+var ErrCallbackPanicked = errors.New("agenttrace: budget callback panicked")
+
+// callBack calls f with ev, recovering a panic in it.
+func callBack(which string, f func(BudgetEvent), ev BudgetEvent) {
+	defer func() {
+		if r := recover(); r != nil {
+			otel.Handle(fmt.Errorf("%w: %s callback for %s: %v", ErrCallbackPanicked, which, ev.Key, r))
+		}
+	}()
+	f(ev)
 }
 
 // forgetIfRoot drops a trace's entry when its local root ends, so a

@@ -29,10 +29,9 @@ var ErrBudgetExceeded = errors.New("agenttrace: token budget exceeded")
 type Processor struct {
 	cfg     config
 	budgets *budgets
-	drops   dropTable
 	dropped atomic.Int64
 	// dropUsage sums the usage of dropped spans for a single artifact; a
-	// folder of artifacts keeps it by trace in drops.
+	// folder of artifacts keeps it by trace, in the store.
 	dropUsage usageCounter
 	sink      *sink
 
@@ -64,7 +63,7 @@ func New(opts ...Option) (*Processor, error) {
 		done:    make(chan struct{}),
 	}
 	p.budgets = newBudgets(&p.cfg)
-	if p.sink, err = newSink(&p.cfg, &p.drops, &p.dropped, &p.dropUsage); err != nil {
+	if p.sink, err = newSink(&p.cfg, &p.dropped, &p.dropUsage); err != nil {
 		return nil, err
 	}
 	go p.run()
@@ -125,7 +124,7 @@ func (p *Processor) enqueue(s sdktrace.ReadOnlySpan) bool {
 func (p *Processor) drop(s sdktrace.ReadOnlySpan, u semconv.Usage) {
 	p.dropped.Add(1)
 	if p.cfg.sink == sinkDir {
-		p.drops.add(pcommon.TraceID(s.SpanContext().TraceID()), u)
+		p.sink.drop(pcommon.TraceID(s.SpanContext().TraceID()), u)
 	} else {
 		p.dropUsage.add(u)
 	}

@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // spec is one span of a test batch. tid and sid name the ids; parent 0
@@ -284,11 +285,9 @@ func lastLine(t *testing.T, path string) string {
 	return lines[len(lines)-1]
 }
 
-func (e *agenttraceExporter) active(name string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.arts[name] != nil
-}
+func (e *agenttraceExporter) active(k store.Key) bool { return e.st.IsActive(k) }
+
+func traceName(t pcommon.TraceID) store.Key { return store.TraceKey(t) }
 
 func TestFinalizeAfterIdleAndLateSpan(t *testing.T) {
 	dir := t.TempDir()
@@ -340,9 +339,7 @@ func TestLRUEvictionAndReopen(t *testing.T) {
 	for round := range byte(3) {
 		for tr := byte(1); tr <= 5; tr++ {
 			push(t, e, spec{tid: tr, sid: round + 2, parent: 1})
-			e.mu.Lock()
-			open := e.lru.len()
-			e.mu.Unlock()
+			open := e.st.OpenFiles()
 			require.LessOrEqual(t, open, 2)
 		}
 	}

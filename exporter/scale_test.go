@@ -42,9 +42,7 @@ func TestTenThousandOpenTraces(t *testing.T) {
 			sp.Attributes().PutInt("gen_ai.usage.input_tokens", 10)
 		}
 		require.NoError(t, e.pushTraces(context.Background(), td))
-		e.mu.Lock()
-		open, active := e.lru.len(), len(e.arts)
-		e.mu.Unlock()
+		open, active := e.st.OpenFiles(), e.st.Active()
 		assert.LessOrEqual(t, open, maxOpen, "open files stay under max_open_files")
 		assert.Equal(t, traces, active)
 	}

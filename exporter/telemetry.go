@@ -3,8 +3,12 @@ package agenttraceexporter
 import (
 	"context"
 
+	"go.uber.org/zap"
+
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
+
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // meterScope names the exporter's own metrics.
@@ -20,9 +24,10 @@ const meterScope = "github.com/agenttrace/agenttrace/exporter"
 //	agenttrace_exporter_artifacts_opened     artifacts created or adopted from disk
 //	agenttrace_exporter_artifacts_finalized  trailers written on finalization
 //	agenttrace_exporter_open_files           artifact files open now
+//	agenttrace_exporter_artifacts_set_aside  files that could not be continued, renamed aside
 type telemetry struct {
-	written, dropped, duplicates, opened, finalized metric.Int64Counter
-	openFiles                                       metric.Int64UpDownCounter
+	written, dropped, duplicates, opened, finalized, setAside metric.Int64Counter
+	openFiles                                                 metric.Int64UpDownCounter
 }
 
 func newTelemetry(mp metric.MeterProvider) (*telemetry, error) {
@@ -42,11 +47,29 @@ func newTelemetry(mp metric.MeterProvider) (*telemetry, error) {
 	counter(&t.duplicates, "agenttrace_exporter_duplicates_skipped", "Spans skipped because their artifact already holds them.", "{span}")
 	counter(&t.opened, "agenttrace_exporter_artifacts_opened", "Artifacts created, or adopted from disk to append to.", "{artifact}")
 	counter(&t.finalized, "agenttrace_exporter_artifacts_finalized", "Artifacts finalized: trailer written, file closed.", "{artifact}")
+	counter(&t.setAside, "agenttrace_exporter_artifacts_set_aside", "Files that could not be continued (torn header, garbage), renamed aside.", "{file}")
 	if err == nil {
 		t.openFiles, err = m.Int64UpDownCounter("agenttrace_exporter_open_files",
 			metric.WithDescription("Artifact files open now."), metric.WithUnit("{file}"))
 	}
 	return t, err
+}
+
+// hooks reports what the store does through the metrics, and logs the
+// files it sets aside.
+func (t *telemetry) hooks(logger *zap.Logger) store.Hooks {
+	return store.Hooks{
+		Written:    func(n int64) { t.written.Add(bg, n) },
+		Dropped:    func(n int64) { t.dropped.Add(bg, n) },
+		Duplicates: func(n int64) { t.duplicates.Add(bg, n) },
+		Opened:     func() { t.opened.Add(bg, 1) },
+		Finalized:  func() { t.finalized.Add(bg, 1) },
+		OpenFiles:  func(d int64) { t.openFiles.Add(bg, d) },
+		SetAside: func(from, to string, why error) {
+			t.setAside.Add(bg, 1)
+			logger.Warn("artifact cannot be continued; set aside", zap.String("path", from), zap.String("moved_to", to), zap.Error(why))
+		},
+	}
 }
 
 // The helpers take no context from the caller: the counts are the

@@ -1,0 +1,152 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// ErrNotAppendable is returned for a file the store will not append to:
+// an artifact of a newer schema version, which no reader of this version
+// would understand once appended to. The file is left as it is.
+var ErrNotAppendable = errors.New("artifact cannot be appended to")
+
+// adopted is what an artifact left on disk holds, for an artifact that
+// goes on appending to it (a restarted process, an artifact reopened for
+// a late span).
+type adopted struct {
+	meta        *converter.Meta
+	tally       converter.Tally
+	seen        map[converter.SpanKey]struct{}
+	rootEnded   bool
+	trailerLast bool  // the last complete line is a trailer
+	size        int64 // after a torn last line was closed off
+}
+
+// adopt reads the artifact at path so that the store can continue it. It
+// returns nil and no error when there is no such file, or an empty one.
+//
+// A file whose first line is not a complete header of this version (a
+// torn header, a blank line, garbage: what a crash or another program
+// left) is not continued: it is renamed aside to path.corrupt-<unix ns>
+// and nil is returned, so that a fresh artifact takes the name; setAside
+// reports it. A torn last line (a crash mid-write) is closed off with a
+// newline, so the next record starts a line of its own; the torn line
+// stays, reported and skipped by readers.
+func adopt(path string, setAside func(from, to string, why error)) (*adopted, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("adopt artifact: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("adopt artifact: %w", err)
+	}
+	if st.Size() == 0 {
+		return nil, nil
+	}
+	if why := checkHeader(f); why != nil {
+		if errors.Is(why, converter.ErrUnsupportedVersion) {
+			return nil, fmt.Errorf("%w: %s: %w", ErrNotAppendable, path, why)
+		}
+		to := path + ".corrupt-" + strconv.FormatInt(time.Now().UnixNano(), 10)
+		if err := os.Rename(path, to); err != nil {
+			return nil, fmt.Errorf("set aside %s (%v): %w", path, why, err)
+		}
+		if setAside != nil {
+			setAside(path, to, why)
+		}
+		return nil, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("adopt artifact: %w", err)
+	}
+	r := converter.NewReader(f, converter.WithSource(path))
+	ad := &adopted{seen: make(map[converter.SpanKey]struct{}), size: st.Size()}
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrNotAppendable, path, err)
+		}
+		ad.tally.Add(rec)
+		ad.seen[converter.SpanKey{Trace: rec.Span.TraceID(), Span: rec.Span.SpanID()}] = struct{}{}
+		if converter.IsLocalRoot(rec.Span) {
+			ad.rootEnded = true
+		}
+	}
+	ad.meta = r.Meta()
+	if sum := r.Summary(); sum != nil {
+		ad.tally.Drop(sum.Dropped)
+		if b := sum.Budget; b != nil && b.BudgetTokens > 0 {
+			ad.meta.Budget = &converter.Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}
+		}
+		ad.trailerLast = int64(r.SummaryLine()) == r.Stats().Lines
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+		return nil, fmt.Errorf("adopt artifact: %w", err)
+	}
+	if last[0] != '\n' {
+		ad.trailerLast = false
+		if err := appendNewline(path); err != nil {
+			return nil, err
+		}
+		ad.size++
+	}
+	return ad, nil
+}
+
+// checkHeader returns why f's first line is not a complete header an
+// artifact of this version can be continued under, or nil.
+func checkHeader(f *os.File) error {
+	br := bufio.NewReaderSize(f, 64<<10)
+	line, err := br.ReadSlice('\n')
+	switch {
+	case errors.Is(err, bufio.ErrBufferFull):
+		// A header is small: this is no header.
+		return converter.ErrNoHeader
+	case err != nil:
+		return fmt.Errorf("%w: %w", converter.ErrTornLine, converter.ErrNoHeader)
+	case len(bytes.TrimSpace(line)) == 0:
+		return fmt.Errorf("blank first line: %w", converter.ErrNoHeader)
+	}
+	var why error
+	r := converter.NewReader(bytes.NewReader(line), converter.WithProblemHandler(func(le *converter.LineError) {
+		if why == nil {
+			why = le.Err
+		}
+	}))
+	if _, err := r.Next(); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	if why == nil && r.Stats().Records > 0 {
+		why = converter.ErrNoHeader
+	}
+	return why
+}
+
+func appendNewline(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("adopt artifact: %w", err)
+	}
+	if _, err := f.Write([]byte{'\n'}); err != nil {
+		f.Close()
+		return fmt.Errorf("adopt artifact: %w", err)
+	}
+	return f.Close()
+}

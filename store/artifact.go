@@ -1,0 +1,382 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// artifact is one artifact being written. It lives in memory from its
+// first record until it is finalized; a later record adopts its file again,
+// as after a restart. Its fields are guarded by mu, except lastWrite and
+// rootEnded, which the finalizer reads without it.
+type artifact struct {
+	key  Key
+	path string    // "" for a Writer
+	w    io.Writer // the Writer of a store that writes to one
+
+	mu   sync.Mutex
+	gone bool // finalized (or folded) and forgotten: look it up again
+	// loaded tells that meta, tally and seen are set: from the file, or
+	// afresh.
+	loaded       bool
+	meta         *converter.Meta
+	tally        converter.Tally
+	seen         map[converter.SpanKey]struct{}
+	traces       map[pcommon.TraceID]struct{} // of a conversation's artifact
+	f            *os.File                     // nil while closed
+	size         int64                        // of the complete lines on disk
+	headerOnDisk bool
+	trailerLast  bool // nothing written since the last trailer
+	dirty        bool // written since the last sync
+	broken       error
+	touched      int64 // openFiles' clock at the last touch
+	inLRU        bool  // guarded by openFiles.mu
+
+	lastWrite atomic.Int64 // unix ns
+	rootEnded atomic.Bool
+}
+
+// traceSet returns the traces whose drops a's trailer counts.
+func (a *artifact) traceSet() map[pcommon.TraceID]struct{} {
+	if a.key.Kind == KindTrace {
+		return map[pcommon.TraceID]struct{}{a.key.Trace: {}}
+	}
+	return a.traces
+}
+
+// encoder is a pooled scratch for encoding one group of records.
+type encoder struct {
+	enc  converter.Encoder
+	rd   semconv.Reading
+	buf  []byte
+	keys []converter.SpanKey
+}
+
+var encoders = sync.Pool{New: func() any { return new(encoder) }}
+
+// load sets a's header, tally and span set: adopted from its file when
+// one is there, else made from recs, its first records.
+func (s *Store) load(a *artifact, recs []converter.Record) error {
+	a.seen = make(map[converter.SpanKey]struct{})
+	if a.key.Kind == KindConversation {
+		// Its traces' drops are its own, and finalizing it ends their
+		// tie to it.
+		a.traces = make(map[pcommon.TraceID]struct{})
+	}
+	if a.path != "" {
+		ad, err := adopt(a.path, s.setAside)
+		if err != nil {
+			return err
+		}
+		if ad != nil {
+			a.meta, a.tally, a.seen = ad.meta, ad.tally, ad.seen
+			a.size, a.headerOnDisk, a.trailerLast = ad.size, true, ad.trailerLast
+			a.rootEnded.Store(ad.rootEnded)
+			if a.traces != nil {
+				for k := range a.seen {
+					a.traces[k.Trace] = struct{}{}
+				}
+			}
+			a.loaded = true
+			s.hooks.opened()
+			return nil
+		}
+	}
+	a.meta = Header(a.key, recs, s.opts.Header)
+	a.loaded = true
+	s.hooks.opened()
+	return nil
+}
+
+func (s *Store) setAside(from, to string, why error) {
+	s.hooks.setAside(from, to, why)
+}
+
+// writeLocked appends the records of recs a does not hold yet, in one
+// write, and counts them only once that write succeeded. A failed or
+// partial write is cut back to the last complete line, and nothing of it
+// is counted: the caller gets the error, and may retry. It reports
+// whether a local root span was among what it took. a.mu is held.
+func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, err error) {
+	if a.broken != nil {
+		return false, a.broken
+	}
+	if !a.loaded {
+		if err := s.load(a, recs); err != nil {
+			return false, err
+		}
+	}
+	e := encoders.Get().(*encoder)
+	defer encoders.Put(e)
+	buf := e.buf[:0]
+	if !a.headerOnDisk {
+		buf = converter.AppendMeta(buf, a.meta)
+	}
+	e.enc.SetDefaults(a.meta)
+	next := a.tally
+	keys := e.keys[:0]
+	var written, capped, dups int64
+	var budget int64
+	capN := s.opts.RecordCap
+	for i := range recs {
+		rec := &recs[i]
+		sp := rec.Span
+		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
+		if _, dup := a.seen[k]; dup {
+			dups++
+			continue
+		}
+		a.seen[k] = struct{}{}
+		keys = append(keys, k)
+		if converter.IsLocalRoot(sp) {
+			root = true
+			if b := budgetAttr(sp.Attributes()); b > 0 {
+				budget = b
+			}
+		}
+		if a.traces != nil {
+			a.traces[k.Trace] = struct{}{}
+		}
+		if capN > 0 && next.Records() >= capN {
+			rec.Read(&e.rd)
+			next.AddDropped(sp, &e.rd)
+			capped++
+			continue
+		}
+		buf = e.enc.AppendRecord(buf, rec)
+		next.AddReading(sp, e.enc.Reading())
+		written++
+	}
+	e.buf, e.keys = buf[:0], keys[:0]
+	if len(keys) == 0 {
+		s.hooks.duplicates(dups)
+		return false, nil
+	}
+	if len(buf) > 0 {
+		if err := s.append(a, buf); err != nil {
+			for _, k := range keys {
+				delete(a.seen, k)
+			}
+			s.hooks.dropped(written + capped)
+			return false, err
+		}
+		a.headerOnDisk = true
+	}
+	a.tally = next
+	a.trailerLast = false
+	if budget > 0 {
+		warn := 0.0
+		if a.meta.Budget != nil {
+			warn = a.meta.Budget.WarnThreshold
+		} else if b := s.opts.Header.Budget; b != nil {
+			warn = b.WarnThreshold
+		}
+		a.meta.Budget = &converter.Budget{Tokens: budget, WarnThreshold: warn}
+	}
+	if root {
+		a.rootEnded.Store(true)
+	}
+	s.hooks.written(written)
+	s.hooks.dropped(capped)
+	s.hooks.duplicates(dups)
+	return root, nil
+}
+
+// append writes b, whole lines, to a's file or writer in one call. On a
+// failure the file is cut back to its last complete line; when even that
+// fails the artifact is broken: every later write fails with the error,
+// and nothing more is appended to a file whose end is unknown.
+func (s *Store) append(a *artifact, b []byte) error {
+	if a.w != nil {
+		if _, err := a.w.Write(b); err != nil {
+			return fmt.Errorf("write artifact: %w", err)
+		}
+		return nil
+	}
+	if err := s.openFile(a); err != nil {
+		return err
+	}
+	n, err := a.f.Write(b)
+	if err == nil {
+		a.size += int64(n)
+		a.dirty = true
+		return nil
+	}
+	werr := fmt.Errorf("write %s: %w", a.path, err)
+	if n > 0 {
+		if terr := a.f.Truncate(a.size); terr != nil {
+			a.broken = fmt.Errorf("%w; cutting back the partial line: %w", werr, terr)
+			return a.broken
+		}
+	}
+	return werr
+}
+
+// openFile makes sure a's file is open. a.mu is held.
+func (s *Store) openFile(a *artifact) error {
+	if a.f != nil {
+		s.files.touch(a)
+		return nil
+	}
+	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	f, err := os.OpenFile(a.path, flags, 0o644)
+	if err != nil {
+		return fmt.Errorf("open artifact: %w", err)
+	}
+	if a.size == 0 && !a.headerOnDisk {
+		// A file this artifact has not written to: whatever a racing
+		// process or a truncating run left must not sit before the header.
+		if st, err := f.Stat(); err == nil {
+			a.size = st.Size()
+		}
+	}
+	a.f = f
+	s.files.add(a)
+	s.nOpen.Add(1)
+	s.hooks.openFiles(1)
+	if s.opts.trackPaths() {
+		s.addPath(a.path)
+	}
+	return nil
+}
+
+// closeFile closes a's file, keeping the artifact. a.mu is held.
+func (s *Store) closeFile(a *artifact) error {
+	if a.f == nil {
+		return nil
+	}
+	s.files.remove(a)
+	f := a.f
+	a.f = nil
+	s.nOpen.Add(-1)
+	s.hooks.openFiles(-1)
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", a.path, err)
+	}
+	return nil
+}
+
+// closeEvicted closes the files the LRU let go of. It runs with no
+// artifact's mutex held.
+func (s *Store) closeEvicted() {
+	for _, a := range s.files.takeEvicted() {
+		a.mu.Lock()
+		// A dirty file stays dirty: syncing at finalization covers its
+		// data whichever descriptor wrote it.
+		if a.f != nil && s.files.stillEvicted(a) {
+			if err := s.closeFile(a); err != nil {
+				s.handle(err)
+			}
+		}
+		a.mu.Unlock()
+	}
+}
+
+// sync forces a's data to disk when it was written since the last sync,
+// unless the policy is never. a.mu is held.
+func (s *Store) sync(a *artifact) error {
+	if !a.dirty || s.opts.Fsync == FsyncNever {
+		return nil
+	}
+	if a.w != nil {
+		a.dirty = false
+		return nil
+	}
+	f := a.f
+	if f == nil {
+		// Closed by the LRU since: a descriptor of its own syncs it.
+		var err error
+		if f, err = os.OpenFile(a.path, os.O_WRONLY, 0); err != nil {
+			return fmt.Errorf("sync %s: %w", a.path, err)
+		}
+		defer f.Close()
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", a.path, err)
+	}
+	a.dirty = false
+	return nil
+}
+
+// finalizeLocked writes a's trailer (with the drops of its traces), syncs
+// it and closes its file. Unless keep, a is forgotten: a later record
+// adopts its file again. With later not nil, a file still to sync is
+// added to it rather than synced now (Close syncs many at once). a.mu is
+// held.
+func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
+	var n int64
+	var u semconv.Usage
+	if a.key.Kind == KindRun {
+		n, u = s.drops.takeAll()
+	} else {
+		n, u = s.drops.take(a.traceSet())
+	}
+	var errs []error
+	if !a.loaded && n > 0 {
+		// Only drops: an artifact that says so rather than nothing.
+		if err := s.load(a, nil); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if a.loaded && a.broken == nil && (n > 0 || !a.trailerLast) && (a.headerOnDisk || n > 0 || a.key.Kind == KindRun) {
+		t := a.tally
+		t.Drop(n)
+		t.AddUsage(u)
+		if err := s.writeTrailer(a, &t); err != nil {
+			errs = append(errs, err)
+			if n > 0 {
+				s.drops.giveBack(a, n, u)
+			}
+		} else {
+			a.tally = t
+			a.trailerLast = true
+		}
+	}
+	if later != nil && a.dirty && a.path != "" && s.opts.Fsync != FsyncNever {
+		*later = append(*later, a.path)
+		a.dirty = false
+	} else if err := s.sync(a); err != nil {
+		errs = append(errs, err)
+	}
+	if !keep {
+		if err := s.closeFile(a); err != nil {
+			errs = append(errs, err)
+		}
+		a.gone = true
+		s.forget(a)
+		s.hooks.finalized()
+	}
+	return errors.Join(errs...)
+}
+
+// writeTrailer appends the summary of t (and the header, when none is on
+// disk yet). a.mu is held.
+func (s *Store) writeTrailer(a *artifact, t *converter.Tally) error {
+	e := encoders.Get().(*encoder)
+	defer encoders.Put(e)
+	buf := e.buf[:0]
+	if !a.headerOnDisk {
+		buf = converter.AppendMeta(buf, a.meta)
+	}
+	sum := t.Summary(a.meta.Budget)
+	if sum.FinishedAt.IsZero() {
+		sum.FinishedAt = a.meta.StartedAt
+	}
+	sum.Complete = true
+	buf = converter.AppendSummary(buf, &sum)
+	e.buf = buf[:0]
+	if err := s.append(a, buf); err != nil {
+		return err
+	}
+	a.headerOnDisk = true
+	return nil
+}

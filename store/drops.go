@@ -1,0 +1,101 @@
+package store
+
+import (
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// dropTable counts spans dropped before the store saw them (a full queue
+// in front of it), by trace, with the usage read from them as they
+// dropped, until the artifact of their trace takes them into its trailer.
+type dropTable struct {
+	mu sync.Mutex
+	m  map[pcommon.TraceID]*dropCount
+}
+
+type dropCount struct {
+	n     int64
+	usage semconv.Usage
+}
+
+func (d *dropTable) add(tid pcommon.TraceID, n int64, u semconv.Usage) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		d.m = make(map[pcommon.TraceID]*dropCount)
+	}
+	c := d.m[tid]
+	if c == nil {
+		c = &dropCount{}
+		d.m[tid] = c
+	}
+	c.n += n
+	c.usage.Add(u)
+}
+
+// take removes and returns the drops of the given traces.
+func (d *dropTable) take(traces map[pcommon.TraceID]struct{}) (int64, semconv.Usage) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var n int64
+	var u semconv.Usage
+	if len(d.m) == 0 {
+		return 0, u
+	}
+	if len(traces) < len(d.m) {
+		for tid := range traces {
+			if c, ok := d.m[tid]; ok {
+				n += c.n
+				u.Add(c.usage)
+				delete(d.m, tid)
+			}
+		}
+		return n, u
+	}
+	for tid, c := range d.m {
+		if _, ok := traces[tid]; ok {
+			n += c.n
+			u.Add(c.usage)
+			delete(d.m, tid)
+		}
+	}
+	return n, u
+}
+
+// takeAll removes and returns every drop, for the one artifact of a run.
+func (d *dropTable) takeAll() (int64, semconv.Usage) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var n int64
+	var u semconv.Usage
+	for _, c := range d.m {
+		n += c.n
+		u.Add(c.usage)
+	}
+	clear(d.m)
+	return n, u
+}
+
+func (d *dropTable) traces() []pcommon.TraceID {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]pcommon.TraceID, 0, len(d.m))
+	for tid := range d.m {
+		out = append(out, tid)
+	}
+	return out
+}
+
+// giveBack returns drops taken for a's trailer when that trailer could
+// not be written, so a later one counts them.
+func (d *dropTable) giveBack(a *artifact, n int64, u semconv.Usage) {
+	var tid pcommon.TraceID
+	for t := range a.traceSet() {
+		tid = t
+		break
+	}
+	d.add(tid, n, u)
+}

@@ -1,0 +1,164 @@
+package store
+
+import (
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// HeaderOptions are what a header takes from its writer rather than from
+// its records.
+type HeaderOptions struct {
+	// Budget is the writer's budget (WithBudget, budget.tokens, the input
+	// header of convert): used when neither a root span nor the resource
+	// names one.
+	Budget *converter.Budget
+	// Redacted tells that the writer redacted named keys.
+	Redacted bool
+	// Whole tells that the records are all the artifact will ever hold
+	// (convert): the header then names the trace, and the conversation,
+	// when every record shares it.
+	Whole bool
+}
+
+// Header is the one header policy: the header of an artifact of key k (a
+// KindRun key for a single artifact) whose first records are recs.
+//
+//   - started_at is the earliest start of recs; resource and scope are the
+//     first record's, copied (the header outlives the batch);
+//   - trace_id names the trace of a KindTrace artifact, or of a whole
+//     artifact whose records are one trace; conversation_id names the
+//     conversation of a KindConversation artifact, or the one conversation
+//     the records of a KindTrace or whole artifact name; an artifact that
+//     may hold several (an attribute's, a live run's) names neither;
+//   - the budget is, first found: a local root span's
+//     agenttrace.budget.tokens, the resource's, the writer's (opts.Budget);
+//   - redacted when the resource says so or opts.Redacted.
+func Header(k Key, recs []converter.Record, opts HeaderOptions) *converter.Meta {
+	var h headerBuilder
+	for i := range recs {
+		h.add(&recs[i])
+	}
+	return h.meta(k, opts)
+}
+
+// headerBuilder gathers a header's facts record by record, so that a
+// streamed artifact gets the same header as one written whole.
+type headerBuilder struct {
+	n         int
+	res       pcommon.Resource
+	resSchema string
+	scope     pcommon.InstrumentationScope
+	scSchema  string
+	start     uint64
+	trace     pcommon.TraceID
+	oneTrace  bool
+	conv      string
+	oneConv   bool
+	budget    int64 // a local root's
+	rd        semconv.Reading
+}
+
+func (h *headerBuilder) add(rec *converter.Record) {
+	sp := rec.Span
+	if h.n == 0 {
+		h.res, h.resSchema = pcommon.NewResource(), rec.ResourceSchemaURL
+		rec.Resource.CopyTo(h.res)
+		h.scope, h.scSchema = pcommon.NewInstrumentationScope(), rec.ScopeSchemaURL
+		rec.Scope.CopyTo(h.scope)
+		h.start = uint64(sp.StartTimestamp())
+		h.trace, h.oneTrace, h.oneConv = sp.TraceID(), true, true
+	}
+	h.n++
+	h.start = min(h.start, uint64(sp.StartTimestamp()))
+	if sp.TraceID() != h.trace {
+		h.oneTrace = false
+	}
+	rec.Read(&h.rd)
+	if c := h.rd.Str(semconv.FieldConversationID); c != "" {
+		if h.conv == "" {
+			h.conv = c
+		} else if c != h.conv {
+			h.oneConv = false
+		}
+	}
+	if h.budget == 0 && converter.IsLocalRoot(sp) {
+		h.budget = budgetAttr(sp.Attributes())
+	}
+}
+
+func (h *headerBuilder) meta(k Key, opts HeaderOptions) *converter.Meta {
+	m := converter.NewMeta(time.Time{})
+	if h.n > 0 {
+		m.StartedAt = time.Unix(0, int64(h.start)).UTC()
+		m.Resource, m.ResourceSchemaURL = h.res, h.resSchema
+		m.Scope, m.ScopeSchemaURL = h.scope, h.scSchema
+	} else {
+		m.StartedAt = time.Now().UTC()
+	}
+	conv := ""
+	if h.oneConv {
+		conv = h.conv
+	}
+	switch k.Kind {
+	case KindTrace:
+		m.TraceID, m.ConversationID = k.Trace.String(), conv
+	case KindConversation:
+		m.ConversationID = k.Value
+	case KindRun:
+		if opts.Whole && h.n > 0 {
+			if h.oneTrace {
+				m.TraceID = h.trace.String()
+			}
+			m.ConversationID = conv
+		}
+	}
+	attrs := m.Resource.Attributes()
+	if v, ok := attrs.Get("service.name"); ok {
+		m.Service = v.AsString()
+	}
+	if h.budget > 0 {
+		m.Budget = &converter.Budget{Tokens: h.budget, WarnThreshold: warnOf(attrs, opts.Budget)}
+	} else if b := budgetAttr(attrs); b > 0 {
+		m.Budget = &converter.Budget{Tokens: b, WarnThreshold: warnOf(attrs, nil)}
+	} else if opts.Budget != nil && opts.Budget.Tokens > 0 {
+		b := *opts.Budget
+		m.Budget = &b
+	}
+	if v, ok := attrs.Get(semconv.Redacted); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
+		m.Redacted = true
+	}
+	m.Redacted = m.Redacted || opts.Redacted
+	return m
+}
+
+// warnOf is the warn threshold the resource names, else the writer's.
+func warnOf(attrs pcommon.Map, def *converter.Budget) float64 {
+	if w, ok := attrs.Get(semconv.BudgetWarnThreshold); ok && w.Type() == pcommon.ValueTypeDouble {
+		return w.Double()
+	}
+	if def != nil {
+		return def.WarnThreshold
+	}
+	return 0
+}
+
+// budgetAttr returns the budget an attribute map sets, or 0.
+func budgetAttr(attrs pcommon.Map) int64 {
+	if v, ok := attrs.Get(semconv.BudgetTokens); ok && v.Type() == pcommon.ValueTypeInt && v.Int() > 0 {
+		return v.Int()
+	}
+	return 0
+}
+
+// rootBudget returns the budget a local root span sets, or 0.
+func rootBudget(sp ptrace.Span) int64 {
+	if !converter.IsLocalRoot(sp) {
+		return 0
+	}
+	return budgetAttr(sp.Attributes())
+}

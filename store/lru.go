@@ -1,0 +1,108 @@
+package store
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+)
+
+// openFiles bounds the artifact files held open at once. Its order is
+// hashicorp's LRU, under a mutex of its own; but the write path does not
+// take that mutex for every write (writes to different artifacts must not
+// wait for each other): an artifact touches its entry only when files have
+// been opened since its last touch, so many that it is near eviction. An
+// artifact written to without such churn never takes the lock.
+//
+// Lock order: an artifact's mutex, then the LRU's; never the other way.
+// Evicted files are closed by closeEvicted, after the writer has let go
+// of its own artifact's mutex, so that no goroutine ever holds two.
+type openFiles struct {
+	max   int
+	opens atomic.Int64 // files opened so far: the LRU's clock
+
+	mu      sync.Mutex
+	lru     *simplelru.LRU[*artifact, struct{}]
+	evicted []*artifact
+}
+
+func newOpenFiles(max int) *openFiles {
+	o := &openFiles{max: max}
+	// Eviction is done by hand (see add), so the LRU's own size never
+	// bites; it is not 0 only because simplelru refuses 0.
+	o.lru, _ = simplelru.NewLRU[*artifact, struct{}](max+1<<20, nil)
+	return o
+}
+
+// len is the number of files held open.
+func (o *openFiles) len() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.lru.Len()
+}
+
+// add records a newly opened file of a (whose mutex the caller holds) and
+// marks the least recently used others past max for closing.
+func (o *openFiles) add(a *artifact) {
+	a.touched = o.opens.Add(1)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.lru.Add(a, struct{}{})
+	a.inLRU = true
+	for o.lru.Len() > o.max {
+		v, _, ok := o.lru.RemoveOldest()
+		if !ok {
+			break
+		}
+		v.inLRU = false
+		o.evicted = append(o.evicted, v)
+	}
+}
+
+// touch marks a (whose mutex the caller holds) used, when it has aged.
+func (o *openFiles) touch(a *artifact) {
+	now := o.opens.Load()
+	if now-a.touched < int64(o.max/2)+1 {
+		return
+	}
+	a.touched = now
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if a.inLRU {
+		o.lru.Get(a)
+	} else {
+		// Evicted but not closed yet: keep it open after all.
+		o.lru.Add(a, struct{}{})
+		a.inLRU = true
+	}
+}
+
+// remove takes a (whose mutex the caller holds) out, as its file closes.
+func (o *openFiles) remove(a *artifact) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if a.inLRU {
+		o.lru.Remove(a)
+		a.inLRU = false
+	}
+}
+
+// takeEvicted returns the artifacts marked for closing.
+func (o *openFiles) takeEvicted() []*artifact {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.evicted) == 0 {
+		return nil
+	}
+	ev := o.evicted
+	o.evicted = nil
+	return ev
+}
+
+// stillEvicted reports whether a (whose mutex the caller holds) is still
+// out of the LRU, so its file may close.
+func (o *openFiles) stillEvicted(a *artifact) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return !a.inLRU
+}

@@ -1,0 +1,748 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// Route says which artifact of a folder a record goes to.
+type Route uint8
+
+const (
+	// ByTrace gives every trace its own artifact (the default).
+	ByTrace Route = iota
+	// ByConversation gives every gen_ai.conversation.id its own artifact;
+	// a trace that never names one is its own.
+	ByConversation
+	// ByAttribute gives every value of a resource attribute its own
+	// artifact; records whose resource lacks it go by trace.
+	ByAttribute
+)
+
+// Fsync says when artifact data is forced to disk.
+type Fsync uint8
+
+const (
+	// FsyncTraceEnd syncs an artifact when it is finalized, and on Flush
+	// (and a single artifact when a local root span ends). The default.
+	FsyncTraceEnd Fsync = iota
+	// FsyncAlways syncs every artifact a Write wrote to before it returns.
+	FsyncAlways
+	// FsyncNever leaves syncing to the operating system.
+	FsyncNever
+)
+
+// DefaultMaxOpenFiles bounds the files a folder store holds open when
+// Options.MaxOpenFiles is 0.
+const DefaultMaxOpenFiles = 128
+
+// DefaultOrphanFactor: an artifact whose root span never arrived is
+// finalized after this many FinalizeAfter of idleness, so state for traces
+// that lost their root stays bounded.
+const DefaultOrphanFactor = 10
+
+// ErrClosed is returned by a Write after Close.
+var ErrClosed = errors.New("artifact store closed")
+
+// Options configure a Store. Exactly one of Dir, Path and Writer is set.
+type Options struct {
+	// Dir holds one artifact per key (see Route and FileName). It is
+	// created when missing.
+	Dir string
+	// Path is the one artifact of the whole run; an artifact already there
+	// is continued (one header, its records counted in the trailer).
+	Path string
+	// Writer receives the one artifact of the whole run. The store never
+	// closes it.
+	Writer io.Writer
+
+	// Route and Attribute (for ByAttribute) say which artifact of Dir a
+	// record goes to.
+	Route     Route
+	Attribute string
+	// MaxOpenFiles bounds the files held open at once (default
+	// DefaultMaxOpenFiles); the least recently used closes first and
+	// reopens when written to again.
+	MaxOpenFiles int
+	// Fsync says when data is synced (default FsyncTraceEnd).
+	Fsync Fsync
+	// RecordCap caps the records of one artifact; spans past it are
+	// counted in the trailer as dropped (their usage still counts). 0 is
+	// no cap.
+	RecordCap int64
+	// Header is what headers take from the writer (budget, redaction).
+	Header HeaderOptions
+	// FinalizeAfter is how long an artifact of Dir whose local root span
+	// has ended stays idle before it is finalized (trailer written, file
+	// closed); 0 finalizes it as soon as the root is written, and leaves
+	// artifacts without one to Close. OrphanAfter (default
+	// DefaultOrphanFactor × FinalizeAfter) finalizes one whose root never
+	// came.
+	FinalizeAfter time.Duration
+	OrphanAfter   time.Duration
+	// TrackPaths keeps the paths of the artifacts written, for Paths.
+	TrackPaths bool
+	// Hooks hear what the store does, for self-telemetry.
+	Hooks Hooks
+	// OnError hears errors of the background finalizer; nil drops them.
+	OnError func(error)
+}
+
+func (o *Options) trackPaths() bool { return o.TrackPaths }
+
+// Hooks are called as the store works; any may be nil. They must be quick
+// and safe for concurrent use.
+type Hooks struct {
+	// Written, Dropped (past the record cap, or a failed write) and
+	// Duplicates (already in their artifact) count spans.
+	Written, Dropped, Duplicates func(n int64)
+	// Opened is an artifact created or adopted; Finalized one finalized.
+	Opened, Finalized func()
+	// OpenFiles is the change in files held open.
+	OpenFiles func(delta int64)
+	// SetAside is a file that could not be continued, renamed from to to.
+	SetAside func(from, to string, why error)
+}
+
+func (h *Hooks) written(n int64) {
+	if n != 0 && h.Written != nil {
+		h.Written(n)
+	}
+}
+
+func (h *Hooks) dropped(n int64) {
+	if n != 0 && h.Dropped != nil {
+		h.Dropped(n)
+	}
+}
+
+func (h *Hooks) duplicates(n int64) {
+	if n != 0 && h.Duplicates != nil {
+		h.Duplicates(n)
+	}
+}
+
+func (h *Hooks) opened() {
+	if h.Opened != nil {
+		h.Opened()
+	}
+}
+
+func (h *Hooks) finalized() {
+	if h.Finalized != nil {
+		h.Finalized()
+	}
+}
+
+func (h *Hooks) openFiles(d int64) {
+	if h.OpenFiles != nil {
+		h.OpenFiles(d)
+	}
+}
+
+func (h *Hooks) setAside(from, to string, why error) {
+	if h.SetAside != nil {
+		h.SetAside(from, to, why)
+	}
+}
+
+// WriteError is what Write returns when some records could not be
+// written: the records of the artifacts that failed (the others were
+// written), for a caller that retries only those.
+type WriteError struct {
+	Failed []converter.Record
+	Err    error
+}
+
+func (e *WriteError) Error() string { return e.Err.Error() }
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// nShards splits the artifact table, so that looking up artifacts of
+// different keys rarely meets on one mutex, and never for longer than a
+// map access.
+const nShards = 64
+
+type shard struct {
+	mu     sync.Mutex
+	arts   map[Key]*artifact
+	convOf map[pcommon.TraceID]string // ByConversation: the conversation a trace belongs to
+}
+
+// A Store writes artifacts. It is safe for concurrent use: writes to
+// different artifacts never wait for each other (each artifact has its
+// own lock; the tables that find them are sharded), and writes to one
+// artifact are serialized, so its lines never interleave. See the package
+// documentation for what it guarantees.
+type Store struct {
+	opts  Options
+	hooks *Hooks
+	seed  maphash.Seed
+
+	shards [nShards]shard
+	files  *openFiles
+	nOpen  atomic.Int64
+	drops  dropTable
+	run    *artifact // the artifact of Path or Writer
+
+	life   sync.RWMutex // Write holds it shared; Close exclusively
+	closed bool
+
+	pathsMu sync.Mutex
+	paths   map[string]struct{}
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+// New returns a Store and, when artifacts finalize after idleness,
+// starts its finalizer; Close stops it.
+func New(opts Options) (*Store, error) {
+	n := 0
+	for _, set := range []bool{opts.Dir != "", opts.Path != "", opts.Writer != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, errors.New("artifact store: exactly one of a directory, a file and a writer")
+	}
+	if opts.Route == ByAttribute && opts.Attribute == "" {
+		return nil, errors.New("artifact store: grouping by a resource attribute names no attribute")
+	}
+	if opts.MaxOpenFiles <= 0 {
+		opts.MaxOpenFiles = DefaultMaxOpenFiles
+	}
+	if opts.OrphanAfter <= 0 {
+		opts.OrphanAfter = DefaultOrphanFactor * opts.FinalizeAfter
+	}
+	s := &Store{
+		opts:  opts,
+		hooks: &opts.Hooks,
+		seed:  maphash.MakeSeed(),
+		files: newOpenFiles(opts.MaxOpenFiles),
+		stop:  make(chan struct{}),
+		paths: make(map[string]struct{}),
+	}
+	s.hooks = &s.opts.Hooks
+	for i := range s.shards {
+		s.shards[i].arts = make(map[Key]*artifact)
+	}
+	switch {
+	case opts.Dir != "":
+		if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+			return nil, fmt.Errorf("artifact directory: %w", err)
+		}
+		if opts.FinalizeAfter > 0 {
+			s.wg.Add(1)
+			go s.finalizeLoop()
+		}
+	case opts.Path != "":
+		if dir := filepath.Dir(opts.Path); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("artifact directory: %w", err)
+			}
+		}
+		s.run = &artifact{key: Key{Kind: KindRun}, path: opts.Path}
+		if opts.TrackPaths {
+			s.addPath(opts.Path)
+		}
+	default:
+		s.run = &artifact{key: Key{Kind: KindRun}, w: opts.Writer}
+	}
+	return s, nil
+}
+
+func (s *Store) handle(err error) {
+	if err != nil && s.opts.OnError != nil {
+		s.opts.OnError(err)
+	}
+}
+
+func (s *Store) shardOf(k Key) *shard {
+	if k.Kind == KindTrace {
+		return &s.shards[(k.Trace[15]^k.Trace[7])%nShards]
+	}
+	return &s.shards[maphash.String(s.seed, k.Value)%nShards]
+}
+
+func (s *Store) shardOfTrace(tid pcommon.TraceID) *shard {
+	return &s.shards[(tid[15]^tid[7])%nShards]
+}
+
+// pathOf is the file of key k.
+func (s *Store) pathOf(k Key) string {
+	return filepath.Join(s.opts.Dir, FileName(k, s.opts.Attribute))
+}
+
+// get returns the artifact of k, making it when needed.
+func (s *Store) get(k Key) *artifact {
+	if s.run != nil {
+		return s.run
+	}
+	sh := s.shardOf(k)
+	sh.mu.Lock()
+	a := sh.arts[k]
+	if a == nil {
+		a = &artifact{key: k, path: s.pathOf(k)}
+		sh.arts[k] = a
+	}
+	sh.mu.Unlock()
+	return a
+}
+
+// lookup returns the artifact of k, or nil.
+func (s *Store) lookup(k Key) *artifact {
+	sh := s.shardOf(k)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.arts[k]
+}
+
+// forget drops a finalized artifact from the tables. a.mu is held.
+func (s *Store) forget(a *artifact) {
+	if a.key.Kind == KindRun {
+		return
+	}
+	sh := s.shardOf(a.key)
+	sh.mu.Lock()
+	if sh.arts[a.key] == a {
+		delete(sh.arts, a.key)
+	}
+	sh.mu.Unlock()
+	if a.key.Kind == KindConversation {
+		for tid := range a.traces {
+			ts := s.shardOfTrace(tid)
+			ts.mu.Lock()
+			if ts.convOf[tid] == a.key.Value {
+				delete(ts.convOf, tid)
+			}
+			ts.mu.Unlock()
+		}
+	}
+}
+
+func (s *Store) addPath(p string) {
+	s.pathsMu.Lock()
+	s.paths[p] = struct{}{}
+	s.pathsMu.Unlock()
+}
+
+// Paths returns the paths of the artifacts written so far, sorted (with
+// Options.TrackPaths).
+func (s *Store) Paths() []string {
+	s.pathsMu.Lock()
+	defer s.pathsMu.Unlock()
+	out := make([]string, 0, len(s.paths))
+	for p := range s.paths {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// group is the records of one artifact in one Write.
+type group struct {
+	key  Key
+	recs []converter.Record
+}
+
+// Write writes recs, each to its artifact, skipping spans an artifact
+// already holds. Records of one artifact are written in one piece and
+// counted only once written. When some artifacts fail, the others are
+// still written and the error is a *WriteError holding the records not
+// written; after Close it is ErrClosed.
+func (s *Store) Write(recs []converter.Record) error {
+	s.life.RLock()
+	defer s.life.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	groups, err := s.route(recs)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	var failed []converter.Record
+	for _, g := range groups {
+		if err := s.writeGroup(g.key, g.recs, true); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", g.key, err))
+			failed = append(failed, g.recs...)
+		}
+	}
+	if errs == nil {
+		return nil
+	}
+	return &WriteError{Failed: failed, Err: errors.Join(errs...)}
+}
+
+// writeGroup writes recs to the artifact of k, finalizing it when its root
+// ended and the store finalizes at once.
+func (s *Store) writeGroup(k Key, recs []converter.Record, evict bool) error {
+	if evict {
+		defer s.closeEvicted()
+	}
+	for {
+		a := s.get(k)
+		a.mu.Lock()
+		if a.gone {
+			a.mu.Unlock()
+			if k.Kind == KindTrace && s.opts.Route == ByConversation {
+				if c, ok := s.convOf(k.Trace); ok {
+					k = ConversationKey(c)
+				}
+			}
+			continue
+		}
+		a.lastWrite.Store(time.Now().UnixNano())
+		root, err := s.writeLocked(a, recs)
+		if err == nil {
+			err = s.afterWrite(a, root)
+		}
+		a.mu.Unlock()
+		return err
+	}
+}
+
+// afterWrite applies the sync and finalization policies to a, just
+// written. a.mu is held.
+func (s *Store) afterWrite(a *artifact, root bool) error {
+	switch {
+	case root && a.key.Kind != KindRun && s.opts.FinalizeAfter == 0:
+		return s.finalizeLocked(a, false, nil)
+	case s.opts.Fsync == FsyncAlways, root && a.key.Kind == KindRun && s.opts.Fsync == FsyncTraceEnd:
+		return s.sync(a)
+	}
+	return nil
+}
+
+func (s *Store) convOf(tid pcommon.TraceID) (string, bool) {
+	sh := s.shardOfTrace(tid)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	c, ok := sh.convOf[tid]
+	return c, ok
+}
+
+// route groups recs by artifact, in order of first appearance.
+func (s *Store) route(recs []converter.Record) ([]group, error) {
+	if s.run != nil {
+		return []group{{key: Key{Kind: KindRun}, recs: recs}}, nil
+	}
+	var convs map[pcommon.TraceID]string
+	if s.opts.Route == ByConversation {
+		var err error
+		if convs, err = s.conversations(recs); err != nil {
+			return nil, err
+		}
+	}
+	var groups []group
+	idx := make(map[Key]int, 8)
+	for i := range recs {
+		rec := &recs[i]
+		tid := rec.Span.TraceID()
+		k := TraceKey(tid)
+		switch s.opts.Route {
+		case ByConversation:
+			if c, ok := convs[tid]; ok {
+				k = ConversationKey(c)
+			}
+		case ByAttribute:
+			if v, ok := rec.Resource.Attributes().Get(s.opts.Attribute); ok {
+				k = AttributeKey(v.AsString())
+			}
+		}
+		j, ok := idx[k]
+		if !ok {
+			j = len(groups)
+			idx[k] = j
+			groups = append(groups, group{key: k})
+		}
+		groups[j].recs = append(groups[j].recs, *rec)
+	}
+	return groups, nil
+}
+
+// conversations returns the conversation of every trace of recs that has
+// one: the one it was first seen to name, in an earlier Write or, first
+// in recs, in this one. A trace that names its conversation only now, and
+// whose earlier records went to an artifact of its own, has that artifact
+// folded into its conversation's: one trace, one file.
+func (s *Store) conversations(recs []converter.Record) (map[pcommon.TraceID]string, error) {
+	convs := make(map[pcommon.TraceID]string)
+	var fresh []pcommon.TraceID
+	var rd semconv.Reading
+	checked := make(map[pcommon.TraceID]bool)
+	for i := range recs {
+		tid := recs[i].Span.TraceID()
+		if _, ok := convs[tid]; ok {
+			continue
+		}
+		if !checked[tid] {
+			checked[tid] = true
+			if c, ok := s.convOf(tid); ok {
+				convs[tid] = c
+				continue
+			}
+		}
+		recs[i].Read(&rd)
+		c := rd.Str(semconv.FieldConversationID)
+		if c == "" {
+			continue
+		}
+		sh := s.shardOfTrace(tid)
+		sh.mu.Lock()
+		if prev, ok := sh.convOf[tid]; ok {
+			c = prev // another Write named it first
+		} else {
+			if sh.convOf == nil {
+				sh.convOf = make(map[pcommon.TraceID]string)
+			}
+			sh.convOf[tid] = c
+			fresh = append(fresh, tid)
+		}
+		sh.mu.Unlock()
+		convs[tid] = c
+	}
+	var errs []error
+	for _, tid := range fresh {
+		if err := s.fold(tid, ConversationKey(convs[tid])); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return convs, errors.Join(errs...)
+}
+
+// fold moves the artifact trace tid wrote before it named its
+// conversation into the conversation's artifact, and removes its file.
+func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
+	tk := TraceKey(tid)
+	path := s.pathOf(tk)
+	ta := s.lookup(tk)
+	if ta == nil {
+		if _, err := os.Stat(path); err != nil {
+			return nil // nothing written for it
+		}
+		ta = s.get(tk)
+	}
+	defer s.closeEvicted()
+	ta.mu.Lock()
+	defer ta.mu.Unlock()
+	if ta.gone {
+		// Finalized meanwhile: its file is what remains.
+		ta = &artifact{key: tk, path: path}
+	}
+	if err := s.closeFile(ta); err != nil {
+		return err
+	}
+	recs, dropped, err := readArtifact(path)
+	if err != nil {
+		return fmt.Errorf("fold %s into %s: %w", path, conv, err)
+	}
+	if dropped > 0 {
+		s.drops.add(tid, dropped, semconv.Usage{})
+	}
+	if len(recs) > 0 {
+		if err := s.writeGroup(conv, recs, false); err != nil {
+			return fmt.Errorf("fold %s into %s: %w", path, conv, err)
+		}
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("fold %s into %s: %w", path, conv, err)
+	}
+	if s.opts.TrackPaths {
+		s.pathsMu.Lock()
+		delete(s.paths, path)
+		s.pathsMu.Unlock()
+	}
+	ta.gone = true
+	s.forget(ta)
+	return nil
+}
+
+// readArtifact reads the records of the artifact at path and the drops
+// its last trailer counted; nothing when there is no file.
+func readArtifact(path string) ([]converter.Record, int64, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	r := converter.NewReader(f, converter.WithSource(path))
+	var recs []converter.Record
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		recs = append(recs, *rec)
+	}
+	var dropped int64
+	if sum := r.Summary(); sum != nil {
+		dropped = sum.Dropped
+	}
+	return recs, dropped, nil
+}
+
+// Drop counts n spans of trace tid that were dropped before the store saw
+// them (a full queue), with u, their usage when it was read: the trailer
+// of the trace's artifact counts them; a trace with nothing but drops gets
+// an artifact at Close that says so.
+func (s *Store) Drop(tid pcommon.TraceID, n int64, u semconv.Usage) {
+	s.drops.add(tid, n, u)
+}
+
+// Flush syncs every artifact written since its last sync (unless the
+// policy is never).
+func (s *Store) Flush() error {
+	var errs []error
+	each := func(a *artifact) {
+		a.mu.Lock()
+		if !a.gone {
+			errs = append(errs, s.sync(a))
+		}
+		a.mu.Unlock()
+	}
+	if s.run != nil {
+		each(s.run)
+	}
+	for _, a := range s.snapshot() {
+		each(a)
+	}
+	return errors.Join(errs...)
+}
+
+// snapshot returns every artifact in the tables now.
+func (s *Store) snapshot() []*artifact {
+	var out []*artifact
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		for _, a := range sh.arts {
+			out = append(out, a)
+		}
+		sh.mu.Unlock()
+	}
+	return out
+}
+
+// finalizeLoop finalizes idle artifacts until Close.
+func (s *Store) finalizeLoop() {
+	defer s.wg.Done()
+	every := min(max(s.opts.FinalizeAfter/4, 5*time.Millisecond), time.Second)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-t.C:
+			s.finalizeIdle(now)
+		}
+	}
+}
+
+// finalizeIdle finalizes the artifacts whose root ended and that stayed
+// idle for FinalizeAfter, and those idle for OrphanAfter.
+func (s *Store) finalizeIdle(now time.Time) {
+	due := func(a *artifact) bool {
+		idle := time.Duration(now.UnixNano() - a.lastWrite.Load())
+		return (a.rootEnded.Load() && idle >= s.opts.FinalizeAfter) || idle >= s.opts.OrphanAfter
+	}
+	for _, a := range s.snapshot() {
+		if !due(a) {
+			continue
+		}
+		a.mu.Lock()
+		if !a.gone && due(a) {
+			if err := s.finalizeLocked(a, false, nil); err != nil {
+				s.handle(fmt.Errorf("finalize %s: %w", a.path, err))
+			}
+		}
+		a.mu.Unlock()
+	}
+	s.closeEvicted()
+}
+
+// Close stops the finalizer, writes every artifact's trailer (and one for
+// each trace that has nothing but drops), syncs and closes every file, and
+// returns what failed. Later Writes return ErrClosed. Close is idempotent.
+func (s *Store) Close() error {
+	s.once.Do(func() { close(s.stop) })
+	s.wg.Wait()
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var errs []error
+	if s.run != nil {
+		a := s.run
+		a.mu.Lock()
+		errs = append(errs, s.finalizeLocked(a, true, nil), s.closeFile(a))
+		a.mu.Unlock()
+		return errors.Join(errs...)
+	}
+	for _, tid := range s.drops.traces() {
+		k := TraceKey(tid)
+		if c, ok := s.convOf(tid); ok {
+			k = ConversationKey(c)
+		}
+		s.get(k)
+	}
+	var later []string
+	for _, a := range s.snapshot() {
+		a.mu.Lock()
+		if !a.gone {
+			errs = append(errs, s.finalizeLocked(a, false, &later))
+		}
+		a.mu.Unlock()
+	}
+	s.closeEvicted()
+	errs = append(errs, syncFiles(s.opts.Dir, later))
+	return errors.Join(errs...)
+}
+
+// OpenFiles returns the number of artifact files open now.
+func (s *Store) OpenFiles() int { return int(s.nOpen.Load()) }
+
+// Active returns the number of artifacts in memory (written to and not
+// finalized).
+func (s *Store) Active() int {
+	n := 0
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		n += len(sh.arts)
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+// IsActive reports whether the artifact of k is in memory: written to and
+// not finalized.
+func (s *Store) IsActive(k Key) bool { return s.lookup(k) != nil }
