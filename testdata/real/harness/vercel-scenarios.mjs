@@ -4,10 +4,15 @@
 import { PROMPTS, TOOL, OPENAI, ANTHROPIC } from "./script.mjs";
 
 export async function runVercel(mods, scenario, env, extra = {}) {
+  scenario = scenario.replace(/^legacy-/, "");
   const { ai, createOpenAI, createAnthropic } = mods;
   const openai = createOpenAI({ apiKey: "sk-test-not-a-key", baseURL: env.openaiBaseURL });
-  const telemetry = { isEnabled: true, functionId: `capture-${scenario}`, metadata: { scenario }, ...(extra.telemetry || {}) };
-  const common = { maxRetries: 0, experimental_telemetry: telemetry, ...(extra.common || {}) };
+  // v5/v6: experimental_telemetry with isEnabled; v7: `telemetry` (on by
+  // default once an integration is registered), passed in extra.telemetry.
+  const telemetryOpt = extra.telemetry || {
+    experimental_telemetry: { isEnabled: true, functionId: `capture-${scenario}`, metadata: { scenario } },
+  };
+  const common = { maxRetries: 0, ...telemetryOpt };
   const toolSchema = ai.jsonSchema({ type: "object", properties: { city: { type: "string" } }, required: ["city"] });
   switch (scenario) {
     case "tool-loop": {
@@ -30,14 +35,12 @@ export async function runVercel(mods, scenario, env, extra = {}) {
     }
     case "stream-anthropic": {
       const anthropic = createAnthropic({ apiKey: "sk-ant-test-not-a-key", baseURL: `${env.anthropicBaseURL}/v1` });
-      const r = ai.streamText({
-        ...common,
-        model: anthropic(ANTHROPIC.model),
-        messages: [
-          { role: "system", content: PROMPTS.streamSystem, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } },
-          { role: "user", content: PROMPTS.stream },
-        ],
-      });
+      const system = { role: "system", content: PROMPTS.streamSystem, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } };
+      // v7 refuses system messages in `messages`; it takes them as `instructions`.
+      const prompt = extra.instructions
+        ? { instructions: system, messages: [{ role: "user", content: PROMPTS.stream }] }
+        : { messages: [system, { role: "user", content: PROMPTS.stream }] };
+      const r = ai.streamText({ ...common, model: anthropic(ANTHROPIC.model), ...prompt });
       let text = "";
       for await (const t of r.textStream) text += t;
       await r.usage;
