@@ -48,24 +48,36 @@ type Location struct {
 
 func (l *Location) text() string {
 	s := l.File
-	switch len(l.Lines) {
-	case 0:
-		if len(l.SpanIDs) > 0 {
-			s += " span " + strings.Join(l.SpanIDs, ", ")
-		}
-	case 1:
+	switch {
+	case len(l.Lines) == 1:
 		s += " line " + strconv.Itoa(l.Lines[0])
-	default:
-		parts := make([]string, len(l.Lines))
-		for i, n := range l.Lines {
-			parts[i] = strconv.Itoa(n)
-		}
-		s += " lines " + strings.Join(parts, ", ")
+	case len(l.Lines) > 1:
+		s += " lines " + lineRanges(l.Lines)
+	case len(l.SpanIDs) > 0:
+		s += " span " + strings.Join(l.SpanIDs, ", ")
 	}
 	if l.Absent {
-		s += " (not there; its run)"
+		s += " (its run, which lacks it)"
 	}
 	return s
+}
+
+// lineRanges writes sorted line numbers with runs collapsed: "2-7, 9".
+func lineRanges(lines []int) string {
+	var parts []string
+	for i := 0; i < len(lines); {
+		j := i
+		for j+1 < len(lines) && lines[j+1] == lines[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, strconv.Itoa(lines[i])+"-"+strconv.Itoa(lines[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(lines[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 // RunMatch says which traces of two recordings were taken for one run,
