@@ -382,8 +382,8 @@
     if (t && t.dropped) {
       kids.push(h('div', { class: 'dropped', id: 'dropped', role: 'note' },
         h('p', null, h('b', { text: num(t.dropped) + (t.dropped === 1 ? ' record was' : ' records were') + ' dropped' }),
-          ': the file holds ' + num(R.records.length) + '. Tokens and budget are the summary trailer\'s, which count them; their details are not in the file.'),
-        ...notes.map((n) => h('p', { class: 'muted', text: n }))));
+          ' — the file holds ' + num(R.records.length) + '.'),
+        ...(notes.length ? notes : ['Tokens and budget are the summary trailer\'s, which count them; their details are not in the file.']).map((n) => h('p', { text: n }))));
     } else if (notes.length) {
       kids.push(h('div', { class: 'note', id: 'notes', role: 'note' }, ...notes.map((n) => h('p', { text: n }))));
     }

@@ -18,8 +18,9 @@
 //     and converter.Tally, the numbers "agenttrace tokens" prints, and kept
 //     until the file's size or modification time changes.
 //   - /run/PATH is the viewer page of one artifact: its complete lines
-//     (up to the last newline) rendered by viewer.Write, live from the
-//     next byte on (viewer.WithLive).
+//     (up to the last newline) rendered by viewer.Write, with its trailer
+//     and the lines it could not read, live from the next byte on
+//     (viewer.WithLive).
 //   - /events/PATH?offset=N is the live stream, as Server-Sent Events: each
 //     complete line from byte N on is an event named "record" whose data is
 //     the line and whose id is the offset past it, so a reconnecting
@@ -27,6 +28,13 @@
 //     until its newline. A file that shrinks or is replaced gets one event
 //     named "reset". Streams end when the client leaves or on Shutdown.
 //   - /raw/PATH downloads the artifact.
+//   - /data/PATH is the run's view model (viewer.WriteRunJSON), what a live
+//     page fetches again when the stream says its file grew.
+//   - POST /convert?name=NAME converts a file dropped on a viewer page,
+//     whatever agenttrace reads, with the Go converter and importers, and
+//     answers {"runs": [view model…]}, one run per trace. Only a page of
+//     this server may ask (its Origin must name this server), and the body
+//     is limited ([WithMaxUpload]).
 //
 // PATH is the artifact's path relative to the directory, slash-separated,
 // each segment percent-encoded.
