@@ -216,7 +216,7 @@
       try { o = JSON.parse(line); } catch (_) { o = undefined; }
       if (!isObj(o) || Array.isArray(o) || typeof o.kind !== 'string') {
         if (!run.records.length && !run.trailer && !Object.keys(run.meta).length) {
-          return { runs: [], problems: [{ file: name, line: i + 1, message: 'not an agenttrace artifact: open it with `agenttrace html ' + name + '`, or drop it on a page of `agenttrace serve`, which convert OTLP, Jaeger and the other formats' }] };
+          return { runs: [], problems: [{ file: name, line: i + 1, message: 'not an agenttrace artifact: open it with `agenttrace html ' + name + '`, or drop it on a page of `agenttrace serve`, which converts OTLP, Jaeger and the other formats' }] };
         }
         run.problems.push({ file: name, line: i + 1, message: 'not a JSON object with a kind: skipped' });
         continue;
@@ -365,7 +365,10 @@
     } else {
       cards.push(card('Records', num(R.records.length), 'as written'));
     }
-    cards.push(card('Duration', ms(m.T1 - m.T0), meta.started_at ? 'started ' + String(meta.started_at).replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''));
+    // A reader that found no header gives the epoch: say nothing rather
+    // than that the run started in 1970.
+    const started = meta.started_at && !/^1970-01-01T00:00:00(\.0*)?Z$/.test(String(meta.started_at)) ? String(meta.started_at) : '';
+    cards.push(card('Duration', R.records.length ? ms(m.T1 - m.T0) : '–', started ? 'started ' + started.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''));
     if (t && isObj(t.tokens)) {
       const src = t.from_trailer ? ' (trailer)' : '';
       cards.push(card('Tokens in', num(t.tokens.input), 'cache read ' + num(t.tokens.cache_read) + ' · write ' + num(t.tokens.cache_creation)));

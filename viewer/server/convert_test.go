@@ -301,4 +301,19 @@ func TestServedRunNamesBadLines(t *testing.T) {
 	require.NotContains(t, cards, "1970")
 	require.Contains(t, cards, "2026-05-04")
 	browsertest.Screenshot(t, ctx, "serve-broken.png")
+
+	// Nothing readable at all: the banner names every line, and no date
+	// is made up.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "garbage.jsonl"), []byte("{not json\n\x00\x01\n[1]\n"), 0o644))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(ts.url+"/run/garbage.jsonl")))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.body.dataset.ready === "1"`))
+	require.NoError(t, err)
+	banner, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('problems').innerText`))
+	require.NoError(t, err)
+	for _, line := range []string{"garbage.jsonl:1:", "garbage.jsonl:2:", "garbage.jsonl:3:"} {
+		require.Contains(t, banner, line)
+	}
+	cards, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('cards').innerText`))
+	require.NoError(t, err)
+	require.NotContains(t, cards, "1970")
 }
