@@ -196,6 +196,27 @@ func TestPageShowsTheRun(t *testing.T) {
 		require.Len(t, rowIDs(t, ctx), len(run.Records))
 	})
 
+	t.Run("keyboard", func(t *testing.T) {
+		key := func(k string) {
+			t.Helper()
+			eval[bool](t, ctx, `document.activeElement && document.activeElement.blur(), document.dispatchEvent(new KeyboardEvent('keydown', {key: `+fmt.Sprintf("%q", k)+`, bubbles: true})), true`)
+		}
+		selected := func() string {
+			return eval[string](t, ctx, `(document.querySelector('#rows .row.sel') || {dataset: {}}).dataset.spanId || ""`)
+		}
+		key("n")
+		require.Equal(t, failing(run.Records)[0], selected(), "n: next error")
+		ids := rowIDs(t, ctx)
+		at := slices.Index(ids, selected())
+		key("j")
+		require.Equal(t, ids[at+1], selected(), "j: next row")
+		key("k")
+		require.Equal(t, ids[at], selected(), "k: previous row")
+		key("/")
+		require.Equal(t, "search", eval[string](t, ctx, `document.activeElement.id`), "/: search")
+		eval[bool](t, ctx, `document.activeElement.blur(), true`)
+	})
+
 	t.Run("modes", func(t *testing.T) {
 		require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#mode`), "verbose")))
 		eval[bool](t, ctx, `document.getElementById('mode').dispatchEvent(new Event('change')), true`)
