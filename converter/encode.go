@@ -78,6 +78,7 @@ func (e *Encoder) AppendRecord(dst []byte, rec *Record) []byte {
 	isErr := st.Code() == ptrace.StatusCodeError
 	rd := &e.rd
 	semconv.Read(rd, sp.Name(), sp.Attributes(), isErr)
+	rd.SetScope(rec.Scope.Name(), rec.Scope.Version()) // for TokenUsage, when the writer tallies
 
 	dst = append(dst, `{"kind":"`...)
 	dst = append(dst, rd.Kind.String()...)

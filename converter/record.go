@@ -32,6 +32,128 @@ type Record struct {
 // Read classifies the record's span into r.
 func (rec *Record) Read(r *semconv.Reading) {
 	semconv.Read(r, rec.Span.Name(), rec.Span.Attributes(), rec.Span.Status().Code() == ptrace.StatusCodeError)
+	r.SetScope(rec.Scope.Name(), rec.Scope.Version())
+}
+
+// Wrappers returns, for each of recs, whether it is a wrapper: a span that
+// classifies as an inference but has an inference among its descendants
+// (an embeddings batch around per-chunk calls; a framework's chat span
+// around the provider SDK's own). A wrapper is a span record: it keeps its
+// attributes but is never added to totals or budgets. Unlike
+// [semconv.Nesting], which a streaming [Tally] uses, Wrappers sees the
+// whole batch, so the order of recs does not matter. Apply it to a
+// reading with:
+//
+//	if wrappers[i] { rd.Kind = semconv.Span }
+func Wrappers(recs []Record) []bool {
+	out := make([]bool, len(recs))
+	parent := make(map[SpanKey]pcommon.SpanID, len(recs))
+	var rd semconv.Reading
+	var inference []int
+	for i := range recs {
+		sp := recs[i].Span
+		parent[SpanKey{sp.TraceID(), sp.SpanID()}] = sp.ParentSpanID()
+		recs[i].Read(&rd)
+		if rd.Kind == semconv.Inference {
+			inference = append(inference, i)
+		}
+	}
+	if len(inference) < 2 {
+		return out
+	}
+	below := make(map[SpanKey]bool) // spans with an inference among their descendants
+	for _, i := range inference {
+		sp := recs[i].Span
+		k := SpanKey{sp.TraceID(), sp.ParentSpanID()}
+		// The bound stops a malformed trace whose parents form a cycle.
+		for range len(recs) {
+			if k.Span.IsEmpty() || below[k] {
+				break
+			}
+			below[k] = true
+			p, ok := parent[k]
+			if !ok {
+				break
+			}
+			k.Span = p
+		}
+	}
+	for _, i := range inference {
+		sp := recs[i].Span
+		out[i] = below[SpanKey{sp.TraceID(), sp.SpanID()}]
+	}
+	return out
+}
+
+// ModelCall is one model call of a batch and its conversation.
+type ModelCall struct {
+	// Index is the record's index in the batch.
+	Index int
+	// Conversation is what the call was sent and answered, normalized
+	// (see [semconv.Messages]).
+	Conversation semconv.Conversation
+}
+
+// ModelCalls returns the model calls of recs in their order: inference
+// records that are not wrappers (see [Wrappers]), each with its
+// conversation. When two instrumentations describe one call, the content
+// is often on the framework's wrapper and the usage on the SDK's leaf
+// span; a leaf that carries no system, input or output then takes it
+// from its nearest wrapper, if that wrapper wraps no other call.
+func ModelCalls(recs []Record) []ModelCall {
+	wrappers := Wrappers(recs)
+	index := make(map[SpanKey]int, len(recs))
+	for i := range recs {
+		sp := recs[i].Span
+		index[SpanKey{sp.TraceID(), sp.SpanID()}] = i
+	}
+	var rd semconv.Reading
+	var leaves []int
+	for i := range recs {
+		recs[i].Read(&rd)
+		if rd.Kind == semconv.Inference && !wrappers[i] {
+			leaves = append(leaves, i)
+		}
+	}
+	// The nearest wrapper above each leaf, and how many leaves each wraps.
+	nearest := make(map[int]int, len(leaves))
+	wraps := map[int]int{}
+	for _, i := range leaves {
+		sp := recs[i].Span
+		k := SpanKey{sp.TraceID(), sp.ParentSpanID()}
+		first := true
+		for range len(recs) {
+			j, ok := index[k]
+			if !ok || k.Span.IsEmpty() {
+				break
+			}
+			if wrappers[j] {
+				wraps[j]++
+				if first {
+					nearest[i], first = j, false
+				}
+			}
+			k.Span = recs[j].Span.ParentSpanID()
+		}
+	}
+	out := make([]ModelCall, 0, len(leaves))
+	for _, i := range leaves {
+		c := semconv.Messages(recs[i].Span)
+		if j, ok := nearest[i]; ok && wraps[j] == 1 && (len(c.System) == 0 || len(c.Input) == 0 || len(c.Output) == 0) {
+			w := semconv.Messages(recs[j].Span)
+			if len(c.System) == 0 {
+				c.System = w.System
+			}
+			if len(c.Input) == 0 {
+				c.Input = w.Input
+			}
+			if len(c.Output) == 0 {
+				c.Output = w.Output
+			}
+		}
+		out = append(out, ModelCall{Index: i, Conversation: c})
+	}
+	return out
 }
 
 // Meta is the header line of an artifact.
@@ -64,6 +186,11 @@ type Meta struct {
 	// Redacted tells that content was redacted before writing; in OTLP, the
 	// resource attribute agenttrace.redacted, like Budget.
 	Redacted bool
+	// SecretsScanned tells that the writer scanned every string for
+	// secrets (package redact) and replaced what it found, so the CLI
+	// need not scan again before it writes, shows or sends the run; in
+	// OTLP, the resource attribute agenttrace.secrets_scanned.
+	SecretsScanned bool
 }
 
 // NewMeta returns a header with empty resource and scope, ready to fill.

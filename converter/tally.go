@@ -22,6 +22,7 @@ type Tally struct {
 	dropped   int64
 	truncated int64
 	end       uint64
+	nest      semconv.Nesting  // tells wrapper inferences from leaves
 	rd        *semconv.Reading // Add's scratch, made on first use: a Tally is
 	// kept per open artifact, and a Reading is some kilobytes
 }
@@ -35,19 +36,56 @@ func (t *Tally) Add(rec *Record) {
 	t.AddReading(rec.Span, t.rd)
 }
 
-// AddReading counts a span whose reading the caller already has.
+// AddReading counts a span whose reading the caller already has. An
+// inference with an inference below it (a wrapper, see
+// [semconv.Nesting]) counts as a span; records are expected in the order
+// their spans ended, as artifacts list them.
 func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
-	t.counts[rd.Kind]++
-	if sp.Status().Code() == ptrace.StatusCodeError {
+	var u semconv.Usage
+	if rd.Kind == semconv.Inference {
+		u = rd.TokenUsage()
+	}
+	e := t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind, u)
+	t.takeBack(e)
+	t.counts[e.Kind]++
+	if Failed(sp, rd) {
 		t.errors++
 	}
-	switch rd.Kind {
+	switch e.Kind {
 	case semconv.Inference:
-		t.AddUsage(rd.Usage())
+		t.AddUsage(u)
 	case semconv.Call:
 		t.estimate += CallEstimate(rd, sp.Attributes())
 	}
 	t.end = max(t.end, uint64(sp.EndTimestamp()))
+}
+
+// takeBack uncounts earlier records that turned out to wrap this one:
+// they become spans, and their usage leaves the totals.
+func (t *Tally) takeBack(e semconv.Ended) {
+	if e.Undone == 0 {
+		return
+	}
+	t.counts[semconv.Inference] -= e.Undone
+	t.counts[semconv.Span] += e.Undone
+	t.usage.Sub(e.Undo)
+}
+
+// Failed reports whether a span failed: its status is Error, or, with
+// the status unset or OK, an exception event or its own attributes say
+// so (a finish reason "error", Langfuse's level ERROR, Genkit's state
+// error; see [semconv.Reading.ReportsError]). Each failing span counts
+// once, however many of these it shows.
+func Failed(sp ptrace.Span, rd *semconv.Reading) bool {
+	if sp.Status().Code() == ptrace.StatusCodeError || rd.ReportsError() {
+		return true
+	}
+	for _, ev := range sp.Events().All() {
+		if ev.Name() == "exception" {
+			return true
+		}
+	}
+	return false
 }
 
 // Drop counts n spans seen but not written, whose usage is unknown (a
@@ -63,8 +101,14 @@ func (t *Tally) Truncate(n int64) { t.truncated += n }
 // token counts are exact whatever was dropped.
 func (t *Tally) AddDropped(sp ptrace.Span, rd *semconv.Reading) {
 	t.dropped++
+	var u semconv.Usage
 	if rd.Kind == semconv.Inference {
-		t.AddUsage(rd.Usage())
+		u = rd.TokenUsage()
+	}
+	e := t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind, u)
+	t.takeBack(e)
+	if e.Kind == semconv.Inference {
+		t.AddUsage(u)
 	}
 	t.end = max(t.end, uint64(sp.EndTimestamp()))
 }

@@ -64,7 +64,8 @@ const (
 	ifOpenInferenceTool
 	ifTraceloopTool
 	ifTraceloopAgent
-	ifError // error.type is the code only on a span whose status is Error
+	ifError       // error.type is the code only on a span whose status is Error
+	ifGenkitModel // genkit:name is the model only on a Genkit model span
 )
 
 type source struct {
@@ -91,7 +92,7 @@ func (s source) when(c condition) source { s.cond = c; return s }
 // best first. It follows the normalisation matrix in docs/format.md.
 var fieldSpecs = [NumFields]fieldSpec{
 	FieldOp:             {"op", TypeString, []source{str(OperationName)}},
-	FieldConversationID: {"conversation_id", TypeString, []source{str(ConversationID), str(OISessionID), str(AITelemetrySessionID)}},
+	FieldConversationID: {"conversation_id", TypeString, []source{str(ConversationID), str(OISessionID), str(AITelemetrySessionID), str(LFSessionID)}},
 	FieldCode:           {"code", TypeString, []source{str(ErrorType).when(ifError)}},
 	FieldTool: {"tool", TypeString, []source{
 		str(ToolName), str(OIToolName), str(AIToolCallName), str(TLEntityName).when(ifTraceloopTool)}},
@@ -104,19 +105,20 @@ var fieldSpecs = [NumFields]fieldSpec{
 	FieldProvider: {"provider", TypeString, []source{
 		str(ProviderName), str(System), str(OIProvider), str(OISystem), str(AIModelProvider)}},
 	FieldModel: {"model", TypeString, []source{
-		str(ResponseModel), str(AIResponseModel), str(OIRespModelName), str(OIModelName), str(AIModelID), str(RequestModel), str(OIRequestModelName)}},
+		str(ResponseModel), str(AIResponseModel), str(OIRespModelName), str(OIModelName), str(AIModelID), str(LFModelName), str(RequestModel), str(OIRequestModelName), str(OIEmbeddingModelName),
+		str(GenkitName).when(ifGenkitModel)}},
 	FieldRequestModel: {"request_model", TypeString, []source{str(RequestModel), str(OIRequestModelName)}},
 	FieldResponseID:   {"response_id", TypeString, []source{str(ResponseID), str(AIResponseID)}},
 	FieldFinishReasons: {"finish_reasons", TypeStrings, []source{
 		strs(ResponseFinishReasons), str(AIFinishReason), str(TLFinishReason), str(OIFinishReason)}},
 	FieldInputTokens: {"usage.input_tokens", TypeInt, []source{
-		num(UsageInputTokens), num(UsagePromptTokens), num(OITokensPrompt), num(AIUsageInputTokens), num(AIUsagePromptTokens)}},
+		num(UsageInputTokens), num(UsagePromptTokens), num(OITokensPrompt), num(AIUsageInputTokens), num(AIUsagePromptTokens), num(AIUsageTokens)}},
 	FieldOutputTokens: {"usage.output_tokens", TypeInt, []source{
 		num(UsageOutputTokens), num(UsageCompletionTokens), num(OITokensCompletion), num(AIUsageOutputTokens), num(AIUsageCompletion)}},
 	FieldCacheReadTokens: {"usage.cache_read_input_tokens", TypeInt, []source{
 		num(UsageCacheReadInput), num(TLCacheReadInput), num(OITokensCacheRead), num(AIUsageCachedInput), num(AIUsageCacheRead)}},
 	FieldCacheCreationTokens: {"usage.cache_creation_input_tokens", TypeInt, []source{
-		num(UsageCacheCreationInput), num(UsageCacheWriteInputGenAI), num(TLCacheCreateInput), num(OITokensCacheWrite), num(AIUsageCacheWrite)}},
+		num(UsageCacheCreationInput), num(UsageCacheWriteInputGenAI), num(TLCacheCreateInput), num(UsageCacheWriteUnders), num(OITokensCacheWrite), num(AIUsageCacheWrite)}},
 	FieldReasoningTokens: {"usage.reasoning_output_tokens", TypeInt, []source{
 		num(UsageReasoningOutput), num(TLReasoningTokens), num(TLUsageReasoning), num(OITokensReasoning), num(AIUsageReasoning), num(AIUsageReasoningV7)}},
 	FieldCost:   {"cost", TypeDouble, []source{dbl(UsageCost), dbl(OICostTotal), dbl(OperationCost)}},

@@ -64,28 +64,29 @@ const (
 
 // OpenInference (Arize Phoenix) names.
 const (
-	OISpanKind         = "openinference.span.kind"
-	OIModelName        = "llm.model_name"
-	OIRequestModelName = "llm.request.model_name"
-	OIRespModelName    = "llm.response.model_name"
-	OIProvider         = "llm.provider"
-	OISystem           = "llm.system"
-	OITokensPrompt     = "llm.token_count.prompt"
-	OITokensCompletion = "llm.token_count.completion"
-	OITokensTotal      = "llm.token_count.total"
-	OITokensCacheRead  = "llm.token_count.prompt_details.cache_read"
-	OITokensCacheWrite = "llm.token_count.prompt_details.cache_write"
-	OITokensReasoning  = "llm.token_count.completion_details.reasoning"
-	OIInputMessages    = "llm.input_messages"  // flattened: llm.input_messages.<i>.message.<field>
-	OIOutputMessages   = "llm.output_messages" // flattened like input
-	OIToolName         = "tool.name"
-	OIToolID           = "tool.id"
-	OIInputValue       = "input.value"
-	OIOutputValue      = "output.value"
-	OISessionID        = "session.id"
-	OIAgentName        = "agent.name"
-	OICostTotal        = "llm.cost.total"
-	OIFinishReason     = "llm.finish_reason"
+	OISpanKind           = "openinference.span.kind"
+	OIModelName          = "llm.model_name"
+	OIRequestModelName   = "llm.request.model_name"
+	OIRespModelName      = "llm.response.model_name"
+	OIEmbeddingModelName = "embedding.model_name"
+	OIProvider           = "llm.provider"
+	OISystem             = "llm.system"
+	OITokensPrompt       = "llm.token_count.prompt"
+	OITokensCompletion   = "llm.token_count.completion"
+	OITokensTotal        = "llm.token_count.total"
+	OITokensCacheRead    = "llm.token_count.prompt_details.cache_read"
+	OITokensCacheWrite   = "llm.token_count.prompt_details.cache_write"
+	OITokensReasoning    = "llm.token_count.completion_details.reasoning"
+	OIInputMessages      = "llm.input_messages"  // flattened: llm.input_messages.<i>.message.<field>
+	OIOutputMessages     = "llm.output_messages" // flattened like input
+	OIToolName           = "tool.name"
+	OIToolID             = "tool.id"
+	OIInputValue         = "input.value"
+	OIOutputValue        = "output.value"
+	OISessionID          = "session.id"
+	OIAgentName          = "agent.name"
+	OICostTotal          = "llm.cost.total"
+	OIFinishReason       = "llm.finish_reason"
 )
 
 // OpenLLMetry (Traceloop) names.
@@ -147,6 +148,10 @@ const (
 	BudgetWarnThreshold = "agenttrace.budget.warn_threshold"
 	// Redacted marks spans whose content was redacted before writing.
 	Redacted = "agenttrace.redacted"
+	// SecretsScanned marks spans whose every string a writer scanned for
+	// secrets (package redact) before writing, so a reader need not scan
+	// them again.
+	SecretsScanned = "agenttrace.secrets_scanned"
 	// EstimatedTokens keeps the estimated_tokens of a tool-dispatch record
 	// that had no OTel identity, so its estimate survives conversion.
 	EstimatedTokens = "agenttrace.estimated_tokens"
@@ -156,4 +161,39 @@ const (
 	// BudgetExceeded marks a span started after its token budget ran out,
 	// so a trace viewer shows where the agent went on regardless.
 	BudgetExceeded = "agenttrace.budget.exceeded"
+)
+
+// Langfuse names: its SDKs' span attributes (packages/shared/src/server/otel/attributes.ts).
+const (
+	LFObservationType   = "langfuse.observation.type" // generation, embedding, span, tool, agent, chain, retriever, event, guardrail, evaluator
+	LFModelName         = "langfuse.observation.model.name"
+	LFUsageDetails      = "langfuse.observation.usage_details" // JSON {input, output, total, <cache keys>}; input excludes cache
+	LFCostDetails       = "langfuse.observation.cost_details"  // JSON {input, output, total} in USD
+	LFObservationInput  = "langfuse.observation.input"
+	LFObservationOutput = "langfuse.observation.output"
+	LFLevel             = "langfuse.observation.level" // DEBUG, DEFAULT, WARNING, ERROR
+	LFStatusMessage     = "langfuse.observation.status_message"
+	LFSessionID         = "langfuse.session.id"
+	LFUserID            = "langfuse.user.id"
+	LFTraceInput        = "langfuse.trace.input"
+	LFTraceOutput       = "langfuse.trace.output"
+)
+
+// Genkit names (genkit core tracing: genkit:type, genkit:metadata:subtype, …).
+const (
+	GenkitType    = "genkit:type"             // action, flow, util, …
+	GenkitSubtype = "genkit:metadata:subtype" // model, tool, flow, util, embedder, …
+	GenkitName    = "genkit:name"             // the action's name; a model span's model
+	GenkitInput   = "genkit:input"            // JSON; a model request {messages, config, tools}
+	GenkitOutput  = "genkit:output"           // JSON; a model response {message, finishReason, usage}
+	GenkitState   = "genkit:state"            // success or error
+	GenkitPath    = "genkit:path"
+)
+
+// More usage spellings.
+const (
+	AIUsageTokens         = "ai.usage.tokens"                          // Vercel: doEmbed's token count
+	AIProviderMetadata    = "ai.response.providerMetadata"             // Vercel: the provider's own usage, JSON
+	AIUsageNoCache        = "ai.usage.inputTokenDetails.noCacheTokens" // Vercel v6+
+	UsageCacheWriteUnders = "gen_ai.usage.cache_write_input_tokens"    // underscore form of cache_write
 )

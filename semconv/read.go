@@ -16,9 +16,11 @@ const (
 	DialectOpenInference
 	DialectTraceloop
 	DialectVercel
+	DialectLangfuse
+	DialectGenkit
 )
 
-var dialectNames = [...]string{"", "gen_ai", "openinference", "traceloop", "vercel"}
+var dialectNames = [...]string{"", "gen_ai", "openinference", "traceloop", "vercel", "langfuse", "genkit"}
 
 // String returns the dialect's name, empty for DialectNone.
 func (d Dialect) String() string {
@@ -33,7 +35,9 @@ func (d Dialect) String() string {
 type keyID uint16
 
 // Keys the classifier needs that are not field sources.
-var classifierKeys = []string{OISpanKind, TLSpanKind, AIOperationID, TLRequestType}
+var classifierKeys = []string{OISpanKind, TLSpanKind, AIOperationID, TLRequestType,
+	LFObservationType, GenkitType, GenkitSubtype, LFLevel, GenkitState, AIUsageNoCache, LFUsageDetails, GenkitOutput,
+	AIProviderMetadata}
 
 var (
 	keyIDs   map[string]keyID // attribute key -> id
@@ -48,6 +52,15 @@ var (
 	idSystem keyID
 	idReqMod keyID
 	idRspMod keyID
+	idLFType keyID
+	idGKType keyID
+	idGKSub  keyID
+	idLFLvl  keyID
+	idGKSt   keyID
+	idNoCach keyID
+	idLFUse  keyID
+	idGKOut  keyID
+	idAIMeta keyID
 )
 
 func init() {
@@ -71,6 +84,8 @@ func init() {
 	numKeys = len(keyIDs)
 	idOp, idOIKind, idTLKind, idAIOp, idTLReq = id(OperationName), id(OISpanKind), id(TLSpanKind), id(AIOperationID), id(TLRequestType)
 	idTool, idSystem, idReqMod, idRspMod = id(ToolName), id(System), id(RequestModel), id(ResponseModel)
+	idLFType, idGKType, idGKSub, idLFLvl, idGKSt = id(LFObservationType), id(GenkitType), id(GenkitSubtype), id(LFLevel), id(GenkitState)
+	idNoCach, idLFUse, idGKOut, idAIMeta = id(AIUsageNoCache), id(LFUsageDetails), id(GenkitOutput), id(AIProviderMetadata)
 }
 
 // maxKeys bounds the key table; TestKeyTableFits fails if the table outgrows it.
@@ -92,7 +107,14 @@ type Reading struct {
 	val      [NumFields]pcommon.Value // the promoted value
 	consumed []int32                  // attribute indexes promoted to fields, ascending
 	buf      [NumFields]int32
+	scope    string // instrumentation scope name and version, see SetScope
+	scopeVer string
 }
+
+// SetScope tells the reading which instrumentation scope reported the
+// span. [Reading.TokenUsage] needs it where a library's token counts
+// differ from the conventions'; [Read] clears it.
+func (r *Reading) SetScope(name, version string) { r.scope, r.scopeVer = name, version }
 
 // Read fills r from a span's name, attributes and status. statusError tells
 // whether the span's status is Error, the only case in which error.type is
@@ -112,6 +134,7 @@ func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 	}
 	r.Kind, r.Dialect = r.classify(name)
 	r.resolve(statusError)
+	r.scope, r.scopeVer = "", ""
 }
 
 func (r *Reading) str(id keyID) string {
@@ -133,6 +156,9 @@ func (r *Reading) classify(name string) (Kind, Dialect) {
 		hasTool:   r.seen[idTool] != 0,
 		hasSystem: r.seen[idSystem] != 0,
 		hasModel:  r.seen[idReqMod] != 0 || r.seen[idRspMod] != 0,
+		lfType:    r.str(idLFType),
+		gkType:    r.str(idGKType),
+		gkSubtype: r.str(idGKSub),
 	})
 }
 
@@ -156,6 +182,7 @@ type classInputs struct {
 	op, oiKind, tlKind, aiOp, tlReq string
 	hasOIKind, hasTool, hasSystem   bool
 	hasModel                        bool
+	lfType, gkType, gkSubtype       string
 }
 
 // classifyFacts applies the dialect rules in order; the first that matches
@@ -165,6 +192,12 @@ type classInputs struct {
 func classifyFacts(name string, in classInputs) (Kind, Dialect) {
 	if k, ok := operationKind(in.op); ok {
 		return k, DialectGenAI
+	}
+	if k, ok := langfuseKind(in.lfType); ok {
+		return k, DialectLangfuse
+	}
+	if k, ok := genkitKind(in.gkType, in.gkSubtype); ok {
+		return k, DialectGenkit
 	}
 	if in.hasOIKind {
 		switch strings.ToUpper(in.oiKind) {
@@ -205,6 +238,49 @@ func classifyFacts(name string, in classInputs) (Kind, Dialect) {
 	return Span, DialectNone
 }
 
+// langfuseKind reads langfuse.observation.type, which Langfuse's SDKs set
+// on every observation: generation and embedding are model calls (as is a
+// retriever, like OpenInference's RETRIEVER), tool a call, agent an agent;
+// span, chain, event, guardrail and evaluator are plain spans.
+func langfuseKind(t string) (Kind, bool) {
+	switch strings.ToLower(t) {
+	case "":
+		return 0, false
+	case "generation", "embedding", "retriever":
+		return Inference, true
+	case "tool":
+		return Call, true
+	case "agent":
+		return Agent, true
+	}
+	return Span, true
+}
+
+// genkitKind reads genkit:metadata:subtype (model, embedder: a model call;
+// tool; flow: an agent) and, without one, genkit:type (flow). Genkit's
+// generate helper is a util span: it reports the last step's response
+// only, so it must never count as a model call.
+func genkitKind(typ, sub string) (Kind, bool) {
+	switch strings.ToLower(sub) {
+	case "model", "embedder":
+		return Inference, true
+	case "tool":
+		return Call, true
+	case "flow":
+		return Agent, true
+	case "":
+	default:
+		return Span, true
+	}
+	switch strings.ToLower(typ) {
+	case "":
+		return 0, false
+	case "flow":
+		return Agent, true
+	}
+	return Span, true
+}
+
 func vercelKind(op string) (Kind, bool) {
 	switch {
 	case op == "":
@@ -231,6 +307,8 @@ func (r *Reading) condHolds(c condition, statusError bool) bool {
 		return r.Dialect == DialectTraceloop && r.Kind == Agent
 	case ifError:
 		return statusError
+	case ifGenkitModel:
+		return r.Dialect == DialectGenkit && r.Kind == Inference
 	}
 	return true
 }
@@ -391,6 +469,16 @@ func (u *Usage) Add(o Usage) {
 	u.CacheRead += o.CacheRead
 	u.CacheCreation += o.CacheCreation
 	u.Reasoning += o.Reasoning
+}
+
+// Sub subtracts o from u: usage counted for a span that turned out to be
+// a wrapper.
+func (u *Usage) Sub(o Usage) {
+	u.Input -= o.Input
+	u.Output -= o.Output
+	u.CacheRead -= o.CacheRead
+	u.CacheCreation -= o.CacheCreation
+	u.Reasoning -= o.Reasoning
 }
 
 // Total is input plus output tokens: what a budget spends.

@@ -52,6 +52,9 @@ const (
 	CondTraceloopAgent = "traceloop_agent"
 	// CondError: the span's status is Error.
 	CondError = "error"
+	// CondGenkitModel: the span was classified an inference by the Genkit
+	// rule (genkit:metadata:subtype model or embedder).
+	CondGenkitModel = "genkit_model"
 )
 
 var conditionNames = [...]string{
@@ -60,6 +63,7 @@ var conditionNames = [...]string{
 	ifTraceloopTool:     CondTraceloopTool,
 	ifTraceloopAgent:    CondTraceloopAgent,
 	ifError:             CondError,
+	ifGenkitModel:       CondGenkitModel,
 }
 
 var valueTypeNames = [...]string{

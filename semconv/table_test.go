@@ -30,7 +30,7 @@ func TestTableMatchesFieldSpecs(t *testing.T) {
 
 // Every type and condition has a name other readers can switch on.
 func TestTableNames(t *testing.T) {
-	known := []string{"", CondOpenInferenceTool, CondTraceloopTool, CondTraceloopAgent, CondError}
+	known := []string{"", CondOpenInferenceTool, CondTraceloopTool, CondTraceloopAgent, CondError, CondGenkitModel}
 	for _, fi := range Table() {
 		require.Contains(t, []string{"string", "int", "double", "strings", "json"}, fi.Type, fi.Name)
 		for _, s := range fi.Sources {
@@ -60,6 +60,7 @@ func TestTableConditions(t *testing.T) {
 		"result output.value":            CondOpenInferenceTool,
 		"result traceloop.entity.output": CondTraceloopTool,
 		"agent traceloop.entity.name":    CondTraceloopAgent,
+		"model genkit:name":              CondGenkitModel,
 	}, conditional)
 
 	tests := []struct {
@@ -77,6 +78,8 @@ func TestTableConditions(t *testing.T) {
 		{"Traceloop task", [2]string{TLSpanKind, "task"}, TLEntityName, false, FieldAgent, false},
 		{"error status", [2]string{}, ErrorType, true, FieldCode, true},
 		{"no error status", [2]string{}, ErrorType, false, FieldCode, false},
+		{"Genkit model", [2]string{GenkitSubtype, "model"}, GenkitName, false, FieldModel, true},
+		{"Genkit tool", [2]string{GenkitSubtype, "tool"}, GenkitName, false, FieldModel, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -69,7 +69,7 @@ output), 3 when send's endpoint refuses or cannot be reached.`,
 		return &exitError{code: exitUsage, usage: true, err: err}
 	})
 	root.AddCommand(newConvertCmd(e), newValidateCmd(e), newTokensCmd(e), newDemoCmd(e), newDiffCmd(e), newAuditCmd(e),
-		newHTMLCmd(e), newServeCmd(e), newSendCmd(e))
+		newHTMLCmd(e), newServeCmd(e), newSendCmd(e), newMessagesCmd(e))
 	return root
 }
 
