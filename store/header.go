@@ -33,8 +33,9 @@ type HeaderOptions struct {
 //   - trace_id names the trace of a KindTrace artifact, or of a whole
 //     artifact whose records are one trace; conversation_id names the
 //     conversation of a KindConversation artifact, or the one conversation
-//     the records of a KindTrace or whole artifact name; an artifact that
-//     may hold several (an attribute's, a live run's) names neither;
+//     the records of a whole artifact name (a trace's artifact does not:
+//     written live, its first records may not name it yet); an artifact
+//     that may hold several (an attribute's, a live run's) names neither;
 //   - the budget is, first found: a local root span's
 //     agenttrace.budget.tokens, the resource's, the writer's (opts.Budget);
 //   - redacted when the resource says so or opts.Redacted.
@@ -106,7 +107,7 @@ func (h *headerBuilder) meta(k Key, opts HeaderOptions) *converter.Meta {
 	}
 	switch k.Kind {
 	case KindTrace:
-		m.TraceID, m.ConversationID = k.Trace.String(), conv
+		m.TraceID = k.Trace.String()
 	case KindConversation:
 		m.ConversationID = k.Value
 	case KindRun:

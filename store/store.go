@@ -456,26 +456,14 @@ func (s *Store) route(recs []converter.Record) ([]group, error) {
 	var groups []group
 	idx := make(map[Key]int, 8)
 	for i := range recs {
-		rec := &recs[i]
-		tid := rec.Span.TraceID()
-		k := TraceKey(tid)
-		switch s.opts.Route {
-		case ByConversation:
-			if c, ok := convs[tid]; ok {
-				k = ConversationKey(c)
-			}
-		case ByAttribute:
-			if v, ok := rec.Resource.Attributes().Get(s.opts.Attribute); ok {
-				k = AttributeKey(v.AsString())
-			}
-		}
+		k := keyOf(&recs[i], s.opts.Route, s.opts.Attribute, convs)
 		j, ok := idx[k]
 		if !ok {
 			j = len(groups)
 			idx[k] = j
 			groups = append(groups, group{key: k})
 		}
-		groups[j].recs = append(groups[j].recs, *rec)
+		groups[j].recs = append(groups[j].recs, recs[i])
 	}
 	return groups, nil
 }
@@ -552,9 +540,19 @@ func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
 	if err := s.closeFile(ta); err != nil {
 		return err
 	}
-	recs, dropped, err := readArtifact(path)
+	recs, meta, dropped, err := readArtifact(path)
 	if err != nil {
 		return fmt.Errorf("fold %s into %s: %w", path, conv, err)
+	}
+	if ta.meta != nil && meta != nil {
+		// Records read back under the header get its resource and scope,
+		// with the budget and redaction the header says put back in; the
+		// header was made from the spans' own: give them back.
+		for i := range recs {
+			if recs[i].Resource.Attributes().Equal(meta.Resource.Attributes()) {
+				recs[i].Resource = ta.meta.Resource
+			}
+		}
 	}
 	if dropped > 0 {
 		s.drops.add(tid, dropped, semconv.Usage{})
@@ -577,15 +575,15 @@ func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
 	return nil
 }
 
-// readArtifact reads the records of the artifact at path and the drops
-// its last trailer counted; nothing when there is no file.
-func readArtifact(path string) ([]converter.Record, int64, error) {
+// readArtifact reads the records of the artifact at path, its header and
+// the drops its last trailer counted; nothing when there is no file.
+func readArtifact(path string) ([]converter.Record, *converter.Meta, int64, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0, nil
+		return nil, nil, 0, nil
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	defer f.Close()
 	r := converter.NewReader(f, converter.WithSource(path))
@@ -596,7 +594,7 @@ func readArtifact(path string) ([]converter.Record, int64, error) {
 			break
 		}
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		recs = append(recs, *rec)
 	}
@@ -604,7 +602,7 @@ func readArtifact(path string) ([]converter.Record, int64, error) {
 	if sum := r.Summary(); sum != nil {
 		dropped = sum.Dropped
 	}
-	return recs, dropped, nil
+	return recs, r.Meta(), dropped, nil
 }
 
 // Drop counts n spans of trace tid that were dropped before the store saw
@@ -746,3 +744,60 @@ func (s *Store) Active() int {
 // IsActive reports whether the artifact of k is in memory: written to and
 // not finalized.
 func (s *Store) IsActive(k Key) bool { return s.lookup(k) != nil }
+
+// Group is the records of one artifact.
+type Group struct {
+	Key     Key
+	Records []converter.Record
+}
+
+// Split groups a whole set of records the way a store routes them (a
+// trace belongs to the conversation its first span naming one names), in
+// order of first appearance: for writers of other formats that name their
+// files by the same rule.
+func Split(recs []converter.Record, route Route, attr string) []Group {
+	var convs map[pcommon.TraceID]string
+	if route == ByConversation {
+		convs = make(map[pcommon.TraceID]string)
+		var rd semconv.Reading
+		for i := range recs {
+			tid := recs[i].Span.TraceID()
+			if _, ok := convs[tid]; ok {
+				continue
+			}
+			recs[i].Read(&rd)
+			if c := rd.Str(semconv.FieldConversationID); c != "" {
+				convs[tid] = c
+			}
+		}
+	}
+	var out []Group
+	idx := make(map[Key]int)
+	for i := range recs {
+		k := keyOf(&recs[i], route, attr, convs)
+		j, ok := idx[k]
+		if !ok {
+			j = len(out)
+			idx[k] = j
+			out = append(out, Group{Key: k})
+		}
+		out[j].Records = append(out[j].Records, recs[i])
+	}
+	return out
+}
+
+// keyOf is the key of rec's artifact, given the conversations of traces.
+func keyOf(rec *converter.Record, route Route, attr string, convs map[pcommon.TraceID]string) Key {
+	tid := rec.Span.TraceID()
+	switch route {
+	case ByConversation:
+		if c, ok := convs[tid]; ok {
+			return ConversationKey(c)
+		}
+	case ByAttribute:
+		if v, ok := rec.Resource.Attributes().Get(attr); ok {
+			return AttributeKey(v.AsString())
+		}
+	}
+	return TraceKey(tid)
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // stdinName is how messages name standard input.
@@ -282,19 +283,28 @@ func (e *env) noteSource(s *source) error {
 	return nil
 }
 
-// metaFor is the header for an artifact of recs made from all: what
-// converter.MetaFor finds, plus the budget and redaction of the input
-// header when there was exactly one input and it was an artifact, since
-// those live only in the header.
+// metaFor is the header of the one artifact of recs made from all: the
+// store's header policy (store.Header) for an artifact written whole,
+// with headerOptions.
 func (all *inputs) metaFor(recs []converter.Record) *converter.Meta {
-	m := converter.MetaFor(recs)
+	opts := all.headerOptions()
+	opts.Whole = true
+	return store.Header(store.Key{Kind: store.KindRun}, recs, opts)
+}
+
+// headerOptions are what the headers written from all take from the
+// input rather than from the records: the budget and redaction of the
+// input header when there was exactly one input and it was an artifact,
+// since those live only in the header.
+func (all *inputs) headerOptions() store.HeaderOptions {
+	var opts store.HeaderOptions
 	if len(all.sources) == 1 && all.sources[0].meta != nil {
 		in := all.sources[0].meta
-		if m.Budget == nil && in.Budget != nil {
+		if in.Budget != nil {
 			b := *in.Budget
-			m.Budget = &b
+			opts.Budget = &b
 		}
-		m.Redacted = m.Redacted || in.Redacted
+		opts.Redacted = in.Redacted
 	}
-	return m
+	return opts
 }

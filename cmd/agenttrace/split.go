@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -10,28 +8,54 @@ import (
 	"strings"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/store"
 )
 
-// splitInto writes one file per group into p.split and prints each path.
+// splitInto writes one artifact per group into p.split and prints each
+// path. Artifacts are the store's: the same names, headers and merging
+// as the SDK processor's and the collector's (an artifact already in DIR
+// is continued, each span once). Other formats are named by the same
+// rule.
 func (e *env) splitInto(p *convertPlan, all *inputs) error {
+	route := store.ByTrace
+	if p.by == converter.ByConversation {
+		route = store.ByConversation
+	}
+	if p.format != outJSONL {
+		return e.splitOTLP(p, all, route)
+	}
+	st, err := store.New(store.Options{Dir: p.split, Route: route, Header: all.headerOptions()})
+	if err != nil {
+		return ioError(fmt.Errorf("--split: %w", err))
+	}
+	werr := st.Write(all.records)
+	if err := st.Close(); werr == nil {
+		werr = err
+	}
+	if werr != nil {
+		return ioError(fmt.Errorf("--split %s: %w", p.split, werr))
+	}
+	for _, g := range store.Split(all.records, route, "") {
+		fmt.Fprintln(e.stdout, filepath.Join(p.split, store.FileName(g.Key, "")))
+	}
+	return nil
+}
+
+// splitOTLP writes one OTLP file per group, named as the store names
+// artifacts.
+func (e *env) splitOTLP(p *convertPlan, all *inputs, route store.Route) error {
 	if err := os.MkdirAll(p.split, 0o755); err != nil {
 		return ioError(fmt.Errorf("--split: %w", err))
 	}
-	used := map[string]bool{}
-	for _, g := range converter.Split(all.records, p.by) {
-		name := g.Key
-		if g.Conversation {
-			name = converter.SafeName(g.Key)
-		}
-		name = unique(name, g.Key, used)
+	for _, g := range store.Split(all.records, route, "") {
+		name := strings.TrimSuffix(store.FileName(g.Key, ""), store.Ext) + p.format.ext()
 		if !filepath.IsLocal(name) {
-			// SafeName makes this impossible; refuse rather than escape DIR.
-			return invalidError(fmt.Errorf("--split: group %q gives an unsafe file name %q", g.Key, name))
+			// The naming rule makes this impossible; refuse rather than escape DIR.
+			return invalidError(fmt.Errorf("--split: %s gives an unsafe file name %q", g.Key, name))
 		}
-		path := filepath.Join(p.split, name+p.format.ext())
-		meta := all.metaFor(g.Records)
+		path := filepath.Join(p.split, name)
 		err := writeFile(path, func(w io.Writer) error {
-			return encode(w, p.format, g.Records, meta)
+			return encode(w, p.format, g.Records, nil)
 		})
 		if err != nil {
 			return err
@@ -39,24 +63,4 @@ func (e *env) splitInto(p *convertPlan, all *inputs) error {
 		fmt.Fprintln(e.stdout, path)
 	}
 	return nil
-}
-
-func shortHash(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:4])
-}
-
-// unique returns name, or name with the hash of key appended when another
-// group of this run already took it (a conversation named like a trace
-// id). Names are compared case-insensitively, as macOS and Windows do.
-func unique(name, key string, used map[string]bool) string {
-	if used[strings.ToLower(name)] {
-		name += "-" + shortHash(key)
-	}
-	base := name
-	for i := 2; used[strings.ToLower(name)]; i++ {
-		name = fmt.Sprintf("%s-%d", base, i)
-	}
-	used[strings.ToLower(name)] = true
-	return name
 }

@@ -12,9 +12,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/semconv"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // conversationTraces builds three traces: two turns of one conversation
@@ -66,7 +66,7 @@ func listDir(t *testing.T, dir string) []string {
 func TestConvertSplit(t *testing.T) {
 	const conv = "../conv 42/ü"
 	src := conversationTraces(t, conv)
-	convFile := converter.SafeName(conv) + ".jsonl"
+	convFile := store.FileName(store.ConversationKey(conv), "")
 	trace3 := pcommon.TraceID{3}.String() + ".jsonl"
 	tests := []struct {
 		name  string
@@ -78,7 +78,7 @@ func TestConvertSplit(t *testing.T) {
 		}},
 		{"by conversation", []string{"--group-by", "conversation"}, map[string]int{convFile: 3, trace3: 1}},
 		{"by conversation to OTLP", []string{"--group-by", "conversation", "--to", "otlp-proto"}, map[string]int{
-			converter.SafeName(conv) + ".pb": 3, pcommon.TraceID{3}.String() + ".pb": 1,
+			strings.TrimSuffix(convFile, ".jsonl") + ".pb": 3, pcommon.TraceID{3}.String() + ".pb": 1,
 		}},
 	}
 	for _, tt := range tests {
@@ -140,13 +140,4 @@ func TestConvertSplitFixture(t *testing.T) {
 		}
 		assert.Equal(t, all, total)
 	}
-}
-
-func TestUniqueNames(t *testing.T) {
-	used := map[string]bool{}
-	assert.Equal(t, "abc", unique("abc", "abc", used))
-	assert.Equal(t, "ABC-"+shortHash("ABC"), unique("ABC", "ABC", used), "names differing in case collide on some systems")
-	assert.Equal(t, "x", unique("x", "k", used))
-	assert.Equal(t, "x-"+shortHash("k"), unique("x", "k", used))
-	assert.Equal(t, "x-"+shortHash("k")+"-2", unique("x", "k", used))
 }
