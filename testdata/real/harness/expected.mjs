@@ -148,6 +148,11 @@ try {
 } catch {}
 const versions = {};
 for (const name of Object.keys(pkg.dependencies || {})) versions[name] = lock[`node_modules/${name}`]?.version || pkg.dependencies[name];
+// A Go capture: the direct requirements of its go.mod.
+try {
+  const gomod = fs.readFileSync(path.join(libdir, "go.mod"), "utf8");
+  for (const m of gomod.matchAll(/^\s+(\S+) (v\S+)\s*$/gm)) if (!m[0].includes("// indirect")) versions[m[1]] = m[2];
+} catch {}
 
 // capture.json (optional, hand-written per library): what the payloads are
 // known to lack or add compared with the ground truth, found by reading them.
