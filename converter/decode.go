@@ -856,6 +856,8 @@ func (d *decoder) decodeMeta(line []byte) (*Meta, error) {
 			}
 		case "redacted":
 			m.Redacted = s.boolean()
+		case "secrets_scanned":
+			m.SecretsScanned = s.boolean()
 		default:
 			s.skipValue()
 		}

@@ -418,8 +418,8 @@ func AppendMeta(dst []byte, m *Meta) []byte {
 		// The budget and redaction attributes are said by the fields below:
 		// the first of each, as a map that repeats a key (OTLP input may)
 		// keeps only one of them anyway.
-		var skip [3]int32
-		var owned [3]string
+		var skip [4]int32
+		var owned [4]string
 		n, i := 0, int32(0)
 		for k, v := range res.Attributes().All() {
 			i++
@@ -457,6 +457,9 @@ func AppendMeta(dst []byte, m *Meta) []byte {
 	}
 	if m.Redacted {
 		dst = append(dst, `,"redacted":true`...)
+	}
+	if m.SecretsScanned {
+		dst = append(dst, `,"secrets_scanned":true`...)
 	}
 	return append(dst, '}', '\n')
 }

@@ -79,6 +79,7 @@ not define are counted in a note.`,
 	f.StringVar(&o.from, "from", "", "input shape, when detection guesses wrong: "+shapeNames())
 	cmd.MarkFlagsMutuallyExclusive("output", "split")
 	cmd.MarkFlagsOneRequired("output", "split")
+	e.redactFlags(cmd)
 	return cmd
 }
 
@@ -152,6 +153,7 @@ func (e *env) stream(p *convertPlan, in *input) error {
 		aw := converter.NewWriter(w, nil)
 		var werr error // the output's, which the importer returns as its own
 		err := in.importTo(src, e.printProblem, func(rec *converter.Record) error {
+			e.redact.imported(rec)
 			werr = aw.Write(rec)
 			return werr
 		})
@@ -187,6 +189,7 @@ func shapeNames() string {
 // writeOne writes every record to the one output.
 func (e *env) writeOne(p *convertPlan, all *inputs) error {
 	meta := all.metaFor(all.records)
+	e.redact.mark(meta)
 	return e.writeOutput(p.output, func(w io.Writer) error {
 		return encode(w, p.format, all.records, meta)
 	})

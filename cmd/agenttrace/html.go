@@ -51,6 +51,7 @@ The output goes next to the first input, with the extension .html, unless
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", `output file ("-" for standard output; default: next to the first input)`)
 	cmd.Flags().StringVar(&title, "title", "", "page title (default: the first input's name)")
+	e.redactFlags(cmd)
 	return cmd
 }
 

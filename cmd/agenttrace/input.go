@@ -247,6 +247,7 @@ func (e *env) loadOpened(paths []string, first *input) (*inputs, error) {
 		if err != nil {
 			return nil, err
 		}
+		e.redact.source(src) // before anything is written, shown or sent
 		all.sources = append(all.sources, src)
 		all.records = append(all.records, src.records...)
 	}

@@ -17,6 +17,7 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	from           importer.Shape // --from: the input shape, when not detected
+	redact         *redaction     // how loads redact; set by the commands that register its flags
 }
 
 // run runs the agenttrace command line args and returns the exit code.

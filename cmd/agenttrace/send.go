@@ -145,6 +145,7 @@ been delivered.`,
 	f.DurationVar(&o.retryMax, "retry-max-elapsed", 30*time.Second, "how long to keep retrying a request; 0 disables retries")
 	f.StringVar(&o.compression, "compression", "gzip", "request compression: gzip or none")
 	f.IntVar(&o.batchSpans, "batch-spans", defaultBatchSpans, "at most this many spans per request")
+	e.redactFlags(cmd)
 	return cmd
 }
 

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/redact"
+)
+
+// redaction is what the commands that write, show or send runs (convert,
+// html, send) do to records as they are loaded: by default the secret scan
+// of package redact, the one the bridge and the exporter run before they
+// write, since an imported log or an OTLP file was written by no such
+// writer; with --redact-key, named fields too; with --no-redact, nothing.
+// An input whose header says its writer scanned it already
+// (secrets_scanned) is not scanned again unless keys are named.
+//
+// It is one hook: loadOpened applies it to each input it loads, and
+// convert's streaming path to each record it writes, so every command that
+// registers the flags redacts the same way.
+type redaction struct {
+	keys []string
+	off  bool
+	r    *redact.Redactor // built on first use
+}
+
+// redactFlags registers --redact-key and --no-redact on cmd, and makes the
+// command's loads redact: the redaction is set on e before cmd runs.
+func (e *env) redactFlags(cmd *cobra.Command) {
+	rd := &redaction{}
+	f := cmd.Flags()
+	f.StringArrayVar(&rd.keys, "redact-key", nil,
+		"also replace the value of this attribute key or JSON field (any case) with [REDACTED]; repeatable")
+	f.BoolVar(&rd.off, "no-redact", false,
+		"keep secrets: do not scan records for API keys, tokens, private keys and passwords")
+	cmd.MarkFlagsMutuallyExclusive("redact-key", "no-redact")
+	prev := cmd.PreRunE
+	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
+		for _, k := range rd.keys {
+			if k == "" {
+				return usageErrorf("--redact-key: empty key")
+			}
+		}
+		e.redact = rd
+		if prev != nil {
+			return prev(cmd, args)
+		}
+		return nil
+	}
+}
+
+// needed reports whether records under header meta (nil for inputs that
+// are not artifacts) must be redacted.
+func (rd *redaction) needed(meta *converter.Meta) bool {
+	if rd == nil || rd.off {
+		return false
+	}
+	return len(rd.keys) > 0 || meta == nil || !meta.SecretsScanned
+}
+
+func (rd *redaction) redactor() *redact.Redactor {
+	if rd.r == nil {
+		rd.r = redact.New(rd.keys, true)
+	}
+	return rd.r
+}
+
+// source redacts what src holds, in place, and marks its header.
+func (rd *redaction) source(src *source) {
+	if !rd.needed(src.meta) {
+		return
+	}
+	for i := range src.records {
+		rd.record(&src.records[i])
+	}
+	rd.mark(src.meta)
+}
+
+// record redacts one record in place: its span (attributes, events,
+// links, name, status message) and the attributes of its resource and
+// scope, which an importer may share between records (redacting twice
+// changes nothing).
+func (rd *redaction) record(rec *converter.Record) {
+	r := rd.redactor()
+	r.Span(rec.Span)
+	r.Map(rec.Resource.Attributes())
+	r.Map(rec.Scope.Attributes())
+}
+
+// mark says on the header of an artifact convert writes that named fields
+// were replaced, when keys were given (the bridge's rule: the header says
+// so whether or not a key occurred, since a reader cannot tell). It does
+// not set secrets_scanned: the scan changes nothing most of the time, and
+// a later command scanning the file again costs little and changes
+// nothing.
+func (rd *redaction) mark(m *converter.Meta) {
+	if rd == nil || rd.off || m == nil {
+		return
+	}
+	m.Redacted = m.Redacted || len(rd.keys) > 0
+}
+
+// imported redacts a record an importer made (convert's streaming path):
+// such an input has no header that could say it was scanned.
+func (rd *redaction) imported(rec *converter.Record) {
+	if rd.needed(nil) {
+		rd.record(rec)
+	}
+}
