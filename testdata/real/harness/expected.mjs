@@ -8,7 +8,8 @@
 //                    (OpenAI prompt_tokens; Anthropic input_tokens +
 //                    cache_read_input_tokens + cache_creation_input_tokens)
 //   output         = all output tokens, including reasoning
-//   cache_read     = OpenAI prompt_tokens_details.cached_tokens; Anthropic cache_read_input_tokens
+//   cache_read     = OpenAI prompt_tokens_details.cached_tokens (Responses:
+//                    input_tokens_details.cached_tokens); Anthropic cache_read_input_tokens
 //   cache_creation = Anthropic cache_creation_input_tokens (OpenAI: 0)
 //   reasoning      = OpenAI completion_tokens_details.reasoning_tokens (Anthropic: 0)
 // A call whose usage never reached the client (usage_sent false) still lists
@@ -37,6 +38,11 @@ function tokens(e) {
     t.cache_creation = u.cache_creation_input_tokens || 0;
     t.input = u.input_tokens + t.cache_read + t.cache_creation;
     t.output = u.output_tokens;
+  } else if (e.api === "/v1/responses") {
+    t.input = u.input_tokens;
+    t.output = u.output_tokens;
+    t.cache_read = u.input_tokens_details?.cached_tokens || 0;
+    t.reasoning = u.output_tokens_details?.reasoning_tokens || 0;
   } else if (e.api === "/v1/embeddings") {
     t.input = u.prompt_tokens;
   } else {

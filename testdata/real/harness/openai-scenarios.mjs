@@ -14,10 +14,18 @@ export const toolDef = {
 // hooks.tool(name, args, fn) wraps the tool execution (libraries with a tool
 // span helper use it); hooks.client(client) wraps the SDK client (Langfuse's
 // observeOpenAI).
+export const responsesToolDef = {
+  type: "function",
+  name: TOOL.name,
+  description: TOOL.description,
+  parameters: toolDef.function.parameters,
+};
+
 export async function runOpenAI(OpenAI, scenario, baseURL, hooks = {}) {
   const tool = hooks.tool || ((name, args, fn) => fn());
   const raw = new OpenAI({ apiKey: "sk-test-not-a-key", baseURL, maxRetries: 0 });
   const client = hooks.client ? hooks.client(raw) : raw;
+  if (scenario.startsWith("responses-")) return runResponses(client, scenario.slice("responses-".length), tool);
   switch (scenario) {
     case "tool-loop": {
       const messages = [
@@ -63,5 +71,39 @@ export async function runOpenAI(OpenAI, scenario, baseURL, hooks = {}) {
     }
     default:
       throw new Error(`unknown scenario ${scenario}`);
+  }
+}
+
+// The same scenarios through the Responses API (client.responses.create).
+async function runResponses(client, scenario, tool) {
+  switch (scenario) {
+    case "tool-loop": {
+      const input = [{ role: "user", content: PROMPTS.toolLoop }];
+      const r1 = await client.responses.create({ model: OPENAI.model, instructions: PROMPTS.system, input, tools: [responsesToolDef] });
+      for (const item of r1.output) {
+        if (item.type !== "function_call") continue;
+        input.push(item);
+        const result = await tool(item.name, JSON.parse(item.arguments), async () => TOOL.result);
+        input.push({ type: "function_call_output", call_id: item.call_id, output: result });
+      }
+      const r2 = await client.responses.create({ model: OPENAI.model, instructions: PROMPTS.system, input, tools: [responsesToolDef] });
+      return r2.output_text;
+    }
+    case "stream": {
+      const stream = await client.responses.create({ model: OPENAI.model, instructions: PROMPTS.streamSystem, input: PROMPTS.stream, stream: true });
+      let text = "";
+      for await (const ev of stream) if (ev.type === "response.output_text.delta") text += ev.delta;
+      return text;
+    }
+    case "fail": {
+      try {
+        await client.responses.create({ model: OPENAI.model, input: PROMPTS.fail });
+      } catch (e) {
+        return `error ${e.status}`;
+      }
+      throw new Error("fail scenario did not fail");
+    }
+    default:
+      throw new Error(`unknown responses scenario ${scenario}`);
   }
 }

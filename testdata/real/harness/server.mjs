@@ -3,6 +3,7 @@
 // Model API (the library under test points its base URL here):
 //   POST /m/<lib>/<scenario>/<enc>/v1/chat/completions   OpenAI Chat Completions (JSON and SSE)
 //   POST /m/<lib>/<scenario>/<enc>/v1/embeddings         OpenAI Embeddings (float and base64)
+//   POST /m/<lib>/<scenario>/<enc>/v1/responses          OpenAI Responses (JSON and SSE)
 //   POST /m/<lib>/<scenario>/<enc>/v1/messages           Anthropic Messages (JSON and SSE)
 // The scenario name selects the script (see script.mjs): names containing
 // "tool-loop", "stream", "fail" or "embed". Every call is appended to
@@ -164,6 +165,88 @@ function openaiChat(req, res, body, ctx, log) {
   send({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: finish }], ...u });
   if (includeUsage) send({ ...base, choices: [], usage: wireUsage });
   res.write("data: [DONE]\n\n");
+  res.end();
+  return log(entry);
+}
+
+// ---------- OpenAI Responses ----------
+
+function responsesUsage(u) {
+  return {
+    input_tokens: u.prompt_tokens,
+    input_tokens_details: { cached_tokens: u.cached_tokens },
+    output_tokens: u.completion_tokens,
+    output_tokens_details: { reasoning_tokens: u.reasoning_tokens },
+    total_tokens: u.prompt_tokens + u.completion_tokens,
+  };
+}
+
+function openaiResponses(req, res, body, ctx, log) {
+  const b = ctx.behaviour;
+  if (b === "fail") {
+    openaiRateLimit(res);
+    return log({ status: 429, error: "rate_limit_exceeded" });
+  }
+  const id = `resp_${ctx.scenario.replace(/[^a-z0-9]/g, "")}${ctx.callIndex}`;
+  let usage, output, text = null, toolCalls = [], finish;
+  if (b === "tool-loop") {
+    const items = Array.isArray(body.input) ? body.input : [];
+    if (!items.some((i) => i.type === "function_call_output")) {
+      usage = OPENAI.toolCall1;
+      toolCalls = [{ id: "fc_weather_1", call_id: "call_weather_1", name: TOOL.name, arguments: JSON.stringify(TOOL.arguments) }];
+      output = toolCalls.map((t) => ({ type: "function_call", status: "completed", ...t }));
+      finish = "tool_calls";
+    } else {
+      usage = OPENAI.toolCall2;
+      text = ANSWERS.toolLoop;
+      finish = "stop";
+    }
+  } else if (b === "stream") {
+    usage = OPENAI.stream;
+    text = ANSWERS.stream;
+    finish = "stop";
+  } else {
+    sendJSON(res, 400, { error: { message: `scenario ${ctx.scenario} has no responses script`, type: "invalid_request_error" } });
+    return log({ status: 400 });
+  }
+  const msgId = `msg_${id}`;
+  if (text != null) output = [{ type: "message", id: msgId, status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] }];
+  const wireUsage = responsesUsage(usage);
+  const response = (status, out, u) => ({
+    id, object: "response", created_at: CREATED, status, background: false, error: null, incomplete_details: null,
+    instructions: body.instructions ?? null, max_output_tokens: null, model: OPENAI.responseModel, output: out,
+    parallel_tool_calls: true, previous_response_id: null, reasoning: { effort: null, summary: null }, service_tier: "default",
+    store: true, temperature: 1, text: { format: { type: "text" } }, tool_choice: "auto", tools: body.tools || [], top_p: 1,
+    truncation: "disabled", usage: u, user: null, metadata: {},
+  });
+  const entry = {
+    status: 200, stream: !!body.stream, usage_sent: true, response_model: OPENAI.responseModel, usage: wireUsage, text,
+    tool_calls: toolCalls.map((t) => ({ name: t.name, arguments: t.arguments, id: t.call_id })), finish_reason: finish,
+  };
+  if (!body.stream) {
+    sendJSON(res, 200, response("completed", output, wireUsage));
+    return log(entry);
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  let n = 0;
+  const ev = (type, o) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n++, ...o })}\n\n`);
+  ev("response.created", { response: response("in_progress", [], null) });
+  ev("response.in_progress", { response: response("in_progress", [], null) });
+  output.forEach((item, oi) => {
+    if (item.type === "message") {
+      ev("response.output_item.added", { output_index: oi, item: { ...item, status: "in_progress", content: [] } });
+      ev("response.content_part.added", { item_id: item.id, output_index: oi, content_index: 0, part: { type: "output_text", text: "", annotations: [], logprobs: [] } });
+      for (const c of chunks(text)) ev("response.output_text.delta", { item_id: item.id, output_index: oi, content_index: 0, delta: c, logprobs: [] });
+      ev("response.output_text.done", { item_id: item.id, output_index: oi, content_index: 0, text, logprobs: [] });
+      ev("response.content_part.done", { item_id: item.id, output_index: oi, content_index: 0, part: item.content[0] });
+    } else {
+      ev("response.output_item.added", { output_index: oi, item: { ...item, status: "in_progress", arguments: "" } });
+      ev("response.function_call_arguments.delta", { item_id: item.id, output_index: oi, delta: item.arguments });
+      ev("response.function_call_arguments.done", { item_id: item.id, output_index: oi, arguments: item.arguments });
+    }
+    ev("response.output_item.done", { output_index: oi, item });
+  });
+  ev("response.completed", { response: response("completed", output, wireUsage) });
   res.end();
   return log(entry);
 }
@@ -345,6 +428,7 @@ const server = http.createServer(async (req, res) => {
         });
       if (api === "/v1/chat/completions") return openaiChat(req, res, body, ctx, log);
       if (api === "/v1/embeddings") return openaiEmbeddings(req, res, body, ctx, log);
+      if (api === "/v1/responses") return openaiResponses(req, res, body, ctx, log);
       if (api === "/v1/messages") return anthropicMessages(req, res, body, ctx, log);
     }
     process.stderr.write(`fake server: unhandled ${req.method} ${req.url}\n`);
