@@ -5,8 +5,13 @@ import { PROMPTS, TOOL, OPENAI, ANTHROPIC } from "./script.mjs";
 
 export async function runVercel(mods, scenario, env, extra = {}) {
   scenario = scenario.replace(/^legacy-/, "");
+  // responses-*: the OpenAI Responses API (openai.responses(), the provider's
+  // default for openai(model)) instead of Chat Completions.
+  const viaResponses = scenario.startsWith("responses-");
+  scenario = scenario.replace(/^responses-/, "");
   const { ai, createOpenAI, createAnthropic } = mods;
-  const openai = createOpenAI({ apiKey: "sk-test-not-a-key", baseURL: env.openaiBaseURL });
+  const createdOpenAI = createOpenAI({ apiKey: "sk-test-not-a-key", baseURL: env.openaiBaseURL });
+  const openai = { chat: (m) => (viaResponses ? createdOpenAI.responses(m) : createdOpenAI.chat(m)), embedding: (m) => createdOpenAI.embedding(m) };
   // v5/v6: experimental_telemetry with isEnabled; v7: `telemetry` (on by
   // default once an integration is registered), passed in extra.telemetry.
   const telemetryOpt = extra.telemetry || {
