@@ -40,6 +40,8 @@ func newSink(c *config, dropped *atomic.Int64, dropUsage *usageCounter) (*sink, 
 			// header says so. The secret scan alone leaves "[REDACTED]"
 			// where it acted.
 			Redacted: len(c.redactKeys) > 0,
+			// The scan, on by default, is what the CLI would run again.
+			SecretsScanned: c.secrets,
 		},
 	}
 	if c.budget > 0 {

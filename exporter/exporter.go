@@ -59,6 +59,8 @@ func (e *agenttraceExporter) storeOptions() store.Options {
 			// header says so. The secret scan alone leaves "[REDACTED]"
 			// where it acted.
 			Redacted: len(c.Redact.Keys) > 0,
+			// The scan, on by default, is what the CLI would run again.
+			SecretsScanned: c.Redact.Secrets,
 		},
 		OnError: func(err error) { e.logger.Error("finalizing artifact", zap.Error(err)) },
 		Hooks:   e.tel.hooks(e.logger),

@@ -72,12 +72,6 @@ func (t *telemetry) hooks(logger *zap.Logger) store.Hooks {
 	}
 }
 
-// The helpers take no context from the caller: the counts are the
+// The hooks take no context from the caller: the counts are the
 // exporter's own, not the request's.
 var bg = context.Background()
-
-func (t *telemetry) add(c metric.Int64Counter, n int64) {
-	if n != 0 {
-		c.Add(bg, n)
-	}
-}

@@ -32,7 +32,7 @@ type artifact struct {
 	tally        converter.Tally
 	seen         map[converter.SpanKey]struct{}
 	traces       map[pcommon.TraceID]struct{} // of a conversation's artifact
-	f            *os.File                     // nil while closed
+	f            file                         // nil while closed
 	size         int64                        // of the complete lines on disk
 	headerOnDisk bool
 	trailerLast  bool // nothing written since the last trailer
@@ -51,6 +51,20 @@ func (a *artifact) traceSet() map[pcommon.TraceID]struct{} {
 		return map[pcommon.TraceID]struct{}{a.key.Trace: {}}
 	}
 	return a.traces
+}
+
+// file is what the store needs of an open artifact file.
+type file interface {
+	io.WriteCloser
+	Truncate(size int64) error
+	Sync() error
+	Stat() (os.FileInfo, error)
+}
+
+// openFile opens an artifact file to append to; tests replace it with
+// files that fail.
+var openFile = func(path string) (file, error) {
+	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 }
 
 // encoder is a pooled scratch for encoding one group of records.
@@ -153,7 +167,14 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, er
 			continue
 		}
 		buf = e.enc.AppendRecord(buf, rec)
+		if e.enc.Skipped() {
+			// No cut fits it in a line: counted as dropped, its usage kept.
+			next.AddDropped(sp, e.enc.Reading())
+			capped++
+			continue
+		}
 		next.AddReading(sp, e.enc.Reading())
+		next.Truncate(e.enc.Truncated()) // values cut to fit the line limit
 		written++
 	}
 	e.buf, e.keys = buf[:0], keys[:0]
@@ -227,8 +248,7 @@ func (s *Store) openFile(a *artifact) error {
 		s.files.touch(a)
 		return nil
 	}
-	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	f, err := os.OpenFile(a.path, flags, 0o644)
+	f, err := openFile(a.path)
 	if err != nil {
 		return fmt.Errorf("open artifact: %w", err)
 	}
@@ -291,16 +311,12 @@ func (s *Store) sync(a *artifact) error {
 		a.dirty = false
 		return nil
 	}
-	f := a.f
-	if f == nil {
+	if a.f == nil {
 		// Closed by the LRU since: a descriptor of its own syncs it.
-		var err error
-		if f, err = os.OpenFile(a.path, os.O_WRONLY, 0); err != nil {
-			return fmt.Errorf("sync %s: %w", a.path, err)
+		if err := syncFile(a.path); err != nil {
+			return err
 		}
-		defer f.Close()
-	}
-	if err := f.Sync(); err != nil {
+	} else if err := a.f.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", a.path, err)
 	}
 	a.dirty = false

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -19,6 +18,10 @@ type HeaderOptions struct {
 	Budget *converter.Budget
 	// Redacted tells that the writer redacted named keys.
 	Redacted bool
+	// SecretsScanned tells that the writer scanned every string for
+	// secrets (package redact) before writing: the CLI does not scan such
+	// an artifact again.
+	SecretsScanned bool
 	// Whole tells that the records are all the artifact will ever hold
 	// (convert): the header then names the trace, and the conversation,
 	// when every record shares it.
@@ -134,6 +137,10 @@ func (h *headerBuilder) meta(k Key, opts HeaderOptions) *converter.Meta {
 		m.Redacted = true
 	}
 	m.Redacted = m.Redacted || opts.Redacted
+	if v, ok := attrs.Get(semconv.SecretsScanned); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
+		m.SecretsScanned = true
+	}
+	m.SecretsScanned = m.SecretsScanned || opts.SecretsScanned
 	return m
 }
 
@@ -154,12 +161,4 @@ func budgetAttr(attrs pcommon.Map) int64 {
 		return v.Int()
 	}
 	return 0
-}
-
-// rootBudget returns the budget a local root span sets, or 0.
-func rootBudget(sp ptrace.Span) int64 {
-	if !converter.IsLocalRoot(sp) {
-		return 0
-	}
-	return budgetAttr(sp.Attributes())
 }

@@ -34,13 +34,6 @@ func newOpenFiles(max int) *openFiles {
 	return o
 }
 
-// len is the number of files held open.
-func (o *openFiles) len() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.lru.Len()
-}
-
 // add records a newly opened file of a (whose mutex the caller holds) and
 // marks the least recently used others past max for closing.
 func (o *openFiles) add(a *artifact) {

@@ -1,0 +1,86 @@
+// Package store owns artifact files: the one place that decides which
+// file a record goes to, what the file is named, what its header says,
+// how it is continued after a restart, when it is synced and finalized,
+// and what its trailer counts. The SDK span processor (package bridge),
+// the collector exporter and `agenttrace convert --split` are thin
+// adapters over it; none of them opens an artifact file itself.
+//
+// # Routing and names
+//
+// A Store writes one artifact (Options.Path, Options.Writer) or a folder
+// of them (Options.Dir), routed by trace, by gen_ai.conversation.id or by
+// a resource attribute (Route). [FileName] is the one naming rule, and it
+// is injective, case-insensitive file systems included:
+// <trace id>.jsonl, conv-<name>.jsonl, <attribute>-<name>.jsonl, where
+// [Name] keeps a plain value (lower case, digits, ".", "_", "-") and
+// makes any other readable-part + "-" + 16 hex digits of its SHA-256.
+//
+// A trace belongs to the conversation its first span naming one names.
+// When a trace names its conversation only after some of its records were
+// written to an artifact of its own, that artifact is folded into the
+// conversation's (its records appended there, its file removed): one
+// trace, one file, from every adapter, however the spans were batched.
+//
+// # Header
+//
+// [Header] is the one header policy, for an artifact written live or
+// whole: started_at is the earliest start of the records the header is
+// made from (for a live writer, its first batch: a span that starts
+// earlier but ends later cannot move it); trace_id names a trace's
+// artifact, conversation_id a conversation's, and both an artifact
+// written whole (convert -o) when all its records share them; the budget
+// is a local root span's agenttrace.budget.tokens, else the resource's,
+// else the writer's configured one (WithBudget, budget.tokens, the input
+// header of convert); redacted when the resource says so or the writer
+// redacted named keys. A root span's budget arriving after the header was
+// written is the budget the trailer judges against.
+//
+// # Writing
+//
+// Writes to different artifacts never wait for each other: every artifact
+// has its own lock, the tables that find them are sharded, and the bound
+// on open files (an LRU, hashicorp/golang-lru) is touched only when an
+// artifact nears eviction. The records a Write routes to one artifact are
+// encoded into one buffer and appended in one write call. Spans already in
+// the artifact (same trace and span id) are skipped, so a redelivered
+// batch writes nothing twice. Past Options.RecordCap, spans are counted
+// in the trailer as dropped, and their usage still counts.
+//
+// Write, then count: a record counts in the trailer only after its line
+// is fully written. A failed or partial write is cut back to the last
+// complete line, nothing of it is counted or remembered, and the error is
+// returned as a *WriteError naming the records of the failed artifacts
+// only; the other artifacts of the same Write are written. An artifact
+// whose file cannot even be cut back refuses every later write.
+//
+// # Adoption
+//
+// An artifact already on disk is continued, never truncated: its header
+// stays the only one, its records are counted in later trailers and its
+// span ids skip redelivered spans; the budget of its last trailer holds.
+// A torn last line (a crash mid-write) is closed off with a newline. A
+// file whose first line is not a complete header (a torn header, a blank
+// line, garbage) is renamed aside to <name>.corrupt-<unix ns> (reported
+// through Hooks.SetAside) and a fresh artifact takes its name; a header
+// of a newer schema version is refused (ErrNotAppendable), untouched.
+//
+// # Finalization and syncing
+//
+// An artifact of a folder is finalized (trailer written, synced, file
+// closed, its memory freed) once its local root span has ended and it
+// stayed idle for Options.FinalizeAfter (the collector), at once when
+// FinalizeAfter is 0 (the SDK processor: the root ending is the end of
+// that process's part of the trace; convert), when idle for OrphanAfter
+// whatever its root, and at Close. A later span reopens it, appends, and a
+// new trailer follows: readers take the last. A trailer is written only
+// when something changed since the last one. Fsync: FsyncTraceEnd syncs
+// at finalization and Flush, FsyncAlways before Write returns,
+// FsyncNever leaves it to the system.
+//
+// # Drops
+//
+// Spans dropped before the store saw them (a full queue) are handed to
+// Drop with their usage; the trailer of their trace's artifact counts
+// them, and a trace with nothing but drops gets an artifact at Close that
+// says so.
+package store
