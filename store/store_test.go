@@ -24,7 +24,9 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func tid(b byte) pcommon.TraceID { return pcommon.TraceID{b, 0xee, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, b} }
+func tid(b byte) pcommon.TraceID {
+	return pcommon.TraceID{b, 0xee, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, b}
+}
 
 func sid(b byte) pcommon.SpanID { return pcommon.SpanID{b, 1, 2, 3, 4, 5, 6, 7} }
 
@@ -117,13 +119,13 @@ func newStore(t *testing.T, opts Options) *Store {
 
 func TestNameIsInjective(t *testing.T) {
 	tests := []struct{ a, b string }{
-		{"x/y", Name("x/y")},    // a value and the name of another
-		{"abc", "ABC"},          // case only
-		{"Abc", "aBC"},          // case only, both hashed
-		{"", "-"},               // empty
-		{".", "_"},              // a dot
-		{"a.b", "a_b"},          // a dot kept, an underscore kept
-		{"é", "_"},              // a non-ASCII byte
+		{"x/y", Name("x/y")}, // a value and the name of another
+		{"abc", "ABC"},       // case only
+		{"Abc", "aBC"},       // case only, both hashed
+		{"", "-"},            // empty
+		{".", "_"},           // a dot
+		{"a.b", "a_b"},       // a dot kept, an underscore kept
+		{"é", "_"},           // a non-ASCII byte
 		{strings.Repeat("a", 64), strings.Repeat("a", 65)},
 		{"c-0123456789abcdef", "c"}, // a plain-looking value shaped like a hashed name
 	}
