@@ -36,8 +36,11 @@ type CallError struct {
 }
 
 func (e *CallError) Error() string {
-	if e.Message == "" {
+	switch {
+	case e.Message == "":
 		return e.Code
+	case e.Code == "":
+		return e.Message
 	}
 	return e.Code + ": " + e.Message
 }
@@ -238,7 +241,7 @@ func Replay(ctx context.Context, recs []converter.Record, dispatch Dispatcher, o
 func replayValidate(ctx context.Context, v Validator, c *diffCall, raw json.RawMessage, rc *ReplayedCall) {
 	if err := v(ctx, c.out.Tool, raw); err != nil {
 		rc.Status = Diverged
-		rc.Replayed = &ReplayOutcome{OK: false, Code: codeOf(err), Message: err.Error()}
+		rc.Replayed = &ReplayOutcome{OK: false, Code: codeOf(err), Message: failureMessage(err)}
 		rc.Fields = []string{"valid"}
 		return
 	}
@@ -250,7 +253,7 @@ func replayValidate(ctx context.Context, v Validator, c *diffCall, raw json.RawM
 func replayJudge(c *diffCall, res json.RawMessage, err error, rc *ReplayedCall, cfg replayConfig) {
 	out := &ReplayOutcome{OK: err == nil}
 	if err != nil {
-		out.Code, out.Message = codeOf(err), err.Error()
+		out.Code, out.Message = codeOf(err), failureMessage(err)
 	}
 	rc.Replayed = out
 	switch {
@@ -292,6 +295,12 @@ func codeOf(err error) string {
 		return c.ErrorCode()
 	}
 	return ""
+}
+
+// failureMessage is err's message without the code a CallError puts in
+// front of it: the outcome shows the code on its own.
+func failureMessage(err error) string {
+	return strings.TrimPrefix(err.Error(), codeOf(err)+": ")
 }
 
 // decodeResult reads a result as a JSON tree; a result that is not JSON
@@ -476,11 +485,11 @@ func (r *ReplayReport) WriteText(w io.Writer) error {
 		if rc.Status == Matched {
 			continue
 		}
-		p("\n[%d] %s  %s", rc.Index, rc.Status, rc.Recorded.text())
+		p("\n[%d] %s", rc.Index, strings.ReplaceAll(string(rc.Status), "_", " "))
 		if len(rc.Fields) > 0 {
 			p(" (%s)", strings.Join(rc.Fields, ", "))
 		}
-		p("\n")
+		p("\n  was    %s\n", rc.Recorded.text())
 		if rc.Reason != "" {
 			p("  %s\n", rc.Reason)
 		}

@@ -85,7 +85,7 @@ func TestReplayDemo(t *testing.T) {
 	for _, c := range rep.Calls {
 		if c.Status == judge.Diverged {
 			diverged = append(diverged, fmt.Sprint(c.Recorded.Tool, " ", c.Fields))
-			assert.Equal(t, &judge.ReplayOutcome{OK: false, Code: "500", Message: "500: search_trains is down"}, c.Replayed)
+			assert.Equal(t, &judge.ReplayOutcome{OK: false, Code: "500", Message: "search_trains is down"}, c.Replayed)
 			assert.NotEmpty(t, c.Changes, "what the result was, and the error now")
 		}
 	}
@@ -187,7 +187,7 @@ func TestReplayDryRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, rep.DryRun)
 	assert.Equal(t, judge.ReplayCounts{Calls: 4, Matched: 3, Diverged: 1}, rep.Counts)
-	assert.Equal(t, &judge.ReplayOutcome{Code: "BAD_ARGUMENT", Message: "BAD_ARGUMENT: pay: amount is required"}, rep.Calls[2].Replayed)
+	assert.Equal(t, &judge.ReplayOutcome{Code: "BAD_ARGUMENT", Message: "pay: amount is required"}, rep.Calls[2].Replayed)
 	assert.Empty(t, rep.IDs, "nothing ran, so no id was learned")
 
 	_, err = judge.Replay(context.Background(), sessionRun(t, false), nil)
@@ -245,6 +245,6 @@ func TestReplayWriteText(t *testing.T) {
 	require.NoError(t, err)
 	var b strings.Builder
 	require.NoError(t, rep.WriteText(&b))
-	assert.True(t, strings.HasPrefix(b.String(), "Replay  diverged\nCalls    4: 3 matched, 1 diverged, 0 not replayable, 0 skipped\n\n[0] diverged  search_trains  ok"), b.String())
-	assert.Contains(t, b.String(), "  now    failed 500: 500: search_trains is down\n")
+	assert.True(t, strings.HasPrefix(b.String(), "Replay  diverged\nCalls    4: 3 matched, 1 diverged, 0 not replayable, 0 skipped\n\n[0] diverged (ok)\n  was    search_trains  ok  (span "), b.String())
+	assert.Contains(t, b.String(), "  now    failed 500: search_trains is down\n")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -157,8 +158,118 @@ func TestAuditInputs(t *testing.T) {
 func TestJudgeFixturesValidate(t *testing.T) {
 	files, err := filepath.Glob(judgeFixture("*.jsonl"))
 	require.NoError(t, err)
-	require.Len(t, files, 12)
+	require.Len(t, files, 22) // diff (4), audit (8), two-layer (5 pairs)
 	r := agenttrace(t, "", append([]string{"validate"}, files...)...)
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Len(t, lines(r.stdout), len(files))
+}
+
+// TestAuditBudgetStoppedDemo: the demo's run that its token budget ended
+// is ended, not missing the calls its last model call asked for.
+func TestAuditBudgetStoppedDemo(t *testing.T) {
+	dir := t.TempDir()
+	r := agenttrace(t, "", "demo", "--out", dir, "--budget", "3000")
+	require.Equal(t, 0, r.code, r.stderr)
+	runs, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	r = agenttrace(t, "", "audit", runs[0])
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, runs[0]+": no findings\n", r.stdout)
+}
+
+// TestAuditAgainst: two recordings of one run are reconciled; each
+// planted lie gives one finding naming both files and their lines.
+func TestAuditAgainst(t *testing.T) {
+	tests := []struct {
+		pair, category string
+		code           int
+	}{
+		{"clean", "", 0},
+		{"missing", "missing_call", 1},
+		{"phantom", "phantom_call", 0},
+		{"retried", "hidden_retry", 0},
+		{"drifted", "argument_drift", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pair, func(t *testing.T) {
+			t.Parallel()
+			a, b := judgeFixture("two-layer-"+tt.pair+"-a.jsonl"), judgeFixture("two-layer-"+tt.pair+"-b.jsonl")
+			r := agenttrace(t, "", "audit", a, "--against", b)
+			assert.Equal(t, tt.code, r.code, r.stderr)
+			assert.Empty(t, r.stderr)
+			ls := lines(r.stdout)
+			require.Len(t, ls, 1, r.stdout)
+			if tt.category == "" {
+				assert.Equal(t, a+" vs "+b+": no findings", ls[0])
+				return
+			}
+			assert.Contains(t, ls[0], " "+tt.category+": ")
+			assert.Contains(t, ls[0], "[A: "+a+" line 2")
+			assert.Regexp(t, `; B: `+regexp.QuoteMeta(b)+` lines? \d`, ls[0])
+
+			r = agenttrace(t, "", "audit", a, "--against", b, "--json", "--fail-on", "warning")
+			assert.Equal(t, 1, r.code, r.stderr)
+			var got struct {
+				Runs     []struct{ By string }
+				Findings []struct {
+					Category string
+					A, B     struct {
+						File  string
+						Lines []int
+					}
+				}
+				Counts struct{ Total int }
+			}
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+			require.Len(t, got.Findings, 1)
+			assert.Equal(t, tt.category, got.Findings[0].Category)
+			assert.Equal(t, a, got.Findings[0].A.File)
+			assert.Equal(t, b, got.Findings[0].B.File)
+			assert.NotEmpty(t, got.Findings[0].A.Lines)
+			assert.NotEmpty(t, got.Findings[0].B.Lines)
+			assert.Equal(t, 1, got.Counts.Total)
+			require.Len(t, got.Runs, 1)
+			assert.Equal(t, "conversation_id", got.Runs[0].By)
+		})
+	}
+}
+
+func TestAuditAgainstUsage(t *testing.T) {
+	a, b := judgeFixture("two-layer-clean-a.jsonl"), judgeFixture("two-layer-clean-b.jsonl")
+	r := agenttrace(t, "", "audit", a, b, "--against", b)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "--against reconciles one recording")
+
+	r = agenttrace(t, "", "audit", a, "--against", filepath.Join("testdata", "dropped-records.jsonl"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "share no run")
+}
+
+// TestAuditTrailerTruth: a file whose trailer counts records it does not
+// hold says so, with the trailer's totals, in text and JSON.
+func TestAuditTrailerTruth(t *testing.T) {
+	path := filepath.Join("testdata", "dropped-records.jsonl")
+	r := agenttrace(t, "", "audit", path)
+	assert.Contains(t, r.stdout, path+": note: the summary trailer counts 6 record(s) the file does not hold")
+	assert.Contains(t, r.stdout, "1,200 tokens, budget 1,000 (over budget)")
+
+	r = agenttrace(t, "", "audit", "--json", path)
+	var got struct {
+		Files []struct {
+			Trailer *struct {
+				Dropped int64
+				Tokens  struct{ Total int64 }
+				Budget  struct {
+					OverBudget bool `json:"over_budget"`
+				}
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+	require.Len(t, got.Files, 1)
+	require.NotNil(t, got.Files[0].Trailer)
+	assert.Equal(t, int64(6), got.Files[0].Trailer.Dropped)
+	assert.Equal(t, int64(1200), got.Files[0].Trailer.Tokens.Total)
+	assert.True(t, got.Files[0].Trailer.Budget.OverBudget)
 }

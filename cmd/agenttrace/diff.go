@@ -18,13 +18,21 @@ func newDiffCmd(e *env) *cobra.Command {
 		Use:   "diff A B",
 		Short: "Tell whether run B diverged from run A",
 		Long: `Diff compares two runs of the same task by their tool calls. Each run's
-call records, taken in order of start time, are aligned by position and
-judged on their stable outcome: the tool's name, whether it succeeded, and
-its error code. Arguments and results vary from run to run and never make
-a divergence by themselves; for each diverged pair the report shows how
-they differ, field by field (unless either run was redacted, when they
-cannot be compared). Calls past the end of the shorter run are
-divergences too: "missing in B" or "extra in B".
+call records, taken in order of start time, are aligned the way a person
+would line them up: by least-cost sequence alignment on the tool and its
+arguments, so an inserted retry, a removed call, a reordered pair and a
+changed argument each come out as one finding ("inserted in B", "removed",
+"reordered", "arguments changed"). Pairs are judged on their stable
+outcome: the tool's name, whether it succeeded, and its error code.
+Arguments and results vary from run to run and never make a divergence by
+themselves; the report shows how they differ, field by field (unless
+either run was redacted, when they cannot be compared).
+
+The report leads with a summary: calls matched, diverged, inserted,
+removed and reordered, and each run's tokens, cost (when the records carry
+one) and time. When a run's summary trailer counts records the file does
+not hold (dropped by the producer), its tokens are the trailer's and the
+report says how many records are missing: their calls cannot be aligned.
 
 Inputs are artifacts or OTLP files, told apart by their content; "-"
 reads standard input. Problems with artifact lines are printed to standard
@@ -63,7 +71,7 @@ func (e *env) diff(pathA, pathB string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	rep := judge.Diff(a.records, b.records, judge.WithRedaction(a.redacted(), b.redacted()))
+	rep := judge.Diff(a.records, b.records, judge.WithRedaction(a.redacted(), b.redacted()), judge.WithTrailers(a.summary, b.summary))
 	if err := e.printReport(asJSON, rep); err != nil {
 		return err
 	}

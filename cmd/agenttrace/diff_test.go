@@ -163,3 +163,28 @@ func TestDiffBadLines(t *testing.T) {
 	assert.Contains(t, r.stderr, path+":10: torn last line")
 	assert.Contains(t, r.stderr, path+": 1 bad line(s) skipped")
 }
+
+// TestDiffTrailerTruth: a run whose trailer counts records the file does
+// not hold is summed up with the trailer's tokens, and the report says
+// how many records are missing.
+func TestDiffTrailerTruth(t *testing.T) {
+	path := filepath.Join("testdata", "dropped-records.jsonl")
+	r := agenttrace(t, "", "diff", path, judgeFixture("diff-base.jsonl"))
+	assert.Contains(t, r.stdout, "Tokens   A 1,200 (input 720, output 480) from the summary trailer; B 0")
+	assert.Contains(t, r.stdout, "Dropped  A: 6 record(s) the summary trailer counts are not in the file")
+
+	r = agenttrace(t, "", "diff", "--json", path, path)
+	var got struct {
+		Runs struct {
+			A struct {
+				Dropped           int64 `json:"dropped"`
+				TokensFromTrailer bool  `json:"tokens_from_trailer"`
+				Tokens            struct{ Total int64 }
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+	assert.Equal(t, int64(6), got.Runs.A.Dropped)
+	assert.True(t, got.Runs.A.TokensFromTrailer)
+	assert.Equal(t, int64(1200), got.Runs.A.Tokens.Total)
+}

@@ -102,6 +102,9 @@ type source struct {
 	// unknownTypes counts, by type, the records of types an imported
 	// shape does not define.
 	unknownTypes map[string]int64
+	// lines holds each record's line in an artifact (0 for a synthesized
+	// root), for findings that name lines; nil for other shapes.
+	lines []int
 }
 
 // load reads every record of in. Problems with lines go to onProblem as
@@ -123,6 +126,7 @@ func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
 				return nil, in.fail(err)
 			}
 			src.records = append(src.records, *rec)
+			src.lines = append(src.lines, r.Line())
 		}
 		src.meta, src.summary = r.Meta(), r.Summary()
 		st := r.Stats()

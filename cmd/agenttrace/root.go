@@ -71,6 +71,7 @@ output), 3 when send's endpoint refuses or cannot be reached.`,
 	})
 	root.AddCommand(newConvertCmd(e), newValidateCmd(e), newTokensCmd(e), newDemoCmd(e), newDiffCmd(e), newAuditCmd(e),
 		newHTMLCmd(e), newServeCmd(e), newSendCmd(e), newMessagesCmd(e))
+	root.AddCommand(newReplayCmd(e))
 	return root
 }
 
