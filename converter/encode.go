@@ -20,6 +20,7 @@ type Encoder struct {
 	sc  scanner
 	def origin
 	set bool
+	lim lineLimit
 }
 
 // origin is where a span was reported: resource and scope with their
@@ -71,8 +72,8 @@ var jsonFields = [...]semconv.Field{
 	semconv.FieldInput, semconv.FieldOutput,
 }
 
-// AppendRecord appends rec as one line, newline included.
-func (e *Encoder) AppendRecord(dst []byte, rec *Record) []byte {
+// appendRecord appends rec as one line, newline included, however long.
+func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	sp := rec.Span
 	st := sp.Status()
 	isErr := st.Code() == ptrace.StatusCodeError

@@ -14,9 +14,10 @@ import (
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
-// DefaultMaxLineSize is the longest line a Reader accepts by default. GenAI
-// records carry whole conversations; 64 KiB, bufio.Scanner's default, is
-// far too small.
+// DefaultMaxLineSize is the longest line a Reader accepts, and a Writer
+// writes, by default (see [WithMaxLineSize]): one limit, so that what is
+// written can be read. GenAI records carry whole conversations; 64 KiB,
+// bufio.Scanner's default, is far too small.
 const DefaultMaxLineSize = 16 << 20
 
 // maxKeptProblems bounds the problems a Reader keeps; all are counted.
@@ -54,16 +55,6 @@ type readerConfig struct {
 type readerOptionFunc func(*readerConfig)
 
 func (f readerOptionFunc) applyReader(c *readerConfig) { f(c) }
-
-// WithMaxLineSize sets the longest line accepted; longer lines are reported
-// with [ErrLineTooLong] and skipped. n <= 0 keeps the default.
-func WithMaxLineSize(n int) ReaderOption {
-	return readerOptionFunc(func(c *readerConfig) {
-		if n > 0 {
-			c.maxLine = n
-		}
-	})
-}
 
 // WithSource names the input in the problems the Reader reports, so that
 // they read "file.jsonl:12: ...".

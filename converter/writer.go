@@ -30,10 +30,24 @@ type Writer struct {
 	closed    bool
 }
 
+// WriterOption configures a Writer.
+type WriterOption interface{ applyWriter(*Writer) }
+
 // NewWriter returns a Writer to w. meta is the header; when nil, one is
 // made from the first record (its start time, resource and scope).
-func NewWriter(w io.Writer, meta *Meta) *Writer {
-	return &Writer{w: w, meta: meta}
+//
+// A record whose line would be longer than the line limit
+// ([DefaultMaxLineSize] unless [WithMaxLineSize] says otherwise), which a
+// Reader with the same limit would skip, is written with its largest
+// values cut short, each marked with its original length (see
+// [TruncatedPrefix]) and counted in the trailer's "truncated": what is
+// written can be read back.
+func NewWriter(w io.Writer, meta *Meta, opts ...WriterOption) *Writer {
+	aw := &Writer{w: w, meta: meta}
+	for _, o := range opts {
+		o.applyWriter(aw)
+	}
+	return aw
 }
 
 // Meta returns the header written, or to be written.
@@ -90,9 +104,26 @@ func (w *Writer) Write(rec *Record) error {
 		return err
 	}
 	w.buf = w.enc.AppendRecord(w.buf[:0], rec)
+	if w.enc.Skipped() {
+		// Too many small values to cut: not written, but counted, its
+		// usage included, like a record a cap drops.
+		w.tally.AddDropped(rec.Span, w.enc.Reading())
+		return nil
+	}
 	w.tally.AddReading(rec.Span, w.enc.Reading())
-	return w.writeLine(w.buf)
+	w.tally.Truncate(w.enc.Truncated())
+	err := w.writeLine(w.buf)
+	if cap(w.buf) > maxKeptBuf {
+		w.buf = nil // a writer kept per open artifact must not hold a huge line
+	}
+	return err
 }
+
+// maxKeptBuf is the largest line buffer a Writer keeps between records.
+const maxKeptBuf = 1 << 20
+
+// MaxLineSize returns the longest line w writes, newline not counted.
+func (w *Writer) MaxLineSize() int { return w.enc.MaxLineSize() }
 
 // WriteTraces writes every span of td, in td's order.
 func (w *Writer) WriteTraces(td ptrace.Traces) error {

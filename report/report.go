@@ -33,8 +33,9 @@ type TokenReport struct {
 	// unreadable. Their usage is in Tokens; their details are nowhere.
 	Dropped int64 `json:"dropped"`
 	// Truncated counts attribute values the writer cut short to keep a
-	// line readable, as the trailers count them; each truncated record
-	// holds the original length in an agenttrace.truncated.* attribute.
+	// line readable: the markers (agenttrace.truncated.<key>, holding the
+	// original length) of the records, or what the trailers count, if
+	// more.
 	Truncated int64 `json:"truncated"`
 	// Notes say in words what the numbers above mean for a reader: that
 	// records were dropped and their details are not in the file, that

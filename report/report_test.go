@@ -342,3 +342,17 @@ func TestTokensTextTrailer(t *testing.T) {
 	assert.Regexp(t, `(?m)^Note +6 records are not in the file .*details are not in the file`, out)
 	assert.Regexp(t, `(?m)^Note +1 attribute value was cut short .*agenttrace\.truncated\.<key>`, out)
 }
+
+// TestTokensTruncatedMarkers: values marked as truncated are counted from
+// the records when no trailer says so.
+func TestTokensTruncatedMarkers(t *testing.T) {
+	b := newTrace()
+	b.tool("fetch", pcommon.SpanID{}, "cut", false)
+	recs := b.records()
+	recs[0].Span.Attributes().PutInt(converter.TruncatedPrefix+semconv.ToolCallResult, 1<<30)
+	rep := report.Tokens(recs, nil)
+	assert.Equal(t, int64(1), rep.Truncated)
+	require.Len(t, rep.Notes, 1)
+	assert.Contains(t, rep.Notes[0], "1 attribute value was cut short")
+	assert.Equal(t, int64(1<<28), rep.ByTool[0].EstimatedTokens, "the estimate counts the whole result")
+}

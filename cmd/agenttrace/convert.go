@@ -150,7 +150,7 @@ func (e *env) stream(p *convertPlan, in *input) error {
 	defer in.close()
 	src := &source{name: in.name}
 	write := func(w io.Writer) error {
-		aw := converter.NewWriter(w, nil)
+		aw := converter.NewWriter(w, nil, converter.WithMaxLineSize(e.maxLine))
 		var werr error // the output's, which the importer returns as its own
 		err := in.importTo(src, e.printProblem, func(rec *converter.Record) error {
 			e.redact.imported(rec)
@@ -191,6 +191,6 @@ func (e *env) writeOne(p *convertPlan, all *inputs) error {
 	meta := all.metaFor(all.records)
 	e.redact.mark(meta)
 	return e.writeOutput(p.output, func(w io.Writer) error {
-		return encode(w, p.format, all.records, meta)
+		return encode(w, p.format, all.records, meta, converter.WithMaxLineSize(e.maxLine))
 	})
 }

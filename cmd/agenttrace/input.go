@@ -26,6 +26,8 @@ type input struct {
 	r     *bufio.Reader
 	rerr  *readErr
 	close func() error
+	// maxLine is the longest artifact line read (--max-line).
+	maxLine int
 }
 
 // readErr remembers the first read error of the underlying file, so that
@@ -63,7 +65,7 @@ func checkStdin(paths []string) error {
 // open opens path ("-" for standard input) and detects its shape from its
 // content, unless --from named it. Errors are exitErrors naming the file.
 func (e *env) open(path string) (*input, error) {
-	in := &input{name: path, close: func() error { return nil }}
+	in := &input{name: path, close: func() error { return nil }, maxLine: e.maxLine}
 	var src io.Reader
 	if path == "-" {
 		in.name, src = stdinName, e.stdin
@@ -116,7 +118,7 @@ func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
 	case importer.Artifact:
 		// Read here rather than by importer.For, which keeps no header:
 		// the budget and the redaction flag live only there.
-		r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(onProblem))
+		r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(onProblem), converter.WithMaxLineSize(in.maxLine))
 		for {
 			rec, err := r.Next()
 			if err == io.EOF {

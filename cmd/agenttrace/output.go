@@ -75,12 +75,12 @@ func (f outFormat) ext() string {
 }
 
 // encode writes recs to w in format f, with meta as the artifact header
-// (or, for OTLP, carried in the resource attributes). OTLP output moves
-// the spans out of recs.
-func encode(w io.Writer, f outFormat, recs []converter.Record, meta *converter.Meta) error {
+// (or, for OTLP, carried in the resource attributes), and opts for an
+// artifact's writer. OTLP output moves the spans out of recs.
+func encode(w io.Writer, f outFormat, recs []converter.Record, meta *converter.Meta, opts ...converter.WriterOption) error {
 	if f == outJSONL {
 		bw := bufio.NewWriterSize(w, 64<<10)
-		aw := converter.NewWriter(bw, meta)
+		aw := converter.NewWriter(bw, meta, opts...)
 		for i := range recs {
 			if err := aw.Write(&recs[i]); err != nil {
 				return err

@@ -17,6 +17,7 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	from           importer.Shape // --from: the input shape, when not detected
+	maxLine        int            // --max-line: the longest artifact line read or written
 	redact         *redaction     // how loads redact; set by the commands that register its flags
 }
 
@@ -63,6 +64,8 @@ output), 3 when send's endpoint refuses or cannot be reached.`,
 		SilenceUsage:  true, // run prints a usage hint for usage errors only
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
+	root.PersistentFlags().IntVar(&e.maxLine, "max-line", converter.DefaultMaxLineSize,
+		"longest artifact line, in bytes, read (longer lines are reported and skipped) or written by convert (longer records have their largest values truncated)")
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)

@@ -21,8 +21,12 @@ func newValidateCmd(e *env) *cobra.Command {
 line per problem: a line that is not valid JSON or not a valid record, a
 torn last line, a missing header, a line over the size limit, a header of
 a newer schema version, a span_id used twice, a record that finishes
-before it starts, and a summary trailer that disagrees with the records.
-Lines of an unknown kind are valid (noted on standard error).
+before it starts, and a summary trailer that disagrees with the records
+(its counts, tokens, truncation count and budget; a trailer that reports
+dropped records may count more tokens than the records hold, never less).
+Lines of an unknown kind are valid (noted on standard error), and so are
+values a writer truncated to keep a line within the limit: each is noted
+on standard error with its original size, and counted in the "ok" line.
 
 A valid file prints "file: ok (N records)". The exit status is 0 when
 every file is valid, 1 when any has problems, 2 when one cannot be read.`,
@@ -65,16 +69,20 @@ func (e *env) validateOne(path string) error {
 		v.problem(0, "empty file: no meta header")
 		return errFindings
 	}
-	r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(v.lineProblem))
+	r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(v.lineProblem), converter.WithMaxLineSize(e.maxLine))
 	if err := v.records(r); err != nil {
 		return in.fail(err)
 	}
-	v.summary(r)
+	v.summary(r, r.Meta())
 	if n := r.Stats().Unknown; n > 0 {
 		fmt.Fprintf(e.stderr, "%s: note: %d line(s) of an unknown kind skipped\n", in.name, n)
 	}
 	if v.problems > 0 {
 		return errFindings
+	}
+	if v.truncated > 0 {
+		fmt.Fprintf(e.stdout, "%s: ok (%d records; %d value(s) truncated when written)\n", in.name, v.tally.Records(), v.truncated)
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "%s: ok (%d records)\n", in.name, v.tally.Records())
 	return nil
@@ -86,6 +94,8 @@ type validation struct {
 	name     string
 	problems int
 	tally    converter.Tally // the records read from lines
+	// truncated counts the values records mark as cut short when written.
+	truncated int64
 }
 
 // lineProblem prints a problem the reader found at a line.
@@ -139,26 +149,43 @@ func (v *validation) records(r *converter.Reader) error {
 			v.problem(line, "finished_at %s is before started_at %s", stamp(end), stamp(start))
 		}
 		v.tally.Add(rec)
+		converter.Truncated(sp, func(where, key string, size int64) {
+			v.truncated++
+			if where != "" {
+				key = where + ": " + key
+			}
+			fmt.Fprintf(v.stderr, "%s:%d: note: span %s: %s truncated when written (%d bytes originally)\n", v.name, line, sp.SpanID(), key, size)
+		})
 	}
 }
 
 // summary compares the last trailer with what the records add up to,
-// reporting each disagreement at the trailer's line.
-func (v *validation) summary(r *converter.Reader) {
+// reporting each disagreement at the trailer's line. A trailer that
+// counts dropped records still counts the records written exactly; its
+// tokens, which include what a cap dropped, may only be more.
+func (v *validation) summary(r *converter.Reader, meta *converter.Meta) {
 	got := r.Summary()
 	if got == nil {
 		return
 	}
 	line := r.SummaryLine()
-	if got.Dropped > 0 {
+	dropped := got.Dropped > 0
+	if dropped {
 		// The trailer counts spans the producer saw but did not write.
-		fmt.Fprintf(v.stderr, "%s:%d: note: the summary reports %d dropped span(s); its counts are not checked\n", v.name, line, got.Dropped)
-		return
+		fmt.Fprintf(v.stderr, "%s:%d: note: the summary reports %d dropped span(s), not in the file; their usage is in its totals\n", v.name, line, got.Dropped)
 	}
 	want := v.tally.Summary(nil)
 	check := func(field string, said, is int64) {
 		if said != is {
 			v.problem(line, "summary says %s %d, the records add up to %d", field, said, is)
+		}
+	}
+	checkTokens := check
+	if dropped {
+		checkTokens = func(field string, said, is int64) {
+			if said < is {
+				v.problem(line, "summary says %s %d, less than the records add up to (%d)", field, said, is)
+			}
 		}
 	}
 	check("records", got.Records, want.Records)
@@ -171,12 +198,35 @@ func (v *validation) summary(r *converter.Reader) {
 		check("spans", got.Spans, want.Spans)
 	}
 	check("errors", got.Errors, want.Errors)
-	check("tokens.input", got.Tokens.Input, want.Tokens.Input)
-	check("tokens.output", got.Tokens.Output, want.Tokens.Output)
-	check("tokens.cache_read", got.Tokens.CacheRead, want.Tokens.CacheRead)
-	check("tokens.cache_creation", got.Tokens.CacheCreation, want.Tokens.CacheCreation)
-	check("tokens.reasoning", got.Tokens.Reasoning, want.Tokens.Reasoning)
-	check("tokens.total", got.Tokens.Total, want.Tokens.Total)
+	checkTokens("tokens.input", got.Tokens.Input, want.Tokens.Input)
+	checkTokens("tokens.output", got.Tokens.Output, want.Tokens.Output)
+	checkTokens("tokens.cache_read", got.Tokens.CacheRead, want.Tokens.CacheRead)
+	checkTokens("tokens.cache_creation", got.Tokens.CacheCreation, want.Tokens.CacheCreation)
+	checkTokens("tokens.reasoning", got.Tokens.Reasoning, want.Tokens.Reasoning)
+	checkTokens("tokens.total", got.Tokens.Total, want.Tokens.Total)
+	if t := got.Tokens; dropped && t.Total != t.Input+t.Output {
+		v.problem(line, "summary says tokens.total %d, not tokens.input + tokens.output (%d)", t.Total, t.Input+t.Output)
+	}
+	check("truncated", got.Truncated, v.truncated)
+	v.budget(line, got, meta, checkTokens)
+}
+
+// budget checks a trailer's budget: the header's budget, spent as the
+// records (and drops) say, and the rest following from those two.
+func (v *validation) budget(line int, got *converter.Summary, meta *converter.Meta, checkSpent func(string, int64, int64)) {
+	b := got.Budget
+	if b == nil {
+		return
+	}
+	if meta != nil && meta.Budget != nil && b.BudgetTokens != meta.Budget.Tokens {
+		v.problem(line, "summary says budget.budget_tokens %d, the header's budget is %d", b.BudgetTokens, meta.Budget.Tokens)
+	}
+	checkSpent("budget.spent", b.Spent, v.tally.Spent())
+	want := converter.Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}.Status(b.Spent)
+	if want.Remaining != b.Remaining || want.OverBudget != b.OverBudget || want.NearBudget != b.NearBudget {
+		v.problem(line, "summary's budget does not follow from its spent %d of %d: want remaining %d, over_budget %v, near_budget %v",
+			b.Spent, b.BudgetTokens, want.Remaining, want.OverBudget, want.NearBudget)
+	}
 }
 
 func stamp(ts pcommon.Timestamp) string {
