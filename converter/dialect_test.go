@@ -50,7 +50,7 @@ func TestDialects(t *testing.T) {
 						models[m] = true
 					}
 				case semconv.Call:
-					tools = append(tools, tool{rd.Str(semconv.FieldTool), uint64(recs[i].Span.StartTimestamp())})
+					tools = append(tools, tool{rd.ToolName(recs[i].Span.Name()), uint64(recs[i].Span.StartTimestamp())})
 				}
 			}
 			s := tally.Summary(nil)

@@ -66,6 +66,8 @@ const (
 	ifTraceloopAgent
 	ifError       // error.type is the code only on a span whose status is Error
 	ifGenkitModel // genkit:name is the model only on a Genkit model span
+	ifGenkitTool  // genkit:name is the tool only on a Genkit tool span
+	ifGenkitFlow  // genkit:name is the agent only on a Genkit flow span
 )
 
 type source struct {
@@ -95,7 +97,7 @@ var fieldSpecs = [NumFields]fieldSpec{
 	FieldConversationID: {"conversation_id", TypeString, []source{str(ConversationID), str(OISessionID), str(AITelemetrySessionID), str(LFSessionID)}},
 	FieldCode:           {"code", TypeString, []source{str(ErrorType).when(ifError)}},
 	FieldTool: {"tool", TypeString, []source{
-		str(ToolName), str(OIToolName), str(AIToolCallName), str(TLEntityName).when(ifTraceloopTool)}},
+		str(ToolName), str(OIToolName), str(AIToolCallName), str(TLEntityName).when(ifTraceloopTool), str(GenkitName).when(ifGenkitTool)}},
 	FieldToolCallID: {"tool_call_id", TypeString, []source{str(ToolCallID), str(AIToolCallID), str(OIToolID)}},
 	FieldToolType:   {"tool_type", TypeString, []source{str(ToolType)}},
 	FieldArgs: {"args", TypeJSON, []source{
@@ -127,7 +129,7 @@ var fieldSpecs = [NumFields]fieldSpec{
 	FieldSystem: {"system", TypeJSON, []source{js(SystemInstructions)}},
 	FieldTools:  {"tools", TypeJSON, []source{js(ToolDefinitions)}},
 	FieldAgent: {"agent", TypeString, []source{
-		str(AgentName), str(OIAgentName), str(TLEntityName).when(ifTraceloopAgent)}},
+		str(AgentName), str(OIAgentName), str(TLEntityName).when(ifTraceloopAgent), str(GenkitName).when(ifGenkitFlow)}},
 	FieldAgentID: {"agent_id", TypeString, []source{str(AgentID)}},
 }
 

@@ -23,8 +23,11 @@ const (
 	actTool
 	actSystem
 	actModel
+	actLFType
+	actGKType
+	actGKSub
 	actIn   // + rank
-	actOut  = actIn + 5
+	actOut  = actIn + 6
 	actConv = actOut + 5
 )
 
@@ -36,12 +39,13 @@ var kvKeys = []struct {
 }{
 	{OperationName, actOp}, {OISpanKind, actOIKind}, {TLSpanKind, actTLKind}, {AIOperationID, actAIOp},
 	{TLRequestType, actTLReq}, {ToolName, actTool}, {System, actSystem},
+	{LFObservationType, actLFType}, {GenkitType, actGKType}, {GenkitSubtype, actGKSub},
 	{RequestModel, actModel}, {ResponseModel, actModel},
 	{UsageInputTokens, actIn}, {UsagePromptTokens, actIn + 1}, {OITokensPrompt, actIn + 2},
-	{AIUsageInputTokens, actIn + 3}, {AIUsagePromptTokens, actIn + 4},
+	{AIUsageInputTokens, actIn + 3}, {AIUsagePromptTokens, actIn + 4}, {AIUsageTokens, actIn + 5},
 	{UsageOutputTokens, actOut}, {UsageCompletionTokens, actOut + 1}, {OITokensCompletion, actOut + 2},
 	{AIUsageOutputTokens, actOut + 3}, {AIUsageCompletion, actOut + 4},
-	{ConversationID, actConv}, {OISessionID, actConv + 1}, {AITelemetrySessionID, actConv + 2},
+	{ConversationID, actConv}, {OISessionID, actConv + 1}, {AITelemetrySessionID, actConv + 2}, {LFSessionID, actConv + 3},
 }
 
 // ReadKV reads Facts from an OTel Go SDK span's name and attributes, with
@@ -102,6 +106,18 @@ func readKV(name string, attrs []attribute.KeyValue, early bool) Facts {
 			in.hasSystem = true
 		case act == actModel:
 			in.hasModel = true
+		case act == actLFType:
+			if in.lfType == "" && isStr {
+				in.lfType = kv.Value.AsString()
+			}
+		case act == actGKType:
+			if in.gkType == "" && isStr {
+				in.gkType = kv.Value.AsString()
+			}
+		case act == actGKSub:
+			if in.gkSubtype == "" && isStr {
+				in.gkSubtype = kv.Value.AsString()
+			}
 		case act < actOut:
 			if r := act - actIn; r < inRank && kv.Value.Type() == attribute.INT64 {
 				inRank, f.Usage.Input = r, kv.Value.AsInt64()

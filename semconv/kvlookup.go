@@ -14,6 +14,11 @@ func kvLookup(k string) kvAction {
 		case OISessionID:
 			return actConv + 1
 		}
+	case 11:
+		switch k {
+		case GenkitType:
+			return actGKType
+		}
 	case 13:
 		switch k {
 		case System:
@@ -23,6 +28,11 @@ func kvLookup(k string) kvAction {
 		switch k {
 		case AIOperationID:
 			return actAIOp
+		}
+	case 15:
+		switch k {
+		case AIUsageTokens:
+			return actIn + 5
 		}
 	case 16:
 		switch k {
@@ -35,6 +45,8 @@ func kvLookup(k string) kvAction {
 		switch k {
 		case TLSpanKind:
 			return actTLKind
+		case LFSessionID:
+			return actConv + 3
 		}
 	case 20:
 		switch k {
@@ -65,9 +77,13 @@ func kvLookup(k string) kvAction {
 		switch k {
 		case OISpanKind:
 			return actOIKind
+		case GenkitSubtype:
+			return actGKSub
 		}
 	case 25:
 		switch k {
+		case LFObservationType:
+			return actLFType
 		case UsageInputTokens:
 			return actIn
 		case AIUsageCompletion:

@@ -199,6 +199,18 @@ func Messages(sp ptrace.Span) Conversation {
 		func() []Message { return valueMessages(get, OIOutputValue, RoleAssistant) },
 	)
 
+	c.Input = expandStringified(c.Input)
+	// A request document in input.value may hold the only copy of the
+	// system prompt (Anthropic's top-level "system", which OpenInference's
+	// flattened messages leave out:
+	// testdata/real/openinference-anthropic/payloads/tool-loop.traces.json).
+	if len(c.System) == 0 && !hasRole(c.Input, RoleSystem) {
+		if v, ok := get(OIInputValue); ok {
+			if m, ok := v.(map[string]any); ok && m["system"] != nil {
+				c.System = partsOf(m["system"])
+			}
+		}
+	}
 	// System-role messages go with the instructions.
 	in := c.Input[:0]
 	for _, m := range c.Input {
@@ -420,6 +432,15 @@ func messagesFromMap(m map[string]any, role string) []Message {
 
 // normMessage reads one message object of any known shape.
 func normMessage(m map[string]any, role string) (Message, bool) {
+	// OpenAI Responses API items: a call or its output is a message of its own.
+	switch strOf(m["type"]) {
+	case "function_call":
+		p, _ := blockPart(m)
+		return Message{Role: RoleAssistant, Parts: []Part{p}}, true
+	case "function_call_output":
+		p, _ := blockPart(m)
+		return Message{Role: RoleTool, Parts: []Part{p}}, true
+	}
 	// LangChain's serialized message: {"lc":1,"id":[…,"HumanMessage"],"kwargs":{…}}.
 	if kw, ok := m["kwargs"].(map[string]any); ok {
 		if ids, ok := m["id"].([]any); ok && len(ids) > 0 {
@@ -1057,4 +1078,47 @@ func genkitOutput(get func(string) (any, bool)) []Message {
 		}
 	}
 	return messagesOf(v, RoleAssistant)
+}
+
+// expandStringified undoes an instrumentation that wrote a whole message
+// list as the text of one user message (OpenLLMetry JS 0.27.0 does so for
+// the OpenAI Responses API's input list:
+// testdata/real/openllmetry-openai/payloads/responses-tool-loop.traces.json).
+// It applies only when the text is a JSON list whose every item is a
+// message or a Responses API item.
+func expandStringified(in []Message) []Message {
+	if len(in) != 1 || in[0].Role != RoleUser || len(in[0].Parts) != 1 || in[0].Parts[0].Type != PartText {
+		return in
+	}
+	l, ok := maybeJSON(in[0].Parts[0].Content).([]any)
+	if !ok || len(l) == 0 {
+		return in
+	}
+	for _, e := range l {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return in
+		}
+		if _, hasRole := m["role"].(string); hasRole {
+			continue
+		}
+		switch strOf(m["type"]) {
+		case "message", "function_call", "function_call_output", "reasoning":
+			continue
+		}
+		return in
+	}
+	if out := messagesOf(l, RoleUser); len(out) > 0 {
+		return out
+	}
+	return in
+}
+
+func hasRole(ms []Message, role string) bool {
+	for _, m := range ms {
+		if m.Role == role {
+			return true
+		}
+	}
+	return false
 }

@@ -309,6 +309,10 @@ func (r *Reading) condHolds(c condition, statusError bool) bool {
 		return statusError
 	case ifGenkitModel:
 		return r.Dialect == DialectGenkit && r.Kind == Inference
+	case ifGenkitTool:
+		return r.Dialect == DialectGenkit && r.Kind == Call
+	case ifGenkitFlow:
+		return r.Dialect == DialectGenkit && r.Kind == Agent
 	}
 	return true
 }

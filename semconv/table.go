@@ -55,6 +55,12 @@ const (
 	// CondGenkitModel: the span was classified an inference by the Genkit
 	// rule (genkit:metadata:subtype model or embedder).
 	CondGenkitModel = "genkit_model"
+	// CondGenkitTool: the span was classified a call by the Genkit rule
+	// (genkit:metadata:subtype tool).
+	CondGenkitTool = "genkit_tool"
+	// CondGenkitFlow: the span was classified an agent by the Genkit rule
+	// (a flow).
+	CondGenkitFlow = "genkit_flow"
 )
 
 var conditionNames = [...]string{
@@ -64,6 +70,8 @@ var conditionNames = [...]string{
 	ifTraceloopAgent:    CondTraceloopAgent,
 	ifError:             CondError,
 	ifGenkitModel:       CondGenkitModel,
+	ifGenkitTool:        CondGenkitTool,
+	ifGenkitFlow:        CondGenkitFlow,
 }
 
 var valueTypeNames = [...]string{

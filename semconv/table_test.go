@@ -30,7 +30,7 @@ func TestTableMatchesFieldSpecs(t *testing.T) {
 
 // Every type and condition has a name other readers can switch on.
 func TestTableNames(t *testing.T) {
-	known := []string{"", CondOpenInferenceTool, CondTraceloopTool, CondTraceloopAgent, CondError, CondGenkitModel}
+	known := []string{"", CondOpenInferenceTool, CondTraceloopTool, CondTraceloopAgent, CondError, CondGenkitModel, CondGenkitTool, CondGenkitFlow}
 	for _, fi := range Table() {
 		require.Contains(t, []string{"string", "int", "double", "strings", "json"}, fi.Type, fi.Name)
 		for _, s := range fi.Sources {
@@ -61,6 +61,8 @@ func TestTableConditions(t *testing.T) {
 		"result traceloop.entity.output": CondTraceloopTool,
 		"agent traceloop.entity.name":    CondTraceloopAgent,
 		"model genkit:name":              CondGenkitModel,
+		"tool genkit:name":               CondGenkitTool,
+		"agent genkit:name":              CondGenkitFlow,
 	}, conditional)
 
 	tests := []struct {
@@ -79,7 +81,10 @@ func TestTableConditions(t *testing.T) {
 		{"error status", [2]string{}, ErrorType, true, FieldCode, true},
 		{"no error status", [2]string{}, ErrorType, false, FieldCode, false},
 		{"Genkit model", [2]string{GenkitSubtype, "model"}, GenkitName, false, FieldModel, true},
-		{"Genkit tool", [2]string{GenkitSubtype, "tool"}, GenkitName, false, FieldModel, false},
+		{"Genkit tool is no model", [2]string{GenkitSubtype, "tool"}, GenkitName, false, FieldModel, false},
+		{"Genkit tool", [2]string{GenkitSubtype, "tool"}, GenkitName, false, FieldTool, true},
+		{"Genkit flow", [2]string{GenkitSubtype, "flow"}, GenkitName, false, FieldAgent, true},
+		{"Genkit util is nothing", [2]string{GenkitType, "util"}, GenkitName, false, FieldAgent, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -181,3 +181,14 @@ func anthropicCacheWrite(v pcommon.Value) int64 {
 	n, _ := intOf(u, "cache_creation_input_tokens")
 	return n
 }
+
+// ToolName is the tool a call span ran: the tool field, or, for a
+// Langfuse tool observation, which names its tool only in the span name
+// (Langfuse's own ingestion takes an observation's name from the span
+// name: testdata/real/langfuse/payloads/tool-loop.traces.json), spanName.
+func (r *Reading) ToolName(spanName string) string {
+	if t := r.Str(FieldTool); t != "" || r.Kind != Call || r.Dialect != DialectLangfuse {
+		return t
+	}
+	return spanName
+}
