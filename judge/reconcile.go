@@ -610,7 +610,7 @@ func (rc *reconciler) toolCalls() {
 		if !ok {
 			la := rc.loc(rc.a, x.node)
 			rc.find(PhantomCall, la, la, rc.root(rc.b, rc.rb), x.id,
-				"%s reports a %s call%s that %s never recorded", rc.a.rec.Name, orUnknown(x.tool), idText(x.id), rc.b.rec.Name)
+				"A reports a %s call%s that B never recorded", orUnknown(x.tool), idText(x.id))
 			continue
 		}
 		y := &ub[j]
@@ -622,11 +622,11 @@ func (rc *reconciler) toolCalls() {
 				ch := cl.out[0]
 				switch ch.Op {
 				case Changed:
-					where = fmt.Sprintf(": %s is %s in %s, %s in %s", ch.Path, ch.A, rc.b.rec.Name, ch.B, rc.a.rec.Name)
+					where = fmt.Sprintf(": %s is %s in B, %s in A", ch.Path, ch.A, ch.B)
 				case Added:
-					where = fmt.Sprintf(": %s is only in %s (%s)", ch.Path, rc.a.rec.Name, ch.B)
+					where = fmt.Sprintf(": %s is only in A (%s)", ch.Path, ch.B)
 				case Removed:
-					where = fmt.Sprintf(": %s is only in %s (%s)", ch.Path, rc.b.rec.Name, ch.A)
+					where = fmt.Sprintf(": %s is only in B (%s)", ch.Path, ch.A)
 				}
 				if cl.total > 1 {
 					where += fmt.Sprintf(", and %d more difference(s)", cl.total-1)
@@ -634,7 +634,7 @@ func (rc *reconciler) toolCalls() {
 			}
 			la := rc.loc(rc.a, x.node)
 			rc.find(ArgumentDrift, la, la, rc.loc(rc.b, y.node), x.id,
-				"%s reports the %s call%s with other arguments than %s recorded%s", rc.a.rec.Name, orUnknown(x.tool), idText(x.id), rc.b.rec.Name, where)
+				"A reports the %s call%s with other arguments than B recorded%s", orUnknown(x.tool), idText(x.id), where)
 		}
 	}
 	for j := range ub {
@@ -647,12 +647,12 @@ func (rc *reconciler) toolCalls() {
 			lb = rc.loc(rc.b, y.node, ub[k].node)
 			lb.SpanIDs = []string{rc.b.nodes[y.node].span, rc.b.nodes[ub[k].node].span}
 			rc.find(HiddenRetry, lb, rc.root(rc.a, rc.ra), lb, y.id,
-				"%s shows the %s call once, but %s made it again with the same arguments%s: a retry the report hides",
-				rc.a.rec.Name, orUnknown(y.tool), rc.b.rec.Name, idText(y.id))
+				"A shows the %s call once, but B made it again with the same arguments%s: a retry the report hides",
+				orUnknown(y.tool), idText(y.id))
 			continue
 		}
 		rc.find(MissingCall, lb, rc.root(rc.a, rc.ra), lb, y.id,
-			"%s recorded a %s call%s that %s does not report", rc.b.rec.Name, orUnknown(y.tool), idText(y.id), rc.a.rec.Name)
+			"B recorded a %s call%s that A does not report", orUnknown(y.tool), idText(y.id))
 	}
 }
 
@@ -716,8 +716,7 @@ func (rc *reconciler) modelRetries() {
 			state = "failed"
 		}
 		rc.find(HiddenRetry, lb, rc.root(rc.a, rc.ra), lb, "",
-			"%s repeats a model call with the same input (the first attempt %s), which %s does not show: a retry the report hides",
-			rc.b.rec.Name, state, rc.a.rec.Name)
+			"B repeats a model call with the same input (the first attempt %s), which A does not show: a retry the report hides", state)
 	}
 }
 
@@ -749,7 +748,7 @@ func (rc *reconciler) tokens() {
 	}
 	la := rc.loc(rc.a, claimed...)
 	rc.find(TokenUnderreport, la, la, rc.loc(rc.b, used...), "",
-		"%s reports %d tokens (input + output), but the model calls %s recorded spent %d", rc.a.rec.Name, claim, rc.b.rec.Name, spent)
+		"A reports %d tokens (input + output), but the model calls B recorded spent %d", claim, spent)
 }
 
 // claim is what a reports spending: its top agents' usage (an agent's own
@@ -823,7 +822,7 @@ func (rc *reconciler) finishReasons() {
 			}
 			lb := rc.loc(rc.b, i)
 			rc.find(SuppressedFinishReason, lb, rc.root(rc.a, rc.ra), lb, "",
-				"a model call in %s stopped with finish reason %q, which %s never reports", rc.b.rec.Name, f, rc.a.rec.Name)
+				"a model call in B stopped with finish reason %q, which A never reports", f)
 			break
 		}
 	}
