@@ -18,6 +18,7 @@ import (
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
@@ -390,4 +391,37 @@ func TestBudgetMessagesAndLongValues(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#detail .show-all`))))
 	require.Equal(t, full, eval[int](t, ctx, `Math.max(...Array.from(document.querySelectorAll('#detail pre')).map(p => p.textContent.length))`))
 	browsertest.Screenshot(t, ctx, "viewer-budget.png")
+}
+
+// Every dialect's messages are shown as messages by role, as Go reads
+// them (semconv.Messages), not only those already in the conventions'
+// attributes: the page knows one message shape.
+func TestMessagesOfEveryDialect(t *testing.T) {
+	ctx := browsertest.New(t)
+	for _, name := range []string{"openinference", "openllmetry-legacy", "openllmetry-current", "vercel-ai-v4", "genai-deprecated", "genai-v141"} {
+		t.Run(name, func(t *testing.T) {
+			run := readRun(t, "../testdata/golden/"+name+".jsonl")
+			open(t, ctx, writePage(t, []viewer.Run{run}))
+			shown := 0
+			for i := range run.Records {
+				c := semconv.Messages(run.Records[i].Span)
+				var want []string
+				if len(c.System) > 0 {
+					want = append(want, "system")
+				}
+				for _, m := range slices.Concat(c.Input, c.Output) {
+					want = append(want, m.Role)
+				}
+				if len(want) == 0 {
+					continue
+				}
+				id := run.Records[i].Span.SpanID().String()
+				eval[bool](t, ctx, `document.querySelector('#rows .row[data-span-id="`+id+`"]').click(), true`)
+				roles := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#detail .msg .role > span:first-child')).map(e => e.textContent)`)
+				require.Equal(t, want, roles, "%s: roles of %s", name, run.Records[i].Span.Name())
+				shown++
+			}
+			require.Positive(t, shown, "%s has messages", name)
+		})
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // The view model is everything the page shows of a run, computed here, so
@@ -27,7 +28,11 @@ import (
 // fields, usage, args, result, messages, attrs, events…), so every field a
 // reader of the format knows is there under its documented name, plus t0
 // and t1: start and end in milliseconds since the Unix epoch (with the
-// sub-millisecond fraction), for the waterfall.
+// sub-millisecond fraction), for the waterfall, and, when the span holds
+// any, conversation: its messages in the GenAI conventions' shape
+// ({"system": [part…], "input": [message…], "output": [message…]}, read
+// by semconv.Messages from whichever dialect wrote them), in place of the
+// record's own system, input and output fields.
 //
 // The report is made with the artifact's trailer (report.WithTrailer): when
 // the trailer accounts for records the file does not hold, its tokens and
@@ -86,13 +91,26 @@ func encodeView(run *Run) (*encodedRun, error) {
 			return nil, fmt.Errorf("record %d: the encoder wrote no object", i)
 		}
 		out.lines[i] = bytes.Clone(line)
-		b := make([]byte, 0, len(line)+48)
+		c, hasConv := conversation(rec)
+		b := make([]byte, 0, len(line)+len(c)+64)
 		b = append(b, `{"t0":`...)
 		b = appendMillis(b, uint64(rec.Span.StartTimestamp()))
 		b = append(b, `,"t1":`...)
 		b = appendMillis(b, uint64(rec.Span.EndTimestamp()))
-		b = append(b, ',')
-		b = append(b, line[1:]...)
+		if hasConv {
+			// The messages once, as Go read them: the raw fields would
+			// double the page (input messages repeat the whole history).
+			b = append(b, `,"conversation":`...)
+			b = append(b, c...)
+			rest := dropFields(nil, line, isMessageField)
+			if len(rest) > 2 {
+				b = append(b, ',')
+			}
+			b = append(b, rest[1:]...)
+		} else {
+			b = append(b, ',')
+			b = append(b, line[1:]...)
+		}
 		v.Records[i] = b
 	}
 	js, err := v.marshal()
@@ -128,6 +146,40 @@ func (v *viewRun) marshal() ([]byte, error) {
 		b = append(b, r...)
 	}
 	return append(b, ']', '}'), nil
+}
+
+// viewConversation is a record's messages in the GenAI conventions'
+// shape, whatever dialect the span wrote them in (semconv.Messages), so
+// the page renders one message schema and knows no dialect.
+type viewConversation struct {
+	System []semconv.Part    `json:"system,omitempty"`
+	Input  []semconv.Message `json:"input,omitempty"`
+	Output []semconv.Message `json:"output,omitempty"`
+}
+
+// conversation is rec's messages as JSON; false when it has none.
+func conversation(rec *converter.Record) ([]byte, bool) {
+	c := semconv.Messages(rec.Span)
+	if len(c.System) == 0 && len(c.Input) == 0 && len(c.Output) == 0 {
+		return nil, false
+	}
+	b, err := json.Marshal(viewConversation{System: c.System, Input: c.Input, Output: c.Output})
+	if err != nil {
+		// A part's arguments or response is a value decoded from JSON,
+		// which always marshals; show the record without its messages
+		// rather than fail the page.
+		return nil, false
+	}
+	return b, true
+}
+
+// isMessageField names the record fields a conversation replaces.
+func isMessageField(key []byte) bool {
+	switch string(key) {
+	case "system", "input", "output":
+		return true
+	}
+	return false
 }
 
 // appendMillis writes nanoseconds since the epoch as milliseconds, with

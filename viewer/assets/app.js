@@ -471,7 +471,7 @@
   function haystack(r) {
     if (r._hay === undefined) {
       const parts = [r.name, r.kind, r.tool, r.model, r.agent, r.provider, r.span_id, r.code, r.message];
-      for (const f of ['args', 'result', 'input', 'output', 'system', 'attrs', 'events']) {
+      for (const f of ['args', 'result', 'conversation', 'input', 'output', 'system', 'attrs', 'events']) {
         const v = r[f];
         if (v != null) parts.push(typeof v === 'string' ? v : JSON.stringify(v));
       }
@@ -666,9 +666,19 @@
     }
     if (r.args != null) kids.push(section('Arguments', valueView(r.args)));
     if (r.result != null) kids.push(section('Result', valueView(r.result)));
-    if (r.system != null) kids.push(section('System instructions', messagesView(r.system, 'system')));
-    if (r.input != null) kids.push(section('Input messages', messagesView(r.input)));
-    if (r.output != null) kids.push(section('Output messages', messagesView(r.output)));
+    // Messages as Go read them (semconv.Messages: every dialect in the
+    // conventions' shape); a record without that view (an artifact shown
+    // as written) shows its fields as they are.
+    const c = isObj(r.conversation) ? r.conversation : null;
+    if (c) {
+      if (Array.isArray(c.system) && c.system.length) kids.push(section('System instructions', h('div', { class: 'msgs' }, msgBox('system', c.system, null))));
+      if (Array.isArray(c.input) && c.input.length) kids.push(section('Input messages', messagesView(c.input)));
+      if (Array.isArray(c.output) && c.output.length) kids.push(section('Output messages', messagesView(c.output)));
+    } else {
+      if (r.system != null) kids.push(section('System instructions', valueView(r.system)));
+      if (r.input != null) kids.push(section('Input messages', valueView(r.input)));
+      if (r.output != null) kids.push(section('Output messages', valueView(r.output)));
+    }
     if (r.tools != null && !min) kids.push(section('Tool definitions', toolsView(r.tools)));
     if (!min && r.events && r.events.length) {
       kids.push(section('Events', h('ul', { class: 'events' }, ...r.events.map((e) => h('li', null, h('b', { text: e.name || '(event)' }), ' ', h('span', { class: 'muted', text: e.time || '' }),
@@ -731,36 +741,12 @@
     }, 'Copy');
   }
 
-  // messagesView renders GenAI messages, {role, parts:[…]} (semantic
-  // conventions) or {role, content} (older and provider shapes), by role.
-  function messagesView(v, forceRole) {
-    v = asJSON(v);
-    if (typeof v === 'string') return h('div', { class: 'msgs' }, msgBox(forceRole || 'text', [{ type: 'text', content: v }], null));
-    const list = Array.isArray(v) ? v : [v];
-    if (forceRole) {
-      // System instructions: a list of parts, not of messages.
-      const parts = list.every((p) => isObj(p) && p.type && !p.role) ? list : list.flatMap(partsOf);
-      return h('div', { class: 'msgs' }, msgBox(forceRole, parts, null));
-    }
-    return h('div', { class: 'msgs' }, ...list.map((m) => isObj(m) ? msgBox(String(m.role || 'message'), partsOf(m), m.finish_reason) : msgBox('message', [{ type: 'text', content: String(m) }], null)));
-  }
-
-  function partsOf(m) {
-    if (!isObj(m)) return [{ type: 'text', content: String(m) }];
-    if (Array.isArray(m.parts)) return m.parts;
-    const c = asJSON(m.content);
-    const out = [];
-    if (typeof c === 'string') out.push({ type: 'text', content: c });
-    else if (Array.isArray(c)) for (const p of c) out.push(isObj(p) ? (p.type === 'thinking' ? { type: 'reasoning', content: p.thinking || p.text } : p) : { type: 'text', content: String(p) });
-    else if (c != null) out.push({ type: 'json', content: c });
-    if (Array.isArray(m.tool_calls)) {
-      for (const tc of m.tool_calls) {
-        const fn = isObj(tc) && isObj(tc.function) ? tc.function : tc;
-        out.push({ type: 'tool_call', id: tc && tc.id, name: fn && fn.name, arguments: fn && fn.arguments });
-      }
-    }
-    if (m.tool_call_id && m.role === 'tool') return [{ type: 'tool_call_response', id: m.tool_call_id, response: c }];
-    return out;
+  // messagesView renders messages in the GenAI conventions' shape,
+  // {role, parts: […], finish_reason}, by role: Go put them in that shape.
+  function messagesView(list) {
+    return h('div', { class: 'msgs' }, ...list.map((m) => isObj(m) && Array.isArray(m.parts)
+      ? msgBox(String(m.role || 'message'), m.parts, m.finish_reason)
+      : h('div', { class: 'part other' }, valueView(m))));
   }
 
   function msgBox(role, parts, finish) {
@@ -770,20 +756,21 @@
       ...parts.map(partView));
   }
 
+  // partView renders one part of the conventions' message schema.
   function partView(p) {
     if (!isObj(p)) return h('div', { class: 'part text', text: String(p) });
     const type = String(p.type || '');
     switch (type) {
       case 'text':
-        return h('div', { class: 'part text' }, textView(p.content != null ? p.content : p.text));
-      case 'reasoning': case 'thinking':
-        return h('details', { class: 'part reasoning', open: S.mode !== 'minimal' }, h('summary', { text: 'Thinking' }), textView(p.content != null ? p.content : (p.thinking || p.text)));
-      case 'tool_call': case 'tool_use': case 'function_call':
+        return h('div', { class: 'part text' }, textView(p.content));
+      case 'reasoning':
+        return h('details', { class: 'part reasoning', open: S.mode !== 'minimal' }, h('summary', { text: 'Thinking' }), textView(p.content));
+      case 'tool_call':
         return h('div', { class: 'part tool-call' }, h('div', { class: 'call-head' }, h('span', { class: 'arrow', text: '→ ' }), h('b', { text: String(p.name || '(tool)') }), p.id ? h('span', { class: 'muted', text: '  ' + p.id }) : null),
-          valueView(p.arguments != null ? p.arguments : p.input != null ? p.input : {}));
-      case 'tool_call_response': case 'tool_result': case 'function_call_output':
-        return h('div', { class: 'part tool-resp' }, h('div', { class: 'call-head' }, h('span', { class: 'arrow', text: '← ' }), h('span', { text: 'result' }), p.id || p.tool_use_id ? h('span', { class: 'muted', text: '  ' + (p.id || p.tool_use_id) }) : null),
-          valueView(p.response != null ? p.response : p.result != null ? p.result : p.content));
+          valueView(p.arguments != null ? p.arguments : {}));
+      case 'tool_call_response':
+        return h('div', { class: 'part tool-resp' }, h('div', { class: 'call-head' }, h('span', { class: 'arrow', text: '← ' }), h('span', { text: 'result' }), p.id ? h('span', { class: 'muted', text: '  ' + p.id }) : null),
+          valueView(p.response));
       default:
         return h('div', { class: 'part other' }, h('div', { class: 'muted', text: type || 'part' }), valueView(p));
     }
