@@ -177,24 +177,14 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, er
 		next.Truncate(e.enc.Truncated()) // values cut to fit the line limit
 		written++
 	}
-	e.buf, e.keys = buf[:0], keys[:0]
 	if len(keys) == 0 {
+		e.buf, e.keys = buf[:0], keys[:0]
 		s.hooks.duplicates(dups)
 		return false, nil
 	}
-	if len(buf) > 0 {
-		if err := s.append(a, buf); err != nil {
-			for _, k := range keys {
-				delete(a.seen, k)
-			}
-			s.hooks.dropped(written + capped)
-			return false, err
-		}
-		a.headerOnDisk = true
-	}
-	a.tally = next
-	a.trailerLast = false
 	if budget > 0 {
+		// A root's budget holds from the trailer on; the header says
+		// what was known when it was written.
 		warn := 0.0
 		if a.meta.Budget != nil {
 			warn = a.meta.Budget.WarnThreshold
@@ -203,6 +193,35 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, er
 		}
 		a.meta.Budget = &converter.Budget{Tokens: budget, WarnThreshold: warn}
 	}
+	// A local root ends the trace's part in its process: the trailer goes
+	// out with it, in the same write, so an artifact is complete on disk
+	// as soon as its run is, crash or not. A late span appends, and
+	// another trailer follows.
+	trailer := root && a.key.Kind != KindRun
+	var dn int64
+	var du semconv.Usage
+	if trailer {
+		dn, du = s.drops.take(a.traceSet())
+		next.Drop(dn)
+		next.AddUsage(du)
+		buf = appendTrailer(buf, a.meta, &next)
+	}
+	e.buf, e.keys = buf[:0], keys[:0]
+	if len(buf) > 0 {
+		if err := s.append(a, buf); err != nil {
+			for _, k := range keys {
+				delete(a.seen, k)
+			}
+			if dn > 0 {
+				s.drops.giveBack(a, dn, du)
+			}
+			s.hooks.dropped(written + capped)
+			return false, err
+		}
+		a.headerOnDisk = true
+	}
+	a.tally = next
+	a.trailerLast = trailer
 	if root {
 		a.rootEnded.Store(true)
 	}
@@ -374,6 +393,16 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 	return errors.Join(errs...)
 }
 
+// appendTrailer appends the trailer of t under meta.
+func appendTrailer(buf []byte, meta *converter.Meta, t *converter.Tally) []byte {
+	sum := t.Summary(meta.Budget)
+	if sum.FinishedAt.IsZero() {
+		sum.FinishedAt = meta.StartedAt
+	}
+	sum.Complete = true
+	return converter.AppendSummary(buf, &sum)
+}
+
 // writeTrailer appends the summary of t (and the header, when none is on
 // disk yet). a.mu is held.
 func (s *Store) writeTrailer(a *artifact, t *converter.Tally) error {
@@ -383,12 +412,7 @@ func (s *Store) writeTrailer(a *artifact, t *converter.Tally) error {
 	if !a.headerOnDisk {
 		buf = converter.AppendMeta(buf, a.meta)
 	}
-	sum := t.Summary(a.meta.Budget)
-	if sum.FinishedAt.IsZero() {
-		sum.FinishedAt = a.meta.StartedAt
-	}
-	sum.Complete = true
-	buf = converter.AppendSummary(buf, &sum)
+	buf = appendTrailer(buf, a.meta, t)
 	e.buf = buf[:0]
 	if err := s.append(a, buf); err != nil {
 		return err

@@ -2,6 +2,7 @@ package store
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -12,8 +13,9 @@ import (
 // in front of it), by trace, with the usage read from them as they
 // dropped, until the artifact of their trace takes them into its trailer.
 type dropTable struct {
-	mu sync.Mutex
-	m  map[pcommon.TraceID]*dropCount
+	size atomic.Int64 // entries in m: the write path looks without the lock
+	mu   sync.Mutex
+	m    map[pcommon.TraceID]*dropCount
 }
 
 type dropCount struct {
@@ -31,6 +33,7 @@ func (d *dropTable) add(tid pcommon.TraceID, n int64, u semconv.Usage) {
 	if c == nil {
 		c = &dropCount{}
 		d.m[tid] = c
+		d.size.Add(1)
 	}
 	c.n += n
 	c.usage.Add(u)
@@ -38,6 +41,9 @@ func (d *dropTable) add(tid pcommon.TraceID, n int64, u semconv.Usage) {
 
 // take removes and returns the drops of the given traces.
 func (d *dropTable) take(traces map[pcommon.TraceID]struct{}) (int64, semconv.Usage) {
+	if d.size.Load() == 0 {
+		return 0, semconv.Usage{}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var n int64
@@ -51,6 +57,7 @@ func (d *dropTable) take(traces map[pcommon.TraceID]struct{}) (int64, semconv.Us
 				n += c.n
 				u.Add(c.usage)
 				delete(d.m, tid)
+				d.size.Add(-1)
 			}
 		}
 		return n, u
@@ -60,6 +67,7 @@ func (d *dropTable) take(traces map[pcommon.TraceID]struct{}) (int64, semconv.Us
 			n += c.n
 			u.Add(c.usage)
 			delete(d.m, tid)
+			d.size.Add(-1)
 		}
 	}
 	return n, u
@@ -76,6 +84,7 @@ func (d *dropTable) takeAll() (int64, semconv.Usage) {
 		u.Add(c.usage)
 	}
 	clear(d.m)
+	d.size.Store(0)
 	return n, u
 }
 

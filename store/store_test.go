@@ -36,7 +36,8 @@ type span struct {
 	conv              string
 }
 
-// records builds records: each a chat with 10 input and 5 output tokens.
+// records builds records: a local root is an invoke_agent span, any other
+// a chat with 10 input and 5 output tokens.
 func records(spans ...span) []converter.Record {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
@@ -50,15 +51,20 @@ func records(spans ...span) []converter.Record {
 		if s.parent != 0 {
 			sp.SetParentSpanID(sid(s.parent))
 		}
-		sp.SetName("chat m")
 		start := time.Date(2026, 5, 4, 14, 0, int(s.id), 0, time.UTC)
 		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
 		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Second)))
 		a := sp.Attributes()
-		a.PutStr(semconv.OperationName, "chat")
-		a.PutStr(semconv.RequestModel, "m")
-		a.PutInt(semconv.UsageInputTokens, 10)
-		a.PutInt(semconv.UsageOutputTokens, 5)
+		if s.parent == 0 {
+			sp.SetName("invoke_agent a")
+			a.PutStr(semconv.OperationName, "invoke_agent")
+		} else {
+			sp.SetName("chat m")
+			a.PutStr(semconv.OperationName, "chat")
+			a.PutStr(semconv.RequestModel, "m")
+			a.PutInt(semconv.UsageInputTokens, 10)
+			a.PutInt(semconv.UsageOutputTokens, 5)
+		}
 		if s.conv != "" {
 			a.PutStr(semconv.ConversationID, s.conv)
 		}
@@ -195,7 +201,7 @@ func TestWriteDedupAndTrailer(t *testing.T) {
 	a := readPath(t, filepath.Join(dir, FileName(TraceKey(tid(1)), "")))
 	assert.Equal(t, 1, a.headers)
 	assert.Len(t, a.recs, 3)
-	assert.Equal(t, int64(45), a.summary.Tokens.Total)
+	assert.Equal(t, int64(30), a.summary.Tokens.Total)
 	require.ErrorIs(t, s.Write(b), ErrClosed)
 }
 
@@ -424,7 +430,7 @@ func TestDropsInTrailer(t *testing.T) {
 	require.ErrorIs(t, err, io.EOF)
 	require.NotNil(t, r.Summary())
 	assert.Equal(t, int64(1), r.Summary().Dropped)
-	assert.Equal(t, int64(7), r.Summary().Tokens.Total)
+	assert.Equal(t, int64(7), r.Summary().Tokens.Total, "its usage counts")
 	assert.Equal(t, tid(2).String(), r.Meta().TraceID)
 }
 
