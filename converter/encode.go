@@ -419,8 +419,8 @@ func AppendMeta(dst []byte, m *Meta) []byte {
 		// The budget and redaction attributes are said by the fields below:
 		// the first of each, as a map that repeats a key (OTLP input may)
 		// keeps only one of them anyway.
-		var skip [4]int32
-		var owned [4]string
+		var skip [3]int32
+		var owned [3]string
 		n, i := 0, int32(0)
 		for k, v := range res.Attributes().All() {
 			i++

@@ -189,9 +189,6 @@ func fillService(m *Meta) {
 	if v, ok := attrs.Get(semconv.Redacted); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
 		m.Redacted = true
 	}
-	if v, ok := attrs.Get(semconv.SecretsScanned); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
-		m.SecretsScanned = true
-	}
 }
 
 // headerOwned reports whether the header's resource attribute k (with
@@ -205,8 +202,6 @@ func headerOwned(m *Meta, k string, v pcommon.Value) bool {
 		return m.Budget != nil && v.Type() == pcommon.ValueTypeDouble && v.Double() == m.Budget.Threshold()
 	case semconv.Redacted:
 		return m.Redacted && v.Type() == pcommon.ValueTypeBool && v.Bool()
-	case semconv.SecretsScanned:
-		return m.SecretsScanned && v.Type() == pcommon.ValueTypeBool && v.Bool()
 	}
 	return false
 }
@@ -226,11 +221,6 @@ func putHeaderOwned(m *Meta) {
 	if m.Redacted {
 		if _, ok := attrs.Get(semconv.Redacted); !ok {
 			attrs.PutBool(semconv.Redacted, true)
-		}
-	}
-	if m.SecretsScanned {
-		if _, ok := attrs.Get(semconv.SecretsScanned); !ok {
-			attrs.PutBool(semconv.SecretsScanned, true)
 		}
 	}
 }

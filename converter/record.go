@@ -188,8 +188,9 @@ type Meta struct {
 	Redacted bool
 	// SecretsScanned tells that the writer scanned every string for
 	// secrets (package redact) and replaced what it found, so the CLI
-	// need not scan again before it writes, shows or sends the run; in
-	// OTLP, the resource attribute agenttrace.secrets_scanned.
+	// need not scan again before it writes, shows or sends the run. It has
+	// no OTLP form: OTLP makes no such promise, and a flag that became a
+	// resource attribute would add one to every span converted back.
 	SecretsScanned bool
 }
 

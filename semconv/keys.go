@@ -148,10 +148,6 @@ const (
 	BudgetWarnThreshold = "agenttrace.budget.warn_threshold"
 	// Redacted marks spans whose content was redacted before writing.
 	Redacted = "agenttrace.redacted"
-	// SecretsScanned marks spans whose every string a writer scanned for
-	// secrets (package redact) before writing, so a reader need not scan
-	// them again.
-	SecretsScanned = "agenttrace.secrets_scanned"
 	// EstimatedTokens keeps the estimated_tokens of a tool-dispatch record
 	// that had no OTel identity, so its estimate survives conversion.
 	EstimatedTokens = "agenttrace.estimated_tokens"

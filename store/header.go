@@ -137,10 +137,7 @@ func (h *headerBuilder) meta(k Key, opts HeaderOptions) *converter.Meta {
 		m.Redacted = true
 	}
 	m.Redacted = m.Redacted || opts.Redacted
-	if v, ok := attrs.Get(semconv.SecretsScanned); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
-		m.SecretsScanned = true
-	}
-	m.SecretsScanned = m.SecretsScanned || opts.SecretsScanned
+	m.SecretsScanned = opts.SecretsScanned
 	return m
 }
 

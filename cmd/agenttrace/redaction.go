@@ -5,6 +5,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/redact"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // redaction is what the commands that write, show or send runs (convert,
@@ -87,17 +88,26 @@ func (rd *redaction) record(rec *converter.Record) {
 	r.Map(rec.Scope.Attributes())
 }
 
-// mark says on the header of an artifact convert writes that named fields
-// were replaced, when keys were given (the bridge's rule: the header says
-// so whether or not a key occurred, since a reader cannot tell). It does
-// not set secrets_scanned: the scan changes nothing most of the time, and
-// a later command scanning the file again costs little and changes
-// nothing.
+// mark says on a header what was done, as the bridge's header does: every
+// string scanned (secrets_scanned), and named fields replaced when keys
+// were given (redacted: the header says so whether or not a key occurred,
+// since a reader cannot tell).
 func (rd *redaction) mark(m *converter.Meta) {
 	if rd == nil || rd.off || m == nil {
 		return
 	}
+	m.SecretsScanned = true
 	m.Redacted = m.Redacted || len(rd.keys) > 0
+}
+
+// options is mark for the headers the store makes (convert --split).
+func (rd *redaction) options(o store.HeaderOptions) store.HeaderOptions {
+	if rd == nil || rd.off {
+		return o
+	}
+	o.SecretsScanned = true
+	o.Redacted = o.Redacted || len(rd.keys) > 0
+	return o
 }
 
 // imported redacts a record an importer made (convert's streaming path):

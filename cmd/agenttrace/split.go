@@ -24,7 +24,7 @@ func (e *env) splitInto(p *convertPlan, all *inputs) error {
 	if p.format != outJSONL {
 		return e.splitOTLP(p, all, route)
 	}
-	st, err := store.New(store.Options{Dir: p.split, Route: route, Header: all.headerOptions()})
+	st, err := store.New(store.Options{Dir: p.split, Route: route, Header: e.redact.options(all.headerOptions())})
 	if err != nil {
 		return ioError(fmt.Errorf("--split: %w", err))
 	}
