@@ -633,7 +633,7 @@ func eventTime(raw json.RawMessage) (ns uint64, ok bool, err error) {
 		return ns, true, nil
 	}
 	if raw[0] == '"' {
-		return 0, false, fmt.Errorf("cannot read time %q", transcriptRawString(raw))
+		return 0, false, fmt.Errorf("cannot read time %q", rawString(raw))
 	}
 	return 0, false, fmt.Errorf("cannot read time %s", raw)
 }

@@ -80,7 +80,7 @@ import (
 // JSON are reported in Stats.Problems and skipped. Only open agent spans
 // and the root are held.
 func ReadTrajectory(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
-	t := trajectoryReader{io: transcriptNewIO(r, name, emit), tasks: map[string]*trajectoryTask{}}
+	t := trajectoryReader{io: newLineIO(r, name, emit), tasks: map[string]*trajectoryTask{}}
 	err := t.io.each(t.line)
 	if err == nil {
 		err = t.finish()
@@ -103,7 +103,7 @@ const (
 )
 
 type trajectoryReader struct {
-	io      *transcriptIO
+	io      *lineIO
 	started bool // the trace's identity is set
 	trace   pcommon.TraceID
 	rootID  pcommon.SpanID
@@ -138,16 +138,16 @@ func (t *trajectoryReader) start(line []byte, f map[string]json.RawMessage, isMe
 	t.started = true
 	key := "line:" + string(line)
 	if isMeta {
-		t.convID = transcriptStr(f, "session_id", "sessionid")
+		t.convID = memberStr(f, "session_id", "sessionid")
 		if t.convID != "" {
 			key = "session:" + t.convID
 		}
-		t.model = transcriptStr(f, "model")
+		t.model = memberStr(f, "model")
 		product, version := trajectoryProduct(line)
-		t.agent = cmp.Or(transcriptStr(f, "agent", "agent_name", "product", "product_name"), product)
+		t.agent = cmp.Or(memberStr(f, "agent", "agent_name", "product", "product_name"), product)
 		// The resource names no service until the metadata does.
 		attrs := t.io.res.Attributes()
-		if service := cmp.Or(product, transcriptStr(f, "product", "product_name"), t.agent); service != "" {
+		if service := cmp.Or(product, memberStr(f, "product", "product_name"), t.agent); service != "" {
 			attrs.PutStr("service.name", service)
 		}
 		if product != "" {
@@ -193,7 +193,7 @@ func trajectoryProduct(line []byte) (product, version string) {
 			"go", "runtime", "model", "file", "spec":
 			continue
 		}
-		if v := transcriptRawString(raw); v != "" {
+		if v := rawString(raw); v != "" {
 			return p, v
 		}
 	}
@@ -201,12 +201,12 @@ func trajectoryProduct(line []byte) (product, version string) {
 }
 
 func (t *trajectoryReader) line(line []byte) error {
-	f, err := transcriptFields(line)
+	f, err := objectFields(line)
 	if err != nil {
 		t.io.bad(err)
 		return nil
 	}
-	typ := transcriptStr(f, "type", "event", "event_type")
+	typ := memberStr(f, "type", "event", "event_type")
 	if typ == "" {
 		t.io.bad(errors.New(`record has no "type"`))
 		return nil
@@ -231,7 +231,7 @@ func (t *trajectoryReader) line(line []byte) error {
 		ts = t.lastTime
 	}
 	t.lastTime = max(t.lastTime, ts)
-	task := transcriptStr(f, "task_id", "taskid")
+	task := memberStr(f, "task_id", "taskid")
 	switch typ {
 	case "metadata": // a second one: kept on the root
 		ev := t.root.Events().AppendEmpty()
@@ -257,7 +257,7 @@ func (t *trajectoryReader) line(line []byte) error {
 
 // time reads a time member; one that cannot be read is reported.
 func (t *trajectoryReader) time(f map[string]json.RawMessage, names ...string) (uint64, bool) {
-	if k := transcriptKey(f, names...); k != "" {
+	if k := memberKey(f, names...); k != "" {
 		return t.io.time(f[k])
 	}
 	return 0, false
@@ -336,13 +336,13 @@ func (t *trajectoryReader) tool(f map[string]json.RawMessage, typ, task string, 
 	start := durationStart(f, ts, "duration_ms", "durationms", "elapsed_ms")
 	var name, argsKey, resKey string
 	if typ == "skill_invoke" {
-		name = transcriptStr(f, "skill_name", "skill", "name")
-		argsKey = transcriptKey(f, "args", "skill_input", "input", "arguments")
-		resKey = transcriptKey(f, "result", "output")
+		name = memberStr(f, "skill_name", "skill", "name")
+		argsKey = memberKey(f, "args", "skill_input", "input", "arguments")
+		resKey = memberKey(f, "result", "output")
 	} else {
-		name = transcriptStr(f, "tool_name", "tool", "name")
-		argsKey = transcriptKey(f, "tool_input", "input", "args", "arguments")
-		resKey = transcriptKey(f, "output", "result", "tool_output")
+		name = memberStr(f, "tool_name", "tool", "name")
+		argsKey = memberKey(f, "tool_input", "input", "args", "arguments")
+		resKey = memberKey(f, "output", "result", "tool_output")
 	}
 	sp := t.newSpan(t.spanID(tk), ptrace.SpanKindInternal, semconv.OpExecuteTool, name, task, start, ts)
 	attrs := sp.Attributes()
@@ -350,12 +350,12 @@ func (t *trajectoryReader) tool(f map[string]json.RawMessage, typ, task string, 
 	if typ == "skill_invoke" {
 		attrs.PutStr(semconv.ToolType, "skill")
 	}
-	putStr(attrs, semconv.ToolCallID, transcriptStr(f, "tool_call_id", "tool_use_id", "call_id"))
+	putStr(attrs, semconv.ToolCallID, memberStr(f, "tool_call_id", "tool_use_id", "call_id"))
 	if raw, ok := f[argsKey]; ok && argsKey != "" && string(raw) != "null" {
-		attrs.PutStr(semconv.ToolCallArguments, transcriptResultText(raw))
+		attrs.PutStr(semconv.ToolCallArguments, resultText(raw))
 	}
 	if raw, ok := f[resKey]; ok && resKey != "" && string(raw) != "null" {
-		out := transcriptResultText(raw)
+		out := resultText(raw)
 		attrs.PutStr(semconv.ToolCallResult, out)
 		if typ == "tool_call" && firstByte(raw) == '"' {
 			t.truncation(f, attrs, out)
@@ -368,10 +368,10 @@ func (t *trajectoryReader) tool(f map[string]json.RawMessage, typ, task string, 
 // truncation records that the log cut a tool's output.
 func (t *trajectoryReader) truncation(f map[string]json.RawMessage, attrs pcommon.Map, out string) {
 	flag := false
-	if k := transcriptKey(f, "output_truncated", "truncated"); k != "" {
+	if k := memberKey(f, "output_truncated", "truncated"); k != "" {
 		flag = string(bytes.TrimSpace(f[k])) == "true"
 	}
-	full, hasFull := transcriptInt(f, "output_length", "full_length", "original_length", "output_full_length",
+	full, hasFull := memberInt(f, "output_length", "full_length", "original_length", "output_full_length",
 		"total_length", "output_chars")
 	n := -1
 	if len(out) >= trajectoryOutputCap {
@@ -409,30 +409,30 @@ func trajectoryUTF16Len(s string) int {
 // false, a failure status, or an error. error.type is the error's type, or
 // code when it has none.
 func (t *trajectoryReader) status(f map[string]json.RawMessage, sp ptrace.Span, code string) {
-	okKey := transcriptKey(f, "success", "ok")
+	okKey := memberKey(f, "success", "ok")
 	failed := okKey != "" && string(bytes.TrimSpace(f[okKey])) == "false"
-	if st := strings.ToLower(transcriptStr(f, "status")); st == "error" || st == "failed" || st == "failure" {
+	if st := strings.ToLower(memberStr(f, "status")); st == "error" || st == "failed" || st == "failure" {
 		failed = true
 	}
 	errType, errMsg := "", ""
-	if k := transcriptKey(f, "error"); k != "" {
+	if k := memberKey(f, "error"); k != "" {
 		raw := f[k]
 		switch firstByte(raw) {
 		case '{':
-			ef, _ := transcriptFields(raw)
-			errType = transcriptStr(ef, "type", "error_type", "name", "code")
-			errMsg = transcriptStr(ef, "message", "error_message", "msg")
+			ef, _ := objectFields(raw)
+			errType = memberStr(ef, "type", "error_type", "name", "code")
+			errMsg = memberStr(ef, "message", "error_message", "msg")
 		case '"':
-			errMsg = transcriptRawString(raw)
+			errMsg = rawString(raw)
 		}
 		if okKey == "" && (errType != "" || errMsg != "") {
 			failed = true // an error and no success flag
 		}
 	}
-	errType = cmp.Or(errType, transcriptStr(f, "error_type"))
-	errMsg = cmp.Or(errMsg, transcriptStr(f, "error_message"))
+	errType = cmp.Or(errType, memberStr(f, "error_type"))
+	errMsg = cmp.Or(errMsg, memberStr(f, "error_message"))
 	if failed {
-		setError(sp, cmp.Or(errType, code), transcriptShort(errMsg))
+		setError(sp, cmp.Or(errType, code), shortMessage(errMsg))
 	}
 }
 
@@ -441,9 +441,9 @@ func (t *trajectoryReader) status(f map[string]json.RawMessage, sp ptrace.Span, 
 // prefix), which it returns with the parent_task_id the record names.
 func (t *trajectoryReader) agentSpan(f map[string]json.RawMessage, task string, start, end uint64) (
 	sp ptrace.Span, parent *trajectoryTask, parentTask string) {
-	parentTask = transcriptStr(f, "parent_task_id", "parenttaskid")
+	parentTask = memberStr(f, "parent_task_id", "parenttaskid")
 	parent = t.owner(cmp.Or(parentTask, trajectoryParentTask(task)))
-	agentType := transcriptStr(f, "agent_type", "agent", "agent_name")
+	agentType := memberStr(f, "agent_type", "agent", "agent_name")
 	sp = t.newSpan(t.spanID(parent), ptrace.SpanKindInternal, semconv.OpInvokeAgent, agentType, task, start, end)
 	putStr(sp.Attributes(), semconv.AgentName, agentType)
 	return sp, parent, parentTask
@@ -452,7 +452,7 @@ func (t *trajectoryReader) agentSpan(f map[string]json.RawMessage, task string, 
 // durationStart is when a record that ends at ts started, by its duration
 // in milliseconds (the member named one of names); ts when it has none.
 func durationStart(f map[string]json.RawMessage, ts uint64, names ...string) uint64 {
-	if d, ok := transcriptDuration(f, names...); ok && d > 0 {
+	if d, ok := memberDuration(f, names...); ok && d > 0 {
 		return ts - min(uint64(d), ts)
 	}
 	return ts
@@ -468,13 +468,13 @@ func (t *trajectoryReader) dispatch(f map[string]json.RawMessage, task string, t
 	t.touch(parent, ts)
 	attrs := sp.Attributes()
 	putStr(attrs, trajectoryAttrParentTask, parentTask)
-	depth, hasDepth := transcriptInt(f, "depth")
+	depth, hasDepth := memberInt(f, "depth")
 	if hasDepth {
 		attrs.PutInt(trajectoryAttrDepth, depth)
 	} else {
 		depth = int64(strings.Count(task, "."))
 	}
-	if p := transcriptStr(f, "prompt_preview", "prompt"); p != "" {
+	if p := memberStr(f, "prompt_preview", "prompt"); p != "" {
 		attrs.PutStr(semconv.InputMessages, string(appendMessages(nil, "user", "", chatPart{"text", p})))
 	}
 	if task == "" { // an agent without a task id cannot be completed: it ends at the end
@@ -499,10 +499,10 @@ func (t *trajectoryReader) complete(f map[string]json.RawMessage, task string, t
 		t.touch(t.owner(p.Str()), ts)
 	}
 	attrs := sp.Attributes()
-	if r := transcriptStr(f, "result_preview", "result"); r != "" {
+	if r := memberStr(f, "result_preview", "result"); r != "" {
 		attrs.PutStr(semconv.OutputMessages, string(appendMessages(nil, "assistant", "stop", chatPart{"text", r})))
 	}
-	if n, ok := transcriptInt(f, "child_calls"); ok {
+	if n, ok := memberInt(f, "child_calls"); ok {
 		attrs.PutInt(trajectoryAttrChildCalls, n)
 	}
 	t.usage(f, attrs)
@@ -514,11 +514,11 @@ func (t *trajectoryReader) complete(f map[string]json.RawMessage, task string, t
 // counts) on attrs.
 func (t *trajectoryReader) usage(f map[string]json.RawMessage, attrs pcommon.Map) {
 	uf := f
-	if k := transcriptKey(f, "usage", "token_usage", "tokens"); k != "" && firstByte(f[k]) == '{' {
-		uf, _ = transcriptFields(f[k])
+	if k := memberKey(f, "usage", "token_usage", "tokens"); k != "" && firstByte(f[k]) == '{' {
+		uf, _ = objectFields(f[k])
 	}
-	u, has := transcriptUsage(uf)
-	transcriptPutUsage(attrs, u, has, true)
+	u, has := usageMembers(uf)
+	putUsage(attrs, u, has, true)
 }
 
 func (t *trajectoryReader) iteration(f map[string]json.RawMessage, task string, ts uint64) error {
@@ -527,32 +527,32 @@ func (t *trajectoryReader) iteration(f map[string]json.RawMessage, task string, 
 	if start == 0 {
 		start = ts
 	}
-	model := cmp.Or(transcriptStr(f, "model"), t.model)
+	model := cmp.Or(memberStr(f, "model"), t.model)
 	sp := t.newSpan(t.spanID(tk), ptrace.SpanKindClient, semconv.OpChat, model, task, start, ts)
 	attrs := sp.Attributes()
 	putStr(attrs, semconv.RequestModel, model)
-	if n, ok := transcriptInt(f, "iteration"); ok {
+	if n, ok := memberInt(f, "iteration"); ok {
 		attrs.PutInt(trajectoryAttrIteration, n)
 	}
 	calls := false
-	if k := transcriptKey(f, "tool_calls_in_response"); k != "" {
+	if k := memberKey(f, "tool_calls_in_response"); k != "" {
 		raw := f[k]
-		if n, ok := transcriptInt(f, k); ok {
+		if n, ok := memberInt(f, k); ok {
 			attrs.PutInt(trajectoryAttrToolCallsIn, n)
 			calls = n > 0
 		} else if s := string(bytes.TrimSpace(raw)); s != "null" {
-			attrs.PutStr(trajectoryAttrToolCallsIn, transcriptResultText(raw))
+			attrs.PutStr(trajectoryAttrToolCallsIn, resultText(raw))
 			calls = s != "[]" && s != "false" && s != `""`
 		}
 	}
-	if p := transcriptStr(f, "prompt_preview", "prompt"); p != "" {
+	if p := memberStr(f, "prompt_preview", "prompt"); p != "" {
 		attrs.PutStr(semconv.InputMessages, string(appendMessages(nil, "user", "", chatPart{"text", p})))
 	}
 	var parts []chatPart
-	if thinking := transcriptStr(f, "thinking", "reasoning"); thinking != "" {
+	if thinking := memberStr(f, "thinking", "reasoning"); thinking != "" {
 		parts = append(parts, chatPart{"reasoning", thinking})
 	}
-	if response := transcriptStr(f, "response_preview", "response"); response != "" {
+	if response := memberStr(f, "response_preview", "response"); response != "" {
 		parts = append(parts, chatPart{"text", response})
 	}
 	if len(parts) > 0 {
@@ -578,10 +578,10 @@ func (t *trajectoryReader) errorEvent(f map[string]json.RawMessage, task string,
 	} else {
 		t.cover(ts, ts)
 	}
-	typ := transcriptStr(f, "error_type", "exception_type", "type_name")
-	msg := transcriptStr(f, "error_message", "message", "error")
-	addException(sp, ts, typ, msg, transcriptStr(f, "traceback", "stacktrace", "stack"))
-	keepError(sp, cmp.Or(typ, "agent_error"), transcriptShort(msg))
+	typ := memberStr(f, "error_type", "exception_type", "type_name")
+	msg := memberStr(f, "error_message", "message", "error")
+	addException(sp, ts, typ, msg, memberStr(f, "traceback", "stacktrace", "stack"))
+	keepError(sp, cmp.Or(typ, "agent_error"), shortMessage(msg))
 }
 
 func (t *trajectoryReader) finalRecord(f map[string]json.RawMessage, ts uint64) error {
@@ -609,13 +609,13 @@ func (t *trajectoryReader) finalRecord(f map[string]json.RawMessage, ts uint64) 
 			putJSONValue(attrs, trajectoryFinalPrefix+k, raw)
 		}
 	}
-	if st := transcriptStr(f, "final_status", "status"); st != "" && !trajectorySuccess(st) {
+	if st := memberStr(f, "final_status", "status"); st != "" && !trajectorySuccess(st) {
 		setError(t.root, st, "final status "+st)
 	}
 	if t.hasMetaStart {
 		return nil
 	}
-	if d, ok := transcriptDuration(f, "total_duration_ms"); ok && d > 0 && uint64(d) <= end {
+	if d, ok := memberDuration(f, "total_duration_ms"); ok && d > 0 && uint64(d) <= end {
 		t.rootStart, t.hasMetaStart = end-uint64(d), true
 	}
 	return nil

@@ -1,18 +1,14 @@
 package importer
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -90,7 +86,7 @@ import (
 // at a time, up to 16 MiB each; only open calls, open model requests, the
 // messages of the current turn and the roots' events are held.
 func ReadTranscript(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
-	t := transcriptReader{io: transcriptNewIO(r, name, emit), sessions: map[string]*transcriptSession{}}
+	t := transcriptReader{io: newLineIO(r, name, emit), sessions: map[string]*transcriptSession{}}
 	err := t.io.each(t.line)
 	for i := 0; err == nil && i < len(t.order); i++ {
 		err = t.closeSession(t.order[i])
@@ -106,44 +102,6 @@ const (
 	transcriptAttrUnmatched = "agenttrace.transcript.unmatched"
 	transcriptAttrRelation  = "agenttrace.transcript.relation"
 )
-
-// transcriptIO is the plumbing the line-oriented importers (transcript and
-// trajectory) share: the import's sink and the line reader.
-type transcriptIO struct {
-	synth
-	lines *converter.LineReader
-}
-
-func transcriptNewIO(r io.Reader, name string, emit func(*converter.Record) error) *transcriptIO {
-	return &transcriptIO{synth: newSynth(name, emit), lines: converter.NewLineReader(r, converter.DefaultMaxLineSize)}
-}
-
-// each calls fn with every line of the input that is not blank (see
-// sink.eachLine).
-func (o *transcriptIO) each(fn func([]byte) error) error { return o.eachLine(o.lines, fn) }
-
-// bad reports the current line as one that could not be read.
-func (o *transcriptIO) bad(err error) {
-	if o.torn {
-		err = fmt.Errorf("%w: %v", converter.ErrTornLine, err)
-	} else {
-		err = fmt.Errorf("%w: %v", converter.ErrBadRecord, err)
-	}
-	o.problem(o.lines.Line(), err)
-}
-
-// time reads the current line's time raw (none when it is missing or
-// null); a time that cannot be read is reported.
-func (o *transcriptIO) time(raw []byte) (uint64, bool) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return 0, false
-	}
-	ts, ok := parseTime(raw)
-	if !ok {
-		o.problem(o.lines.Line(), fmt.Errorf("cannot read the time %s: the record takes the previous record's time", raw))
-	}
-	return ts, ok
-}
 
 // transcriptLine is one record of the log. Payloads stay raw until used.
 type transcriptLine struct {
@@ -162,7 +120,7 @@ type transcriptLine struct {
 }
 
 type transcriptReader struct {
-	io       *transcriptIO
+	io       *lineIO
 	sessions map[string]*transcriptSession
 	order    []*transcriptSession
 	current  *transcriptSession
@@ -277,7 +235,7 @@ func (t *transcriptReader) line(line []byte) error {
 		if err := t.flushPending(s); err != nil {
 			return err
 		}
-		f, err := transcriptFields(payload)
+		f, err := objectFields(payload)
 		if err != nil {
 			t.io.bad(fmt.Errorf("inference: %v", err))
 		} else if rec.Type == "inference.requested" {
@@ -330,19 +288,19 @@ func (t *transcriptReader) event(s *transcriptSession, rec *transcriptLine, payl
 	ev := s.root.Events().AppendEmpty()
 	ev.SetName(rec.Type)
 	ev.SetTimestamp(pcommon.Timestamp(ts))
-	if id := transcriptRawString(rec.ID); id != "" {
+	if id := rawString(rec.ID); id != "" {
 		ev.Attributes().PutStr(transcriptAttrRecordID, id)
 	}
 	ev.Attributes().PutStr(transcriptAttrPayload, string(payload))
 	switch rec.Type { // only these two are read beyond their payload
 	case "session.started":
-		fields, _ := transcriptFields(payload)
-		s.agent = cmp.Or(s.agent, transcriptStr(fields, "agent", "agentname", "name"))
-		s.model = cmp.Or(s.model, transcriptStr(fields, "model"))
-		s.provider = cmp.Or(s.provider, transcriptStr(fields, "provider"))
+		fields, _ := objectFields(payload)
+		s.agent = cmp.Or(s.agent, memberStr(fields, "agent", "agentname", "name"))
+		s.model = cmp.Or(s.model, memberStr(fields, "model"))
+		s.provider = cmp.Or(s.provider, memberStr(fields, "provider"))
 	case "session.forked":
-		fields, _ := transcriptFields(payload)
-		parent := transcriptStr(fields, "parentsessionid", "forkedfrom", "forkedfromsessionid",
+		fields, _ := objectFields(payload)
+		parent := memberStr(fields, "parentsessionid", "forkedfrom", "forkedfromsessionid",
 			"fromsessionid", "sourcesessionid", "originsessionid", "parentid")
 		if parent != "" && parent != s.id && !s.parentLinks[parent] {
 			if s.parentLinks == nil {
@@ -532,12 +490,12 @@ func (t *transcriptReader) result(s *transcriptSession, id string, content json.
 	if !ok {
 		attrs.PutBool(transcriptAttrUnmatched, true)
 	}
-	res := transcriptResultText(content)
+	res := resultText(content)
 	if len(content) > 0 {
 		attrs.PutStr(semconv.ToolCallResult, res)
 	}
 	if isError {
-		setError(sp, errTool, transcriptShort(transcriptResultMessage(content, res)))
+		setError(sp, errTool, shortMessage(transcriptResultMessage(content, res)))
 	}
 	return t.io.send(sp)
 }
@@ -555,19 +513,19 @@ func callSpan(s *transcriptSession, c *transcriptCall) ptrace.Span {
 
 // requested opens a model call of s: f is the request's payload.
 func (t *transcriptReader) requested(s *transcriptSession, rec *transcriptLine, f map[string]json.RawMessage, ts uint64) {
-	key := transcriptRawString(rec.ID)
+	key := rawString(rec.ID)
 	if key == "" {
 		key = "line:" + strconv.Itoa(t.io.lines.Line())
 	}
 	inf := &transcriptInference{key: "chat:" + key, reqTime: ts, requested: true,
-		provider: transcriptStr(f, "provider", "providername"),
-		model:    transcriptStr(f, "model", "requestmodel")}
-	inf.turn, inf.hasTurn = transcriptInt(f, "turn", "turnnumber")
-	inf.maxTokens, inf.hasMax = transcriptInt(f, "maxtokens", "maxoutputtokens")
+		provider: memberStr(f, "provider", "providername"),
+		model:    memberStr(f, "model", "requestmodel")}
+	inf.turn, inf.hasTurn = memberInt(f, "turn", "turnnumber")
+	inf.maxTokens, inf.hasMax = memberInt(f, "maxtokens", "maxoutputtokens")
 	for k, v := range f {
 		lk := strings.ToLower(k)
 		if strings.Contains(lk, "sha256") || strings.Contains(lk, "digest") || strings.Contains(lk, "hash") {
-			if str := transcriptRawString(v); str != "" {
+			if str := rawString(v); str != "" {
 				inf.digests = append(inf.digests, [2]string{k, str})
 			}
 		}
@@ -583,7 +541,7 @@ func (t *transcriptReader) requested(s *transcriptSession, rec *transcriptLine, 
 // responded closes the model call of s that the response (payload f)
 // answers; the call then collects its output messages.
 func (t *transcriptReader) responded(s *transcriptSession, f map[string]json.RawMessage, ts uint64) {
-	turn, hasTurn := transcriptInt(f, "turn", "turnnumber")
+	turn, hasTurn := memberInt(f, "turn", "turnnumber")
 	idx := -1
 	for i := len(s.inferences) - 1; i >= 0; i-- {
 		if !hasTurn || !s.inferences[i].hasTurn || s.inferences[i].turn == turn {
@@ -597,17 +555,17 @@ func (t *transcriptReader) responded(s *transcriptSession, f map[string]json.Raw
 		s.inferences = slices.Delete(s.inferences, idx, idx+1)
 	} else { // a response whose request is not in the log
 		inf = &transcriptInference{key: "chat:line:" + strconv.Itoa(t.io.lines.Line()), turn: turn, hasTurn: hasTurn,
-			provider: transcriptStr(f, "provider", "providername"), model: transcriptStr(f, "model")}
+			provider: memberStr(f, "provider", "providername"), model: memberStr(f, "model")}
 	}
 	inf.respTime = ts
-	inf.stop = transcriptStr(f, "stopreason", "finishreason")
-	if m := transcriptStr(f, "model", "responsemodel"); m != "" && inf.model == "" {
+	inf.stop = memberStr(f, "stopreason", "finishreason")
+	if m := memberStr(f, "model", "responsemodel"); m != "" && inf.model == "" {
 		inf.model = m
 	}
-	inf.latency, inf.hasLat = transcriptDuration(f, "latencyms", "latency", "durationms")
-	if u, ok := f[transcriptKey(f, "usage")]; ok {
-		uf, _ := transcriptFields(u)
-		inf.usage, inf.hasUsage = transcriptUsage(uf)
+	inf.latency, inf.hasLat = memberDuration(f, "latencyms", "latency", "durationms")
+	if u, ok := f[memberKey(f, "usage")]; ok {
+		uf, _ := objectFields(u)
+		inf.usage, inf.hasUsage = usageMembers(uf)
 	}
 	s.pending = inf
 }
@@ -648,7 +606,7 @@ func chatSpan(s *transcriptSession, inf *transcriptInference, incomplete bool) p
 	if inf.stop != "" {
 		attrs.PutEmptySlice(semconv.ResponseFinishReasons).AppendEmpty().SetStr(inf.stop)
 	}
-	transcriptPutUsage(attrs, inf.usage, inf.hasUsage, !transcriptInclusiveCache(inf.provider))
+	putUsage(attrs, inf.usage, inf.hasUsage, !transcriptInclusiveCache(inf.provider))
 	if inf.hasTurn {
 		attrs.PutInt(transcriptAttrTurn, inf.turn)
 	}
@@ -710,38 +668,6 @@ func transcriptInclusiveCache(provider string) bool {
 		return true
 	}
 	return false
-}
-
-// transcriptUsage reads a usage object: input, output, cache read, cache
-// create, under the names the logs use.
-func transcriptUsage(f map[string]json.RawMessage) (u [4]int64, has [4]bool) {
-	u[0], has[0] = transcriptInt(f, "input", "inputtokens", "prompttokens", "prompt")
-	u[1], has[1] = transcriptInt(f, "output", "outputtokens", "completiontokens", "completion")
-	u[2], has[2] = transcriptInt(f, "cacheread", "cachereadinputtokens", "cachereadtokens", "cachedtokens", "cachedinputtokens")
-	u[3], has[3] = transcriptInt(f, "cachecreate", "cachecreation", "cachecreationinputtokens", "cachecreatetokens",
-		"cachewrite", "cachewriteinputtokens", "cachewritetokens")
-	return u, has
-}
-
-// transcriptPutUsage writes usage as gen_ai.usage.*: input_tokens gets the
-// cache counts added when the log's input excludes them.
-func transcriptPutUsage(attrs pcommon.Map, u [4]int64, has [4]bool, addCache bool) {
-	in := u[0]
-	if addCache {
-		in += u[2] + u[3]
-	}
-	if has[0] || (addCache && (has[2] || has[3])) {
-		attrs.PutInt(semconv.UsageInputTokens, in)
-	}
-	if has[1] {
-		attrs.PutInt(semconv.UsageOutputTokens, u[1])
-	}
-	if has[2] {
-		attrs.PutInt(semconv.UsageCacheReadInput, u[2])
-	}
-	if has[3] {
-		attrs.PutInt(semconv.UsageCacheCreationInput, u[3])
-	}
 }
 
 // transcriptGenAIMessage converts a log message into the GenAI v1.41
@@ -841,18 +767,6 @@ func (l *messageList) text(stop string) string {
 	return b.String()
 }
 
-// transcriptResultText is a tool result as an attribute: a string result
-// as the text itself, anything else as its JSON text.
-func transcriptResultText(content json.RawMessage) string {
-	if firstByte(content) == '"' {
-		var s string
-		if json.Unmarshal(content, &s) == nil {
-			return s
-		}
-	}
-	return string(content)
-}
-
 // transcriptResultMessage is a failed result as a status message: the
 // text of its text blocks when it is a list of blocks, else res.
 func transcriptResultMessage(content json.RawMessage, res string) string {
@@ -877,212 +791,3 @@ func transcriptResultMessage(content json.RawMessage, res string) string {
 	}
 	return strings.Join(texts, "\n")
 }
-
-// transcriptShort cuts s to a status message's length, on a rune boundary.
-func transcriptShort(s string) string {
-	const n = 1024
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
-
-// transcriptFields decodes a JSON object into its members, raw.
-func transcriptFields(raw json.RawMessage) (map[string]json.RawMessage, error) {
-	if firstByte(raw) != '{' {
-		return nil, errors.New("not a JSON object")
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// transcriptKeyEq reports whether key k, ignoring case, "_" and "-",
-// spells want (lower case, no separators).
-func transcriptKeyEq(k, want string) bool {
-	j := 0
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if c == '_' || c == '-' {
-			continue
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if j >= len(want) || want[j] != c {
-			return false
-		}
-		j++
-	}
-	return j == len(want)
-}
-
-// transcriptKey returns the key of f that spells one of names (tried in
-// order), or "".
-func transcriptKey(f map[string]json.RawMessage, names ...string) string {
-	for _, n := range names {
-		if _, ok := f[n]; ok {
-			return n
-		}
-		for k := range f {
-			if transcriptKeyEq(k, n) {
-				return k
-			}
-		}
-	}
-	return ""
-}
-
-// transcriptStr returns the string member of f named one of names.
-func transcriptStr(f map[string]json.RawMessage, names ...string) string {
-	k := transcriptKey(f, names...)
-	if k == "" {
-		return ""
-	}
-	return transcriptRawString(f[k])
-}
-
-// transcriptRawString returns a raw JSON string's value, a number's text,
-// or "" for anything else.
-func transcriptRawString(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return ""
-	}
-	switch c := raw[0]; {
-	case c == '"':
-		if len(raw) >= 2 && bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 && raw[len(raw)-1] == '"' {
-			return string(raw[1 : len(raw)-1])
-		}
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	case c == '-' || ('0' <= c && c <= '9'):
-		return string(raw)
-	}
-	return ""
-}
-
-// transcriptInt returns the integer member of f named one of names (see
-// jsonInt).
-func transcriptInt(f map[string]json.RawMessage, names ...string) (int64, bool) {
-	if k := transcriptKey(f, names...); k != "" {
-		return jsonInt(f[k])
-	}
-	return 0, false
-}
-
-// jsonInt reads an integer: a number, possibly with a zero fraction, or a
-// string of one.
-func jsonInt(raw []byte) (int64, bool) {
-	s := transcriptRawString(raw)
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n, true
-	}
-	if x, err := strconv.ParseFloat(s, 64); err == nil && x == math.Trunc(x) && math.Abs(x) < 1<<62 {
-		return int64(x), true
-	}
-	return 0, false
-}
-
-// transcriptDuration returns a duration member in nanoseconds: a number of
-// milliseconds, or a Go duration string ("1.2s").
-func transcriptDuration(f map[string]json.RawMessage, names ...string) (int64, bool) {
-	k := transcriptKey(f, names...)
-	if k == "" {
-		return 0, false
-	}
-	s := transcriptRawString(f[k])
-	if x, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(x) && math.Abs(x) < 1e12 {
-		return int64(math.Round(x * 1e6)), true
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		return int64(d), true
-	}
-	return 0, false
-}
-
-// timeLayouts are the time layouts read, tried in order. A layout
-// without a zone reads the time as UTC. Fractional seconds are accepted
-// after the seconds in all of them.
-var timeLayouts = [...]string{
-	time.RFC3339,
-	"2006-01-02T15:04:05",
-	"2006-01-02T15:04:05Z0700",
-	"2006-01-02 15:04:05Z07:00",
-	"2006-01-02 15:04:05",
-	"2006-01-02 15:04:05Z0700",
-	"2006-01-02T15:04Z07:00",
-	"2006-01-02T15:04",
-	"2006-01-02",
-}
-
-// parseTime reads a time, as every importer does: an RFC 3339 string, one
-// without a zone (UTC), or an epoch number (a JSON number or a string of
-// digits). Epoch numbers are milliseconds, as the logs write them; a number
-// too small to be milliseconds since 1973 is read as seconds, and one too
-// large to be milliseconds before the year 5000 as microseconds (or
-// nanoseconds). White space around a string's time is ignored. It returns
-// Unix nanoseconds; times before 1970 or after 2261 are refused.
-func parseTime(raw []byte) (uint64, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return 0, false
-	}
-	if raw[0] != '"' { // a JSON number (ParseFloat refuses the other values), read without a copy
-		ns, ok, _ := epochTime(string(raw))
-		return ns, ok
-	}
-	s := strings.TrimSpace(transcriptRawString(raw))
-	if s == "" {
-		return 0, false
-	}
-	if strings.Trim(s, "0123456789.eE+-") == "" { // not "NaN", "Inf" or hex, which ParseFloat reads
-		if ns, ok, isNum := epochTime(s); isNum {
-			return ns, ok
-		}
-	}
-	for _, layout := range timeLayouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			if t.Year() < 1970 || t.Year() > 2261 || t.Before(time.Unix(0, 0)) {
-				return 0, false
-			}
-			return uint64(t.UnixNano()), true
-		}
-	}
-	return 0, false
-}
-
-// epochTime reads s as an epoch number (see parseTime); isNum is false
-// when s is not a number ("2026-05-04" is a date).
-func epochTime(s string) (ns uint64, ok, isNum bool) {
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, false, false
-	}
-	var f float64
-	switch {
-	case x < 1e11:
-		f = x * 1e9
-	case x < 1e14:
-		f = x * 1e6
-	case x < 1e17:
-		f = x * 1e3
-	default:
-		f = x
-	}
-	if x < 0 || f >= float64(maxTime) || math.IsNaN(x) {
-		return 0, false, true
-	}
-	return uint64(math.Round(f)), true, true
-}
-
-// maxTime bounds the times read (2261-12-31, within int64 ns).
-const maxTime = 9214646400 * int64(time.Second)

@@ -1,0 +1,316 @@
+package importer
+
+// The helpers every importer shares: the line-oriented importers' plumbing
+// (lineIO), reading members of a JSON object whatever their spelling
+// (memberKey, memberStr, memberInt, memberDuration), times (parseTime),
+// token usage (usageMembers, putUsage) and tool results (resultText,
+// shortMessage). transcript.go, trajectory.go and events.go use them.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// lineIO is the plumbing the line-oriented importers (transcript and
+// trajectory) share: the import's sink and the line reader.
+type lineIO struct {
+	synth
+	lines *converter.LineReader
+}
+
+func newLineIO(r io.Reader, name string, emit func(*converter.Record) error) *lineIO {
+	return &lineIO{synth: newSynth(name, emit), lines: converter.NewLineReader(r, converter.DefaultMaxLineSize)}
+}
+
+// each calls fn with every line of the input that is not blank (see
+// sink.eachLine).
+func (o *lineIO) each(fn func([]byte) error) error { return o.eachLine(o.lines, fn) }
+
+// bad reports the current line as one that could not be read.
+func (o *lineIO) bad(err error) {
+	if o.torn {
+		err = fmt.Errorf("%w: %v", converter.ErrTornLine, err)
+	} else {
+		err = fmt.Errorf("%w: %v", converter.ErrBadRecord, err)
+	}
+	o.problem(o.lines.Line(), err)
+}
+
+// time reads the current line's time raw (none when it is missing or
+// null); a time that cannot be read is reported.
+func (o *lineIO) time(raw []byte) (uint64, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, false
+	}
+	ts, ok := parseTime(raw)
+	if !ok {
+		o.problem(o.lines.Line(), fmt.Errorf("cannot read the time %s: the record takes the previous record's time", raw))
+	}
+	return ts, ok
+}
+
+// usageMembers reads a usage object: input, output, cache read, cache
+// create, under the names the logs use.
+func usageMembers(f map[string]json.RawMessage) (u [4]int64, has [4]bool) {
+	u[0], has[0] = memberInt(f, "input", "inputtokens", "prompttokens", "prompt")
+	u[1], has[1] = memberInt(f, "output", "outputtokens", "completiontokens", "completion")
+	u[2], has[2] = memberInt(f, "cacheread", "cachereadinputtokens", "cachereadtokens", "cachedtokens", "cachedinputtokens")
+	u[3], has[3] = memberInt(f, "cachecreate", "cachecreation", "cachecreationinputtokens", "cachecreatetokens",
+		"cachewrite", "cachewriteinputtokens", "cachewritetokens")
+	return u, has
+}
+
+// putUsage writes usage as gen_ai.usage.*: input_tokens gets the
+// cache counts added when the log's input excludes them.
+func putUsage(attrs pcommon.Map, u [4]int64, has [4]bool, addCache bool) {
+	in := u[0]
+	if addCache {
+		in += u[2] + u[3]
+	}
+	if has[0] || (addCache && (has[2] || has[3])) {
+		attrs.PutInt(semconv.UsageInputTokens, in)
+	}
+	if has[1] {
+		attrs.PutInt(semconv.UsageOutputTokens, u[1])
+	}
+	if has[2] {
+		attrs.PutInt(semconv.UsageCacheReadInput, u[2])
+	}
+	if has[3] {
+		attrs.PutInt(semconv.UsageCacheCreationInput, u[3])
+	}
+}
+
+// resultText is a tool result as an attribute: a string result
+// as the text itself, anything else as its JSON text.
+func resultText(content json.RawMessage) string {
+	if firstByte(content) == '"' {
+		var s string
+		if json.Unmarshal(content, &s) == nil {
+			return s
+		}
+	}
+	return string(content)
+}
+
+// shortMessage cuts s to a status message's length, on a rune boundary.
+func shortMessage(s string) string {
+	const n = 1024
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// objectFields decodes a JSON object into its members, raw.
+func objectFields(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	if firstByte(raw) != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// keyEq reports whether key k, ignoring case, "_" and "-",
+// spells want (lower case, no separators).
+func keyEq(k, want string) bool {
+	j := 0
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c == '_' || c == '-' {
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if j >= len(want) || want[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(want)
+}
+
+// memberKey returns the key of f that spells one of names (tried in
+// order), or "".
+func memberKey(f map[string]json.RawMessage, names ...string) string {
+	for _, n := range names {
+		if _, ok := f[n]; ok {
+			return n
+		}
+		for k := range f {
+			if keyEq(k, n) {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+// memberStr returns the string member of f named one of names.
+func memberStr(f map[string]json.RawMessage, names ...string) string {
+	k := memberKey(f, names...)
+	if k == "" {
+		return ""
+	}
+	return rawString(f[k])
+}
+
+// rawString returns a raw JSON string's value, a number's text,
+// or "" for anything else.
+func rawString(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		if len(raw) >= 2 && bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 && raw[len(raw)-1] == '"' {
+			return string(raw[1 : len(raw)-1])
+		}
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case c == '-' || ('0' <= c && c <= '9'):
+		return string(raw)
+	}
+	return ""
+}
+
+// memberInt returns the integer member of f named one of names (see
+// jsonInt).
+func memberInt(f map[string]json.RawMessage, names ...string) (int64, bool) {
+	if k := memberKey(f, names...); k != "" {
+		return jsonInt(f[k])
+	}
+	return 0, false
+}
+
+// jsonInt reads an integer: a number, possibly with a zero fraction, or a
+// string of one.
+func jsonInt(raw []byte) (int64, bool) {
+	s := rawString(raw)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, true
+	}
+	if x, err := strconv.ParseFloat(s, 64); err == nil && x == math.Trunc(x) && math.Abs(x) < 1<<62 {
+		return int64(x), true
+	}
+	return 0, false
+}
+
+// memberDuration returns a duration member in nanoseconds: a number of
+// milliseconds, or a Go duration string ("1.2s").
+func memberDuration(f map[string]json.RawMessage, names ...string) (int64, bool) {
+	k := memberKey(f, names...)
+	if k == "" {
+		return 0, false
+	}
+	s := rawString(f[k])
+	if x, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(x) && math.Abs(x) < 1e12 {
+		return int64(math.Round(x * 1e6)), true
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return int64(d), true
+	}
+	return 0, false
+}
+
+// timeLayouts are the time layouts read, tried in order. A layout
+// without a zone reads the time as UTC. Fractional seconds are accepted
+// after the seconds in all of them.
+var timeLayouts = [...]string{
+	time.RFC3339,
+	"2006-01-02T15:04:05",
+	"2006-01-02T15:04:05Z0700",
+	"2006-01-02 15:04:05Z07:00",
+	"2006-01-02 15:04:05",
+	"2006-01-02 15:04:05Z0700",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04",
+	"2006-01-02",
+}
+
+// parseTime reads a time, as every importer does: an RFC 3339 string, one
+// without a zone (UTC), or an epoch number (a JSON number or a string of
+// digits). Epoch numbers are milliseconds, as the logs write them; a number
+// too small to be milliseconds since 1973 is read as seconds, and one too
+// large to be milliseconds before the year 5000 as microseconds (or
+// nanoseconds). White space around a string's time is ignored. It returns
+// Unix nanoseconds; times before 1970 or after 2261 are refused.
+func parseTime(raw []byte) (uint64, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return 0, false
+	}
+	if raw[0] != '"' { // a JSON number (ParseFloat refuses the other values), read without a copy
+		ns, ok, _ := epochTime(string(raw))
+		return ns, ok
+	}
+	s := strings.TrimSpace(rawString(raw))
+	if s == "" {
+		return 0, false
+	}
+	if strings.Trim(s, "0123456789.eE+-") == "" { // not "NaN", "Inf" or hex, which ParseFloat reads
+		if ns, ok, isNum := epochTime(s); isNum {
+			return ns, ok
+		}
+	}
+	for _, layout := range timeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			if t.Year() < 1970 || t.Year() > 2261 || t.Before(time.Unix(0, 0)) {
+				return 0, false
+			}
+			return uint64(t.UnixNano()), true
+		}
+	}
+	return 0, false
+}
+
+// epochTime reads s as an epoch number (see parseTime); isNum is false
+// when s is not a number ("2026-05-04" is a date).
+func epochTime(s string) (ns uint64, ok, isNum bool) {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false, false
+	}
+	var f float64
+	switch {
+	case x < 1e11:
+		f = x * 1e9
+	case x < 1e14:
+		f = x * 1e6
+	case x < 1e17:
+		f = x * 1e3
+	default:
+		f = x
+	}
+	if x < 0 || f >= float64(maxTime) || math.IsNaN(x) {
+		return 0, false, true
+	}
+	return uint64(math.Round(f)), true, true
+}
+
+// maxTime bounds the times read (2261-12-31, within int64 ns).
+const maxTime = 9214646400 * int64(time.Second)
