@@ -317,3 +317,25 @@ func TestServedRunNamesBadLines(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, cards, "1970")
 }
+
+// The list tells the trailer's truth too: a run whose trailer accounts
+// for dropped records is listed with the trailer's tokens and budget, and
+// how many records were dropped.
+func TestListTellsTheTrailersTruth(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "capped.jsonl"), []byte(cappedArtifact(t)), 0o644))
+	copyFile(t, filepath.Join(golden, "agent-run.jsonl"), dir, "whole.jsonl")
+	ts := start(t, dir)
+	resp, page := ts.get(t, "/")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	got := map[string]map[string]string{}
+	for _, r := range rows(t, page) {
+		got[r.path] = r.cols
+	}
+	capped := got["capped.jsonl"]
+	require.Equal(t, "1,000", capped["in"])
+	require.Equal(t, "200", capped["out"])
+	require.Contains(t, capped["budget"], "1,200 / 1,000")
+	require.Contains(t, capped["state"], "6 dropped")
+	require.NotContains(t, got["whole.jsonl"]["state"], "dropped")
+}

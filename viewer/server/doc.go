@@ -16,7 +16,10 @@
 //     record count, tokens in and out, errors, duration, budget use, and
 //     whether its writer closed it. Rows are computed with converter.Reader
 //     and converter.Tally, the numbers "agenttrace tokens" prints, and kept
-//     until the file's size or modification time changes.
+//     until the file's size or modification time changes. A run whose
+//     trailer accounts for records the file does not hold is listed with
+//     the trailer's tokens and budget (report.WithTrailer) and the number
+//     of records dropped.
 //   - /run/PATH is the viewer page of one artifact: its complete lines
 //     (up to the last newline) rendered by viewer.Write, with its trailer
 //     and the lines it could not read, live from the next byte on

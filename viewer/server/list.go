@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/viewer"
 )
 
 // runInfo is one row of the list page: what an artifact holds, read with
@@ -39,6 +41,10 @@ type runInfo struct {
 	// Problems counts lines reported and skipped (a torn last line, which
 	// a file being written often has, is not counted).
 	Problems int64
+	// Dropped counts the records the trailer accounts for that the file
+	// does not hold (a producer's full queue or record cap); when it is
+	// not 0, Tokens and Budget are the trailer's (report.WithTrailer).
+	Dropped int64
 	// Err says why the artifact could not be read, when it could not.
 	Err string
 }
@@ -213,8 +219,32 @@ func (l *lister) read(f found) *runInfo {
 		}
 	}
 	ri.Records, ri.Errors, ri.Tokens, ri.Budget = sum.Records, sum.Errors, sum.Tokens, sum.Budget
-	if tr := rd.Summary(); tr != nil && tr.Complete && rd.SummaryLine() > lastRec {
+	tr := rd.Summary()
+	if tr != nil && tr.Complete && rd.SummaryLine() > lastRec {
 		ri.Complete = true
 	}
+	if tr != nil && ri.Err == "" && (tr.Dropped > 0 || tr.Records > sum.Records) {
+		l.trailerTruth(ri, a, tr)
+	}
 	return ri
+}
+
+// trailerTruth sets ri's tokens and budget to what the report makes of
+// an artifact whose trailer accounts for records it does not hold: the
+// trailer's (report.WithTrailer, the rule "agenttrace tokens" and the
+// viewer page follow), with the count of the dropped records. Only such a
+// file is read a second time, whole; the others are listed from a
+// streaming tally.
+func (l *lister) trailerTruth(ri *runInfo, a *artifact, tr *converter.Summary) {
+	if _, err := a.f.Seek(0, io.SeekStart); err != nil {
+		l.log.Warn("cannot read artifact", "path", ri.Rel, "err", err)
+		return
+	}
+	run := viewer.Run{Name: ri.Rel}
+	if err := readArtifact(a.f, ri.Rel, &run); err != nil {
+		l.log.Warn("cannot read artifact", "path", ri.Rel, "err", err)
+		return
+	}
+	rep := report.Tokens(run.Records, run.Meta, report.WithTop(0), report.WithTrailer(tr, run.Records))
+	ri.Tokens, ri.Budget, ri.Dropped = rep.Tokens, rep.Budget, rep.Dropped
 }

@@ -90,7 +90,7 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 {{- else}}
 <td data-col="budget" class="mute">—</td>
 {{- end}}
-<td data-col="state">{{if .Complete}}<span class="ok">complete</span>{{else}}<span class="warn">open</span>{{end}}{{if .Problems}} <span class="bad">{{num .Problems}} bad line{{if ne .Problems 1}}s{{end}}</span>{{end}}</td>
+<td data-col="state">{{if .Complete}}<span class="ok">complete</span>{{else}}<span class="warn">open</span>{{end}}{{if .Problems}} <span class="bad">{{num .Problems}} bad line{{if ne .Problems 1}}s{{end}}</span>{{end}}{{if .Dropped}} <span class="bad" title="records the trailer counts that are not in the file; tokens and budget are the trailer's">{{num .Dropped}} dropped</span>{{end}}</td>
 {{- end}}
 <td><a href="/raw/{{escape .Rel}}" download>raw</a></td>
 </tr>
