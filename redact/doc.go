@@ -4,8 +4,10 @@
 // carry whatever the model and the tools saw: prompts with pasted
 // credentials, tool arguments with passwords, error messages quoting API
 // keys. Redaction therefore happens before anything is written, in the SDK
-// span processor (package bridge) and the collector exporter, never as a
-// later pass over a file that already holds the secret.
+// span processor (package bridge) and the collector exporter; and the CLI
+// applies it to what it converts, renders or sends from any other source
+// (imported logs, OTLP files), unless the artifact's header says its writer
+// scanned it already.
 //
 // A [Redactor] is built once with [New] from the keys to redact and whether
 // to scan for secrets, and is then read-only and safe for concurrent use.
@@ -30,18 +32,29 @@
 //   - With the secret scan on, every string (attribute values, strings in
 //     JSON, event attributes, the span's name and status message) is
 //     scanned for API keys (OpenAI, Anthropic, AWS, GitHub, Slack, Google),
-//     bearer tokens, PEM private keys and name=value credentials. Only the
-//     secret is replaced, so "Authorization: Bearer [REDACTED]" still says
-//     what it was. A credential-like value (eight or more characters, no
-//     spaces) under a credential-like name (password, client_secret,
-//     x-api-key, access_token, ...) in a map or a JSON object is replaced
-//     too: it is the name=value rule applied to a pair.
+//     bearer tokens, PEM private keys and name=value credentials (password,
+//     token, api_key, AWS_SECRET_ACCESS_KEY, Azure's AccountKey, ...), and
+//     by the rules of gitleaks' default configuration (about 220: Stripe,
+//     Hugging Face, GitLab, npm, JWTs, Slack, Twilio, ...), vendored in
+//     gitleaks/rules.json with gitleaks' MIT licence, plus this project's
+//     own for what gitleaks has no rule for: credentials in URLs
+//     (postgres://user:[REDACTED]@host), Authorization: Basic of a
+//     user:password, and private keys cut short before their END line.
+//     Only the secret is replaced, so "Authorization: Bearer [REDACTED]"
+//     still says what it was. A credential-like value (eight or more
+//     characters, no spaces) under a credential-like name (password,
+//     client_secret, x-api-key, access_token, SecretAccessKey, ...) in a
+//     map or a JSON object is replaced too: it is the name=value rule
+//     applied to a pair.
 //
 // Redaction never fails and never panics: input that is not valid JSON is
 // scanned as text. Redacting twice gives what redacting once gave.
 //
 // The cost is paid on every span, so the common case is cheap: a string with
-// no candidate for any secret pattern is rejected by substring searches
-// before any regular expression runs, and a span with nothing to redact
-// costs no allocation.
+// no candidate for any secret pattern is rejected by substring searches,
+// and by one pass of an automaton over the rules' keywords, before any
+// regular expression runs; a span with nothing to redact costs no
+// allocation. A rule runs only where its keyword is (anchored there when
+// its matches start with it), and is compiled the first time one of its
+// keywords is seen. See docs/benchmarks.md for what the scan costs.
 package redact

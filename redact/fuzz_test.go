@@ -2,6 +2,8 @@ package redact
 
 import (
 	"encoding/json"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,4 +46,68 @@ func FuzzRedactJSON(f *testing.F) {
 			t.Fatalf("not idempotent:\n%q\n%q\n%q", s, out, again)
 		}
 	})
+}
+
+// FuzzRedactSecrets: redaction never grows a secret back. For every
+// hand-written pattern and every rule that replaced something in the
+// input, the output holds nothing that pattern or rule would replace; and
+// redacting the output again changes nothing.
+func FuzzRedactSecrets(f *testing.F) {
+	for _, s := range []string{
+		"charge with " + fakeStripe + ", then refund",
+		"HF_TOKEN=" + fakeHF + ".",
+		"token " + fakeGitLab + ";" + fakeNPM,
+		"the cookie was " + fakeJWT + ", expired",
+		"Authorization: Basic " + fakeBasic,
+		"postgres://admin:" + fakeURLPass + "@db.internal:5432/app",
+		"export AWS_SECRET_ACCESS_KEY=" + fakeAWSSecret,
+		"AccountName=acct;AccountKey=" + fakeAzureKey + ";EndpointSuffix=core.windows.net",
+		`{"private_key": "` + fakeServiceKey + `"}`,
+		`{"private_key": "` + fakeServiceKey[:90],
+		"use " + fakeOpenAIPrj + " and " + fakeGitHub + " and " + fakeAWS,
+		strings.Join(nearMisses, "\n"),
+		"https://u:" + Placeholder + "@h " + "Basic " + Placeholder,
+	} {
+		f.Add(s)
+	}
+	rs := loadRules()
+	f.Fuzz(func(t *testing.T, s string) {
+		out, changed := secretsIn([]byte(s))
+		if !changed {
+			out = s
+		}
+		low := asciiLower(s)
+		for i, re := range refPatterns {
+			if patternReplaces(re, i, s) && patternReplaces(re, i, out) {
+				t.Fatalf("pattern %s matches again after redaction:\n%q\n%q", patterns[i].name, s, out)
+			}
+		}
+		for _, r := range rs.rules {
+			if !slices.ContainsFunc(r.keywords, func(k string) bool { return strings.Contains(low, k) }) {
+				continue // a rule runs only where its keyword is
+			}
+			r.ready()
+			if _, fired := r.apply(s, refMatches(r, s)); !fired {
+				continue
+			}
+			if again, ok := r.apply(out, refMatches(r, out)); ok {
+				t.Fatalf("rule %s matches again after redaction:\n%q\n%q\n%q", r.id, s, out, again)
+			}
+		}
+		if again, changedAgain := secretsIn([]byte(out)); changedAgain {
+			t.Fatalf("not idempotent:\n%q\n%q\n%q", s, out, again)
+		}
+	})
+}
+
+// patternReplaces reports whether hand-written pattern i, as its
+// reference expression re, would replace a secret in s.
+func patternReplaces(re *regexp.Regexp, i int, s string) bool {
+	g := patterns[i].group
+	for _, l := range re.FindAllStringSubmatchIndex(s, -1) {
+		if s[l[2*g]:l[2*g+1]] != Placeholder {
+			return true
+		}
+	}
+	return false
 }

@@ -458,7 +458,7 @@ func (rs *ruleSet) replace(s string) (string, bool) {
 		if r.atStart {
 			matches = rs.anchored(s, ri, r, hits)
 		} else {
-			matches = r.re.FindAllStringSubmatchIndex(s, -1)
+			matches = rs.near(r.re.FindAllStringSubmatchIndex(s, -1), ri, hits)
 		}
 		if len(matches) == 0 {
 			continue
@@ -472,6 +472,34 @@ func (rs *ruleSet) replace(s string) (string, bool) {
 		}
 	}
 	return s, changed
+}
+
+// nearWindow is how far before a match a keyword of its rule may be. A
+// rule run unanchored matches anywhere in a string that holds one of its
+// keywords (gitleaks judges whole files that way); a few rules match bare
+// hex or base64 (sourcegraph's bare 40 hex digits, once "sourcegraph" is
+// in the file), which would take every git hash of a long tool result
+// that mentions the service once. A match counts only with a keyword
+// inside it or at most this many bytes before it.
+const nearWindow = 256
+
+// near keeps the matches with a keyword of rule ri inside them or at most
+// nearWindow bytes before them.
+func (rs *ruleSet) near(matches [][]int, ri int, hits []hit) [][]int {
+	out := matches[:0]
+	for _, l := range matches {
+		for _, h := range hits {
+			p := int(h.start)
+			if p >= l[1] {
+				break
+			}
+			if p >= l[0]-nearWindow && containsInt(rs.kwRules[h.kw], ri) {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // ruleMask is a set of rules by index.

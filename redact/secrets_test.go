@@ -72,7 +72,7 @@ func refRules(s string) (string, bool) {
 		if !found {
 			continue
 		}
-		if ns, ok := r.apply(s, r.re.FindAllStringSubmatchIndex(s, -1)); ok {
+		if ns, ok := r.apply(s, refMatches(r, s)); ok {
 			s, changed = ns, true
 		}
 	}
@@ -133,4 +133,26 @@ func asciiLower(s string) string {
 		b[i] = lower(c)
 	}
 	return string(b)
+}
+
+// refMatches is what the rule matches in s, as the engine counts matches:
+// anchored rules anywhere, the others with a keyword inside the match or
+// at most nearWindow bytes before it, found here by plain searches.
+func refMatches(r *rule, s string) [][]int {
+	all := r.re.FindAllStringSubmatchIndex(s, -1)
+	if r.atStart {
+		return all
+	}
+	low := asciiLower(s)
+	var out [][]int
+	for _, l := range all {
+		lo := max(0, l[0]-nearWindow)
+		for _, k := range r.keywords {
+			if i := strings.Index(low[lo:], k); i >= 0 && lo+i < l[1] {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
 }
