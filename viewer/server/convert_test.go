@@ -265,6 +265,44 @@ func TestServedPageConvertsDroppedFiles(t *testing.T) {
 	slices.Sort(wantAll)
 	require.Equal(t, wantAll, all)
 	browsertest.Screenshot(t, ctx, "serve-dropin.png")
+
+	// A hostile file comes back from the server as data, and stays text.
+	payload := `<img src=x onerror="window.pwned=1"></script><script>window.pwned=1</script>"'><svg onload="window.pwned=1">`
+	otlp := `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":` + fmt.Sprintf("%q", payload) + `}}]},"scopeSpans":[{"spans":[` +
+		`{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331","name":` + fmt.Sprintf("%q", "execute_tool "+payload) + `,"startTimeUnixNano":"1","endTimeUnixNano":"2",` +
+		`"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":` + fmt.Sprintf("%q", payload) + `}},` +
+		`{"key":"gen_ai.tool.call.result","value":{"stringValue":` + fmt.Sprintf("%q", payload) + `}}]}]}]}]}`
+	js, err := json.Marshal(otlp)
+	require.NoError(t, err)
+	name, err := json.Marshal(payload + ".json")
+	require.NoError(t, err)
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+  window.violations = 0; document.addEventListener('securitypolicyviolation', () => window.violations++);
+  const dt = new DataTransfer();
+  dt.items.add(new File([`+string(js)+`], `+string(name)+`));
+  document.body.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+  return true;
+})()`))
+	require.NoError(t, err)
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.getElementById('run-pick').options.length === %d`, runs+1)))
+	require.NoError(t, err)
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('#rows .row').click(), true`))
+	require.NoError(t, err)
+	type injection struct {
+		Pwned, Img, Scripts, Handlers, Violations int
+		Detail                                    string
+	}
+	inj, err := chromedp.Run(ctx, chromedp.Evaluate[injection](`({
+  Pwned: window.pwned || 0,
+  Img: document.querySelectorAll('img, svg, iframe, object, embed').length,
+  Scripts: document.querySelectorAll('script').length,
+  Handlers: Array.from(document.querySelectorAll('*')).filter(e => Array.from(e.attributes).some(a => a.name.startsWith('on'))).length,
+  Violations: window.violations,
+  Detail: document.getElementById('detail').innerText,
+})`))
+	require.NoError(t, err)
+	require.Equal(t, injection{Scripts: 2, Detail: inj.Detail}, inj)
+	require.Contains(t, inj.Detail, payload)
 }
 
 // A partly broken artifact opens with its bad lines named, and starts
