@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"slices"
 	"strconv"
 )
 
@@ -74,36 +75,118 @@ func dissimilar(x, y map[string]string) int {
 
 // align aligns two sequences of calls with the least total cost
 // (Needleman-Wunsch over the costs above). Calls equal in key, arguments
-// and outcome at the start and the end are paired first, which is most of
-// a rerun; between them, the table is filled from the end, so that ties
-// are broken toward pairing early calls (of two identical calls, the
-// first is the original and the second the inserted copy).
+// and outcome are anchored first, by a longest common subsequence (Myers'
+// O((N+M)D) algorithm, fast when the runs are mostly the same, as reruns
+// are); the table is filled only for the gaps between anchors. Each gap is
+// filled from its end, so that ties are broken toward pairing early calls
+// (of two identical calls, the first is the original and the second the
+// inserted copy).
 func align[T any, P interface {
 	*T
 	alignable
 }](xs, ys []T) []step {
-	same := func(i, j int) bool {
-		x, y := P(&xs[i]), P(&ys[j])
-		return x.alignKey() == y.alignKey() && x.alignArgs() == y.alignArgs() && x.alignOutcome() == y.alignOutcome()
+	ids := map[string]int{}
+	id := func(c P) int {
+		k := c.alignKey() + "\x00" + c.alignArgs() + "\x00" + c.alignOutcome()
+		if v, ok := ids[k]; ok {
+			return v
+		}
+		ids[k] = len(ids)
+		return len(ids) - 1
 	}
-	n, m := len(xs), len(ys)
-	pre := 0
-	for pre < n && pre < m && same(pre, pre) {
-		pre++
+	a, b := make([]int, len(xs)), make([]int, len(ys))
+	for i := range xs {
+		a[i] = id(P(&xs[i]))
 	}
-	suf := 0
-	for suf < n-pre && suf < m-pre && same(n-1-suf, m-1-suf) {
-		suf++
+	for j := range ys {
+		b[j] = id(P(&ys[j]))
 	}
-	steps := make([]step, 0, max(n, m))
-	for i := range pre {
-		steps = append(steps, step{i, i})
+	anchors, ok := commonSubsequence(a, b)
+	if !ok {
+		// Too different to anchor cheaply: one table for all of it.
+		return alignMiddle[T, P](xs, ys, 0, len(xs), 0, len(ys), nil)
 	}
-	steps = alignMiddle[T, P](xs, ys, pre, n-suf, pre, m-suf, steps)
-	for k := suf; k > 0; k-- {
-		steps = append(steps, step{n - k, m - k})
+	steps := make([]step, 0, max(len(xs), len(ys)))
+	x, y := 0, 0
+	for _, p := range append(anchors, step{len(xs), len(ys)}) {
+		steps = alignMiddle[T, P](xs, ys, x, p.a, y, p.b, steps)
+		if p.a < len(xs) {
+			steps = append(steps, p)
+		}
+		x, y = p.a+1, p.b+1
 	}
 	return steps
+}
+
+// maxEdits bounds the edit distance commonSubsequence looks for, and so
+// its memory (about maxEdits² ints); runs further apart are aligned by
+// the table alone.
+const maxEdits = 1000
+
+// commonSubsequence returns a longest common subsequence of a and b as
+// pairs of positions, in order (Myers, "An O(ND) difference algorithm and
+// its variations", 1986); false when a and b differ by more than maxEdits
+// insertions and removals.
+func commonSubsequence(a, b []int) ([]step, bool) {
+	n, m := len(a), len(b)
+	off := n + m + 1
+	v := make([]int, 2*off+1)
+	var trace [][]int // trace[d]: v[off-d-1 : off+d+2] before round d
+	for d := 0; d <= n+m; d++ {
+		if d > maxEdits {
+			return nil, false
+		}
+		trace = append(trace, slices.Clone(v[off-d-1:off+d+2]))
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
+				x = v[off+k+1]
+			} else {
+				x = v[off+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x++
+				y++
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				return backtrack(trace, n, m), true
+			}
+		}
+	}
+	return nil, true // not reached: round n+m always ends
+}
+
+// backtrack walks the rounds of commonSubsequence back from (n, m),
+// collecting the diagonal moves: the common elements.
+func backtrack(trace [][]int, n, m int) []step {
+	var pairs []step
+	x, y := n, m
+	for d := len(trace) - 1; d > 0; d-- {
+		v := trace[d] // index k is at k+d+1
+		at := func(k int) int { return v[k+d+1] }
+		k := x - y
+		prev := k - 1
+		if k == -d || k != d && at(k-1) < at(k+1) {
+			prev = k + 1
+		}
+		px := at(prev)
+		py := px - prev
+		for x > px && y > py {
+			x--
+			y--
+			pairs = append(pairs, step{x, y})
+		}
+		x, y = px, py
+	}
+	for x > 0 && y > 0 {
+		x--
+		y--
+		pairs = append(pairs, step{x, y})
+	}
+	slices.Reverse(pairs)
+	return pairs
 }
 
 // Moves in the alignment table.

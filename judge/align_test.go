@@ -86,7 +86,7 @@ func TestDiffAlignment(t *testing.T) {
 			failed.code = "503"
 			return append(s[:1], append([]seqCall{failed}, s[1:]...)...)
 		}), true,
-			judge.DiffCounts{CallsA: 6, CallsB: 7, Matched: 6, Inserted: 1}, []string{"inserted - 1"}},
+			judge.DiffCounts{CallsA: 6, CallsB: 7, Matched: 6, Inserted: 1}, []string{"inserted - 1 retry_of 2"}},
 		{"inserted retry of a success", edit(func(s []seqCall) []seqCall {
 			return append(s[:3], append([]seqCall{s[2]}, s[3:]...)...)
 		}), true,
@@ -160,4 +160,80 @@ func TestDiffAlignmentLarge(t *testing.T) {
 	rep := judge.Diff(seqRun("a", a), seqRun("b", b))
 	assert.Equal(t, 15, rep.Counts.Removed)
 	assert.Equal(t, 1485, rep.Counts.Matched)
+}
+
+// seqFromBytes turns fuzz input into a run: each byte is a call of one of
+// four tools, with one of three arguments, failing when its top bit is
+// set.
+func seqFromBytes(data []byte) []seqCall {
+	calls := make([]seqCall, 0, len(data))
+	for _, b := range data {
+		c := seqCall{tool: fmt.Sprint("t", b%4), args: fmt.Sprintf(`{"v":%d}`, b/4%3)}
+		if b&0x80 != 0 {
+			c.code = "E"
+		}
+		calls = append(calls, c)
+	}
+	return calls
+}
+
+// FuzzDiffAlignment: whatever the runs, every call of A is matched,
+// diverged, removed or reordered, every call of B matched, diverged,
+// inserted or reordered, each finding is counted once, and a run diffed
+// with itself has no finding.
+func FuzzDiffAlignment(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3}, []byte{0, 1, 1, 2, 3})
+	f.Add([]byte{0, 1, 2, 3}, []byte{0, 2, 1, 3})
+	f.Add([]byte{0, 1, 2, 3}, []byte{0, 1, 3})
+	f.Add([]byte{0x80, 5, 9}, []byte{5, 9, 0x80, 13})
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		if len(a) > 64 || len(b) > 64 {
+			return
+		}
+		ra, rb := seqRun("a", seqFromBytes(a)), seqRun("b", seqFromBytes(b))
+		rep := judge.Diff(ra, rb)
+		c := rep.Counts
+		require.Equal(t, c.CallsA, c.Matched+c.Diverged+c.Removed+c.Reordered, "%+v", c)
+		require.Equal(t, c.CallsB, c.Matched+c.Diverged+c.Inserted+c.Reordered, "%+v", c)
+		require.Len(t, rep.Divergences, c.Diverged+c.Inserted+c.Removed+c.Reordered+c.ArgsChanged)
+		require.Equal(t, c.Diverged+c.Inserted+c.Removed+c.Reordered > 0, rep.Diverged)
+		seenA, seenB := map[int]bool{}, map[int]bool{}
+		for _, d := range rep.Divergences {
+			if d.AIndex != nil {
+				require.False(t, seenA[*d.AIndex], "A[%d] in two findings", *d.AIndex)
+				seenA[*d.AIndex] = true
+			}
+			if d.BIndex != nil {
+				require.False(t, seenB[*d.BIndex], "B[%d] in two findings", *d.BIndex)
+				seenB[*d.BIndex] = true
+			}
+		}
+		self := judge.Diff(ra, seqRun("a2", seqFromBytes(a)))
+		require.Empty(t, self.Divergences)
+	})
+}
+
+// BenchmarkDiffAlignment: two runs of 1,000 calls that differ in 20
+// places (insertions, removals, a swap, changed arguments).
+func BenchmarkDiffAlignment(b *testing.B) {
+	var x, y []seqCall
+	for i := range 1000 {
+		c := seqCall{tool: fmt.Sprint("t", i%9), args: fmt.Sprintf(`{"i":%d,"q":"query %d"}`, i, i%13)}
+		x = append(x, c)
+		switch i % 50 {
+		case 10:
+			y = append(y, c, c) // a retry
+		case 20: // removed
+		case 30:
+			c.args = fmt.Sprintf(`{"i":%d,"q":"other"}`, i)
+			y = append(y, c)
+		default:
+			y = append(y, c)
+		}
+	}
+	ra, rb := seqRun("a", x), seqRun("b", y)
+	b.ReportAllocs()
+	for b.Loop() {
+		judge.Diff(ra, rb)
+	}
 }

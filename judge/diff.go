@@ -229,8 +229,10 @@ type Divergence struct {
 	AIndex *int `json:"a_index,omitempty"`
 	BIndex *int `json:"b_index,omitempty"`
 	// RetryOf, for a call only one run made, is the position in that same
-	// run of the call it repeats (same tool and arguments, the nearest
-	// earlier call of that tool): it is a retry.
+	// run of another attempt at the same call (same tool and arguments):
+	// the nearest earlier call of that tool when it is one, else the
+	// nearest later one. The call is a retry, or the failed first attempt
+	// a retry followed.
 	RetryOf *int `json:"retry_of,omitempty"`
 	// Fields names the outcome fields that differ ("tool", "ok", "code").
 	Fields []string `json:"fields,omitempty"`
@@ -432,16 +434,18 @@ func judgeAlignment(ca, cb []diffCall, steps []step, compareArgs bool) []found {
 	return kept
 }
 
-// retryOf returns the position of the call that calls[i] repeats: the
-// nearest earlier call of the same tool, when its arguments are the same;
-// -1 when there is none.
+// retryOf returns the position of another attempt at calls[i]: the
+// nearest call of the same tool before it, else after it, when its
+// arguments are the same; -1 when there is none.
 func retryOf(calls []diffCall, i int) int {
-	for j := i - 1; j >= 0; j-- {
-		if calls[j].key == calls[i].key {
-			if calls[j].canon == calls[i].canon {
-				return j
+	for _, step := range []int{-1, 1} {
+		for j := i + step; j >= 0 && j < len(calls); j += step {
+			if calls[j].key == calls[i].key {
+				if calls[j].canon == calls[i].canon {
+					return j
+				}
+				break
 			}
-			return -1
 		}
 	}
 	return -1
@@ -996,12 +1000,12 @@ func (d *Divergence) text() string {
 		return "diverged"
 	case InsertedCall:
 		if d.RetryOf != nil {
-			return fmt.Sprintf("inserted in B: a retry of B[%d] (same tool and arguments)", *d.RetryOf)
+			return fmt.Sprintf("inserted in B: a retry (another attempt at B[%d]'s call: same tool and arguments)", *d.RetryOf)
 		}
 		return "inserted in B"
 	case RemovedCall:
 		if d.RetryOf != nil {
-			return fmt.Sprintf("removed from A: a retry of A[%d] (same tool and arguments)", *d.RetryOf)
+			return fmt.Sprintf("removed: only in A, a retry (another attempt at A[%d]'s call: same tool and arguments)", *d.RetryOf)
 		}
 		return "removed: only in A"
 	case ReorderedCall:
