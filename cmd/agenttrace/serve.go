@@ -35,7 +35,15 @@ subdirectories, on this machine only. The first page lists the runs, newest
 first, with their start, service, records, tokens, errors, duration and
 budget; each links to the viewer page of the run. A run still being
 written grows on its page as lines are appended to its file, so a demo or
-an agent recording into DIR can be watched live.
+an agent recording into DIR can be watched live. A run whose trailer
+accounts for records the file does not hold shows the trailer's totals and
+budget and how many records were dropped; a partly broken file names its
+bad lines.
+
+A file dropped on a run's page (an artifact, OTLP/JSON or protobuf, Jaeger
+JSON, any shape "convert --from" reads) is converted by this server, with
+the same Go code as "agenttrace html", and shown as more runs, one per
+trace; only the server's own pages may send one, up to 64 MiB.
 
 The server listens on loopback only (--addr must be localhost, 127.x.x.x
 or [::1]; port 0 picks a free port), answers only requests addressed to
