@@ -481,13 +481,28 @@ func (s *side) uses(idx []int) []use {
 			ids[n.toolCallID] = true
 		}
 	}
+	// A request a call record carries (by id, or, when the record's id is
+	// none the models requested, by tool name) is that call; any other
+	// request is a call the recording tells of only through its output.
+	requested := map[string]bool{}
 	for _, i := range idx {
+		for _, rq := range s.nodes[i].requests {
+			if rq.id != "" {
+				requested[rq.id] = true
+			}
+		}
+	}
+	claimed := make([]bool, len(out))
+	reqNodes := slices.Clone(idx)
+	slices.SortStableFunc(reqNodes, func(x, y int) int { return cmp.Compare(s.nodes[x].end, s.nodes[y].end) })
+	for _, i := range reqNodes {
 		n := &s.nodes[i]
 		for _, rq := range n.requests {
 			if rq.id != "" && ids[rq.id] {
 				continue
 			}
-			if rq.id == "" && hasCallNamed(out, rq.name) {
+			if c := unclaimedCall(out, claimed, rq.name, requested); c >= 0 {
+				claimed[c] = true
 				continue
 			}
 			if rq.id != "" {
@@ -498,19 +513,24 @@ func (s *side) uses(idx []int) []use {
 				u.canon = canonical(rq.args)
 			}
 			out = append(out, u)
+			claimed = append(claimed, true)
 		}
 	}
 	slices.SortStableFunc(out, func(x, y use) int { return cmp.Compare(x.at, y.at) })
 	return out
 }
 
-func hasCallNamed(us []use, name string) bool {
+// unclaimedCall returns the first call record in us of the tool name
+// that no request has claimed and whose id no request names; -1 when
+// there is none.
+func unclaimedCall(us []use, claimed []bool, name string, requested map[string]bool) int {
 	for i := range us {
-		if !us[i].fromOutput && us[i].tool == name {
-			return true
+		u := &us[i]
+		if !claimed[i] && !u.fromOutput && u.tool == name && (u.id == "" || !requested[u.id]) {
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // reconciler reconciles one run.
@@ -518,6 +538,7 @@ type reconciler struct {
 	a, b     *side
 	ra, rb   []int
 	findings []Finding
+	retried  int64 // tokens B's hidden model retries spent
 }
 
 // loc locates records of one side.
@@ -709,6 +730,7 @@ func (rc *reconciler) modelRetries() {
 		if seenB[n.input] <= max(countA[n.input], 1) {
 			continue
 		}
+		rc.retried += n.usage.Total()
 		lb := rc.loc(rc.b, i, f)
 		lb.SpanIDs = []string{n.span, rc.b.nodes[f].span}
 		state := "succeeded"
@@ -743,7 +765,8 @@ func (rc *reconciler) tokens() {
 		}
 	}
 	claim, claimed := rc.claim()
-	if len(claimed) == 0 || claim >= spent {
+	// Tokens a hidden retry spent are that finding's, not another one.
+	if len(claimed) == 0 || claim >= spent-rc.retried {
 		return
 	}
 	la := rc.loc(rc.a, claimed...)

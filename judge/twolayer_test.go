@@ -198,6 +198,20 @@ func TestReconcileFindings(t *testing.T) {
 			return r
 		}(), twoLayer{lastFinish: "length"}.layerB(), nil},
 		{"hidden model retry", twoLayer{}.layerA(), modelRetry(), []string{"hidden_retry"}},
+		{"a hidden retry that spent tokens is one finding, not two", twoLayer{}.layerA(), func() *run {
+			r := modelRetry()
+			r.find("i2-first").Attributes().PutInt(semconv.UsageInputTokens, 480)
+			return r
+		}(), []string{"hidden_retry"}},
+		{"call records without ids are the requests' calls", func() *run {
+			r := twoLayer{}.layerA()
+			r.tool("c1", "agent", "search_flights", "", 1200, 2200, js(tlFlights["arguments"]), nil)
+			return r
+		}(), func() *run {
+			r := twoLayer{}.layerB()
+			r.find("c2").Attributes().Remove(semconv.ToolCallID)
+			return r
+		}(), nil},
 		{"more tokens reported than spent is no finding", twoLayer{tokens: 5000}.layerA(), twoLayer{}.layerB(), nil},
 		{"same recording twice", twoLayer{}.layerB(), twoLayer{}.layerB(), nil},
 	}
