@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -58,13 +59,17 @@ type file interface {
 	io.WriteCloser
 	Truncate(size int64) error
 	Sync() error
-	Stat() (os.FileInfo, error)
 }
 
-// openFile opens an artifact file to append to; tests replace it with
-// files that fail.
-var openFile = func(path string) (file, error) {
-	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+// openFile opens an artifact file to append to, creating it; with
+// excl, only when there is none yet (fs.ErrExist otherwise). Tests
+// replace it with files that fail.
+var openFile = func(path string, excl bool) (file, error) {
+	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	if excl {
+		flags |= os.O_EXCL
+	}
+	return os.OpenFile(path, flags, 0o644)
 }
 
 // encoder is a pooled scratch for encoding one group of records.
@@ -87,6 +92,19 @@ func (s *Store) load(a *artifact, recs []converter.Record) error {
 		a.traces = make(map[pcommon.TraceID]struct{})
 	}
 	if a.path != "" {
+		// Most artifacts are new: creating the file is also the check
+		// that there is nothing to adopt, one system call for both.
+		f, err := openFile(a.path, true)
+		if err == nil {
+			s.attach(a, f)
+			a.meta = Header(a.key, recs, s.opts.Header)
+			a.loaded = true
+			s.hooks.opened()
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("open artifact: %w", err)
+		}
 		ad, err := adopt(a.path, s.setAside)
 		if err != nil {
 			return err
@@ -267,17 +285,16 @@ func (s *Store) openFile(a *artifact) error {
 		s.files.touch(a)
 		return nil
 	}
-	f, err := openFile(a.path)
+	f, err := openFile(a.path, false)
 	if err != nil {
 		return fmt.Errorf("open artifact: %w", err)
 	}
-	if a.size == 0 && !a.headerOnDisk {
-		// A file this artifact has not written to: whatever a racing
-		// process or a truncating run left must not sit before the header.
-		if st, err := f.Stat(); err == nil {
-			a.size = st.Size()
-		}
-	}
+	s.attach(a, f)
+	return nil
+}
+
+// attach makes f a's open file. a.mu is held.
+func (s *Store) attach(a *artifact, f file) {
 	a.f = f
 	s.files.add(a)
 	s.nOpen.Add(1)
@@ -285,7 +302,6 @@ func (s *Store) openFile(a *artifact) error {
 	if s.opts.trackPaths() {
 		s.addPath(a.path)
 	}
-	return nil
 }
 
 // closeFile closes a's file, keeping the artifact. a.mu is held.

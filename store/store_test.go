@@ -323,8 +323,8 @@ func withFailingFiles(t *testing.T, room *int) {
 	t.Helper()
 	orig := openFile
 	t.Cleanup(func() { openFile = orig })
-	openFile = func(path string) (file, error) {
-		f, err := orig(path)
+	openFile = func(path string, excl bool) (file, error) {
+		f, err := orig(path, excl)
 		if err != nil || !strings.HasPrefix(filepath.Base(path), tid(1).String()) {
 			return f, err
 		}
