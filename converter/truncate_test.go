@@ -254,3 +254,57 @@ func TestWriterFitsWithoutCutting(t *testing.T) {
 	assert.NotContains(t, out.String(), converter.TruncatedPrefix)
 	assert.NotContains(t, out.String(), `"truncated"`)
 }
+
+// FuzzWriterFits: whatever a span's values and the limit, every line the
+// Writer writes is within the limit and reads back without a problem, and
+// the span is either written (with a marker for each value it cut) or
+// counted as dropped: never lost silently.
+func FuzzWriterFits(f *testing.F) {
+	f.Add(uint16(600), "hello", []byte{1, 2, 3}, uint16(3000), uint8(2))
+	f.Add(uint16(300), "é€\x00\"\\\n", []byte{}, uint16(9000), uint8(0))
+	f.Add(uint16(100), "", []byte{0xff}, uint16(0), uint8(40))
+	f.Fuzz(func(t *testing.T, limit uint16, text string, blob []byte, repeat uint16, events uint8) {
+		lim := 100 + int(limit)%20000
+		rec := bigSpan(func(sp ptrace.Span) {
+			sp.Attributes().PutStr("text", strings.Repeat(text, int(repeat)%5000))
+			sp.Attributes().PutEmptyBytes("blob").FromRaw(bytes.Repeat(blob, int(repeat)%3000))
+			m := sp.Attributes().PutEmptyMap("nested")
+			m.PutStr("inner", strings.Repeat(text, int(repeat)%700))
+			for i := range int(events) % 50 {
+				ev := sp.Events().AppendEmpty()
+				ev.SetName("e")
+				ev.Attributes().PutStr("body", strings.Repeat(text, i*int(repeat)%400))
+			}
+		})
+		var out bytes.Buffer
+		w := converter.NewWriter(&out, nil, converter.WithMaxLineSize(lim))
+		require.NoError(t, w.Write(rec))
+		require.NoError(t, w.Close())
+		for _, line := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {
+			// Only records are cut: the header and the trailer are what
+			// they are (a limit too small for them is the caller's).
+			if !bytes.HasPrefix(line, []byte(`{"v":1,"kind":"meta"`)) && !bytes.HasPrefix(line, []byte(`{"kind":"summary"`)) {
+				require.LessOrEqual(t, len(line), lim)
+			}
+		}
+		r := converter.NewReader(bytes.NewReader(out.Bytes()), converter.WithMaxLineSize(max(lim, out.Len())))
+		var recs []converter.Record
+		for {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err)
+			recs = append(recs, *rec)
+		}
+		require.Empty(t, r.Problems())
+		sum := r.Summary()
+		require.NotNil(t, sum)
+		require.Equal(t, int64(1), int64(len(recs))+sum.Dropped, "written or counted as dropped")
+		if len(recs) == 1 {
+			var n int64
+			converter.Truncated(recs[0].Span, func(string, string, int64) { n++ })
+			require.Equal(t, n, sum.Truncated)
+		}
+	})
+}
