@@ -72,6 +72,8 @@ type builder struct {
 	tools   map[string]*toolAcc
 	agents  map[string]*group
 	largest []Response
+	// truncated counts the values records mark as cut short when written.
+	truncated int64
 }
 
 // scan reads every record once: totals, models, tools, finish reasons,
@@ -90,6 +92,7 @@ func (b *builder) scan(recs []converter.Record) {
 			b.index[k] = i
 		}
 		b.info[i] = recInfo{kind: rd.Kind, parent: sp.ParentSpanID()}
+		converter.Truncated(sp, func(string, string, int64) { b.truncated++ })
 		failed := converter.Failed(sp, rd)
 		if failed {
 			b.rep.Failures = append(b.rep.Failures, failure(sp, rd))
@@ -297,9 +300,10 @@ func failure(sp ptrace.Span, rd *semconv.Reading) Failure {
 func (b *builder) trailers(ts []trailer, budget *converter.Budget) {
 	r := b.rep
 	tokens, spent := r.Tokens, b.tally.Spent()
-	var said *converter.BudgetStatus // a trailer's budget, for a header without one
+	var said int64                         // the values the trailers count as truncated
+	var budgetSaid *converter.BudgetStatus // a trailer's budget, for a header without one
 	for _, t := range ts {
-		r.Truncated += t.sum.Truncated
+		said += t.sum.Truncated
 		var own converter.Tally
 		for i := range t.recs {
 			own.Add(&t.recs[i])
@@ -312,16 +316,20 @@ func (b *builder) trailers(ts []trailer, budget *converter.Budget) {
 		r.FromTrailer = true
 		tokens = shift(tokens, t.sum.Tokens, own.Summary(nil).Tokens)
 		spent += trailerSpent(t.sum, &own) - own.Spent()
-		if said == nil {
-			said = t.sum.Budget
+		if budgetSaid == nil {
+			budgetSaid = t.sum.Budget
 		}
 	}
+	// The records' markers count what a file without a trailer (or OTLP
+	// converted from an artifact) holds; a trailer also counts what it
+	// no longer holds.
+	r.Truncated = max(said, b.truncated)
 	r.Notes = []string{}
 	if r.FromTrailer {
 		inFile := r.Tokens
 		r.InFile, r.Tokens = &inFile, tokens
-		if budget == nil && said != nil {
-			budget = &converter.Budget{Tokens: said.BudgetTokens, WarnThreshold: said.WarnThreshold}
+		if budget == nil && budgetSaid != nil {
+			budget = &converter.Budget{Tokens: budgetSaid.BudgetTokens, WarnThreshold: budgetSaid.WarnThreshold}
 		}
 		if budget != nil {
 			st := budget.Status(spent)
