@@ -9,10 +9,13 @@
 // queued without blocking the agent, converted by package converter on one
 // writer goroutine, and appended to its artifact — one artifact for the
 // whole run (WithFile), one per trace or per conversation (WithDirectory),
-// or any io.Writer (WithWriter). Each record is one write; an artifact is
-// synced when its trace's root span ends and on ForceFlush and Shutdown
-// (WithFsync changes that), so a crash leaves a readable artifact with at
-// worst a torn last line.
+// or any io.Writer (WithWriter). The files are package store's: the
+// records of a batch that go to one artifact are one write, counted in
+// the trailer only once written; the trailer goes out with the trace's
+// local root span; an artifact is synced then and on ForceFlush and
+// Shutdown (WithFsync changes that), so a crash leaves a readable
+// artifact with at worst a torn last line, which the next run closes off.
+// A span the store cannot write is counted as dropped in the trailer.
 //
 // # Budget
 //
@@ -44,5 +47,7 @@
 // any goroutine. ForceFlush returns once every span ended before it is on
 // disk, or with its context's error. Shutdown writes the trailers and
 // closes the files, and returns what failed there; it is idempotent and
-// honours its context. Other errors in the background go to otel.Handle.
+// honours its context. Other errors in the background go to otel.Handle,
+// and so does a panic in a budget callback (ErrCallbackPanicked), which is
+// recovered rather than thrown into the agent's span.End().
 package bridge

@@ -116,14 +116,21 @@ func newConfig(opts []Option) (config, error) {
 	return c, errors.Join(errs...)
 }
 
-// WithFile records the whole run into one artifact at path (appended to if
-// it exists), the way a tool-dispatch trace records a run.
+// WithFile records the whole run into one artifact at path, the way a
+// tool-dispatch trace records a run. An artifact already at path is
+// continued, not replaced: one header, and a trailer that counts both
+// runs. A file there that is not an artifact (a torn header, other
+// content) is renamed aside to path.corrupt-<unix ns> first.
 func WithFile(path string) Option {
 	return optionFunc(func(c *config) { c.sink, c.path = sinkFile, path })
 }
 
 // WithDirectory writes one artifact per trace (<trace id>.jsonl) or, with
-// converter.ByConversation, per gen_ai.conversation.id, into dir.
+// converter.ByConversation, per gen_ai.conversation.id
+// (conv-<store.Name(id)>.jsonl), into dir; the names, headers and merging
+// are package store's, the same as the collector exporter's and
+// convert --split's. An artifact is finalized (trailer written, file
+// closed, its memory freed) when its trace's local root span ends.
 func WithDirectory(dir string, by converter.GroupBy) Option {
 	return optionFunc(func(c *config) { c.sink, c.path, c.groupBy = sinkDir, dir, by })
 }
@@ -163,6 +170,10 @@ func WithFsync(f Fsync) Option { return optionFunc(func(c *config) { c.fsync = f
 func WithRecordCap(n int) Option { return optionFunc(func(c *config) { c.recordCap = n }) }
 
 // WithBudget sets a token budget (input + output tokens of model calls).
+// Guard and Status hold the agent to it. The artifact's header names the
+// budget the data sets, when it does (a local root span's
+// agenttrace.budget.tokens, else the resource's), else this one: the same
+// rule in every writer (see package store).
 func WithBudget(tokens int64) Option { return optionFunc(func(c *config) { c.budget = tokens }) }
 
 // WithWarnThreshold sets the fraction of the budget at which a run is near

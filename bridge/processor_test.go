@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -308,7 +310,8 @@ func TestFilter(t *testing.T) {
 	require.Len(t, recs, 2)
 }
 
-// TestFileStartsAfresh: a recording to a path replaces what was there.
+// TestFileStartsAfresh: a recording to a path that holds something other
+// than an artifact sets it aside (path.corrupt-<ns>) and starts afresh.
 func TestFileStartsAfresh(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte("old run\n"), 0o644))
@@ -399,4 +402,62 @@ func TestShutdownReportsWriteErrors(t *testing.T) {
 	require.NoError(t, err)
 	chat(context.Background(), provider(t, p), 1, 1)
 	require.ErrorContains(t, p.Shutdown(context.Background()), "disk full")
+}
+
+// TestFileResumes: WithFile continues an artifact already at its path: one
+// header, both runs' records, a trailer counting them all.
+func TestFileResumes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	for range 2 {
+		p, err := bridge.New(bridge.WithFile(path))
+		require.NoError(t, err)
+		chat(context.Background(), provider(t, p), 10, 5)
+		require.NoError(t, p.Shutdown(context.Background()))
+	}
+	data := readFile(t, path)
+	assert.Equal(t, 1, strings.Count(string(data), `"kind":"meta"`))
+	recs, r := artifact(t, data)
+	assert.Len(t, recs, 2)
+	assert.Equal(t, int64(2), r.Summary().Records)
+	assert.Equal(t, int64(30), r.Summary().Tokens.Total)
+}
+
+// recordErrors makes otel.Handle record errors for the test.
+func recordErrors(t *testing.T) func() []error {
+	t.Helper()
+	var mu sync.Mutex
+	var errs []error
+	prev := otel.GetErrorHandler()
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		errs = append(errs, err)
+	}))
+	t.Cleanup(func() { otel.SetErrorHandler(prev) })
+	return func() []error {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(errs)
+	}
+}
+
+// TestBudgetCallbackPanic: a panicking budget callback is recovered and
+// reported through otel.Handle; the agent's span.End() returns and the
+// span is still written.
+func TestBudgetCallbackPanic(t *testing.T) {
+	errs := recordErrors(t)
+	var buf syncBuffer
+	boom := func(bridge.BudgetEvent) { panic("boom") }
+	p := newProcessor(t, bridge.WithWriter(&buf), bridge.WithBudget(10), bridge.WithBudgetCallbacks(boom, boom))
+	tr := provider(t, p)
+	require.NotPanics(t, func() { chat(context.Background(), tr, 10, 5) })
+	require.NoError(t, p.Shutdown(context.Background()))
+	recs, _ := artifact(t, buf.Bytes())
+	assert.Len(t, recs, 1)
+	got := errs()
+	require.Len(t, got, 2, "near and over")
+	for _, err := range got {
+		assert.ErrorIs(t, err, bridge.ErrCallbackPanicked)
+		assert.ErrorContains(t, err, "boom")
+	}
 }
