@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -504,4 +505,30 @@ func TestOneTraceManyServices(t *testing.T) {
 		services[v.Str()] = true
 	}
 	assert.Equal(t, map[string]bool{"planner": true, "search-tool": true}, services)
+}
+
+// TestPartialFailure: an artifact that cannot be written fails only its
+// own spans, returned to exporterhelper as a partial failure to retry;
+// the other artifacts of the batch are written, and the retry, once the
+// artifact can be written, writes the failed spans once.
+func TestPartialFailure(t *testing.T) {
+	dir := t.TempDir()
+	e := newTestExporter(t, dir, nil)
+	blocker := tracePath(dir, 1)
+	require.NoError(t, os.Mkdir(blocker, 0o755)) // where trace 1's file would go
+	err := e.pushTraces(context.Background(), batch(spec{tid: 1, sid: 2, parent: 1}, spec{tid: 2, sid: 1}, spec{tid: 1, sid: 3, parent: 1}))
+	require.Error(t, err)
+	assert.False(t, consumererror.IsPermanent(err), "retrying may succeed")
+	var failed consumererror.Traces
+	require.ErrorAs(t, err, &failed)
+	retry := failed.Data()
+	assert.Equal(t, 2, retry.SpanCount(), "only trace 1's spans")
+	assert.Len(t, readArtifact(t, tracePath(dir, 2)).recs, 1, "trace 2 written")
+
+	require.NoError(t, os.Remove(blocker))
+	require.NoError(t, e.pushTraces(context.Background(), retry))
+	require.NoError(t, e.shutdown(context.Background()))
+	a := readArtifact(t, tracePath(dir, 1))
+	assert.Len(t, a.recs, 2)
+	assert.Empty(t, a.problems)
 }

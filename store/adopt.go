@@ -53,6 +53,9 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 	if err != nil {
 		return nil, fmt.Errorf("adopt artifact: %w", err)
 	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("adopt artifact: %s is not a regular file", path)
+	}
 	if st.Size() == 0 {
 		return nil, nil
 	}
