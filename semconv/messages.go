@@ -53,41 +53,59 @@ const (
 	PartURI          = "uri"
 )
 
-// MarshalJSON writes the part in the conventions' shape: the members its
-// type requires always, the others only when set.
+// MarshalJSON writes the part in the conventions' shape, type first: the
+// members its type requires always, the others only when set.
 func (p Part) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, 4)
-	m["type"] = p.Type
+	b := []byte(`{"type":`)
+	b = appendJSON(b, p.Type)
+	member := func(name string, v any) {
+		b = append(b, `,"`...)
+		b = append(b, name...)
+		b = append(b, `":`...)
+		b = appendJSON(b, v)
+	}
 	switch p.Type {
 	case PartText, PartReasoning:
-		m["content"] = p.Content
+		member("content", p.Content)
 	case PartToolCall:
-		m["id"] = p.ID
-		m["name"] = p.Name
+		member("id", p.ID)
+		member("name", p.Name)
 		if p.Arguments != nil {
-			m["arguments"] = p.Arguments
+			member("arguments", p.Arguments)
 		}
 	case PartToolResponse:
-		m["id"] = p.ID
-		m["response"] = p.Response
+		member("id", p.ID)
+		member("response", p.Response)
 	case PartBlob:
-		m["modality"] = p.Modality
-		m["content"] = p.Content
+		member("modality", p.Modality)
 		if p.MimeType != "" {
-			m["mime_type"] = p.MimeType
+			member("mime_type", p.MimeType)
 		}
+		member("content", p.Content)
 	case PartURI:
-		m["modality"] = p.Modality
-		m["uri"] = p.URI
+		member("modality", p.Modality)
 		if p.MimeType != "" {
-			m["mime_type"] = p.MimeType
+			member("mime_type", p.MimeType)
 		}
+		member("uri", p.URI)
 	default:
 		if p.Content != "" {
-			m["content"] = p.Content
+			member("content", p.Content)
 		}
 	}
-	return json.Marshal(m)
+	return append(b, '}'), nil
+}
+
+// appendJSON appends v as JSON, without escaping HTML characters; a value
+// that cannot be written (a NaN inside decoded content) is written as null.
+func appendJSON(b []byte, v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return append(b, "null"...)
+	}
+	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
 }
 
 // Message is one message in the conventions' shape. FinishReason is set

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -121,15 +122,15 @@ func writeTranscript(out io.Writer, recs []converter.Record, calls []converter.M
 			failed := converter.Failed(sp, &rd)
 			switch {
 			case rd.Kind == semconv.Call:
-				fmt.Fprintf(w, "  tool %s", orUnknown(rd.Str(semconv.FieldTool)))
-				if rd.Has(semconv.FieldArgs) {
-					fmt.Fprintf(w, " %s", oneLine(rd.Value(semconv.FieldArgs).AsString(), 200))
+				fmt.Fprintf(w, "  tool %s", orUnknown(rd.ToolName(sp.Name())))
+				if args, ok := callContent(&rd, sp, semconv.FieldArgs, semconv.LFObservationInput, semconv.GenkitInput); ok {
+					fmt.Fprintf(w, " %s", oneLine(args, 200))
 				}
-				if rd.Has(semconv.FieldResult) {
-					fmt.Fprintf(w, " -> %s", oneLine(rd.Value(semconv.FieldResult).AsString(), 200))
+				if res, ok := callContent(&rd, sp, semconv.FieldResult, semconv.LFObservationOutput, semconv.GenkitOutput); ok {
+					fmt.Fprintf(w, " -> %s", oneLine(res, 200))
 				}
 				if failed {
-					fmt.Fprintf(w, " [failed: %s]", oneLine(sp.Status().Message(), 120))
+					fmt.Fprintf(w, " [failed: %s]", oneLine(failure(sp), 120))
 				}
 				fmt.Fprintln(w)
 			case conv[i].System != nil:
@@ -155,11 +156,7 @@ func writeTranscript(out io.Writer, recs []converter.Record, calls []converter.M
 					fmt.Fprintf(w, " (%d reasoning)", u.Reasoning)
 				}
 				if failed {
-					msg := sp.Status().Message()
-					if msg == "" {
-						msg = "error"
-					}
-					fmt.Fprintf(w, " [failed: %s]", oneLine(msg, 200))
+					fmt.Fprintf(w, " [failed: %s]", oneLine(failure(sp), 200))
 				}
 				fmt.Fprintln(w)
 				for _, m := range c.Output {
@@ -170,6 +167,33 @@ func writeTranscript(out io.Writer, recs []converter.Record, calls []converter.M
 		}
 	}
 	return w.Flush()
+}
+
+// callContent is a call's arguments or result: the record field, or, for
+// dialects that keep them in their own input and output attributes
+// (Langfuse, Genkit), those.
+func callContent(rd *semconv.Reading, sp ptrace.Span, f semconv.Field, keys ...string) (string, bool) {
+	if rd.Has(f) {
+		return rd.Value(f).AsString(), true
+	}
+	for _, k := range keys {
+		if v, ok := sp.Attributes().Get(k); ok {
+			return v.AsString(), true
+		}
+	}
+	return "", false
+}
+
+// failure says why a span failed: its status message, Langfuse's status
+// message, or "error".
+func failure(sp ptrace.Span) string {
+	if msg := sp.Status().Message(); msg != "" {
+		return msg
+	}
+	if v, ok := sp.Attributes().Get(semconv.LFStatusMessage); ok && v.Str() != "" {
+		return v.Str()
+	}
+	return "error"
 }
 
 func writeMessage(w io.Writer, m semconv.Message) {

@@ -1,0 +1,88 @@
+package semconv
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+func sid(b byte) pcommon.SpanID { return pcommon.SpanID{b} }
+
+// TestNesting: leaves count, wrappers do not, in either order of ending.
+func TestNesting(t *testing.T) {
+	trace := pcommon.TraceID{1}
+	type end struct {
+		span, parent byte
+		kind         Kind
+		usage        int64
+	}
+	type want struct {
+		kind   Kind
+		undone int64
+		undo   int64
+	}
+	cases := []struct {
+		name string
+		ends []end
+		want []want
+	}{
+		{"children first: the batch around two chunks is a wrapper",
+			[]end{{2, 1, Inference, 10}, {3, 1, Inference, 20}, {1, 9, Inference, 30}, {9, 0, Agent, 30}},
+			[]want{{Inference, 0, 0}, {Inference, 0, 0}, {Span, 0, 0}, {Agent, 0, 0}}},
+		{"through a plain span in between",
+			[]end{{3, 2, Inference, 10}, {2, 1, Span, 0}, {1, 0, Inference, 10}},
+			[]want{{Inference, 0, 0}, {Span, 0, 0}, {Span, 0, 0}}},
+		{"a child ending after its parent takes the parent back",
+			[]end{{1, 0, Inference, 25}, {2, 1, Inference, 1335}},
+			[]want{{Inference, 0, 0}, {Inference, 1, 25}}},
+		{"a late child two levels down",
+			[]end{{2, 1, Span, 0}, {1, 0, Inference, 7}, {3, 2, Inference, 9}},
+			[]want{{Span, 0, 0}, {Inference, 0, 0}, {Inference, 1, 7}}},
+		{"siblings are leaves",
+			[]end{{2, 1, Inference, 1}, {3, 1, Inference, 1}, {1, 0, Agent, 0}},
+			[]want{{Inference, 0, 0}, {Inference, 0, 0}, {Agent, 0, 0}}},
+		{"an agent above model calls stays an agent",
+			[]end{{2, 1, Inference, 1}, {1, 0, Agent, 1}},
+			[]want{{Inference, 0, 0}, {Agent, 0, 0}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var n Nesting
+			for i, e := range tc.ends {
+				var parent pcommon.SpanID
+				if e.parent != 0 {
+					parent = sid(e.parent)
+				}
+				got := n.End(trace, sid(e.span), parent, e.kind, Usage{Input: e.usage})
+				assert.Equal(t, tc.want[i].kind, got.Kind, "span %d kind", e.span)
+				assert.Equal(t, tc.want[i].undone, got.Undone, "span %d undone", e.span)
+				assert.Equal(t, tc.want[i].undo, got.Undo.Input, "span %d undo", e.span)
+			}
+		})
+	}
+}
+
+// Spans of another trace with the same ids are not related.
+func TestNestingKeepsTracesApart(t *testing.T) {
+	var n Nesting
+	n.End(pcommon.TraceID{1}, sid(2), sid(1), Inference, Usage{})
+	assert.Equal(t, Inference, n.End(pcommon.TraceID{2}, sid(1), pcommon.SpanID{}, Inference, Usage{}).Kind)
+	assert.Equal(t, Span, n.End(pcommon.TraceID{1}, sid(1), pcommon.SpanID{}, Inference, Usage{}).Kind)
+	n.Reset()
+	n.End(pcommon.TraceID{1}, sid(2), sid(1), Inference, Usage{})
+	n.Reset()
+	assert.Equal(t, Inference, n.End(pcommon.TraceID{1}, sid(1), pcommon.SpanID{}, Inference, Usage{}).Kind)
+}
+
+func BenchmarkNestingEnd(b *testing.B) {
+	var n Nesting
+	trace := pcommon.TraceID{1}
+	b.ReportAllocs()
+	i := byte(0)
+	for b.Loop() {
+		i++
+		n.End(trace, pcommon.SpanID{i, 1}, pcommon.SpanID{i, 2}, Inference, Usage{Input: 1})
+		n.End(trace, pcommon.SpanID{i, 2}, pcommon.SpanID{}, Agent, Usage{})
+	}
+}
