@@ -263,7 +263,7 @@ func newAuditor(recs []converter.Record, cfg auditConfig) *auditor {
 		*n = node{
 			kind: rd.Kind, trace: sp.TraceID(), span: sp.SpanID(), parent: sp.ParentSpanID(),
 			start: uint64(sp.StartTimestamp()), end: uint64(sp.EndTimestamp()),
-			failed: sp.Status().Code() == ptrace.StatusCodeError, name: sp.Name(),
+			failed: converter.Failed(sp, &rd), name: sp.Name(),
 			spanKind: sp.Kind(), flags: sp.Flags(), redacted: cfg.redacted || isRedacted(rec),
 		}
 		n.budgetStop = n.failed && rd.Str(semconv.FieldCode) == BudgetExceededCode
@@ -276,7 +276,7 @@ func newAuditor(recs []converter.Record, cfg auditConfig) *auditor {
 		}
 		switch rd.Kind {
 		case semconv.Call:
-			n.tool, n.toolCallID = rd.Str(semconv.FieldTool), rd.Str(semconv.FieldToolCallID)
+			n.tool, n.toolCallID = rd.ToolName(sp.Name()), rd.Str(semconv.FieldToolCallID)
 			if rd.Has(semconv.FieldArgs) {
 				n.args, n.hasArgs = jsonOf(rd.Value(semconv.FieldArgs)), true
 			}
@@ -662,6 +662,14 @@ func generates(sp ptrace.Span) bool {
 			return false
 		}
 	}
+	for _, k := range []string{semconv.LFObservationType, semconv.GenkitSubtype} {
+		if v, ok := attrs.Get(k); ok {
+			switch strings.ToLower(v.AsString()) {
+			case "embedding", "embedder", "retriever", "reranker", "indexer":
+				return false
+			}
+		}
+	}
 	op := sp.Name()
 	if v, ok := attrs.Get(semconv.AIOperationID); ok {
 		op = v.AsString()
@@ -737,7 +745,42 @@ func requestsOf(rd *semconv.Reading, sp ptrace.Span) (reqs []request, recorded, 
 	if _, ok := attrs.Get(aiResponseObject); ok {
 		return nil, true, finish
 	}
+	if v, ok := attrs.Get(semconv.GenkitOutput); ok {
+		reqs = genkitCalls(jsonOf(v), &finish)
+		return reqs, true, finish
+	}
+	if v, ok := attrs.Get(semconv.LFObservationOutput); ok {
+		collectCalls(jsonOf(v), &reqs, &finish)
+		return reqs, true, finish
+	}
 	return flattenedCalls(attrs, finish)
+}
+
+// genkitCalls reads a Genkit model response ({message: {content: [...]},
+// finishReason}): its toolRequest parts, and whether it says why it
+// stopped. Genkit's ref numbers requests within one response only, so the
+// requests carry no id and are matched with call records by name.
+func genkitCalls(v any, finish *bool) []request {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if str(m["finishReason"]) != "" || str(m["finish_reason"]) != "" {
+		*finish = true
+	}
+	msg, _ := m["message"].(map[string]any)
+	parts, _ := msg["content"].([]any)
+	var reqs []request
+	for _, p := range parts {
+		pm, _ := p.(map[string]any)
+		tr, ok := pm["toolRequest"].(map[string]any)
+		if !ok {
+			continue
+		}
+		args, has := argsOf(tr["input"])
+		reqs = append(reqs, request{name: str(tr["name"]), args: args, hasArgs: has})
+	}
+	return reqs
 }
 
 // mapValue wraps a map as a value, for plainOf.
@@ -805,7 +848,7 @@ func collectCalls(v any, out *[]request, finish *bool) {
 			collectCalls(e, out, finish)
 		}
 	case map[string]any:
-		for _, k := range []string{"finish_reason", "stop_reason"} {
+		for _, k := range []string{"finish_reason", "stop_reason", "finishReason"} {
 			if s := str(x[k]); s != "" {
 				*finish = true
 			}

@@ -260,6 +260,10 @@ func TestAuditRequestShapes(t *testing.T) {
 			a.PutStr("llm.output_messages.0.message.tool_calls.0.tool_call.function.name", "lookup")
 			a.PutStr("llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments", `{"q":1}`)
 		}},
+		{"Langfuse observation output", func(sp ptrace.Span) {
+			sp.Attributes().PutStr(semconv.LFObservationOutput, js(obj{"role": "assistant", "content": nil, "tool_calls": arr{
+				obj{"id": "call_a", "type": "function", "function": obj{"name": "lookup", "arguments": `{"q":1}`}}}}))
+		}},
 		{"OpenLLMetry flattened", func(sp ptrace.Span) {
 			a := sp.Attributes()
 			a.PutStr("gen_ai.completion.0.role", "assistant")
@@ -289,6 +293,14 @@ func TestAuditGolden(t *testing.T) {
 		"openinference.jsonl": {
 			"missing_finish_reason 10b24eaa855902ad",
 			"missing_finish_reason 4d19206018547531",
+		},
+		// Langfuse's generation observations carry the assistant message
+		// as their output, and no finish reason anywhere. (Its embedding
+		// needs none, and its failed generation, level ERROR, has no
+		// response to have one.)
+		"langfuse.jsonl": {
+			"missing_finish_reason 1a00000000000003",
+			"missing_finish_reason 1a00000000000005",
 		},
 	}
 	files, err := filepath.Glob("../testdata/golden/*.jsonl")

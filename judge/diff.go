@@ -16,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
@@ -592,10 +591,10 @@ func diffCalls(recs []converter.Record, lines []int) ([]diffCall, bool) {
 			continue
 		}
 		sp := rec.Span
-		failed := sp.Status().Code() == ptrace.StatusCodeError
+		failed := converter.Failed(sp, &rd)
 		c := diffCall{
 			out: CallOutcome{
-				Tool: rd.Str(semconv.FieldTool), OK: !failed, Code: errorCode(&rd, failed),
+				Tool: rd.ToolName(sp.Name()), OK: !failed, Code: errorCode(&rd, failed),
 				TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(),
 				ToolCallID: rd.Str(semconv.FieldToolCallID),
 				StartedAt:  sp.StartTimestamp().AsTime().UTC(),

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -188,7 +187,7 @@ func newSide(r Recording) *side {
 		*n = rnode{
 			kind: rd.Kind, trace: sp.TraceID().String(), span: sp.SpanID().String(),
 			start: uint64(sp.StartTimestamp()), end: uint64(sp.EndTimestamp()),
-			failed:   sp.Status().Code() == ptrace.StatusCodeError,
+			failed:   converter.Failed(sp, &rd),
 			conv:     rd.Str(semconv.FieldConversationID),
 			redacted: redacted || isRedacted(rec),
 		}
@@ -203,7 +202,7 @@ func newSide(r Recording) *side {
 		}
 		switch rd.Kind {
 		case semconv.Call:
-			n.tool, n.toolCallID = rd.Str(semconv.FieldTool), rd.Str(semconv.FieldToolCallID)
+			n.tool, n.toolCallID = rd.ToolName(sp.Name()), rd.Str(semconv.FieldToolCallID)
 			if rd.Has(semconv.FieldArgs) {
 				v := rd.Value(semconv.FieldArgs)
 				n.args, n.hasArgs = jsonOf(v), true
