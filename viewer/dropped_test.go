@@ -66,7 +66,19 @@ func TestDroppedRecordsShowTheTrailersTotals(t *testing.T) {
 		run.Summary.Dropped = 0
 		ctx := browsertest.New(t)
 		open(t, ctx, writePage(t, []viewer.Run{run}))
-		require.Zero(t, eval[int](t, ctx, `document.querySelectorAll('#dropped').length`))
+		require.Zero(t, eval[int](t, ctx, `document.querySelectorAll('#dropped, #notes').length`))
 		require.NotContains(t, eval[string](t, ctx, `document.getElementById('cards').innerText`), "(trailer)")
+	})
+
+	t.Run("values truncated at write time are said", func(t *testing.T) {
+		run := cappedRun()
+		run.Summary.Dropped, run.Summary.Truncated = 0, 2
+		page := writePage(t, []viewer.Run{run})
+		ctx := browsertest.New(t)
+		open(t, ctx, page)
+		require.Contains(t, eval[string](t, ctx, `document.getElementById('notes').innerText`), "2 attribute values were cut short")
+		noJS := browsertest.New(t, browsertest.WithoutJavaScript())
+		require.NoError(t, chromedp.Do(noJS, chromedp.Navigate(browsertest.FileURL(t, page))))
+		require.Contains(t, eval[string](t, noJS, `document.body.textContent`), "2 attribute values were cut short")
 	})
 }

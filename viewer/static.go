@@ -261,7 +261,7 @@ var staticTmpl = template.Must(template.New("static").Funcs(template.FuncMap{
 <p class="muted">JavaScript is off, so this is a static outline of the run. With JavaScript on, the page shows a timeline with search, filters and message views.</p>
 {{range .}}{{$r := .Report}}
 <h1>{{.Name}}</h1>
-{{if $r.Dropped}}<div class="dropped"><p><b>{{n $r.Dropped}} records were dropped</b>: the file holds {{$r.Records.Total}}. Tokens and budget below are the summary trailer's.</p>{{range $r.Notes}}<p>{{.}}</p>{{end}}</div>{{end}}
+{{if $r.Dropped}}<div class="dropped"><p><b>{{n $r.Dropped}} records were dropped</b>: the file holds {{$r.Records.Total}}. Tokens and budget below are the summary trailer's.</p>{{range $r.Notes}}<p>{{.}}</p>{{end}}</div>{{else}}{{range $r.Notes}}<p class="note">{{.}}</p>{{end}}{{end}}
 {{range .Problems}}<p class="problem">line {{.Line}}: {{.Message}}</p>{{end}}
 <p>{{$r.Records.Total}} records ({{$r.Records.Agent}} agent, {{$r.Records.Inference}} model calls, {{$r.Records.Call}} tool calls, {{$r.Records.Span}} other spans), {{$r.Errors}} errors.
 Tokens: {{n $r.Tokens.Input}} in, {{n $r.Tokens.Output}} out, {{n $r.Tokens.CacheRead}} cache read, {{n $r.Tokens.CacheCreation}} cache write, {{n $r.Tokens.Reasoning}} reasoning; {{n $r.Tokens.Total}} in all.</p>
