@@ -91,7 +91,7 @@ func TestRefusesPathsOutsideTheDirectory(t *testing.T) {
 		"./run.jsonl",
 		"",
 	} {
-		for _, route := range []string{"/run/", "/events/", "/raw/"} {
+		for _, route := range []string{"/run/", "/events/", "/raw/", "/data/"} {
 			target := route + p
 			code, body := raw(t, ts.addr, target, ts.addr)
 			require.Contains(t, []int{http.StatusBadRequest, http.StatusNotFound}, code, "%s: %d %s", target, code, body)
@@ -101,7 +101,7 @@ func TestRefusesPathsOutsideTheDirectory(t *testing.T) {
 
 	// What is inside is served, a link that stays inside included, so the
 	// refusals above are refusals, not a broken server.
-	for _, target := range []string{"/run/run.jsonl", "/raw/run.jsonl", "/run/inside.jsonl", "/raw/inside.jsonl"} {
+	for _, target := range []string{"/run/run.jsonl", "/raw/run.jsonl", "/run/inside.jsonl", "/raw/inside.jsonl", "/data/run.jsonl"} {
 		code, _ := raw(t, ts.addr, target, ts.addr)
 		require.Equal(t, http.StatusOK, code, target)
 	}
@@ -144,7 +144,7 @@ func TestRefusesForeignHost(t *testing.T) {
 		"192.168.1.1:" + port:          http.StatusForbidden,
 		"[::ffff:192.168.1.1]:" + port: http.StatusForbidden,
 	} {
-		for _, target := range []string{"/", "/run/run.jsonl", "/raw/run.jsonl"} {
+		for _, target := range []string{"/", "/run/run.jsonl", "/raw/run.jsonl", "/data/run.jsonl"} {
 			code, body := raw(t, ts.addr, target, host)
 			require.Equal(t, want, code, "Host %s %s", host, target)
 			if want != http.StatusOK {
@@ -216,7 +216,11 @@ func TestOtherRoutesAndMethods(t *testing.T) {
 	require.Equal(t, `attachment; filename=a.jsonl`, resp.Header.Get("Content-Disposition"))
 	require.True(t, strings.HasPrefix(body, `{"v":1,"kind":"meta"`))
 
-	for _, target := range []string{"/", "/run/a.jsonl", "/events/a.jsonl"} {
+	resp, body = ts.get(t, "/data/v2.jsonl")
+	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode)
+	require.Contains(t, body, "version")
+
+	for _, target := range []string{"/", "/run/a.jsonl", "/events/a.jsonl", "/data/a.jsonl"} {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.url+target, strings.NewReader("x"))
 		require.NoError(t, err)
 		resp, err := ts.ts.Client().Do(req)
