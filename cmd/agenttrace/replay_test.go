@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
 // toolsScript is today's version of the demo's tools as a shell script:
@@ -64,6 +65,7 @@ type replayJSON struct {
 
 func TestReplayExec(t *testing.T) {
 	run := demoArtifact(t, "")
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 
 	r := agenttrace(t, "", "replay", run, "--exec", toolsScript(t, "none"))
 	assert.Equal(t, 0, r.code, r.stderr)
@@ -140,6 +142,7 @@ func TestReplayUsage(t *testing.T) {
 
 // TestReplayTimeout: a call past --timeout failed.
 func TestReplayTimeout(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	r := agenttrace(t, "", "replay", judgeFixture("diff-base.jsonl"), "--exec", "sleep 5", "--timeout", "50ms", "--json")
 	assert.Equal(t, 1, r.code, r.stderr)
 	var got replayJSON
