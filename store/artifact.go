@@ -78,6 +78,11 @@ type encoder struct {
 	rd   semconv.Reading
 	buf  []byte
 	keys []converter.SpanKey
+	todo []int32
+	// a share of a group encoded in parallel: the readings of its records
+	// and how many values AppendRecord cut in each (-1: skipped whole)
+	rds   []semconv.Reading
+	trunc []int64
 }
 
 var encoders = sync.Pool{New: func() any { return new(encoder) }}
@@ -153,15 +158,13 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, er
 	if !a.headerOnDisk {
 		buf = converter.AppendMeta(buf, a.meta)
 	}
-	e.enc.SetDefaults(a.meta)
 	next := a.tally
 	keys := e.keys[:0]
+	todo := e.todo[:0]
 	var written, capped, dups int64
 	var budget int64
-	capN := s.opts.RecordCap
 	for i := range recs {
-		rec := &recs[i]
-		sp := rec.Span
+		sp := recs[i].Span
 		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
 		if _, dup := a.seen[k]; dup {
 			dups++
@@ -169,6 +172,7 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, er
 		}
 		a.seen[k] = struct{}{}
 		keys = append(keys, k)
+		todo = append(todo, int32(i))
 		if converter.IsLocalRoot(sp) {
 			root = true
 			if b := budgetAttr(sp.Attributes()); b > 0 {
@@ -178,22 +182,33 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, er
 		if a.traces != nil {
 			a.traces[k.Trace] = struct{}{}
 		}
-		if capN > 0 && next.Records() >= capN {
-			rec.Read(&e.rd)
-			next.AddDropped(sp, &e.rd)
-			capped++
-			continue
+	}
+	e.todo = todo[:0]
+	capN := s.opts.RecordCap
+	if workers := encodeWorkers(len(todo)); workers > 1 && (capN == 0 || next.Records()+int64(len(todo)) <= capN) {
+		buf, written, capped = encodeParallel(buf, a.meta, recs, todo, &next, workers)
+	} else {
+		e.enc.SetDefaults(a.meta)
+		for _, i := range todo {
+			rec := &recs[i]
+			sp := rec.Span
+			if capN > 0 && next.Records() >= capN {
+				rec.Read(&e.rd)
+				next.AddDropped(sp, &e.rd)
+				capped++
+				continue
+			}
+			buf = e.enc.AppendRecord(buf, rec)
+			if e.enc.Skipped() {
+				// No cut fits it in a line: counted as dropped, its usage kept.
+				next.AddDropped(sp, e.enc.Reading())
+				capped++
+				continue
+			}
+			next.AddReading(sp, e.enc.Reading())
+			next.Truncate(e.enc.Truncated()) // values cut to fit the line limit
+			written++
 		}
-		buf = e.enc.AppendRecord(buf, rec)
-		if e.enc.Skipped() {
-			// No cut fits it in a line: counted as dropped, its usage kept.
-			next.AddDropped(sp, e.enc.Reading())
-			capped++
-			continue
-		}
-		next.AddReading(sp, e.enc.Reading())
-		next.Truncate(e.enc.Truncated()) // values cut to fit the line limit
-		written++
 	}
 	if len(keys) == 0 {
 		e.buf, e.keys = buf[:0], keys[:0]

@@ -541,3 +541,29 @@ func FuzzAdopt(f *testing.F) {
 		}
 	})
 }
+
+// TestLargeGroupsInParallel: a Write of many artifacts, and an artifact
+// of many records, take every core; the files and trailers are what a
+// serial write makes.
+func TestLargeGroupsInParallel(t *testing.T) {
+	dir := t.TempDir()
+	s := newStore(t, Options{Dir: dir, FinalizeAfter: time.Hour})
+	var spans []span
+	for i := range 250 {
+		spans = append(spans, span{trace: 1, id: byte(i + 2), parent: 1}) // one large artifact
+	}
+	for tr := range byte(40) {
+		spans = append(spans, span{trace: tr + 2, id: 2, parent: 1}, span{trace: tr + 2, id: 1})
+	}
+	require.NoError(t, s.Write(records(spans...)))
+	require.NoError(t, s.Write(records(spans...))) // all seen
+	require.NoError(t, s.Close())
+	big := readPath(t, filepath.Join(dir, FileName(TraceKey(tid(1)), "")))
+	assert.Len(t, big.recs, 250)
+	assert.Equal(t, int64(250*15), big.summary.Tokens.Total)
+	for tr := range byte(40) {
+		a := readPath(t, filepath.Join(dir, FileName(TraceKey(tid(tr+2)), "")))
+		assert.Len(t, a.recs, 2)
+		assert.Equal(t, int64(1), a.summaries)
+	}
+}
