@@ -125,7 +125,8 @@
       for (let i = r._kids.length - 1; i >= 0; i--) stack.push([r._kids[i], d + 1]);
     }
     for (const r of recs) if (!seen.has(r)) { r._d = 0; flat.push(r); }
-    const tools = run.report && Array.isArray(run.report.by_tool) ? run.report.by_tool.map((t) => t.tool).sort() : [];
+    // The tool filter offers the tool names the records carry.
+    const tools = Array.from(new Set(recs.map((r) => r.tool).filter((t) => typeof t === 'string' && t))).sort();
     run.model = { byKey, roots, flat, T0, T1, tools };
   }
 
