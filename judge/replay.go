@@ -35,6 +35,7 @@ type CallError struct {
 	Message string
 }
 
+// Error says the code and the message, whichever there are.
 func (e *CallError) Error() string {
 	switch {
 	case e.Message == "":

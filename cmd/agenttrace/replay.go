@@ -215,6 +215,8 @@ func codeString(v any) string {
 // drops the rest, so a runaway command cannot exhaust memory.
 type limitedBuffer struct{ bytes.Buffer }
 
+// Write keeps what fits and says it took all of p, so the command is
+// never stopped by a short write.
 func (b *limitedBuffer) Write(p []byte) (int, error) {
 	if room := maxExecOutput - b.Len(); room > 0 {
 		b.Buffer.Write(p[:min(len(p), room)])
