@@ -19,6 +19,7 @@ import (
 	"github.com/agenttrace/agenttrace/internal/agentsim"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
+	"github.com/agenttrace/agenttrace/redact"
 )
 
 // demoRun records the demo's agent the way `agenttrace demo` does (the SDK
@@ -247,4 +248,42 @@ func TestReplayWriteText(t *testing.T) {
 	require.NoError(t, rep.WriteText(&b))
 	assert.True(t, strings.HasPrefix(b.String(), "Replay  diverged\nCalls    4: 3 matched, 1 diverged, 0 not replayable, 0 skipped\n\n[0] diverged (ok)\n  was    search_trains  ok  (span "), b.String())
 	assert.Contains(t, b.String(), "  now    failed 500: search_trains is down\n")
+}
+
+// TestReplaySeesRedactPlaceholder: what replay and diff take for a
+// redaction placeholder is what package redact writes, whole or inside a
+// string the secret scan left ("Bearer [REDACTED]").
+func TestReplaySeesRedactPlaceholder(t *testing.T) {
+	for _, v := range []string{redact.Placeholder, "Bearer " + redact.Placeholder, "[redacted]"} {
+		args, _ := json.Marshal(map[string]string{"auth": v})
+		recs := seqRun("placeholder", []seqCall{{"call_api", string(args), ""}})
+		rep, err := judge.Replay(context.Background(), recs, func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+			t.Fatal("a redacted call must not run")
+			return nil, nil
+		})
+		require.NoError(t, err)
+		assert.Equal(t, judge.ReplayCounts{Calls: 1, NotReplayable: 1}, rep.Counts, v)
+	}
+}
+
+// FuzzReplayResult: whatever a dispatcher returns, replay judges it
+// without panicking and its report is JSON.
+func FuzzReplayResult(f *testing.F) {
+	f.Add([]byte(`{"session_id":"s-2"}`), false)
+	f.Add([]byte(`not json`), false)
+	f.Add([]byte(`"{\"a\":[1,2]}"`), true)
+	f.Add([]byte{}, true)
+	recs := seqRun("fuzz", []seqCall{{"launch", `{"app":"x"}`, ""}, {"use", `{"session":"s-1"}`, ""}})
+	f.Fuzz(func(t *testing.T, result []byte, fail bool) {
+		rep, err := judge.Replay(context.Background(), recs, func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+			if fail {
+				return result, &judge.CallError{Code: string(result)}
+			}
+			return result, nil
+		})
+		require.NoError(t, err)
+		require.Len(t, rep.Calls, 2)
+		_, err = json.Marshal(rep)
+		require.NoError(t, err)
+	})
 }
