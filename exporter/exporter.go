@@ -56,6 +56,9 @@ func (e *agenttraceExporter) storeOptions() store.Options {
 		MaxOpenFiles:  c.MaxOpenFiles,
 		RecordCap:     c.MaxRecordsPerArtifact,
 		FinalizeAfter: c.FinalizeAfter,
+		// The directory is this collector's: what a crash left in it is
+		// finished here.
+		Recover: true,
 		Header: store.HeaderOptions{
 			// Named keys make arguments and results incomparable; the
 			// header says so. The secret scan alone leaves "[REDACTED]"

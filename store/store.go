@@ -94,6 +94,13 @@ type Options struct {
 	// came.
 	FinalizeAfter time.Duration
 	OrphanAfter   time.Duration
+	// Recover finishes, in the background from New on, what a process
+	// that stopped without finalizing (a crash, a kill) left in Dir: every
+	// artifact without a trailer is taken back as if last written at its
+	// file's modification time, and finalized by the usual rules (root
+	// ended and FinalizeAfter passed, OrphanAfter, Close). A file that
+	// cannot be continued is set aside.
+	Recover bool
 	// TrackPaths keeps the paths of the artifacts written, for Paths.
 	TrackPaths bool
 	// Hooks hear what the store does, for self-telemetry.
@@ -247,6 +254,9 @@ func New(opts Options) (*Store, error) {
 	case opts.Dir != "":
 		if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("artifact directory: %w", err)
+		}
+		if opts.Recover {
+			s.wg.Go(s.recoverDir)
 		}
 		if opts.FinalizeAfter > 0 {
 			s.wg.Add(1)

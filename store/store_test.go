@@ -567,3 +567,52 @@ func TestLargeGroupsInParallel(t *testing.T) {
 		assert.Equal(t, int64(1), a.summaries)
 	}
 }
+
+// TestRecoverFinishesWhatACrashLeft: artifacts left without a trailer by
+// a process that died are finalized by the next one: at once when their
+// root had ended (their files are older than FinalizeAfter), as orphans
+// otherwise; a torn file is set aside.
+func TestRecoverFinishesWhatACrashLeft(t *testing.T) {
+	dir := t.TempDir()
+	first := newStore(t, Options{Dir: dir, FinalizeAfter: time.Hour})
+	require.NoError(t, first.Write(records(span{trace: 1, id: 2, parent: 1}, span{trace: 1, id: 1}, span{trace: 2, id: 2, parent: 1})))
+	require.NoError(t, first.Close())
+	for _, tr := range []byte{1, 2} { // the crash: no trailer
+		path := filepath.Join(dir, FileName(TraceKey(tid(tr)), ""))
+		raw, err := os.ReadFile(path)
+		require.NoError(t, err)
+		lines := strings.SplitAfter(strings.TrimSuffix(string(raw), "\n"), "\n")
+		require.Contains(t, lines[len(lines)-1], `"kind":"summary"`)
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines[:len(lines)-1], "")), 0o644))
+	}
+	torn := filepath.Join(dir, FileName(TraceKey(tid(3)), ""))
+	require.NoError(t, os.WriteFile(torn, []byte(`{"v":1,"kind":"me`), 0o644))
+
+	var aside []string
+	var mu sync.Mutex
+	const after = 20 * time.Millisecond
+	s := newStore(t, Options{Dir: dir, Recover: true, FinalizeAfter: after, Hooks: Hooks{SetAside: func(_, to string, _ error) {
+		mu.Lock()
+		defer mu.Unlock()
+		aside = append(aside, to)
+	}}})
+	finished := func(tr byte) bool {
+		done, err := hasTrailer(filepath.Join(dir, FileName(TraceKey(tid(tr)), "")))
+		return err == nil && done
+	}
+	require.Eventually(t, func() bool { return finished(1) }, 5*time.Second, time.Millisecond, "root ended: finalized")
+	require.Eventually(t, func() bool { return finished(2) }, 5*time.Second, time.Millisecond, "no root: finalized as an orphan")
+	require.NoError(t, s.Close())
+	for _, tr := range []byte{1, 2} {
+		a := readPath(t, filepath.Join(dir, FileName(TraceKey(tid(tr)), "")))
+		assert.Equal(t, 1, a.headers)
+		assert.Equal(t, int64(1), a.summaries)
+		assert.Empty(t, a.problems)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, aside, 1)
+	assert.True(t, strings.HasPrefix(aside[0], torn+".corrupt-"))
+	_, err := os.Stat(torn)
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing appended to it, nothing new in its place")
+}

@@ -1,0 +1,172 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// tailSize is how much of an artifact's end recover reads to tell whether
+// its last line is a trailer.
+const tailSize = 64 << 10
+
+// recoverDir finds the artifacts of the folder that a process which
+// stopped without finalizing them (a crash, a kill) left without a
+// trailer, and takes them back into the store as if just written at their
+// file's modification time: the finalizer then finalizes those whose root
+// ended once FinalizeAfter has passed, the others as orphans, and Close
+// whatever is left. It stops early when the store closes.
+func (s *Store) recoverDir() {
+	ents, err := os.ReadDir(s.opts.Dir)
+	if err != nil {
+		s.handle(fmt.Errorf("recover %s: %w", s.opts.Dir, err))
+		return
+	}
+	for _, ent := range ents {
+		select {
+		case <-s.stop:
+			return
+		default:
+		}
+		name := ent.Name()
+		if !ent.Type().IsRegular() || !strings.HasSuffix(name, Ext) || strings.HasPrefix(name, ".") {
+			continue
+		}
+		path := filepath.Join(s.opts.Dir, name)
+		done, err := hasTrailer(path)
+		if err != nil || done {
+			continue
+		}
+		k, ok := s.keyOfFile(name, path)
+		if !ok {
+			continue
+		}
+		s.life.RLock()
+		if !s.closed {
+			s.take(k, ent)
+		}
+		s.life.RUnlock()
+	}
+}
+
+// take adopts the artifact of k, left unfinished on disk, dated by its
+// file.
+func (s *Store) take(k Key, ent os.DirEntry) {
+	a := s.get(k)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gone || a.loaded {
+		return // written to since start: the finalizer has it
+	}
+	if err := s.load(a, nil); err != nil {
+		s.handle(fmt.Errorf("recover %s: %w", a.path, err))
+		return
+	}
+	if !a.headerOnDisk {
+		// Set aside, or empty: nothing to finish.
+		a.gone = true
+		s.closeFile(a)
+		s.forget(a)
+		return
+	}
+	at := time.Now()
+	if info, err := ent.Info(); err == nil {
+		at = info.ModTime()
+	}
+	a.lastWrite.Store(at.UnixNano())
+	a.trailerLast = false
+}
+
+// hasTrailer reports whether the last complete line of the file at path
+// is a trailer.
+func hasTrailer(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	off := max(st.Size()-tailSize, 0)
+	tail := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(tail, off); err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	tail = bytes.TrimRight(tail, "\n")
+	last := tail[bytes.LastIndexByte(tail, '\n')+1:]
+	return bytes.Contains(last, []byte(`"kind":"summary"`)), nil
+}
+
+// keyOfFile returns the key whose artifact is named name, read from the
+// name (a trace) or the header (a conversation, an attribute value), and
+// false when no key of this store names it so.
+func (s *Store) keyOfFile(name, path string) (Key, bool) {
+	base := strings.TrimSuffix(name, Ext)
+	var tid pcommon.TraceID
+	if len(base) == 2*len(tid) {
+		if n, err := fmtHex(tid[:], base); err == nil && n == len(tid) {
+			return TraceKey(tid), true
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Key{}, false
+	}
+	defer f.Close()
+	r := converter.NewReader(io.LimitReader(f, tailSize))
+	_, _ = r.Next()
+	m := r.Meta()
+	if m == nil {
+		return Key{}, false
+	}
+	var k Key
+	switch {
+	case s.opts.Route == ByConversation && m.ConversationID != "":
+		k = ConversationKey(m.ConversationID)
+	case s.opts.Route == ByAttribute:
+		v, ok := m.Resource.Attributes().Get(s.opts.Attribute)
+		if !ok {
+			return Key{}, false
+		}
+		k = AttributeKey(v.AsString())
+	default:
+		return Key{}, false
+	}
+	return k, FileName(k, s.opts.Attribute) == name
+}
+
+// fmtHex decodes lowercase hex s into dst.
+func fmtHex(dst []byte, s string) (int, error) {
+	if len(s) != 2*len(dst) {
+		return 0, errors.New("length")
+	}
+	for i := range dst {
+		hi, lo := unhex(s[2*i]), unhex(s[2*i+1])
+		if hi < 0 || lo < 0 {
+			return 0, errors.New("not lowercase hex")
+		}
+		dst[i] = byte(hi<<4 | lo)
+	}
+	return len(dst), nil
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	}
+	return -1
+}
