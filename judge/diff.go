@@ -179,6 +179,9 @@ type RunSummary struct {
 	// DurationMS is the time from the first record's start to the last
 	// one's end.
 	DurationMS int64 `json:"duration_ms"`
+	// Budget is the token budget's state as the summary trailer records
+	// it (which counts what was dropped); absent without one.
+	Budget *converter.BudgetStatus `json:"budget,omitempty"`
 	// Dropped counts records the trailer accounts for but the file does
 	// not hold (dropped by the producer, or lines that could not be
 	// read): their details, calls included, are not in the file, so they
@@ -518,6 +521,7 @@ func summarize(recs []converter.Record, calls int, trailer *converter.Summary) R
 		s.DurationMS = int64(end-start) / int64(time.Millisecond)
 	}
 	if trailer != nil {
+		s.Budget = trailer.Budget
 		if missing := trailer.Dropped + max(trailer.Records-t.Records(), 0); missing > 0 {
 			s.Dropped = missing
 			if trailer.Tokens.Total >= s.Tokens.Total {
@@ -940,6 +944,9 @@ func (r *DiffReport) WriteText(w io.Writer) error {
 		p("Cost     A %s; B %s\n", costText(ra.Cost), costText(rb.Cost))
 	}
 	p("Time     A %s; B %s\n", msText(ra.DurationMS), msText(rb.DurationMS))
+	if ra.Budget != nil || rb.Budget != nil {
+		p("Budget   A %s; B %s\n", budgetText(ra.Budget), budgetText(rb.Budget))
+	}
 	for _, s := range []struct {
 		name string
 		run  *RunSummary
@@ -1022,6 +1029,20 @@ func (s *RunSummary) tokensText() string {
 		out += " from the summary trailer"
 	}
 	return out
+}
+
+func budgetText(b *converter.BudgetStatus) string {
+	if b == nil {
+		return "none"
+	}
+	s := fmt.Sprintf("%s tokens, spent %s", thousands(b.BudgetTokens), thousands(b.Spent))
+	switch {
+	case b.OverBudget:
+		s += ": over budget"
+	case b.NearBudget:
+		s += ": near budget"
+	}
+	return s
 }
 
 func costText(c *float64) string {

@@ -172,6 +172,7 @@ func TestDiffTrailerTruth(t *testing.T) {
 	r := agenttrace(t, "", "diff", path, judgeFixture("diff-base.jsonl"))
 	assert.Contains(t, r.stdout, "Tokens   A 1,200 (input 720, output 480) from the summary trailer; B 0")
 	assert.Contains(t, r.stdout, "Dropped  A: 6 record(s) the summary trailer counts are not in the file")
+	assert.Contains(t, r.stdout, "Budget   A 1,000 tokens, spent 1,200: over budget; B none\n")
 
 	r = agenttrace(t, "", "diff", "--json", path, path)
 	var got struct {
