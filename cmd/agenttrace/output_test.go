@@ -309,3 +309,45 @@ func TestOutputStdoutErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputEveryWriter: every command that writes a file named on its
+// command line writes through a symlink and into a device, never
+// replacing either.
+func TestOutputEveryWriter(t *testing.T) {
+	src := dialects(t)["genai-v141"]
+	for _, cmd := range []struct {
+		name string
+		args func(out string) []string
+		want string // in what is written
+	}{
+		{"convert", func(out string) []string { return []string{"convert", src, "-o", out, "--to", "jsonl"} }, `"kind":"summary"`},
+		{"convert otlp", func(out string) []string { return []string{"convert", src, "-o", out, "--to", "otlp-json"} }, `"resourceSpans"`},
+		{"html", func(out string) []string { return []string{"html", src, "-o", out} }, "<html"},
+	} {
+		t.Run(cmd.name, func(t *testing.T) {
+			dir := t.TempDir()
+			target := filepath.Join(dir, "target.out")
+			link := filepath.Join(dir, "link.out")
+			require.NoError(t, os.Symlink(target, link))
+			r := agenttrace(t, "", cmd.args(link)...)
+			require.Equal(t, 0, r.code, r.stderr)
+			fi, err := os.Lstat(link)
+			require.NoError(t, err)
+			assert.Equal(t, os.ModeSymlink, fi.Mode().Type())
+			got, err := os.ReadFile(target)
+			require.NoError(t, err)
+			assert.Contains(t, string(got), cmd.want)
+
+			dev := charDevice(t, 1, 3, "/dev/null")
+			r = agenttrace(t, "", cmd.args(dev)...)
+			require.Equal(t, 0, r.code, r.stderr)
+			assertCharDevice(t, dev, 1, 3)
+
+			full := charDevice(t, 1, 7, "/dev/full")
+			r = agenttrace(t, "", cmd.args(full)...)
+			assert.Equal(t, exitUsage, r.code)
+			assert.Contains(t, r.stderr, "agenttrace: write "+full+": no space left on device")
+			assertCharDevice(t, full, 1, 7)
+		})
+	}
+}
