@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -188,4 +189,94 @@ func TestDiffTrailerTruth(t *testing.T) {
 	assert.Equal(t, int64(6), got.Runs.A.Dropped)
 	assert.True(t, got.Runs.A.TokensFromTrailer)
 	assert.Equal(t, int64(1200), got.Runs.A.Tokens.Total)
+}
+
+// editDemo rewrites the call records of the demo's artifact with edit
+// (each record as a JSON object; returning nil drops it) and writes the
+// result next to it.
+func editDemo(t *testing.T, run, name string, edit func(calls []map[string]any) []map[string]any) string {
+	t.Helper()
+	var head, tail []string
+	var calls []map[string]any
+	for _, l := range lines(readFile(t, run)) {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &rec))
+		if rec["kind"] == "call" {
+			calls = append(calls, rec)
+		} else if len(calls) == 0 {
+			head = append(head, l)
+		} else {
+			tail = append(tail, l)
+		}
+	}
+	var out []string
+	out = append(out, head...)
+	for _, c := range edit(calls) {
+		b, err := json.Marshal(c)
+		require.NoError(t, err)
+		out = append(out, string(b))
+	}
+	out = append(out, tail...)
+	return writeTemp(t, name, strings.Join(out, "\n")+"\n")
+}
+
+// TestDiffDemoEdits: the demo's run against copies with one ordinary
+// difference each is reported as exactly that difference.
+func TestDiffDemoEdits(t *testing.T) {
+	run := demoArtifact(t, "")
+	byTool := func(calls []map[string]any, tool string) int {
+		for i, c := range calls {
+			if c["tool"] == tool {
+				return i
+			}
+		}
+		t.Fatalf("no %s call", tool)
+		return -1
+	}
+	tests := []struct {
+		name   string
+		edit   func(calls []map[string]any) []map[string]any
+		code   int
+		counts map[string]int
+		kind   string
+	}{
+		{"inserted retry", func(calls []map[string]any) []map[string]any {
+			i := byTool(calls, "search_flights")
+			retry := maps.Clone(calls[i])
+			retry["span_id"], retry["tool_call_id"] = "00000000000000aa", "call_retry"
+			retry["started_at"], retry["finished_at"] = "2026-05-11T09:30:03.197000000Z", "2026-05-11T09:30:03.600000000Z"
+			retry["elapsed_ms"] = 403
+			return append(calls, retry)
+		}, 1, map[string]int{"matched": 4, "inserted": 1}, "inserted"},
+		{"removed call", func(calls []map[string]any) []map[string]any {
+			i := byTool(calls, "search_trains")
+			return append(calls[:i], calls[i+1:]...)
+		}, 1, map[string]int{"matched": 3, "removed": 1}, "removed"},
+		{"reordered pair", func(calls []map[string]any) []map[string]any {
+			x, y := calls[byTool(calls, "search_trains")], calls[byTool(calls, "search_flights")]
+			for _, k := range []string{"started_at", "finished_at", "elapsed_ms"} {
+				x[k], y[k] = y[k], x[k]
+			}
+			return calls
+		}, 1, map[string]int{"matched": 3, "reordered": 1}, "reordered"},
+		{"changed argument", func(calls []map[string]any) []map[string]any {
+			calls[byTool(calls, "search_trains")]["args"].(map[string]any)["date"] = "2026-06-16"
+			return calls
+		}, 0, map[string]int{"matched": 4, "args_changed": 1}, "args_changed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := editDemo(t, run, "edited.jsonl", tt.edit)
+			r := agenttrace(t, "", "diff", "--json", run, b)
+			assert.Equal(t, tt.code, r.code, r.stderr)
+			var got diffJSON
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+			for _, k := range []string{"matched", "diverged", "inserted", "removed", "reordered", "args_changed"} {
+				assert.Equal(t, tt.counts[k], got.Counts[k], k)
+			}
+			require.Len(t, got.Divergences, 1)
+			assert.Equal(t, tt.kind, got.Divergences[0].Kind)
+		})
+	}
 }
