@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // convertOpts is the convert command line, parsed.
@@ -145,12 +146,15 @@ func (e *env) convert(p *convertPlan) error {
 
 // stream converts one imported input to one artifact record by record, as
 // the importer makes them, so that a log of any size converts in bounded
-// memory. The header is made from the first record.
+// memory (the records wait in a temporary file); the header is the one a
+// whole conversion writes for the same input.
 func (e *env) stream(p *convertPlan, in *input) error {
 	defer in.close()
 	src := &source{name: in.name}
 	write := func(w io.Writer) error {
-		aw := converter.NewWriter(w, nil, converter.WithMaxLineSize(e.maxLine))
+		// The store's header policy, as for an artifact written whole:
+		// the records are spooled until the header can be made from all.
+		aw := store.NewStream(w, e.redact.options(store.HeaderOptions{}), e.maxLine)
 		var werr error // the output's, which the importer returns as its own
 		err := in.importTo(src, e.printProblem, func(rec *converter.Record) error {
 			e.redact.imported(rec)

@@ -141,3 +141,41 @@ func TestConvertSplitFixture(t *testing.T) {
 		assert.Equal(t, all, total)
 	}
 }
+
+// TestStreamedHeaderIsWhole: a streamed conversion (an imported shape to
+// one artifact, record by record) writes the header a whole conversion
+// of the same records writes, and the same one --split writes for its one
+// trace: the earliest start, the trace id.
+func TestStreamedHeaderIsWhole(t *testing.T) {
+	for _, in := range []string{"transcript.jsonl", "events.jsonl", "trajectory.jsonl", "jaeger.json"} {
+		t.Run(in, func(t *testing.T) {
+			src := filepath.Join("../../testdata/shapes", in)
+			dir := t.TempDir()
+			streamed, whole := filepath.Join(dir, "streamed.jsonl"), filepath.Join(dir, "whole.jsonl")
+			r := agenttrace(t, "", "convert", src, "-o", streamed)
+			require.Equal(t, 0, r.code, r.stderr)
+			r = agenttrace(t, "", "convert", streamed, "-o", whole) // an artifact is read whole
+			require.Equal(t, 0, r.code, r.stderr)
+			recs, sm := artifacttest.Read(t, streamed)
+			_, wm := artifacttest.Read(t, whole)
+			assert.Equal(t, wm.StartedAt, sm.StartedAt)
+			assert.Equal(t, wm.TraceID, sm.TraceID)
+			assert.Equal(t, wm.ConversationID, sm.ConversationID)
+			earliest := recs[0].Span.StartTimestamp()
+			for _, rec := range recs {
+				earliest = min(earliest, rec.Span.StartTimestamp())
+			}
+			assert.Equal(t, earliest.AsTime(), sm.StartedAt, "the earliest start, not the first record's")
+
+			split := filepath.Join(dir, "split")
+			r = agenttrace(t, "", "convert", src, "--split", split)
+			require.Equal(t, 0, r.code, r.stderr)
+			for _, path := range lines(r.stdout) {
+				_, m := artifacttest.Read(t, path)
+				if m.TraceID == sm.TraceID {
+					assert.Equal(t, sm.StartedAt, m.StartedAt, path)
+				}
+			}
+		})
+	}
+}
