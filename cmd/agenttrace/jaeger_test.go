@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,7 +88,93 @@ func TestJaeger(t *testing.T) {
 	assert.Positive(t, toolSpans, "no tool span was checked")
 	assert.Positive(t, usageSpans, "no span with token usage was checked")
 
+	checkShiftToNow(t, j, sends[0].path, sends[1].path)
 	j.checkLoopbackOnly(t)
+}
+
+// shiftedRun is the run TestJaeger sends with --shift-to-now; its
+// service is that of the runs sent without it.
+const shiftedRun = "../../testdata/golden/genai-v141.jsonl"
+
+// checkShiftToNow: a run sent with --shift-to-now is found by Jaeger's
+// trace search over the last hour, the lookback its UI searches by
+// default, with its spans' durations and distances kept; the runs sent
+// as they were recorded (old, listed in unshifted) are stored but not
+// found by that search, which is why the flag exists.
+func checkShiftToNow(t *testing.T, j *jaeger, unshifted ...string) {
+	t.Helper()
+	want := readArtifact(t, shiftedRun)
+	byTrace := spansByTrace(want)
+	require.Len(t, byTrace, 1, "%s: one trace", shiftedRun)
+	var traceID string
+	for id := range byTrace {
+		traceID = id
+	}
+	service, _ := byTrace[traceID][0].resource.Attributes().Get("service.name")
+
+	r := agenttrace(t, "", "send", shiftedRun, "--protocol", "http", "--endpoint", j.otlpHTTP, "--insecure", "--shift-to-now")
+	require.Equal(t, 0, r.code, "send %s --shift-to-now: %s", shiftedRun, r.stderr)
+
+	// The search the UI makes by default: the service, the last hour.
+	var found []string
+	j.poll(t, 30*time.Second, "the shifted run in a search of the last hour", func() (bool, error) {
+		end := time.Now()
+		ids, err := j.search(service.Str(), end.Add(-time.Hour), end)
+		found = ids
+		return slices.Contains(ids, traceID), err
+	})
+	for _, path := range unshifted {
+		for id := range spansByTrace(readArtifact(t, path)) {
+			assert.NotContains(t, found, id, "%s, sent as recorded, is older than an hour", path)
+		}
+	}
+
+	// Moved, not changed: durations and the distances between starts.
+	got := j.awaitTrace(t, traceID, len(byTrace[traceID]))
+	var wantFirst, gotFirst uint64 = ^uint64(0), ^uint64(0)
+	for _, w := range byTrace[traceID] {
+		wantFirst = min(wantFirst, uint64(w.span.StartTimestamp())/1000)
+	}
+	for _, g := range got.Spans {
+		gotFirst = min(gotFirst, g.StartTime)
+	}
+	for _, w := range byTrace[traceID] {
+		g, ok := got.span(w.span.SpanID())
+		if !assert.True(t, ok, "span %s is missing", w.span.SpanID()) {
+			continue
+		}
+		assert.Equal(t, uint64(w.span.EndTimestamp()-w.span.StartTimestamp())/1000, g.Duration, "span %s: duration", w.span.SpanID())
+		assert.Equal(t, uint64(w.span.StartTimestamp())/1000-wantFirst, g.StartTime-gotFirst, "span %s: start within the run", w.span.SpanID())
+	}
+}
+
+// search runs Jaeger's trace search (GET /api/traces, as its UI does) for
+// a service between start and end, and returns the trace ids found.
+func (j *jaeger) search(service string, start, end time.Time) ([]string, error) {
+	q := url.Values{
+		"service": {service},
+		"start":   {strconv.FormatInt(start.UnixMicro(), 10)},
+		"end":     {strconv.FormatInt(end.UnixMicro(), 10)},
+		"limit":   {"100"},
+	}
+	u := "http://" + j.query + "/api/traces?" + q.Encode()
+	resp, err := http.Get(u)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
+	var body jaegerResponse
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return nil, fmt.Errorf("GET %s: %w", u, err)
+	}
+	ids := make([]string, 0, len(body.Data))
+	for _, tr := range body.Data {
+		ids = append(ids, tr.TraceID)
+	}
+	return ids, nil
 }
 
 // wantSpan is a span of the artifact with its resource.
