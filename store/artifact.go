@@ -31,7 +31,7 @@ type artifact struct {
 	loaded       bool
 	meta         *converter.Meta
 	tally        converter.Tally
-	seen         map[converter.SpanKey]struct{}
+	seen         spanSet
 	traces       map[pcommon.TraceID]struct{} // of a conversation's artifact
 	f            file                         // nil while closed
 	size         int64                        // of the complete lines on disk
@@ -90,7 +90,7 @@ var encoders = sync.Pool{New: func() any { return new(encoder) }}
 // load sets a's header, tally and span set: adopted from its file when
 // one is there, else made from recs, its first records.
 func (s *Store) load(a *artifact, recs []converter.Record) error {
-	a.seen = make(map[converter.SpanKey]struct{})
+	a.seen = newSpanSet(nil)
 	if a.key.Kind == KindConversation {
 		// Its traces' drops are its own, and finalizing it ends their
 		// tie to it.
@@ -115,13 +115,11 @@ func (s *Store) load(a *artifact, recs []converter.Record) error {
 			return err
 		}
 		if ad != nil {
-			a.meta, a.tally, a.seen = ad.meta, ad.tally, ad.seen
+			a.meta, a.tally, a.seen = ad.meta, ad.tally, newSpanSet(ad.seen)
 			a.size, a.headerOnDisk, a.trailerLast = ad.size, true, ad.trailerLast
 			a.rootEnded.Store(ad.rootEnded)
 			if a.traces != nil {
-				for k := range a.seen {
-					a.traces[k.Trace] = struct{}{}
-				}
+				a.seen.each(func(k converter.SpanKey) { a.traces[k.Trace] = struct{}{} })
 			}
 			a.loaded = true
 			s.hooks.opened()
@@ -166,11 +164,11 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, er
 	for i := range recs {
 		sp := recs[i].Span
 		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
-		if _, dup := a.seen[k]; dup {
+		if a.seen.has(k) {
 			dups++
 			continue
 		}
-		a.seen[k] = struct{}{}
+		a.seen.add(k)
 		keys = append(keys, k)
 		todo = append(todo, int32(i))
 		if converter.IsLocalRoot(sp) {
@@ -243,7 +241,7 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, er
 	if len(buf) > 0 {
 		if err := s.append(a, buf); err != nil {
 			for _, k := range keys {
-				delete(a.seen, k)
+				a.seen.del(k)
 			}
 			if dn > 0 {
 				s.drops.giveBack(a, dn, du)

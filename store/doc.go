@@ -43,7 +43,9 @@
 // artifact nears eviction. The records a Write routes to one artifact are
 // encoded into one buffer and appended in one write call. Spans already in
 // the artifact (same trace and span id) are skipped, so a redelivered
-// batch writes nothing twice. Past Options.RecordCap, spans are counted
+// batch writes nothing twice; an artifact remembers at least its last
+// 131,072 span ids and at most twice that, so one that lives for ever (a
+// resource attribute's) keeps bounded memory. Past Options.RecordCap, spans are counted
 // in the trailer as dropped, and their usage still counts.
 //
 // Write, then count: a record counts in the trailer only after its line

@@ -616,3 +616,21 @@ func TestRecoverFinishesWhatACrashLeft(t *testing.T) {
 	_, err := os.Stat(torn)
 	assert.ErrorIs(t, err, os.ErrNotExist, "nothing appended to it, nothing new in its place")
 }
+
+func TestSpanSetIsBounded(t *testing.T) {
+	s := newSpanSet(nil)
+	key := func(i int) converter.SpanKey {
+		return converter.SpanKey{Span: pcommon.SpanID{byte(i), byte(i >> 8), byte(i >> 16), byte(i >> 24)}}
+	}
+	const n = 3*maxSeen + 5
+	for i := range n {
+		s.add(key(i))
+	}
+	assert.LessOrEqual(t, len(s.cur)+len(s.old), 2*maxSeen)
+	for i := n - maxSeen; i < n; i++ {
+		require.True(t, s.has(key(i)), "the last maxSeen ids are known")
+	}
+	assert.False(t, s.has(key(0)), "the oldest are forgotten")
+	s.del(key(n - 1))
+	assert.False(t, s.has(key(n-1)))
+}
