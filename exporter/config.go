@@ -59,6 +59,12 @@ type Config struct {
 	// are counted as dropped in the trailer (their usage still counts).
 	// 0 means no cap.
 	MaxRecordsPerArtifact int64 `mapstructure:"max_records_per_artifact"`
+	// RotateBytes rotates the artifacts of group_by resource:<attribute>,
+	// which otherwise live as long as traffic goes on: one whose file
+	// reaches this size is finalized and renamed to
+	// <name>.R<unix ns>.jsonl, and the next span starts a new one. 0 never
+	// rotates.
+	RotateBytes int64 `mapstructure:"rotate_bytes"`
 
 	TimeoutConfig exporterhelper.TimeoutConfig                             `mapstructure:",squash"`
 	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
@@ -134,6 +140,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxRecordsPerArtifact < 0 {
 		errs = append(errs, fmt.Errorf("max_records_per_artifact: must not be negative, got %d", c.MaxRecordsPerArtifact))
+	}
+	if c.RotateBytes < 0 {
+		errs = append(errs, fmt.Errorf("rotate_bytes: must not be negative, got %d", c.RotateBytes))
 	}
 	return errors.Join(errs...)
 }

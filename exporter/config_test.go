@@ -27,6 +27,7 @@ func TestLoadConfig(t *testing.T) {
 	full.Budget = BudgetConfig{Tokens: 50000, WarnThreshold: 0.9}
 	full.Redact = RedactConfig{Keys: []string{"password", "api_key"}, Secrets: false}
 	full.MaxRecordsPerArtifact = 10000
+	full.RotateBytes = 256 << 20
 	full.TimeoutConfig.Timeout = 10 * time.Second
 	q := exporterhelper.NewDefaultQueueConfig()
 	q.NumConsumers, q.QueueSize = 4, 500
@@ -59,6 +60,7 @@ func TestLoadConfig(t *testing.T) {
 			"budget.tokens: must not be negative",
 			"budget.warn_threshold: must be between 0 and 1",
 			"max_records_per_artifact: must not be negative",
+			"rotate_bytes: must not be negative",
 		}},
 		{name: "typo", wantErr: []string{"finalise_after"}},
 	}

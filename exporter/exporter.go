@@ -55,6 +55,7 @@ func (e *agenttraceExporter) storeOptions() store.Options {
 		Dir:           c.Directory,
 		MaxOpenFiles:  c.MaxOpenFiles,
 		RecordCap:     c.MaxRecordsPerArtifact,
+		RotateBytes:   c.RotateBytes,
 		FinalizeAfter: c.FinalizeAfter,
 		// The directory is this collector's: what a crash left in it is
 		// finished here.

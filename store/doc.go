@@ -74,7 +74,10 @@
 // FinalizeAfter is 0 (the SDK processor: the root ending is the end of
 // that process's part of the trace; convert), when idle for OrphanAfter
 // whatever its root, and at Close. A later span reopens it, appends, and a
-// new trailer follows: readers take the last. A trailer is written only
+// new trailer follows: readers take the last. An artifact of a resource
+// attribute value, which lives as long as traffic goes on, is rotated by
+// size (Options.RotateBytes): finalized and renamed to
+// <name>.R<unix ns>.jsonl, a name no value takes. A trailer is written only
 // when something changed since the last one. Fsync: FsyncTraceEnd syncs
 // at finalization and Flush, FsyncAlways before Write returns,
 // FsyncNever leaves it to the system.

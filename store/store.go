@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,6 +96,12 @@ type Options struct {
 	// came.
 	FinalizeAfter time.Duration
 	OrphanAfter   time.Duration
+	// RotateBytes rotates the artifacts of resource attribute values
+	// (ByAttribute), which would otherwise live as long as traffic goes
+	// on: one whose file reaches this size is finalized and renamed to
+	// <name>.R<unix ns>.jsonl, and the next record starts a new one under
+	// its name. 0 never rotates.
+	RotateBytes int64
 	// Recover finishes, in the background from New on, what a process
 	// that stopped without finalizing (a crash, a kill) left in Dir: every
 	// artifact without a trailer is taken back as if last written at its
@@ -470,9 +478,12 @@ func (s *Store) writeGroup(k Key, recs []converter.Record, evict bool) error {
 	}
 }
 
-// afterWrite applies the sync and finalization policies to a, just
-// written. a.mu is held.
+// afterWrite applies the sync, finalization and rotation policies to a,
+// just written. a.mu is held.
 func (s *Store) afterWrite(a *artifact, root bool) error {
+	if s.opts.RotateBytes > 0 && a.key.Kind == KindAttribute && a.size >= s.opts.RotateBytes {
+		return s.rotate(a)
+	}
 	switch {
 	case root && a.key.Kind != KindRun && s.opts.FinalizeAfter == 0:
 		return s.finalizeLocked(a, false, nil)
@@ -480,6 +491,25 @@ func (s *Store) afterWrite(a *artifact, root bool) error {
 		return s.sync(a)
 	}
 	return nil
+}
+
+// rotate finalizes a, renames its file to <name>.R<unix ns>.jsonl and
+// forgets it: the next record starts a new file under its name. No value
+// names a file so (plain names hold no upper case; hashed ones end in hex
+// digits). a.mu is held, and stays held until the file is out of the way,
+// so that no writer adopts it meanwhile.
+func (s *Store) rotate(a *artifact) error {
+	errs := []error{s.finalizeLocked(a, true, nil), s.closeFile(a)}
+	to := strings.TrimSuffix(a.path, Ext) + ".R" + strconv.FormatInt(time.Now().UnixNano(), 10) + Ext
+	if err := os.Rename(a.path, to); err != nil {
+		errs = append(errs, fmt.Errorf("rotate %s: %w", a.path, err))
+	} else if s.opts.TrackPaths {
+		s.addPath(to)
+	}
+	a.gone = true
+	s.forget(a)
+	s.hooks.finalized()
+	return errors.Join(errs...)
 }
 
 func (s *Store) convOf(tid pcommon.TraceID) (string, bool) {

@@ -634,3 +634,27 @@ func TestSpanSetIsBounded(t *testing.T) {
 	s.del(key(n - 1))
 	assert.False(t, s.has(key(n-1)))
 }
+
+// TestRotateBySize: an attribute value's artifact past RotateBytes is
+// finalized and renamed aside; the next records start a new one.
+func TestRotateBySize(t *testing.T) {
+	dir := t.TempDir()
+	s := newStore(t, Options{Dir: dir, Route: ByAttribute, Attribute: "service.name", RotateBytes: 2000, FinalizeAfter: time.Hour})
+	for i := range byte(12) {
+		require.NoError(t, s.Write(records(span{trace: i + 1, id: 2, parent: 1})))
+	}
+	require.NoError(t, s.Close())
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Greater(t, len(ents), 2, "rotated")
+	total := 0
+	for _, e := range ents {
+		name := e.Name()
+		assert.True(t, name == "service.name-svc.jsonl" || strings.HasPrefix(name, "service.name-svc.R"), name)
+		a := readPath(t, filepath.Join(dir, name))
+		require.NotNil(t, a.summary, name)
+		assert.Equal(t, 1, a.headers)
+		total += len(a.recs)
+	}
+	assert.Equal(t, 12, total)
+}
