@@ -91,6 +91,10 @@ func BenchmarkSecrets(b *testing.B) {
 		{"clean", longProse("", "")},
 		{"near-miss", longProse("sk-learn, bearer of news, ", " -----BEGIN CERTIFICATE----- token: abcdefg")},
 		{"secret", longProse("", " "+fakeOpenAI)},
+		// Prose as agents write it holds keywords of the rules (they, key,
+		// task, a URL, basic): each is found and rejected.
+		{"prose", strings.Repeat("They asked the agent to rotate the key for this task; "+
+			"see https://docs.example.com/guide for the basic setup, then curl it.\n", 800)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			in := []byte(c.s)

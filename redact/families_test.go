@@ -198,3 +198,42 @@ func TestKeywordDFAStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestKeywordDFAHitsStreams: the four-stream hits of long texts are the
+// occurrences a plain search finds, each once, in order, wherever the
+// keywords fall against the borders between streams.
+func TestKeywordDFAHitsStreams(t *testing.T) {
+	kws := []string{"-----begin", "hf_", "ey", "key"}
+	d := newKeywordDFA(kws)
+	lens := []int{10, 3, 2, 3}
+	base := strings.Repeat("abcdxz0123 ", 60)
+	for _, kw := range []string{"-----BEGIN", "hf_", "KEY"} {
+		for i := 0; i+len(kw) <= len(base); i += 3 {
+			s := base[:i] + kw + base[i+len(kw):] + " they " + base[:i]
+			var want []hit
+			low := asciiLower(s)
+			for p := range len(low) {
+				for k, w := range kws {
+					if strings.HasPrefix(low[p:], w) {
+						want = append(want, hit{int32(p), int32(k)})
+					}
+				}
+			}
+			got := d.hits([]byte(s), nil, lens)
+			require.ElementsMatch(t, want, got, "%q at %d", kw, i)
+			for j := 1; j < len(got); j++ {
+				require.LessOrEqual(t, got[j-1].start, got[j].start)
+			}
+		}
+	}
+}
+
+// TestIndexFold against a plain search of the lower-cased text.
+func TestIndexFold(t *testing.T) {
+	for _, c := range []struct{ s, w string }{
+		{"a -H b -h c", " -h"}, {"Curl curl CURL x", "curl"}, {"no", "curl"}, {"", "x"},
+		{"xx@yy", "@"}, {"WwWw we", "we"}, {"abc", "abcd"}, {"--HEADER --header", "--header"},
+	} {
+		assert.Equal(t, strings.Index(asciiLower(c.s), c.w), indexFold(c.s, c.w), "%q in %q", c.w, c.s)
+	}
+}

@@ -1,5 +1,7 @@
 package redact
 
+import "sync"
+
 // keywordDFA finds every occurrence of a set of lower-case keywords in a
 // text, ignoring ASCII case, in one pass: an Aho-Corasick automaton turned
 // into a table of transitions over byte classes. It is what keeps hundreds
@@ -153,26 +155,106 @@ func (d *keywordDFA) any1(b []byte) bool {
 }
 
 // hits appends every keyword occurrence in b to dst, in order of where
-// they start; kwLen gives each keyword's length.
+// they start; kwLen gives each keyword's length. Like any, a long text is
+// read as four streams at once; stream k keeps the occurrences that start
+// in its own quarter, so the overlap reports none twice, and collects
+// them apart from the others, so that the four lists, each in order but
+// for a keyword's length, join into one.
 func (d *keywordDFA) hits(b []byte, dst []hit, kwLen []int) []hit {
-	next, class, nc := d.next, &d.class, uint32(d.nclass)
+	const streams = 4
 	first := len(dst)
-	st := uint32(0)
-	for i, c := range b {
-		st = next[st+uint32(class[c])]
-		if st&finalBit != 0 {
-			st &^= finalBit
-			for _, k := range d.out[st/nc] {
-				dst = append(dst, hit{start: int32(i + 1 - kwLen[k]), kw: k})
+	over := d.maxLen - 1
+	if len(b) < 64*streams+over {
+		dst = d.hitsFrom(b, 0, len(b), 0, len(b), 0, dst, kwLen)
+		sortHits(dst[first:])
+		return dst
+	}
+	sb := streamPool.Get().(*[streams][]hit)
+	defer streamPool.Put(sb)
+	for k := range sb {
+		sb[k] = sb[k][:0]
+	}
+	next, class, nc := d.next, &d.class, uint32(d.nclass)
+	q := len(b) / streams
+	s0, s1, s2, s3 := b[:q], b[q:2*q], b[2*q:3*q], b[3*q:4*q]
+	var a, c, e, f uint32
+	for i := range q {
+		a = next[a+uint32(class[s0[i]])]
+		c = next[c+uint32(class[s1[i]])]
+		e = next[e+uint32(class[s2[i]])]
+		f = next[f+uint32(class[s3[i]])]
+		if (a|c|e|f)&finalBit != 0 {
+			if a&finalBit != 0 {
+				a &^= finalBit
+				sb[0] = d.emit(sb[0], a/nc, i, 0, q, kwLen)
+			}
+			if c&finalBit != 0 {
+				c &^= finalBit
+				sb[1] = d.emit(sb[1], c/nc, q+i, q, 2*q, kwLen)
+			}
+			if e&finalBit != 0 {
+				e &^= finalBit
+				sb[2] = d.emit(sb[2], e/nc, 2*q+i, 2*q, 3*q, kwLen)
+			}
+			if f&finalBit != 0 {
+				f &^= finalBit
+				sb[3] = d.emit(sb[3], f/nc, 3*q+i, 3*q, len(b), kwLen)
 			}
 		}
 	}
-	// Occurrences come out by where they end; a short keyword can end
-	// before a longer one that starts earlier. Insertion sort: nearly
-	// sorted, and short.
-	for i := first + 1; i < len(dst); i++ {
-		for j := i; j > first && dst[j].start < dst[j-1].start; j-- {
-			dst[j], dst[j-1] = dst[j-1], dst[j]
+	// Each stream's rest, from its own state: into the next quarter far
+	// enough to finish a keyword that started in its own.
+	st := [streams]uint32{a, c, e, f}
+	for k := range streams {
+		lo, hi := k*q, (k+1)*q
+		from, end := hi, min(hi+over, len(b))
+		if k == streams-1 {
+			hi, end = len(b), len(b)
+		}
+		sb[k] = d.hitsFrom(b, from, end, lo, hi, st[k], sb[k], kwLen)
+		sortHits(sb[k])
+		dst = append(dst, sb[k]...)
+		if cap(sb[k]) > maxKeep {
+			sb[k] = nil
+		}
+	}
+	return dst
+}
+
+// streamPool holds the per-stream hit lists of hits.
+var streamPool = sync.Pool{New: func() any { return new([4][]hit) }}
+
+// sortHits orders the hits of one stream by where they start. They come
+// out by where they end, so one is out of place by at most a keyword's
+// length: insertion sort is linear here.
+func sortHits(h []hit) {
+	for i := 1; i < len(h); i++ {
+		for j := i; j > 0 && h[j].start < h[j-1].start; j-- {
+			h[j], h[j-1] = h[j-1], h[j]
+		}
+	}
+}
+
+// hitsFrom runs the automaton from state st over b[from:to], appending the
+// occurrences that start in [lo, hi).
+func (d *keywordDFA) hitsFrom(b []byte, from, to, lo, hi int, st uint32, dst []hit, kwLen []int) []hit {
+	next, class, nc := d.next, &d.class, uint32(d.nclass)
+	for i := from; i < to; i++ {
+		st = next[st+uint32(class[b[i]])]
+		if st&finalBit != 0 {
+			st &^= finalBit
+			dst = d.emit(dst, st/nc, i, lo, hi, kwLen)
+		}
+	}
+	return dst
+}
+
+// emit appends the keywords that end at b[i] in state s and start in
+// [lo, hi).
+func (d *keywordDFA) emit(dst []hit, s uint32, i, lo, hi int, kwLen []int) []hit {
+	for _, k := range d.out[s] {
+		if start := i + 1 - kwLen[k]; lo <= start && start < hi {
+			dst = append(dst, hit{start: int32(start), kw: k})
 		}
 	}
 	return dst

@@ -51,11 +51,20 @@ type rule struct {
 	// match also needs a word boundary before it and starts with a word
 	// byte, so a keyword preceded by a word byte is no candidate.
 	atStart, wordStart bool
-	group              int     // the secret's submatch; 0: the first non-empty one
-	entropy            float64 // the secret's Shannon entropy must exceed this
-	allow              []allowlist
+	// exact, for an atStart rule whose matches start with case-sensitive
+	// literals, lists them: "task" holds Twilio's keyword sk, but not its
+	// SK, and is rejected without running the expression.
+	exact   []string
+	group   int     // the secret's submatch; 0: the first non-empty one
+	entropy float64 // the secret's Shannon entropy must exceed this
+	allow   []allowlist
 	// check, for project rules, validates a secret further.
 	check func(secret string) bool
+	// needs are sets of lower-case ASCII strings a match must contain, one
+	// of each set, after its start (requiredSets): a keyword with no
+	// member of some set after it cannot start a match, so a text full of
+	// "curl" with no -H in it costs one search, not an attempt at each.
+	needs [][]string
 
 	// The expressions are compiled on the rule's first use (ready): most
 	// of the rules never see their keywords, and compiling them all would
@@ -283,6 +292,7 @@ func (r *rule) compile(keywords []string) error {
 	if err != nil {
 		return err
 	}
+	r.needs = requiredSets(tree)
 	prefixes, _, ok := matchPrefixes(tree)
 	if !ok || len(prefixes) == 0 {
 		return nil
@@ -306,6 +316,7 @@ func (r *rule) compile(keywords []string) error {
 	if r.ctx, err = regexp.Compile(`^[\s\S](?:` + r.expr + `)`); err != nil {
 		return err
 	}
+	r.exact = exactPrefixes(tree)
 	r.wordStart = leadingWordBoundary(tree)
 	for _, p := range prefixes {
 		if p == "" || !isWord(p[0]) {
@@ -396,6 +407,54 @@ func matchPrefixes(re *syntax.Regexp) (set []string, complete, ok bool) {
 	return nil, false, false
 }
 
+// exactPrefixes returns the literals, as written, one of which every
+// match of re starts with, when re starts with case-sensitive literals
+// (after any empty-width assertions and captures), or nil.
+func exactPrefixes(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpCapture:
+		return exactPrefixes(re.Sub[0])
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return nil
+		}
+		return []string{string(re.Rune)}
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			p := exactPrefixes(sub)
+			if p == nil {
+				return nil
+			}
+			out = append(out, p...)
+		}
+		return out
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			switch sub.Op {
+			case syntax.OpWordBoundary, syntax.OpBeginText, syntax.OpBeginLine:
+				continue
+			}
+			return exactPrefixes(sub)
+		}
+	}
+	return nil
+}
+
+// hasExactPrefix reports whether s[p:] starts with one of r.exact (true
+// when the rule has none).
+func (r *rule) hasExactPrefix(s string, p int) bool {
+	if r.exact == nil {
+		return true
+	}
+	for _, e := range r.exact {
+		if strings.HasPrefix(s[p:], e) {
+			return true
+		}
+	}
+	return false
+}
+
 // leadingWordBoundary reports whether re starts with \b.
 func leadingWordBoundary(re *syntax.Regexp) bool {
 	for {
@@ -420,6 +479,146 @@ func leadingWordBoundary(re *syntax.Regexp) bool {
 			return false
 		}
 	}
+}
+
+// requiredSets returns, for a rule whose expression is a concatenation,
+// the sets of strings that must occur in every match, one of each set:
+// what each part of the concatenation after the first starts with (with
+// what follows it, as far as that is literal), when matchPrefixes can tell
+// and every string is ASCII. They are lower case; a text is searched for
+// them ignoring ASCII case, which finds a superset.
+func requiredSets(re *syntax.Regexp) [][]string {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return nil
+	}
+	var sets [][]string
+	members := 0
+	for i := 1; i < len(re.Sub); i++ {
+		sub := &syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[i:]}
+		set, _, ok := matchPrefixes(sub)
+		if !ok || len(set) == 0 || len(set) > 16 {
+			continue
+		}
+		useful := true
+		for _, s := range set {
+			if s == "" || !isASCII(s) || (len(s) == 1 && (isWord(s[0]) || isSpace(s[0]))) {
+				useful = false // any text has one
+				break
+			}
+		}
+		if useful && len(sets) < maxNeeds && members+len(set) <= maxNeedMembers {
+			sets = append(sets, set)
+			members += len(set)
+		}
+	}
+	return sets
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// hasNeeds reports whether s holds a member of each required set.
+func (r *rule) hasNeeds(s string) bool {
+	for _, set := range r.needs {
+		if needFrom(s, set, 0) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// maxNeeds bounds the required sets kept for a rule, and maxNeedMembers
+// their members in all.
+const (
+	maxNeeds       = 8
+	maxNeedMembers = 64
+)
+
+// needFrom returns where, at or after p, a member of required set set
+// first starts in s, or -1.
+func needFrom(s string, set []string, p int) int {
+	first := -1
+	for _, w := range set {
+		if i := indexFold(s[p:], w); i >= 0 && (first < 0 || p+i < first) {
+			first = p + i
+		}
+	}
+	return first
+}
+
+// indexFold is strings.Index of w, lower-case ASCII, ignoring ASCII
+// case. It searches for w's rarest byte (anchorOf) and checks w around
+// each occurrence: in " -h" it looks for the dash, not for every space of
+// the text.
+func indexFold(s, w string) int {
+	if len(w) == 0 || len(w) > len(s) {
+		return -1
+	}
+	o := anchorOf(w)
+	lo, up := w[o], w[o]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - ('a' - 'A')
+	}
+	// Each candidate is searched for from the one before, either case,
+	// and no further than the nearer: linear in how far the match is.
+	last := len(s) - len(w) + o // the last place the anchor can be
+	for from := o; from <= last; {
+		end, i := last+1, -1
+		if j := strings.IndexByte(s[from:end], lo); j >= 0 {
+			i = from + j
+			end = i
+		}
+		if up != lo {
+			if j := strings.IndexByte(s[from:end], up); j >= 0 {
+				i = from + j
+			}
+		}
+		if i < 0 {
+			return -1
+		}
+		if equalFoldASCII(bytesOf(s[i-o:i-o+len(w)]), w) {
+			return i - o
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+// anchorOf returns the index of the byte of w least common in text: by a
+// rough rank of English letters, with both cases of a letter counted,
+// white space the most common and punctuation the least.
+func anchorOf(w string) int {
+	const letters = "etaoinshrdlcumwfgypbvkjxqz" // most common first
+	best, bestScore := 0, 1<<30
+	for i := range len(w) {
+		c := w[i]
+		var score int
+		switch {
+		case c == ' ':
+			score = 100
+		case 'a' <= c && c <= 'z':
+			score = 60 - strings.IndexByte(letters, c)
+		case '0' <= c && c <= '9':
+			score = 20
+		case isSpace(c):
+			score = 10
+		default:
+			score = 1
+		}
+		if score < bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return best
 }
 
 // A hit is a keyword occurrence: where it starts and which keyword.
@@ -457,7 +656,7 @@ func (rs *ruleSet) replace(s string) (string, bool) {
 		var matches [][]int
 		if r.atStart {
 			matches = rs.anchored(s, ri, r, hits)
-		} else {
+		} else if r.hasNeeds(s) {
 			matches = rs.near(r.re.FindAllStringSubmatchIndex(s, -1), ri, hits)
 		}
 		if len(matches) == 0 {
@@ -531,13 +730,40 @@ func (rs *ruleSet) mark(m *ruleMask, hits []hit) {
 func (rs *ruleSet) anchored(s string, ri int, r *rule, hits []hit) [][]int {
 	var matches [][]int
 	end := 0
+	// occ holds, for each member of each required set in turn, where it
+	// next starts at or after the hits tried so far (-2: not looked for
+	// yet, -1: nowhere further), so that each member is searched for over
+	// the text once in all, however many hits there are.
+	var occ [maxNeedMembers]int
+	for i := range occ {
+		occ[i] = -2
+	}
+hits:
 	for _, h := range hits {
 		p := int(h.start)
 		if p < end || !containsInt(rs.kwRules[h.kw], ri) {
 			continue
 		}
-		if r.wordStart && p > 0 && isWord(s[p-1]) {
+		if r.wordStart && p > 0 && isWord(s[p-1]) || !r.hasExactPrefix(s, p) {
 			continue
+		}
+		m := 0
+		for _, set := range r.needs {
+			found := false
+			for _, w := range set {
+				if o := occ[m]; o == -2 || (o >= 0 && o < p) {
+					if i := indexFold(s[p:], w); i >= 0 {
+						occ[m] = p + i
+					} else {
+						occ[m] = -1
+					}
+				}
+				found = found || occ[m] >= 0
+				m++
+			}
+			if !found {
+				break hits // hits are in order: none later can start a match
+			}
 		}
 		var l []int
 		if p == 0 {
