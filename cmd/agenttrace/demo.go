@@ -8,7 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -40,7 +43,9 @@ agent author would: an "invoke_agent planner" root, chat turns with their
 messages and token usage, tool calls (one fails), and a nested hotel-scout
 agent. The processor writes one artifact per trace into DIR; demo then
 prints the artifacts' paths and their token totals, read back from them
-(the same totals "agenttrace tokens" prints).
+(the same totals "agenttrace tokens" prints), and the commands that look
+further, spelled as this agenttrace was run: "go run ./cmd/agenttrace ..."
+under go run, else the name or path it was started by.
 
 With --budget the processor holds the run to a token budget. The agent
 asks it (Processor.Guard) before every model and tool call and, once the
@@ -54,7 +59,8 @@ Exit status: 0 when the run completed or its budget stopped it, 2 on a
 usage error or when DIR cannot be written.`,
 		Example: `  agenttrace demo --out runs
   agenttrace demo --out runs --budget 3000
-  agenttrace tokens runs/*.jsonl`,
+  agenttrace tokens runs/*.jsonl
+  go run ./cmd/agenttrace demo --out runs   (from a clone, without installing)`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			if out == "" {
@@ -167,9 +173,126 @@ func (e *env) demoSummary(paths []string) error {
 		return err
 	}
 	head, _, _ := strings.Cut(buf.String(), "\n\n")
-	files := strings.Join(paths, " ")
-	fmt.Fprintf(e.stdout, "\n%s\n\nWhere they went: agenttrace tokens %s\nLook at it:      agenttrace html %s\n", head, files, files)
+	quoted := make([]string, len(paths))
+	for i, p := range paths {
+		quoted[i] = shellQuote(p)
+	}
+	files := strings.Join(quoted, " ")
+	self := selfCommand()
+	fmt.Fprintf(e.stdout, "\n%s\n\nWhere they went: %s tokens %s\nLook at it:      %s html %s\n", head, self, files, self, files)
 	return e.noteSkipped(all)
+}
+
+// selfCommand is how to run this agenttrace again from the shell it was
+// started in, so that the commands demo prints work as printed: "go run
+// ./cmd/agenttrace" (or whatever path leads there) under go run, else the
+// name it was run by.
+func selfCommand() string {
+	cwd, _ := os.Getwd()
+	bi, _ := debug.ReadBuildInfo()
+	return invocation(os.Args[0], cwd, bi, exec.LookPath)
+}
+
+// goRunExe matches the directory of an executable go run built: a fresh
+// one in the temporary go-build directory ($TMPDIR/go-build123/b001/exe),
+// or one it cached ($GOCACHE/ab/<sha256>-d, since Go 1.24).
+var (
+	goRunTemp   = regexp.MustCompile(`(^|/)go-build[0-9]+/b[0-9]+/exe$`)
+	goRunCached = regexp.MustCompile(`(^|/)[0-9a-f]{2}/[0-9a-f]{64}-d$`)
+)
+
+// invocation is selfCommand with its inputs given: arg0 is os.Args[0],
+// cwd the working directory, bi the executable's build information (nil
+// if none), lookPath exec.LookPath.
+//
+// Under go run, the command is go run with the main package's directory
+// relative to cwd, when cwd is inside its module (as a clone is);
+// outside, the package path, at its version when it has one. Otherwise
+// it is the name the shell found on PATH, or the path arg0 gave.
+func invocation(arg0, cwd string, bi *debug.BuildInfo, lookPath func(string) (string, error)) string {
+	dir := filepath.ToSlash(filepath.Dir(arg0))
+	if bi != nil && bi.Path != "" && (goRunTemp.MatchString(dir) || goRunCached.MatchString(dir)) {
+		if rel, ok := packageDir(cwd, bi); ok {
+			return "go run " + shellQuote(rel)
+		}
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			return "go run " + shellQuote(bi.Path+"@"+v)
+		}
+		return "go run " + shellQuote(bi.Path)
+	}
+	base := filepath.Base(arg0)
+	if !strings.ContainsRune(arg0, filepath.Separator) && !strings.ContainsRune(arg0, '/') {
+		return shellQuote(arg0) // found on PATH by the shell
+	}
+	if found, err := lookPath(base); err == nil && sameFile(found, arg0) {
+		return shellQuote(base)
+	}
+	return shellQuote(arg0)
+}
+
+// packageDir is the directory of bi's main package relative to cwd, as
+// go run takes it ("./cmd/agenttrace", ".", "../cmd/agenttrace"), when cwd
+// is inside the main module: a go.mod naming it is in cwd or above.
+func packageDir(cwd string, bi *debug.BuildInfo) (string, bool) {
+	if cwd == "" || bi.Main.Path == "" || !strings.HasPrefix(bi.Path, bi.Main.Path) {
+		return "", false
+	}
+	for dir := cwd; ; {
+		if modulePath(filepath.Join(dir, "go.mod")) == bi.Main.Path {
+			pkg := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(bi.Path, bi.Main.Path)))
+			rel, err := filepath.Rel(cwd, pkg)
+			if err != nil {
+				return "", false
+			}
+			rel = filepath.ToSlash(rel)
+			if rel != "." && !strings.HasPrefix(rel, "../") {
+				rel = "./" + rel
+			}
+			return rel, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// modulePath is the module path a go.mod declares, or "" if the file
+// cannot be read or declares none.
+func modulePath(gomod string) string {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+			rest, _, _ = strings.Cut(rest, "//")
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
+
+// sameFile reports whether paths a and b name the same file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and the punctuation that needs no quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:@%+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // checkWritableDir creates dir if needed and makes sure a file can be

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -220,4 +222,146 @@ func TestDemoUsageErrors(t *testing.T) {
 			assert.Empty(t, r.stdout)
 		})
 	}
+}
+
+// TestInvocation: the command demo prints to run agenttrace again is go
+// run with the package's directory as seen from the working directory
+// (inside the module), or the package path (outside), for an executable
+// go run built; else the name the shell found it by, or the path it was
+// started by.
+func TestInvocation(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	mod := filepath.Join(root, "mod")
+	for dir, gomod := range map[string]string{
+		mod:                          "// a comment\nmodule example.com/m // the main module\n\ngo 1.26\n",
+		filepath.Join(mod, "nested"): "module example.com/m/nested\n",
+	} {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
+	}
+	for _, dir := range []string{"cmd/tool", "nested/deep", "bin", "my dir"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(mod, dir), 0o755))
+	}
+	onPath := filepath.Join(mod, "bin", "tool")
+	require.NoError(t, os.WriteFile(onPath, []byte("#!/bin/sh\n"), 0o755))
+	lookPath := func(name string) (string, error) {
+		if name == "tool" {
+			return onPath, nil
+		}
+		return "", exec.ErrNotFound
+	}
+	devel := &debug.BuildInfo{Path: "example.com/m/cmd/tool", Main: debug.Module{Path: "example.com/m", Version: "(devel)"}}
+	released := &debug.BuildInfo{Path: "example.com/m/cmd/tool", Main: debug.Module{Path: "example.com/m", Version: "v1.2.3"}}
+	const (
+		tempExe   = "/tmp/go-build3388486806/b001/exe/tool"
+		cachedExe = "/root/.cache/go-build/04/048c74a841421b4fcc8ca6c3bbc598903321cbe0dfa15fd7401ac5940a344912-d/tool"
+	)
+	tests := []struct {
+		name, arg0, cwd string
+		bi              *debug.BuildInfo
+		want            string
+	}{
+		{"go run from the module root", tempExe, mod, devel, "go run ./cmd/tool"},
+		{"go run, cached executable", cachedExe, mod, devel, "go run ./cmd/tool"},
+		{"go run from the package", tempExe, filepath.Join(mod, "cmd", "tool"), devel, "go run ."},
+		{"go run from a nested module", cachedExe, filepath.Join(mod, "nested", "deep"), devel, "go run ../../cmd/tool"},
+		{"go run outside the module, released", tempExe, root, released, "go run example.com/m/cmd/tool@v1.2.3"},
+		{"go run outside the module, devel", tempExe, root, devel, "go run example.com/m/cmd/tool"},
+		{"on PATH", "tool", mod, devel, "tool"},
+		{"a path to what PATH finds", onPath, root, devel, "tool"},
+		{"a path PATH does not lead to", "./bin/other", mod, devel, "./bin/other"},
+		{"a path that needs quoting", filepath.Join(mod, "my dir", "tool"), mod, devel, "'" + filepath.Join(mod, "my dir", "tool") + "'"},
+		{"not a go run directory", "/tmp/go-build1/b001/tool.test", mod, devel, "/tmp/go-build1/b001/tool.test"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, invocation(tc.arg0, tc.cwd, tc.bi, lookPath))
+		})
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"runs/2a7e.jsonl":     "runs/2a7e.jsonl",
+		"go.example/m@v1.0.0": "go.example/m@v1.0.0",
+		"my runs/a.jsonl":     "'my runs/a.jsonl'",
+		"it's":                `'it'\''s'`,
+		"$HOME":               "'$HOME'",
+		"":                    "''",
+		"a;rm -rf b":          "'a;rm -rf b'",
+		"C:/x,y=z+1%":         "C:/x,y=z+1%",
+		"tab\there":           "'tab\there'",
+		"glob*":               "'glob*'",
+		"semi~colon":          "'semi~colon'",
+	} {
+		assert.Equal(t, want, shellQuote(in), in)
+	}
+}
+
+// TestDemoCommandsWork: the commands demo prints at its end run as
+// printed, in the shell and directory demo ran in: with agenttrace
+// installed on PATH, and under go run from a clone.
+func TestDemoCommandsWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds agenttrace")
+	}
+	t.Parallel()
+	goBin, err := exec.LookPath("go")
+	require.NoError(t, err, "the go command")
+	moduleRoot, err := filepath.Abs("../..")
+	require.NoError(t, err)
+
+	// sh runs a command line in dir, with bin first on PATH.
+	sh := func(t *testing.T, dir, bin, line string) string {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", line)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s (in %s):\n%s", line, dir, out)
+		return string(out)
+	}
+	// printed returns the commands after the demo's closing labels.
+	printed := func(t *testing.T, out string) (tokens, html string) {
+		t.Helper()
+		for _, l := range lines(out) {
+			if c, ok := strings.CutPrefix(l, "Where they went: "); ok {
+				tokens = c
+			}
+			if c, ok := strings.CutPrefix(l, "Look at it:      "); ok {
+				html = c
+			}
+		}
+		require.NotEmpty(t, tokens, "no tokens command in:\n%s", out)
+		require.NotEmpty(t, html, "no html command in:\n%s", out)
+		return tokens, html
+	}
+
+	t.Run("installed", func(t *testing.T) {
+		t.Parallel()
+		bin, work := t.TempDir(), t.TempDir()
+		build := exec.Command(goBin, "build", "-o", filepath.Join(bin, "agenttrace"), ".")
+		out, err := build.CombinedOutput()
+		require.NoError(t, err, "go build:\n%s", out)
+
+		demo := sh(t, work, bin, "agenttrace demo --out runs")
+		tokens, html := printed(t, demo)
+		assert.True(t, strings.HasPrefix(tokens, "agenttrace tokens runs/"), tokens)
+		assert.Contains(t, sh(t, work, bin, tokens), "Tokens ")
+		sh(t, work, bin, html)
+		matches, err := filepath.Glob(filepath.Join(work, "runs", "*.html"))
+		require.NoError(t, err)
+		assert.Len(t, matches, 1, "html wrote the page")
+	})
+	t.Run("go run", func(t *testing.T) {
+		t.Parallel()
+		out := filepath.Join(t.TempDir(), "runs")
+		demo := sh(t, moduleRoot, filepath.Dir(goBin), "go run ./cmd/agenttrace demo --out "+shellQuote(out))
+		tokens, html := printed(t, demo)
+		assert.True(t, strings.HasPrefix(tokens, "go run ./cmd/agenttrace tokens "+out), tokens)
+		assert.Contains(t, sh(t, moduleRoot, filepath.Dir(goBin), tokens), "Tokens ")
+		sh(t, moduleRoot, filepath.Dir(goBin), html)
+	})
 }

@@ -58,7 +58,8 @@ standard input.
 
 Exit status: 0 on success, 1 when an input is invalid or validation finds
 problems, 2 on a usage error or an I/O error (missing file, unwritable
-output), 3 when send's endpoint refuses or cannot be reached.`,
+output) or a TLS setting send's endpoint contradicts, 3 when send's
+endpoint refuses or cannot be reached.`,
 		Version:       strings.TrimPrefix(converter.Producer, "agenttrace/"),
 		SilenceErrors: true, // run prints errors, with the exit code they map to
 		SilenceUsage:  true, // run prints a usage hint for usage errors only
