@@ -11,25 +11,37 @@ import "go.opentelemetry.io/collector/pdata/pcommon"
 // never added to totals or budgets.
 //
 // Spans usually end after their descendants, and then End decides at
-// once. A child may also end just after its parent (a streamed call whose
-// SDK span closes when the stream does, as
+// once. A model call may also end just after the model call it runs in
+// (a streamed call whose SDK span closes when the stream does, as
 // testdata/real/openllmetry-anthropic/payloads/stream.traces.json shows):
 // End then hands back what the parent was counted for, to take back. It
-// remembers the last [recentSpans] ended spans for that, in a fixed
-// array. Readers that hold a whole batch use converter.Wrappers, which
-// needs no order at all. The zero value is ready to use; a Nesting is not
-// safe for concurrent use.
+// looks for such a parent among the last [recentCalls] model calls that
+// ended, and only as the direct parent. Readers that hold a whole batch
+// use converter.Wrappers, which needs no order at all.
+//
+// A Nesting costs one pointer until its first model call, and a few
+// hundred bytes after: tallies keep one per open artifact. The zero value
+// is ready to use; a Nesting is not safe for concurrent use.
 type Nesting struct {
-	under  map[nestKey]struct{} // spans with an inference ended below them, until they end
-	recent [recentSpans]recentSpan
-	next   int
+	s *nestState
 }
 
-// recentSpans is how many ended spans Nesting looks back through for the
-// parent of a late child.
-const recentSpans = 64
+// recentCalls is how many ended model calls Nesting keeps to find the
+// parent of a late child; underSlots how many spans with a model call
+// below them it keeps before it needs a map.
+const (
+	recentCalls = 4
+	underSlots  = 4
+)
 
-type recentSpan struct {
+type nestState struct {
+	recent   [recentCalls]recentCall // ring, oldest overwritten
+	next     int
+	under    [underSlots]nestKey // spans with an inference ended below them, until they end; zero = free
+	overflow map[nestKey]struct{}
+}
+
+type recentCall struct {
 	key    nestKey
 	parent pcommon.SpanID
 	leaf   bool  // counted as an inference
@@ -41,20 +53,21 @@ type nestKey struct {
 	span  pcommon.SpanID
 }
 
-// maxNesting bounds the spans Nesting remembers. Only spans whose parent
-// never ends (it was dropped, or lives in another process) stay behind;
-// past the bound they are forgotten, which at worst lets one wrapper count.
-const maxNesting = 1 << 16
+// maxOverflow bounds the spans Nesting remembers beyond underSlots. Only
+// spans whose parent never ends (it was dropped, or lives in another
+// process) stay behind; past the bound they are forgotten, which at worst
+// lets one wrapper count.
+const maxOverflow = 1 << 16
 
 // Ended is what [Nesting.End] decides about a span that ended.
 type Ended struct {
 	// Kind is the kind to count the span as: [Span] for an inference that
 	// has an inference below it, its own kind otherwise.
 	Kind Kind
-	// Undone counts ancestors that ended earlier, were counted as
-	// inferences, and turn out to be wrappers of this span; Undo is the
-	// usage they were counted with. A tally moves them from inferences to
-	// spans and subtracts Undo.
+	// Undone counts a parent that ended earlier, was counted as an
+	// inference, and turns out to wrap this span; Undo is the usage it
+	// was counted with. A tally moves it from inferences to spans and
+	// subtracts Undo.
 	Undone int64
 	Undo   Usage
 }
@@ -70,66 +83,89 @@ type Ended struct {
 //	if e.Kind == semconv.Inference { spent += facts.Usage.Total() }
 //	spent -= e.Undo.Total()
 func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind Kind, usage Usage) Ended {
-	k := nestKey{trace, span}
-	_, wraps := n.under[k]
-	if wraps {
-		delete(n.under, k)
-	}
 	e := Ended{Kind: kind}
+	s := n.s
+	if s == nil {
+		if kind != Inference {
+			return e // nothing below any span yet, and this is no model call
+		}
+		s = new(nestState)
+		n.s = s
+	}
+	k := nestKey{trace, span}
+	wraps := s.takeUnder(k)
+	if !wraps && kind != Inference {
+		return e
+	}
 	if wraps && kind == Inference {
 		e.Kind = Span
 	}
-	if (kind == Inference || wraps) && !parent.IsEmpty() {
-		if !n.takeBack(trace, parent, &e) {
-			if n.under == nil {
-				n.under = make(map[nestKey]struct{})
-			} else if len(n.under) >= maxNesting {
-				clear(n.under)
+	if !parent.IsEmpty() {
+		pk := nestKey{trace, parent}
+		if r := s.find(pk); r != nil {
+			// The parent, a model call, ended first.
+			if r.leaf {
+				r.leaf = false
+				e.Undone, e.Undo = 1, r.usage
 			}
-			n.under[nestKey{trace, parent}] = struct{}{}
+		} else {
+			s.putUnder(pk)
 		}
 	}
-	n.recent[n.next] = recentSpan{key: k, parent: parent, leaf: e.Kind == Inference, usage: usage}
-	n.next = (n.next + 1) % recentSpans
+	if kind == Inference {
+		s.recent[s.next] = recentCall{key: k, parent: parent, leaf: e.Kind == Inference, usage: usage}
+		s.next = (s.next + 1) % recentCalls
+	}
 	return e
 }
 
-// takeBack walks up from parent through spans that already ended,
-// undoing the count of every ancestor inference found. It reports whether
-// parent had ended.
-func (n *Nesting) takeBack(trace pcommon.TraceID, parent pcommon.SpanID, e *Ended) bool {
-	found := false
-	p := parent
-	for range recentSpans { // a bound, against parents that form a cycle
-		r := n.find(nestKey{trace, p})
-		if r == nil {
-			return found
-		}
-		found = true
-		if r.leaf {
-			r.leaf = false
-			e.Undone++
-			e.Undo.Add(r.usage)
-		}
-		if r.parent.IsEmpty() {
-			return found
-		}
-		p = r.parent
-	}
-	return found
-}
-
-func (n *Nesting) find(k nestKey) *recentSpan {
-	for i := range n.recent {
-		if n.recent[i].key == k {
-			return &n.recent[i]
+func (s *nestState) find(k nestKey) *recentCall {
+	for i := range s.recent {
+		if s.recent[i].key == k {
+			return &s.recent[i]
 		}
 	}
 	return nil
 }
 
-// Reset forgets every span, as for a new run.
-func (n *Nesting) Reset() {
-	clear(n.under)
-	n.recent = [recentSpans]recentSpan{}
+// takeUnder reports whether k has an inference below it, and forgets it.
+func (s *nestState) takeUnder(k nestKey) bool {
+	for i := range s.under {
+		if s.under[i] == k {
+			s.under[i] = nestKey{}
+			return true
+		}
+	}
+	if _, ok := s.overflow[k]; ok {
+		delete(s.overflow, k)
+		return true
+	}
+	return false
 }
+
+func (s *nestState) putUnder(k nestKey) {
+	free := -1
+	for i := range s.under {
+		switch s.under[i] {
+		case k:
+			return
+		case nestKey{}:
+			if free < 0 {
+				free = i
+			}
+		}
+	}
+	if free >= 0 {
+		s.under[free] = k
+		return
+	}
+	if s.overflow == nil {
+		s.overflow = make(map[nestKey]struct{})
+	} else if len(s.overflow) >= maxOverflow {
+		clear(s.overflow)
+	}
+	s.overflow[k] = struct{}{}
+}
+
+// Reset forgets every span, as for a new run.
+func (n *Nesting) Reset() { n.s = nil }
