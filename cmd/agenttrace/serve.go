@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agenttrace/agenttrace/store"
+	"github.com/agenttrace/agenttrace/viewer/receiver"
 	"github.com/agenttrace/agenttrace/viewer/server"
 )
 
@@ -26,6 +29,7 @@ func newServeCmd(e *env) *cobra.Command {
 	var (
 		addr string
 		open bool
+		otlp otlpFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve DIR",
@@ -71,17 +75,21 @@ listened on.`,
 			if err := server.CheckAddr(addr); err != nil {
 				return usageErrorf("--addr: %w", err)
 			}
-			return e.serve(cmd.Context(), args[0], addr, open)
+			if err := otlp.check(cmd); err != nil {
+				return err
+			}
+			return e.serve(cmd.Context(), args[0], addr, open, otlp)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on; port 0 picks a free one")
 	cmd.Flags().BoolVar(&open, "open", false, "open the list of runs in the default browser")
+	otlp.register(cmd)
 	return cmd
 }
 
 // serve serves dir at addr until ctx is done or the process gets SIGINT
 // or SIGTERM.
-func (e *env) serve(ctx context.Context, dir, addr string, open bool) error {
+func (e *env) serve(ctx context.Context, dir, addr string, open bool, otlp otlpFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -104,11 +112,24 @@ func (e *env) serve(ctx context.Context, dir, addr string, open bool) error {
 	if err != nil {
 		return errors.Join(ioError(fmt.Errorf("listen: %w", err)), s.Shutdown(ctx))
 	}
+	rcv, err := startOTLP(dir, otlp, log)
+	if err != nil {
+		ln.Close()
+		return errors.Join(err, s.Shutdown(ctx))
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
+		defer cancel()
+		if err := rcv.stop(sctx); err != nil {
+			fmt.Fprintf(stderr, "agenttrace: %v\n", err)
+		}
+	}()
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ln) }()
 
 	url := "http://" + ln.Addr().String() + "/"
 	fmt.Fprintf(e.stdout, "serving %s at %s\n", dir, url)
+	rcv.print(e.stdout)
 	if open {
 		openBrowser(url, stderr)
 	}
@@ -154,4 +175,135 @@ func openBrowser(url string, stderr *lockedWriter) {
 			fmt.Fprintf(stderr, "agenttrace: warning: --open: %s: %v\n", cmd.Path, err)
 		}
 	}()
+}
+
+// otlpFlags are serve's OTLP receiver flags.
+type otlpFlags struct {
+	on          bool
+	http, grpc  string
+	allowRemote bool
+	maxRequest  int64
+}
+
+func (o *otlpFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&o.on, "otlp", false, "also receive OTLP traces (HTTP on "+receiver.DefaultHTTPAddr+", gRPC on "+receiver.DefaultGRPCAddr+") into DIR, shown live")
+	f.StringVar(&o.http, "otlp-http", receiver.DefaultHTTPAddr, "OTLP/HTTP address (implies --otlp); port 0 picks a free one, \"off\" disables it")
+	f.StringVar(&o.grpc, "otlp-grpc", receiver.DefaultGRPCAddr, "OTLP/gRPC address (implies --otlp); port 0 picks a free one, \"off\" disables it")
+	f.BoolVar(&o.allowRemote, "otlp-allow-remote", false, "let --otlp-http/--otlp-grpc name a non-loopback address (spans from other machines, unauthenticated)")
+	f.Int64Var(&o.maxRequest, "otlp-max-request", receiver.DefaultMaxRequest, "largest OTLP request in bytes, decompressed; larger ones get 413 / RESOURCE_EXHAUSTED")
+}
+
+// check settles the flags before anything listens: an address flag
+// implies --otlp, and an address other machines could reach needs
+// --otlp-allow-remote and an explicit host.
+func (o *otlpFlags) check(cmd *cobra.Command) error {
+	f := cmd.Flags()
+	if f.Changed("otlp-http") || f.Changed("otlp-grpc") {
+		o.on = true
+	}
+	if !o.on {
+		if f.Changed("otlp-allow-remote") || f.Changed("otlp-max-request") {
+			return usageErrorf("--otlp-allow-remote and --otlp-max-request need --otlp")
+		}
+		return nil
+	}
+	if o.http == "off" && o.grpc == "off" {
+		return usageErrorf("--otlp with both --otlp-http and --otlp-grpc off receives nothing")
+	}
+	for _, a := range []struct{ flag, addr string }{{"otlp-http", o.http}, {"otlp-grpc", o.grpc}} {
+		if a.addr == "off" {
+			continue
+		}
+		err := server.CheckAddr(a.addr)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, server.ErrNotLoopback) || !o.allowRemote {
+			if errors.Is(err, server.ErrNotLoopback) {
+				return usageErrorf("--%s: %w; add --otlp-allow-remote to receive from other machines", a.flag, err)
+			}
+			return usageErrorf("--%s: %w", a.flag, err)
+		}
+	}
+	return nil
+}
+
+// otlpRun is a running OTLP receiver and its store.
+type otlpRun struct {
+	st       *store.Store
+	rcv      *receiver.Receiver
+	lines    []string
+	done     []chan error
+	disabled bool
+}
+
+// startOTLP listens on the OTLP addresses and serves them into dir
+// through the artifact store. Each artifact is finalized as soon as its
+// root span is written (a later span of the trace reopens it).
+func startOTLP(dir string, o otlpFlags, log *slog.Logger) (*otlpRun, error) {
+	if !o.on {
+		return &otlpRun{disabled: true}, nil
+	}
+	st, err := store.New(store.Options{Dir: dir, OnError: func(err error) { log.Warn("finalizing artifact", "err", err) }})
+	if err != nil {
+		return nil, ioError(fmt.Errorf("otlp: %w", err))
+	}
+	run := &otlpRun{st: st, rcv: receiver.New(st, receiver.WithLogger(log), receiver.WithMaxRequest(o.maxRequest))}
+	var lns []net.Listener
+	fail := func(err error) (*otlpRun, error) {
+		for _, ln := range lns {
+			ln.Close()
+		}
+		return nil, errors.Join(ioError(err), st.Close())
+	}
+	if o.http != "off" {
+		ln, err := net.Listen("tcp", o.http)
+		if err != nil {
+			return fail(fmt.Errorf("--otlp-http: listen: %w", err))
+		}
+		lns = append(lns, ln)
+		run.lines = append(run.lines, fmt.Sprintf("receiving OTLP/HTTP at http://%s (/v1/traces)", ln.Addr()))
+	}
+	if o.grpc != "off" {
+		ln, err := net.Listen("tcp", o.grpc)
+		if err != nil {
+			return fail(fmt.Errorf("--otlp-grpc: listen: %w", err))
+		}
+		lns = append(lns, ln)
+		run.lines = append(run.lines, fmt.Sprintf("receiving OTLP/gRPC at %s", ln.Addr()))
+	}
+	i := 0
+	if o.http != "off" {
+		ln := lns[i]
+		i++
+		ch := make(chan error, 1)
+		run.done = append(run.done, ch)
+		go func() { ch <- run.rcv.ServeHTTP(ln) }()
+	}
+	if o.grpc != "off" {
+		ln := lns[i]
+		ch := make(chan error, 1)
+		run.done = append(run.done, ch)
+		go func() { ch <- run.rcv.ServeGRPC(ln) }()
+	}
+	return run, nil
+}
+
+func (r *otlpRun) print(w io.Writer) {
+	for _, l := range r.lines {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// stop stops receiving and finalizes every artifact.
+func (r *otlpRun) stop(ctx context.Context) error {
+	if r.disabled {
+		return nil
+	}
+	err := r.rcv.Shutdown(ctx)
+	for _, ch := range r.done {
+		<-ch
+	}
+	return errors.Join(err, r.st.Close())
 }

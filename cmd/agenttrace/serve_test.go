@@ -222,3 +222,72 @@ func TestServeOpen(t *testing.T) {
 	require.NoError(t, cmd.Wait())
 	require.Contains(t, stderr.String(), "warning: --open")
 }
+
+func TestServeOTLPRefusesRemoteWithoutFlag(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--otlp-http", "0.0.0.0:0"}, "--otlp-allow-remote"},
+		{[]string{"--otlp-grpc", "192.168.1.1:0"}, "--otlp-allow-remote"},
+		{[]string{"--otlp-grpc", "127.0.0.1"}, "--otlp-grpc"},
+		{[]string{"--otlp", "--otlp-http", "off", "--otlp-grpc", "off"}, "receives nothing"},
+		{[]string{"--otlp-allow-remote"}, "need --otlp"},
+	}
+	for _, tt := range tests {
+		r := agenttrace(t, "", append([]string{"serve", dir, "--addr", "127.0.0.1:0"}, tt.args...)...)
+		require.Equal(t, exitUsage, r.code, tt.args)
+		require.Contains(t, r.stderr, tt.want, tt.args)
+		require.Empty(t, r.stdout, "%v: nothing served", tt.args)
+	}
+}
+
+var otlpHTTPRe = regexp.MustCompile(`receiving OTLP/HTTP at (http://127\.0\.0\.1:\d+) `)
+
+// In process: --otlp-http with port 0 prints the port it picked; a span
+// posted there as OTLP/JSON is written into DIR and listed; at the end
+// the artifact is finalized.
+func TestServeOTLP(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, outW := io.Pipe()
+	var errBuf bytes.Buffer
+	errOut := lockedWriter{w: &errBuf}
+	root := newRootCmd(&env{stdin: strings.NewReader(""), stdout: outW, stderr: &errOut})
+	root.SetArgs([]string{"serve", dir, "--otlp-http", "127.0.0.1:0", "--otlp-grpc", "127.0.0.1:0"})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	defer cancel()
+
+	br := bufio.NewReader(out)
+	var printed []string
+	for range 3 {
+		line, err := br.ReadString('\n')
+		require.NoError(t, err)
+		printed = append(printed, line)
+	}
+	go func() { _, _ = io.Copy(io.Discard, br) }()
+	m := servingRe.FindStringSubmatch(printed[0])
+	require.NotNil(t, m, printed)
+	h := otlpHTTPRe.FindStringSubmatch(printed[1])
+	require.NotNil(t, h, printed)
+	require.Regexp(t, `^receiving OTLP/gRPC at 127\.0\.0\.1:[1-9]\d*\n$`, printed[2])
+
+	body := `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"otlp-test"}}]},"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","name":"invoke_agent planner","startTimeUnixNano":"1700000000000000000","endTimeUnixNano":"1700000001000000000"}]}]}]}`
+	resp, err := http.Post(h[1]+"/v1/traces", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.FileExists(t, filepath.Join(dir, "5b8efff798038103d269b633813fc60c.jsonl"))
+	require.Contains(t, fetchOK(t, m[2]), "otlp-test")
+
+	cancel()
+	require.NoError(t, <-done)
+	b, err := os.ReadFile(filepath.Join(dir, "5b8efff798038103d269b633813fc60c.jsonl"))
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"complete":true`, "finalized at the end")
+	require.Empty(t, errBuf.String())
+}

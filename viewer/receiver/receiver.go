@@ -1,0 +1,475 @@
+// Package receiver takes OTLP traces over HTTP (protobuf and JSON) and
+// gRPC and writes them through the artifact store (package store), so an
+// agent in any language, exporting with its OpenTelemetry SDK's standard
+// OTLP exporter, records into a folder of artifacts that `agenttrace
+// serve` shows live. It is an adapter over the store, as the SDK span
+// processor (bridge) and the collector exporter are: it opens no artifact
+// itself.
+//
+// The protocol is pdata's own (ptraceotlp, plogotlp with
+// google.golang.org/grpc): requests are decoded and responses encoded by
+// the collector's bindings, not by code written here. What this package
+// decides is the HTTP envelope the OTLP specification asks for: 200 with
+// an ExportTraceServiceResponse in the request's encoding (its partial
+// success saying how many spans the store could not write), 400 with a
+// google.rpc.Status for a payload that does not decode, 415 for a content
+// type other than application/x-protobuf or application/json, 413 past the
+// size limit (after gzip is undone, so a small compressed bomb is refused
+// too), 405 for a method other than POST. Over gRPC the codes are gRPC's:
+// InvalidArgument, ResourceExhausted past the size limit, Unavailable
+// after Shutdown.
+//
+// Logs are accepted on /v1/logs and over gRPC and answered with a partial
+// success that rejects every log record and says that agenttrace stores
+// traces only: a log exporter configured alongside the trace exporter
+// (OTEL_EXPORTER_OTLP_ENDPOINT covers both) gets a clear answer rather
+// than a 404 it would retry.
+//
+// Every refused request and rejected span is counted ([Receiver.Stats]).
+package receiver
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/stats"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	_ "google.golang.org/grpc/encoding/gzip" // gzip-compressed gRPC requests
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/store"
+)
+
+// Standard OTLP paths and ports.
+const (
+	PathTraces = "/v1/traces"
+	PathLogs   = "/v1/logs"
+	// DefaultHTTPAddr and DefaultGRPCAddr are the OTLP ports on loopback.
+	DefaultHTTPAddr = "127.0.0.1:4318"
+	DefaultGRPCAddr = "127.0.0.1:4317"
+	// DefaultMaxRequest is the largest request, decompressed, in bytes:
+	// well above the SDK exporters' batches (512 spans by default).
+	DefaultMaxRequest = 16 << 20
+)
+
+// Content types OTLP/HTTP defines.
+const (
+	ctProto = "application/x-protobuf"
+	ctJSON  = "application/json"
+)
+
+// logsUnsupported is the partial-success message of every logs request.
+const logsUnsupported = "agenttrace stores traces only: logs are not yet supported, every log record was rejected"
+
+// Stats count what the Receiver did. Refused requests are not counted as
+// received spans.
+type Stats struct {
+	// Requests answered with success (partial or whole), per protocol.
+	HTTPRequests, GRPCRequests int64
+	// Spans written (or already in their artifact); RejectedSpans the
+	// store could not write (reported as partial success).
+	Spans, RejectedSpans int64
+	// RejectedLogs counts log records refused (logs are not stored).
+	RejectedLogs int64
+	// BadContentType, BadPayload and TooLarge count refused HTTP
+	// requests; BadMethod those with a method other than POST.
+	BadContentType, BadPayload, TooLarge, BadMethod int64
+	// GRPCErrors counts gRPC calls that ended with an error status
+	// (undecodable or oversized messages included).
+	GRPCErrors int64
+}
+
+type counters struct {
+	httpReq, grpcReq, spans, rejSpans, rejLogs atomic.Int64
+	badType, badPayload, tooLarge, badMethod   atomic.Int64
+	grpcErr                                    atomic.Int64
+}
+
+// Receiver receives OTLP and writes it to a Store. Create one with [New];
+// it is safe for concurrent use.
+type Receiver struct {
+	st      *store.Store
+	max     int64
+	log     *slog.Logger
+	onWrite func()
+	c       counters
+
+	mu     sync.Mutex
+	closed bool
+	https  []*http.Server
+	grpcs  []*grpc.Server
+}
+
+// An Option configures a Receiver.
+type Option func(*Receiver)
+
+// WithMaxRequest sets the largest request, decompressed, in bytes
+// (default [DefaultMaxRequest]); n <= 0 keeps the default.
+func WithMaxRequest(n int64) Option {
+	return func(r *Receiver) {
+		if n > 0 {
+			r.max = n
+		}
+	}
+}
+
+// WithLogger sets where refused requests are reported (default: nowhere).
+func WithLogger(l *slog.Logger) Option { return func(r *Receiver) { r.log = l } }
+
+// WithOnWrite sets a function called after each batch is written, so a
+// caller can wake whatever watches the folder.
+func WithOnWrite(f func()) Option { return func(r *Receiver) { r.onWrite = f } }
+
+// New returns a Receiver writing to st. The caller closes st after
+// [Receiver.Shutdown].
+func New(st *store.Store, opts ...Option) *Receiver {
+	r := &Receiver{st: st, max: DefaultMaxRequest}
+	for _, o := range opts {
+		o(r)
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	return r
+}
+
+// Stats returns the counts so far.
+func (r *Receiver) Stats() Stats {
+	c := &r.c
+	return Stats{
+		HTTPRequests: c.httpReq.Load(), GRPCRequests: c.grpcReq.Load(),
+		Spans: c.spans.Load(), RejectedSpans: c.rejSpans.Load(), RejectedLogs: c.rejLogs.Load(),
+		BadContentType: c.badType.Load(), BadPayload: c.badPayload.Load(),
+		TooLarge: c.tooLarge.Load(), BadMethod: c.badMethod.Load(), GRPCErrors: c.grpcErr.Load(),
+	}
+}
+
+// errClosed is what a request gets after Shutdown.
+var errClosed = errors.New("receiver: shutting down")
+
+// consume writes td through the store; it returns how many spans were
+// rejected and why (a partial success), or an error when none could be
+// taken at all.
+func (r *Receiver) consume(td ptrace.Traces) (rejected int64, msg string, err error) {
+	n := int64(td.SpanCount())
+	if n == 0 {
+		return 0, "", nil
+	}
+	werr := r.st.Write(converter.Records(td))
+	if r.onWrite != nil {
+		defer r.onWrite()
+	}
+	var we *store.WriteError
+	switch {
+	case werr == nil:
+		r.c.spans.Add(n)
+		return 0, "", nil
+	case errors.Is(werr, store.ErrClosed):
+		return 0, "", errClosed
+	case errors.As(werr, &we):
+		rej := int64(len(we.Failed))
+		r.c.spans.Add(n - rej)
+		r.c.rejSpans.Add(rej)
+		r.log.Warn("spans not written", "rejected", rej, "err", werr)
+		return rej, werr.Error(), nil
+	default:
+		r.c.rejSpans.Add(n)
+		r.log.Warn("spans not written", "rejected", n, "err", werr)
+		return n, werr.Error(), nil
+	}
+}
+
+// HTTPHandler answers OTLP/HTTP on /v1/traces and /v1/logs.
+func (r *Receiver) HTTPHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc(PathTraces, r.serveTraces)
+	mux.HandleFunc(PathLogs, r.serveLogs)
+	return mux
+}
+
+// readBody checks method and content type and reads the body (gunzipped),
+// answering the error itself; ok is false when it did.
+func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) (body []byte, ct string, ok bool) {
+	if req.Method != http.MethodPost {
+		r.c.badMethod.Add(1)
+		w.Header().Set("Allow", http.MethodPost)
+		writeStatus(w, ctJSON, http.StatusMethodNotAllowed, codes.Unimplemented, "OTLP/HTTP takes POST")
+		return nil, "", false
+	}
+	mt, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	if err != nil || (mt != ctProto && mt != ctJSON) {
+		r.c.badType.Add(1)
+		r.log.Warn("refused OTLP request: content type", "content_type", req.Header.Get("Content-Type"))
+		writeStatus(w, ctJSON, http.StatusUnsupportedMediaType, codes.InvalidArgument,
+			fmt.Sprintf("unsupported content type %q: want %s or %s", req.Header.Get("Content-Type"), ctProto, ctJSON))
+		return nil, "", false
+	}
+	if req.ContentLength > r.max {
+		r.c.tooLarge.Add(1)
+		writeStatus(w, mt, http.StatusRequestEntityTooLarge, codes.ResourceExhausted, fmt.Sprintf("request of %d bytes is over the limit of %d", req.ContentLength, r.max))
+		return nil, "", false
+	}
+	var src io.Reader = http.MaxBytesReader(w, req.Body, r.max+1)
+	switch req.Header.Get("Content-Encoding") {
+	case "", "identity":
+	case "gzip":
+		zr, err := gzip.NewReader(src)
+		if err != nil {
+			r.c.badPayload.Add(1)
+			writeStatus(w, mt, http.StatusBadRequest, codes.InvalidArgument, "gzip: "+err.Error())
+			return nil, "", false
+		}
+		defer zr.Close()
+		src = zr
+	default:
+		r.c.badType.Add(1)
+		writeStatus(w, mt, http.StatusUnsupportedMediaType, codes.InvalidArgument,
+			fmt.Sprintf("unsupported content encoding %q: want gzip or none", req.Header.Get("Content-Encoding")))
+		return nil, "", false
+	}
+	body, err = io.ReadAll(io.LimitReader(src, r.max+1))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) || int64(len(body)) > r.max {
+		r.c.tooLarge.Add(1)
+		writeStatus(w, mt, http.StatusRequestEntityTooLarge, codes.ResourceExhausted, fmt.Sprintf("request is over the limit of %d bytes", r.max))
+		return nil, "", false
+	}
+	if err != nil {
+		r.c.badPayload.Add(1)
+		writeStatus(w, mt, http.StatusBadRequest, codes.InvalidArgument, "reading request: "+err.Error())
+		return nil, "", false
+	}
+	return body, mt, true
+}
+
+func (r *Receiver) serveTraces(w http.ResponseWriter, req *http.Request) {
+	body, ct, ok := r.readBody(w, req)
+	if !ok {
+		return
+	}
+	er := ptraceotlp.NewExportRequest()
+	var err error
+	if ct == ctJSON {
+		err = er.UnmarshalJSON(body)
+	} else {
+		err = er.UnmarshalProto(body)
+	}
+	if err != nil {
+		r.c.badPayload.Add(1)
+		r.log.Warn("refused OTLP request: payload", "content_type", ct, "err", err)
+		writeStatus(w, ct, http.StatusBadRequest, codes.InvalidArgument, "cannot decode "+ct+" ExportTraceServiceRequest: "+err.Error())
+		return
+	}
+	rej, msg, err := r.consume(er.Traces())
+	if err != nil {
+		writeStatus(w, ct, http.StatusServiceUnavailable, codes.Unavailable, err.Error())
+		return
+	}
+	r.c.httpReq.Add(1)
+	resp := ptraceotlp.NewExportResponse()
+	if rej > 0 {
+		resp.PartialSuccess().SetRejectedSpans(rej)
+		resp.PartialSuccess().SetErrorMessage(msg)
+	}
+	var b []byte
+	if ct == ctJSON {
+		b, err = resp.MarshalJSON()
+	} else {
+		b, err = resp.MarshalProto()
+	}
+	writeBody(w, ct, http.StatusOK, b, err)
+}
+
+func (r *Receiver) serveLogs(w http.ResponseWriter, req *http.Request) {
+	body, ct, ok := r.readBody(w, req)
+	if !ok {
+		return
+	}
+	er := plogotlp.NewExportRequest()
+	var err error
+	if ct == ctJSON {
+		err = er.UnmarshalJSON(body)
+	} else {
+		err = er.UnmarshalProto(body)
+	}
+	if err != nil {
+		r.c.badPayload.Add(1)
+		writeStatus(w, ct, http.StatusBadRequest, codes.InvalidArgument, "cannot decode "+ct+" ExportLogsServiceRequest: "+err.Error())
+		return
+	}
+	r.c.httpReq.Add(1)
+	resp := r.logsResponse(er)
+	var b []byte
+	if ct == ctJSON {
+		b, err = resp.MarshalJSON()
+	} else {
+		b, err = resp.MarshalProto()
+	}
+	writeBody(w, ct, http.StatusOK, b, err)
+}
+
+func (r *Receiver) logsResponse(er plogotlp.ExportRequest) plogotlp.ExportResponse {
+	resp := plogotlp.NewExportResponse()
+	if n := int64(er.Logs().LogRecordCount()); n > 0 {
+		r.c.rejLogs.Add(n)
+		resp.PartialSuccess().SetRejectedLogRecords(n)
+		resp.PartialSuccess().SetErrorMessage(logsUnsupported)
+	}
+	return resp
+}
+
+// writeStatus answers an error as OTLP/HTTP asks: a google.rpc.Status in
+// the request's encoding.
+func writeStatus(w http.ResponseWriter, ct string, code int, gc codes.Code, msg string) {
+	st := &spb.Status{Code: int32(gc), Message: msg}
+	var b []byte
+	var err error
+	if ct == ctProto {
+		b, err = proto.Marshal(st)
+	} else {
+		ct = ctJSON
+		b, err = protojson.Marshal(st)
+	}
+	writeBody(w, ct, code, b, err)
+}
+
+func writeBody(w http.ResponseWriter, ct string, code int, b []byte, err error) {
+	if err != nil {
+		http.Error(w, "encoding the response: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", ct)
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+}
+
+// grpcTraces and grpcLogs are the gRPC services.
+type grpcTraces struct {
+	ptraceotlp.UnimplementedGRPCServer
+	r *Receiver
+}
+
+func (g *grpcTraces) Export(_ context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
+	rej, msg, err := g.r.consume(req.Traces())
+	if err != nil {
+		return ptraceotlp.ExportResponse{}, status.Error(codes.Unavailable, err.Error())
+	}
+	g.r.c.grpcReq.Add(1)
+	resp := ptraceotlp.NewExportResponse()
+	if rej > 0 {
+		resp.PartialSuccess().SetRejectedSpans(rej)
+		resp.PartialSuccess().SetErrorMessage(msg)
+	}
+	return resp, nil
+}
+
+type grpcLogs struct {
+	plogotlp.UnimplementedGRPCServer
+	r *Receiver
+}
+
+func (g *grpcLogs) Export(_ context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
+	g.r.c.grpcReq.Add(1)
+	return g.r.logsResponse(req), nil
+}
+
+// errorCounter counts gRPC calls that end in an error, those refused
+// before a handler runs (an undecodable or oversized message) included.
+type errorCounter struct{ n *atomic.Int64 }
+
+func (e errorCounter) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
+func (e errorCounter) HandleRPC(_ context.Context, s stats.RPCStats) {
+	if end, ok := s.(*stats.End); ok && end.Error != nil {
+		e.n.Add(1)
+	}
+}
+func (e errorCounter) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context {
+	return ctx
+}
+func (e errorCounter) HandleConn(context.Context, stats.ConnStats) {}
+
+// ServeHTTP serves OTLP/HTTP on ln until Shutdown, then returns
+// http.ErrServerClosed.
+func (r *Receiver) ServeHTTP(ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           r.HTTPHandler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(r.log.Handler(), slog.LevelWarn),
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		ln.Close()
+		return http.ErrServerClosed
+	}
+	r.https = append(r.https, hs)
+	r.mu.Unlock()
+	return hs.Serve(ln)
+}
+
+// ServeGRPC serves OTLP/gRPC on ln until Shutdown, then returns nil.
+func (r *Receiver) ServeGRPC(ln net.Listener) error {
+	gs := grpc.NewServer(
+		grpc.MaxRecvMsgSize(int(r.max)),
+		grpc.StatsHandler(errorCounter{&r.c.grpcErr}),
+	)
+	ptraceotlp.RegisterGRPCServer(gs, &grpcTraces{r: r})
+	plogotlp.RegisterGRPCServer(gs, &grpcLogs{r: r})
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		ln.Close()
+		return nil
+	}
+	r.grpcs = append(r.grpcs, gs)
+	r.mu.Unlock()
+	return gs.Serve(ln)
+}
+
+// Shutdown stops serving: requests in flight finish (until ctx is done,
+// when gRPC calls are cut off), later ones are refused.
+func (r *Receiver) Shutdown(ctx context.Context) error {
+	r.mu.Lock()
+	r.closed = true
+	https, grpcs := r.https, r.grpcs
+	r.mu.Unlock()
+	var errs []error
+	for _, hs := range https {
+		if err := hs.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("receiver: http shutdown: %w", err))
+		}
+	}
+	for _, gs := range grpcs {
+		done := make(chan struct{})
+		go func() { gs.GracefulStop(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			gs.Stop()
+			<-done
+			errs = append(errs, fmt.Errorf("receiver: grpc shutdown: %w", ctx.Err()))
+		}
+	}
+	return errors.Join(errs...)
+}
