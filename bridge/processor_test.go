@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -460,4 +461,39 @@ func TestBudgetCallbackPanic(t *testing.T) {
 		assert.ErrorIs(t, err, bridge.ErrCallbackPanicked)
 		assert.ErrorContains(t, err, "boom")
 	}
+}
+
+// TestFinishedTracesAreFreed: the SDK processor writing one artifact per
+// trace forgets a trace once its root span ends (its artifact finalized):
+// heap stays flat however many traces went by, large attributes included.
+func TestFinishedTracesAreFreed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes thousands of artifacts")
+	}
+	dir := t.TempDir()
+	p := newProcessor(t, bridge.WithDirectory(dir, converter.ByTrace), bridge.WithBlocking())
+	tr := provider(t, p)
+	big := strings.Repeat("x", 8<<10)
+	run := func(n int) {
+		for range n {
+			ctx, root := tr.Start(context.Background(), "invoke_agent a")
+			tool(ctx, tr, "fetch", `{"q":1}`, big, "")
+			root.End()
+		}
+		require.NoError(t, p.ForceFlush(context.Background()))
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapInuse
+	}
+	run(200) // warm up: pools, buffers
+	before := heap()
+	const traces = 2000
+	run(traces)
+	after := heap()
+	perTrace := (int64(after) - int64(before)) / traces
+	t.Logf("%d traces: %d B of heap per finished trace", traces, perTrace)
+	assert.Less(t, perTrace, int64(512), "a finished trace leaves (almost) nothing behind")
 }
