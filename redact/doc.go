@@ -38,8 +38,10 @@
 //     Hugging Face, GitLab, npm, JWTs, Slack, Twilio, ...), vendored in
 //     gitleaks/rules.json with gitleaks' MIT licence, plus this project's
 //     own for what gitleaks has no rule for: credentials in URLs
-//     (postgres://user:[REDACTED]@host), Authorization: Basic of a
-//     user:password, and private keys cut short before their END line.
+//     (postgres://user:[REDACTED]@host), Authorization: Basic (in a
+//     header, or any "Basic" of a user:password), private keys cut short
+//     before their END line, and tokens gitleaks takes only part of
+//     (GitLab's longer tokens, Hugging Face's with digits).
 //     Only the secret is replaced, so "Authorization: Bearer [REDACTED]"
 //     still says what it was. A credential-like value (eight or more
 //     characters, no spaces) under a credential-like name (password,

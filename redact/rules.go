@@ -127,8 +127,17 @@ type projectRule struct {
 var projectRules = []projectRule{
 	// scheme://user:password@host: the password is the secret, so the URL
 	// still says which host and user.
-	{"agenttrace/url-credentials", `\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@"'<>]+:([^\s/?#@"'<>]+)@[A-Za-z0-9\[]`,
+	{"agenttrace/url-credentials", `\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@"'<>]*:([^\s/?#@"'<>]+)@[A-Za-z0-9\[]`,
 		[]string{"://"}, 1, nil},
+	// The value of an Authorization: Basic header, whatever it decodes to.
+	{"agenttrace/basic-auth-header", `(?i)\bauthorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{4,}={0,2})`,
+		[]string{"authorization"}, 1, nil},
+	// Hugging Face tokens with digits too (gitleaks' rule takes letters
+	// only), and GitLab tokens whole, of any of GitLab's prefixes and
+	// lengths (gitleaks' rule takes glpat- and 20 characters).
+	{"agenttrace/huggingface-token", `\b(hf_[A-Za-z0-9]{30,40})(?:[^A-Za-z0-9_]|$)`, []string{"hf_"}, 1, hasDigitAndLetter},
+	{"agenttrace/gitlab-token", `\b(gl(?:pat|dt|ptt|rt|cbt|oas|soat|ft|imt|agent|ffct)-[A-Za-z0-9_.-]{20,})`,
+		[]string{"glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glsoat-", "glft-", "glimt-", "glagent-", "glffct-"}, 1, hasDigitAndLetter},
 	// Authorization: Basic with base64 of user:password. Prose ("basic
 	// reasoning") is told apart by decoding.
 	{"agenttrace/basic-auth", `(?i)\bbasic\s+([A-Za-z0-9+/]{6,}={0,2})(?:[^A-Za-z0-9+/=]|$)`,
@@ -227,16 +236,19 @@ func compileRules(data []byte) (*ruleSet, error) {
 		}
 		return nil
 	}
+	// This project's rules first: where one and a gitleaks rule see the
+	// same token, it takes the whole token (gitleaks' GitLab rule takes
+	// 20 characters of a longer one).
+	for _, p := range projectRules {
+		if err := add(&rule{id: p.id, expr: p.expr, group: p.group, check: p.check}, p.keywords); err != nil {
+			return nil, err
+		}
+	}
 	for _, g := range f.Rules {
 		r := &rule{id: g.ID, group: g.SecretGroup, entropy: g.Entropy,
 			expr:      strings.ReplaceAll(g.Regex, terminator, widenTerminator),
 			allowData: g.Allowlists, global: global}
 		if err := add(r, g.Keywords); err != nil {
-			return nil, err
-		}
-	}
-	for _, p := range projectRules {
-		if err := add(&rule{id: p.id, expr: p.expr, group: p.group, check: p.check}, p.keywords); err != nil {
 			return nil, err
 		}
 	}
@@ -899,6 +911,18 @@ func shannonEntropy(s string) float64 {
 		e -= f * math.Log2(f)
 	}
 	return e
+}
+
+// hasDigitAndLetter reports whether v has both, as a generated token does
+// and a word or an identifier mostly does not.
+func hasDigitAndLetter(v string) bool {
+	digit, letter := false, false
+	for i := range len(v) {
+		c := v[i]
+		digit = digit || '0' <= c && c <= '9'
+		letter = letter || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	return digit && letter
 }
 
 // isBasicCredential reports whether a Basic credential decodes to
