@@ -241,3 +241,24 @@ func TestIndexFold(t *testing.T) {
 		assert.Equal(t, strings.Index(asciiLower(c.s), c.w), indexFold(c.s, c.w), "%q in %q", c.w, c.s)
 	}
 }
+
+// TestJSON: a whole artifact line loses its secrets and its named fields
+// and stays valid JSON; redacting it again changes nothing.
+func TestJSON(t *testing.T) {
+	r := New([]string{"path"}, true)
+	line := []byte(`{"kind":"call","tool":"read","args":{"path":"/home/u/.env"},"result":"` +
+		"STRIPE=" + fakeStripe + `","attrs":{"gen_ai.tool.call.result":"` + "postgres://u:" + fakeURLPass + `@db/x"}}`)
+	out, changed := r.JSON(line)
+	require.True(t, changed)
+	assert.True(t, json.Valid(out), string(out))
+	for _, gone := range []string{fakeStripe, fakeURLPass, "/home/u/.env"} {
+		assert.NotContains(t, string(out), gone)
+	}
+	again, changedAgain := r.JSON(out)
+	assert.False(t, changedAgain)
+	assert.Equal(t, out, again)
+	clean := []byte(`{"kind":"call","tool":"read"}`)
+	same, changed := r.JSON(clean)
+	assert.False(t, changed)
+	assert.Equal(t, clean, same)
+}

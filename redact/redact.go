@@ -154,6 +154,24 @@ func (r *Redactor) Traces(td ptrace.Traces) bool {
 	return changed
 }
 
+// JSON redacts one JSON document (an artifact line as a live viewer
+// streams it, say) by the rules a span's attributes follow: named keys are
+// field names anywhere in it, and every string is scanned. It returns the
+// document unchanged, and false, when there was nothing to redact; input
+// that is not valid JSON is scanned as text.
+func (r *Redactor) JSON(doc []byte) ([]byte, bool) {
+	if !r.Enabled() || len(doc) == 0 {
+		return doc, false
+	}
+	w := r.get()
+	defer r.put(w)
+	s, changed := w.text(string(doc))
+	if !changed {
+		return doc, false
+	}
+	return []byte(s), true
+}
+
 // maxKeep bounds the scratch space a pooled walker keeps: one huge tool
 // result should not pin its size in memory for good.
 const maxKeep = 1 << 16
