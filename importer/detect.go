@@ -71,7 +71,8 @@ func isOTLPStream(head []byte) bool {
 type jsonHead struct {
 	keys     map[string]bool
 	strs     map[string]string
-	data     *jsonHead
+	data     *jsonHead // the first object under "data" (Jaeger)
+	events   *jsonHead // the first object under "events" (a stored trace of streaming events)
 	complete bool
 }
 
@@ -79,6 +80,12 @@ type jsonHead struct {
 // (the first element of an array): head may end anywhere.
 func sniffJSON(head []byte) Shape {
 	head = bytes.TrimPrefix(head, byteOrderMark)
+	if rest, ok := bytes.CutPrefix(head, []byte("data:")); ok { // server-sent events, as the chat app streams them
+		if s := sniffJSON(bytes.TrimLeft(rest, " \t")); s == Events {
+			return Events
+		}
+		return Unknown
+	}
 	dec := json.NewDecoder(bytes.NewReader(head))
 	tok, err := dec.Token()
 	if err != nil {
@@ -103,14 +110,29 @@ func sniffJSON(head []byte) Shape {
 		return Trajectory
 	case !inArray && typ != "" && h.keys["task_id"]:
 		return Trajectory
-	case eventTypes[typ] && h.keys["conversation_id"]:
+	case eventTypes[typ] && isStreamEvent(h):
 		return Events
+	case !inArray && h.events != nil && !h.keys["type"] && eventTypes[h.events.strs["type"]] && isStreamEvent(h.events):
+		return Events // a stored trace, {"events":[…]}
 	case h.keys["traceID"] && (h.keys["spans"] || h.keys["processes"]):
 		return Jaeger
 	case h.data != nil && (h.data.keys["traceID"] || h.data.keys["spans"]):
 		return Jaeger
 	}
 	return Unknown
+}
+
+// isStreamEvent reports whether an object whose type is a streaming event
+// type has a member only streaming events have: conversation_id is
+// optional (and a number in the seed's own types), so the others count too.
+func isStreamEvent(h *jsonHead) bool {
+	for _, k := range [...]string{"conversation_id", "tool_call_id", "timestamp", "content", "message_id",
+		"error_code", "reason", "trace_id", "delta", "output"} {
+		if h.keys[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // eventTypes are the types of streaming trace events (dialects.md §4).
@@ -140,7 +162,7 @@ func isPastTenseType(typ string) bool {
 }
 
 // readHead reads the members of the object whose '{' dec just returned,
-// descending into "data" when withData is set; it stops quietly where the
+// descending into "data" and "events" when withData is set; it stops quietly where the
 // input ends.
 func readHead(dec *json.Decoder, withData bool) *jsonHead {
 	h := &jsonHead{keys: make(map[string]bool), strs: make(map[string]string)}
@@ -175,7 +197,14 @@ func readHead(dec *json.Decoder, withData bool) *jsonHead {
 				return h
 			}
 		case json.Delim('['):
-			if withData && key == "data" { // the first element, when an object
+			var dst **jsonHead
+			switch {
+			case withData && key == "data":
+				dst = &h.data
+			case withData && key == "events":
+				dst = &h.events
+			}
+			if dst != nil { // the first element, when an object
 				t, err := dec.Token()
 				switch {
 				case err != nil:
@@ -183,7 +212,7 @@ func readHead(dec *json.Decoder, withData bool) *jsonHead {
 				case t == json.Delim(']'):
 					continue
 				case t == json.Delim('{'):
-					if h.data = readHead(dec, false); !h.data.complete {
+					if *dst = readHead(dec, false); !(*dst).complete {
 						return h
 					}
 				case t == json.Delim('[') && !skipContainer(dec):

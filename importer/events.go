@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,7 +34,7 @@ const errCancelled = "cancelled"
 // JSON type varies between producers are kept raw and read leniently.
 type streamEvent struct {
 	Type             string          `json:"type"`
-	ConversationID   string          `json:"conversation_id"`
+	ConversationID   json.RawMessage `json:"conversation_id"` // a number in the seed's types, a string in others
 	Timestamp        json.RawMessage `json:"timestamp"`
 	ToolCallID       string          `json:"tool_call_id"`
 	ToolName         string          `json:"tool_name"`
@@ -46,17 +47,24 @@ type streamEvent struct {
 	ErrorMessage     string          `json:"error_message"`
 	Content          string          `json:"content"`
 	Delta            json.RawMessage `json:"delta"`
-	MessageID        string          `json:"message_id"`
-	UserMessageID    string          `json:"user_message_id"`
+	MessageID        json.RawMessage `json:"message_id"` // database ids: numbers or strings
+	UserMessageID    json.RawMessage `json:"user_message_id"`
 	TraceID          string          `json:"trace_id"`
 	Reason           string          `json:"reason"`
-	PartialMessageID string          `json:"partial_message_id"`
+	PartialMessageID json.RawMessage `json:"partial_message_id"`
 	ErrorCode        string          `json:"error_code"`
 }
 
-// ReadEvents reads streaming trace events (dialects.md §4), a JSON array of
-// events or one event per line (told by the first byte that is not white
-// space), and emits one trace per conversation_id. It is a [Func].
+// ReadEvents reads streaming trace events (dialects.md §4; seed 003) and
+// emits one trace per conversation_id. It is a [Func]. The events come as
+// a JSON array, one event per line, the stored trace object
+// {"events":[…]} (written out over several lines, or one agent_traces row
+// per line with its other columns, kept on the roots as
+// agenttrace.events.<column>), or the server-sent events the chat app
+// streams ("data: {…}" lines). conversation_id is a number in the seed's
+// own types, or a string; an event without one belongs to the
+// conversation of the event before it (the stored events and the app's
+// cancelled event name none).
 //
 // # Mapping
 //
@@ -105,9 +113,12 @@ func ReadEvents(r io.Reader, name string, emit func(*converter.Record) error) (S
 	if err != nil && !errors.Is(err, io.EOF) {
 		return Stats{}, fmt.Errorf("%s: %w", name, err)
 	}
-	if first == '[' {
+	switch {
+	case first == '[':
 		err = st.readArray(br)
-	} else {
+	case first == '{' && !firstLineIsValue(br):
+		err = st.readObject(br) // a stored trace written out with indentation
+	default:
 		err = st.readLines(converter.NewLineReader(br, converter.DefaultMaxLineSize))
 	}
 	if err == nil {
@@ -122,6 +133,26 @@ type eventsState struct {
 	convs map[string]*evConv
 	order []string       // open conversations, first seen first
 	turns map[string]int // roots started per conversation
+	// lastConv is the conversation of the event before: an event that
+	// names none (the seed's cancelled and stored events) belongs to it.
+	lastConv string
+	// row holds the members of a stored trace object besides "events"
+	// (the agent_traces row: trace_id, conversation_id, status, ...), put
+	// on every root it holds as agenttrace.events.<key>; its trace_id (the
+	// row's own, an opaque uuid) as agenttrace.source_trace_id.
+	row      [][2]string
+	rowTrace string
+}
+
+// convID is the conversation an event belongs to: the one it names (a
+// number, as the seed's TypeScript types say, or a string), else the one
+// of the event before.
+func (s *eventsState) convID(raw json.RawMessage) string {
+	if id := rawString(raw); id != "" {
+		s.lastConv = id
+		return id
+	}
+	return s.lastConv
 }
 
 func newEventsState(name string, emit func(*converter.Record) error) *eventsState {
@@ -132,10 +163,162 @@ func newEventsState(name string, emit func(*converter.Record) error) *eventsStat
 	}
 }
 
+// eventsRowPrefix prefixes the members of a stored trace object kept on
+// its roots.
+const eventsRowPrefix = "agenttrace.events."
+
 // readLines reads the line form: a line over the limit is reported and
-// skipped, a blank one skipped.
+// skipped, a blank one skipped. A line may also be a stored trace object
+// ({"events":[…]}, one row per line), or a server-sent-events line as the
+// chat app streams them ("data: {…}"; the stream's other fields and
+// comments carry no event and are passed over).
 func (s *eventsState) readLines(lr *converter.LineReader) error {
-	return s.eachLine(lr, func(line []byte) error { return s.handleRaw(line, lr.Line()) })
+	return s.eachLine(lr, func(line []byte) error {
+		line = bytes.TrimPrefix(line, byteOrderMark)
+		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			line = bytes.TrimSpace(rest)
+		} else if sseField(line) {
+			return nil
+		}
+		if isStoredTrace(line) {
+			return s.storedTrace(line, lr.Line())
+		}
+		return s.handleRaw(line, lr.Line())
+	})
+}
+
+// sseField reports whether line is a server-sent-events line other than
+// data: a comment (":…") or an event, id or retry field.
+func sseField(line []byte) bool {
+	if len(line) > 0 && line[0] == ':' {
+		return true
+	}
+	for _, f := range [...]string{"event:", "id:", "retry:"} {
+		if bytes.HasPrefix(line, []byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isStoredTrace reports whether an object is a stored trace (it has an
+// "events" member and no "type"), not an event.
+func isStoredTrace(raw []byte) bool {
+	if firstByte(raw) != '{' || !bytes.Contains(raw, []byte(`"events"`)) {
+		return false
+	}
+	var probe struct {
+		Type   *json.RawMessage `json:"type"`
+		Events *json.RawMessage `json:"events"`
+	}
+	return json.Unmarshal(raw, &probe) == nil && probe.Type == nil && probe.Events != nil && firstByte(*probe.Events) == '['
+}
+
+// firstLineIsValue reports whether the input's first line is a whole JSON
+// value (the line form), as opposed to the start of a document written
+// over several lines.
+func firstLineIsValue(br *bufio.Reader) bool {
+	p, _ := br.Peek(br.Size())
+	i := bytes.IndexByte(p, '\n')
+	if i < 0 {
+		if len(p) == br.Size() {
+			return true // a first line longer than the buffer: read as lines
+		}
+		i = len(p)
+	}
+	return json.Valid(bytes.TrimPrefix(bytes.TrimSpace(p[:i]), byteOrderMark))
+}
+
+// readObject reads a stored trace written out as one document
+// ({"events":[…]} and the other members of its row), read whole.
+func (s *eventsState) readObject(r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	data = bytes.TrimPrefix(data, byteOrderMark)
+	lines := newOffsetLines(data)
+	if !isStoredTrace(data) {
+		var probe map[string]json.RawMessage
+		err := json.Unmarshal(data, &probe)
+		if err == nil {
+			err = errors.New(`an object of events has an "events" array`)
+		}
+		s.problem(1, fmt.Errorf("%w: %v", converter.ErrBadRecord, err))
+		return nil
+	}
+	return s.storedTraceAt(data, 0, lines)
+}
+
+// storedTrace reads a stored trace object that is one line of the input.
+func (s *eventsState) storedTrace(line []byte, n int) error {
+	lines := &offsetLines{data: line, line: n}
+	return s.storedTraceAt(line, 0, lines)
+}
+
+// storedTraceAt reads the stored trace object at data[off:]: its members
+// other than "events" go on the roots it holds, its events are read in
+// order. The roots are closed at its end, so one row is one run.
+func (s *eventsState) storedTraceAt(data []byte, off int, lines *offsetLines) error {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data[off:], &members); err != nil {
+		s.problem(lines.at(off), fmt.Errorf("%w: %v", converter.ErrBadRecord, err))
+		return nil
+	}
+	s.row = s.row[:0]
+	keys := make([]string, 0, len(members))
+	for k := range members {
+		if k != "events" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if v := members[k]; string(v) != "null" && k != "trace_id" && k != "conversation_id" {
+			s.row = append(s.row, [2]string{k, string(v)})
+		}
+	}
+	s.rowTrace = rawString(members["trace_id"])
+	if id := rawString(members["conversation_id"]); id != "" {
+		s.lastConv = id
+	}
+	dec := json.NewDecoder(bytes.NewReader(data[off:]))
+	if _, err := dec.Token(); err != nil { // '{'
+		return nil
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if tok != "events" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		if _, err := dec.Token(); err != nil { // '['
+			return nil
+		}
+		for dec.More() {
+			at := jsonValueStart(data, off+int(dec.InputOffset()))
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				s.problem(lines.at(at), fmt.Errorf("events array: %w", err))
+				return nil
+			}
+			if err := s.handleRaw(raw, lines.at(at)); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // ']'
+			return nil
+		}
+	}
+	err := s.flushAll()
+	s.row, s.rowTrace = s.row[:0], ""
+	return err
 }
 
 // readArray reads the array form whole and takes its events one by one, so
@@ -206,7 +389,7 @@ func (s *eventsState) apply(ev *streamEvent, line int) error {
 	if err != nil {
 		s.problem(line, fmt.Errorf("%s event: timestamp: %w", ev.Type, err))
 	}
-	c := s.conv(ev.ConversationID, ts, ok)
+	c := s.conv(s.convID(ev.ConversationID), ts, ok)
 	if !ok {
 		ts = c.last
 	}
@@ -272,24 +455,24 @@ func (s *eventsState) apply(ev *streamEvent, line int) error {
 		delta, _ := lenientBool(ev.Delta)
 		c.turn(ts).add("text", ev.Content, delta)
 	case "final":
-		if ev.MessageID != "" && c.chat == nil {
-			c.root.Attributes().PutStr(semconv.ResponseID, ev.MessageID)
+		msgID := rawString(ev.MessageID)
+		if msgID != "" && c.chat == nil {
+			c.root.Attributes().PutStr(semconv.ResponseID, msgID)
 		}
-		if err := s.closeChat(c, ts, "stop", ev.MessageID); err != nil {
+		if err := s.closeChat(c, ts, "stop", msgID); err != nil {
 			return err
 		}
 		if ev.TraceID != "" {
 			c.root.Attributes().PutStr(attrSourceTraceID, ev.TraceID)
 		}
-		if ev.UserMessageID != "" {
-			c.root.Attributes().PutStr(attrUserMessageID, ev.UserMessageID)
-		}
+		putStr(c.root.Attributes(), attrUserMessageID, rawString(ev.UserMessageID))
 		return s.endConv(c, ts, errIncomplete, "no tool_end before the final event")
 	case "cancelled":
-		if ev.PartialMessageID != "" && c.chat == nil {
-			c.root.Attributes().PutStr(attrPartialMessageID, ev.PartialMessageID)
+		partial := rawString(ev.PartialMessageID)
+		if partial != "" && c.chat == nil {
+			c.root.Attributes().PutStr(attrPartialMessageID, partial)
 		}
-		if err := s.closeChat(c, ts, errCancelled, ev.PartialMessageID); err != nil {
+		if err := s.closeChat(c, ts, errCancelled, partial); err != nil {
 			return err
 		}
 		setError(c.root, errCancelled, ev.Reason)
@@ -360,6 +543,10 @@ func (s *eventsState) conv(id string, ts uint64, known bool) *evConv {
 	c.started = known
 	attrs := startSpan(c.root, c.trace, c.prefix+rootKey, pcommon.SpanID{}, ptrace.SpanKindInternal, semconv.OpInvokeAgent, "", ts)
 	putStr(attrs, semconv.ConversationID, id)
+	for _, kv := range s.row {
+		putJSONValue(attrs, eventsRowPrefix+kv[0], []byte(kv[1]))
+	}
+	putStr(attrs, attrSourceTraceID, s.rowTrace)
 	s.convs[id] = c
 	s.order = append(s.order, id)
 	return c

@@ -92,9 +92,9 @@ func TestReadEventsArray(t *testing.T) {
 
 	root := byOp(recs, semconv.OpInvokeAgent)[0].Span
 	assert.Equal(t, "invoke_agent", root.Name())
-	assert.Equal(t, "conv-7f3a", attr(root, semconv.ConversationID))
+	assert.Equal(t, "1042", attr(root, semconv.ConversationID))
 	assert.Equal(t, "5b0e7c3a-91d2-4c8e-a1f4-2e6b9d0c7a15", attr(root, "agenttrace.source_trace_id"))
-	assert.Equal(t, "msg_u1", attr(root, "agenttrace.user_message_id"))
+	assert.Equal(t, "5317", attr(root, "agenttrace.user_message_id"))
 	assert.Equal(t, ts("2026-05-04T10:00:00Z"), root.StartTimestamp())
 	assert.Equal(t, ts("2026-05-04T10:00:05Z"), root.EndTimestamp())
 	assert.Equal(t, ptrace.StatusCodeUnset, root.Status().Code())
@@ -140,7 +140,7 @@ func TestReadEventsArray(t *testing.T) {
 		{"type":"reasoning","content":"The user wants the weather in Paris and a dinner table. I should call get_weather first."},
 		{"type":"text","content":"Let me check the weather."}]}]`, attr(chats[0].Span, semconv.OutputMessages))
 	assert.False(t, hasAttr(chats[0].Span, semconv.ResponseID))
-	assert.Equal(t, "msg_a2", attr(chats[1].Span, semconv.ResponseID))
+	assert.Equal(t, "5318", attr(chats[1].Span, semconv.ResponseID))
 	assert.JSONEq(t, `[{"role":"assistant","finish_reason":"stop","parts":[
 		{"type":"text","content":"It is 18 °C and cloudy in Paris. Le Petit Zinc is fully booked at 19:30 — shall I try 21:00?"}]}]`,
 		attr(chats[1].Span, semconv.OutputMessages))
@@ -387,7 +387,8 @@ func TestEventTime(t *testing.T) {
 }
 
 func FuzzEvents(f *testing.F) {
-	for _, name := range []string{"events.json", "events.jsonl", "events-cancelled.jsonl"} {
+	for _, name := range []string{"events.json", "events.jsonl", "events-cancelled.jsonl", "events-stored.json",
+		"events-rows.jsonl", "events-sse.txt"} {
 		data, err := os.ReadFile(filepath.Join(shapesDir, name))
 		require.NoError(f, err)
 		f.Add(data)
@@ -450,4 +451,99 @@ func TestReadEventsStreamsLines(t *testing.T) {
 	assert.Equal(t, 1, most, "one conversation open at a time")
 	assert.Empty(t, st.convs)
 	assert.Empty(t, st.order)
+}
+
+// TestReadEventsSeedShapes: the shapes seed 003 itself describes — its
+// stored trace object, a row of its agent_traces table per line, the
+// server-sent events its app streams, conversation and message ids that
+// are numbers (its TypeScript types), events that name no conversation —
+// read without loss.
+func TestReadEventsSeedShapes(t *testing.T) {
+	t.Run("stored object", func(t *testing.T) {
+		recs, st := importFixture(t, ReadEvents, "events-stored.json")
+		assertImported(t, recs)
+		assert.Empty(t, st.Problems)
+		require.Len(t, recs, 3)
+		call := byOp(recs, semconv.OpExecuteTool)[0].Span
+		assert.Equal(t, "grep_search", attr(call, semconv.ToolName))
+		assert.Equal(t, `{"query":"TODO"}`, attr(call, semconv.ToolCallArguments))
+		assert.Equal(t, "Found 12 matches...", attr(call, semconv.ToolCallResult))
+		assert.Equal(t, "4523", attr(call, attrFullLength))
+		assert.Equal(t, ts("2026-01-22T10:30:00.123Z"), call.StartTimestamp())
+		chat := byOp(recs, semconv.OpChat)[0].Span
+		assert.JSONEq(t, `[{"role":"assistant","parts":[{"type":"text","content":"Here's a summary..."}]}]`,
+			attr(chat, semconv.OutputMessages))
+		root := byOp(recs, semconv.OpInvokeAgent)[0].Span
+		assert.Equal(t, call.ParentSpanID(), root.SpanID())
+		assert.Equal(t, chat.ParentSpanID(), root.SpanID())
+	})
+	t.Run("rows", func(t *testing.T) {
+		recs, st := importFixture(t, ReadEvents, "events-rows.jsonl")
+		assertImported(t, recs)
+		assert.Empty(t, st.Problems)
+		roots := byOp(recs, semconv.OpInvokeAgent)
+		require.Len(t, roots, 2, "one root per row")
+		done, cut := roots[0].Span, roots[1].Span
+		assert.Equal(t, "31", attr(done, semconv.ConversationID))
+		assert.Equal(t, "6f1c2a9e-3b4d-4e8f-9a0b-1c2d3e4f5a6b", attr(done, attrSourceTraceID))
+		assert.Equal(t, "902", attr(byOp(recs, semconv.OpChat)[0].Span, semconv.ResponseID))
+		assert.Equal(t, "902", attr(done, "agenttrace.events.message_id"))
+		assert.Equal(t, "901", attr(done, attrUserMessageID))
+		assert.Equal(t, "CMSCompOpsAgent", attr(done, "agenttrace.events.pipeline_name"))
+		assert.Equal(t, "completed", attr(done, "agenttrace.events.status"))
+		assert.Equal(t, ptrace.StatusCodeUnset, done.Status().Code())
+		assert.Equal(t, "0a9b8c7d-6e5f-4a3b-2c1d-0e9f8a7b6c5d", attr(cut, attrSourceTraceID))
+		assert.Equal(t, "31", attr(cut, semconv.ConversationID), "the cancelled event names no conversation: it is the row's")
+		assert.Equal(t, errCancelled, attr(cut, semconv.ErrorType))
+		call := byAttr(t, recs, semconv.ToolCallID, "call_b").Span
+		assert.Equal(t, errCancelled, attr(call, semconv.ErrorType), "the cancelled run's open call is cancelled, not incomplete")
+		assert.Equal(t, cut.SpanID(), call.ParentSpanID())
+	})
+	t.Run("server-sent events", func(t *testing.T) {
+		recs, st := importFixture(t, ReadEvents, "events-sse.txt")
+		assertImported(t, recs)
+		assert.Empty(t, st.Problems)
+		assert.Empty(t, st.Unknown)
+		require.Len(t, recs, 4)
+		root := byOp(recs, semconv.OpInvokeAgent)[0].Span
+		assert.Equal(t, "57", attr(root, semconv.ConversationID))
+		assert.Equal(t, "9d8c7b6a-5f4e-4d3c-2b1a-0f9e8d7c6b5a", attr(root, attrSourceTraceID))
+		chats := byOp(recs, semconv.OpChat)
+		require.Len(t, chats, 2)
+		assert.Equal(t, "4410", attr(chats[1].Span, semconv.ResponseID))
+		assert.Contains(t, attr(chats[1].Span, semconv.OutputMessages), "One TODO: add validation in config.py.")
+	})
+	runSmall(t, ReadEvents, []smallCase{
+		{"numeric conversation ids are one conversation with their string form",
+			`{"type":"text","conversation_id":7,"content":"a","timestamp":1}` + "\n" +
+				`{"type":"final","conversation_id":"7","message_id":12,"user_message_id":11,"timestamp":2}`,
+			func(t *testing.T, recs []*converter.Record, st Stats) {
+				assert.Empty(t, st.Problems)
+				require.Len(t, recs, 2)
+				assert.Equal(t, "7", attr(recs[1].Span, semconv.ConversationID))
+				assert.Equal(t, "12", attr(recs[0].Span, semconv.ResponseID))
+				assert.Equal(t, "11", attr(recs[1].Span, attrUserMessageID))
+			}},
+		{"an event without a conversation belongs to the one before",
+			`{"type":"tool_start","conversation_id":3,"tool_call_id":"a","tool_name":"x","timestamp":1}` + "\n" +
+				`{"type":"cancelled","reason":"user"}`,
+			func(t *testing.T, recs []*converter.Record, st Stats) {
+				assert.Empty(t, st.Problems)
+				require.Len(t, recs, 2)
+				assert.Equal(t, errCancelled, attr(recs[0].Span, semconv.ErrorType))
+				assert.Equal(t, "3", attr(recs[1].Span, semconv.ConversationID))
+			}},
+		{"a stored object without an events array is reported",
+			"{\n\"trace_id\": \"x\"\n}\n",
+			func(t *testing.T, recs []*converter.Record, st Stats) {
+				assert.Empty(t, recs)
+				assert.Equal(t, []int{1}, problemLines(t, st, "small"))
+			}},
+		{"a bad event in a stored object is reported with its line",
+			"{\"events\": [\n{\"type\":\"text\",\"content\":\"a\"},\n7,\n{\"type\":\"text\",\"content\":\"b\"}\n]}",
+			func(t *testing.T, recs []*converter.Record, st Stats) {
+				assert.Equal(t, []int{3}, problemLines(t, st, "small"))
+				require.Len(t, recs, 2)
+			}},
+	})
 }
