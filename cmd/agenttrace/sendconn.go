@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -197,7 +198,9 @@ func (c *sniffConn) Read(b []byte) (int, error) {
 		if c.head[0] >= 0x14 && c.head[0] <= 0x17 && c.head[1] == 0x03 {
 			c.w.report(errTLSServer, nil)
 		}
-	case err != nil && c.seen == 0:
+	case c.seen == 0 && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)):
+		// The server hung up (not this side: a timeout or a cancel
+		// closes the connection from here, and proves nothing).
 		c.done = true
 		if c.w.probeTLS(c.addr) {
 			c.w.report(errTLSServer, nil)
