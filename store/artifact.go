@@ -69,7 +69,7 @@ var openFile = func(path string, excl bool) (file, error) {
 	if excl {
 		flags |= os.O_EXCL
 	}
-	return os.OpenFile(path, flags, 0o644)
+	return openAppend(path, flags)
 }
 
 // encoder is a pooled scratch for encoding one group of records.

@@ -42,6 +42,12 @@ func (o *openFiles) add(a *artifact) {
 	defer o.mu.Unlock()
 	o.lru.Add(a, struct{}{})
 	a.inLRU = true
+	o.evictLocked()
+}
+
+// evictLocked marks the least recently used files past max for closing.
+// o.mu is held.
+func (o *openFiles) evictLocked() {
 	for o.lru.Len() > o.max {
 		v, _, ok := o.lru.RemoveOldest()
 		if !ok {
@@ -64,9 +70,11 @@ func (o *openFiles) touch(a *artifact) {
 	if a.inLRU {
 		o.lru.Get(a)
 	} else {
-		// Evicted but not closed yet: keep it open after all.
+		// Evicted but not closed yet: keep it open after all, and another
+		// one closes in its place.
 		o.lru.Add(a, struct{}{})
 		a.inLRU = true
+		o.evictLocked()
 	}
 }
 
