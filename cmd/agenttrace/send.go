@@ -156,9 +156,8 @@ round), an untrusted certificate, or a refused connection fails at once
 with a hint, rather than after the retries.
 
 --shift-to-now moves every timestamp of each input by the same amount, so
-that its run ends now, keeping the times within it: trace search in Jaeger
-and most backends looks back an hour by default and never finds a run
-recorded last month.
+that its run ends now, keeping the times within it: Jaeger's trace search
+looks back an hour by default and never finds a run recorded last month.
 
 Each file's spans go in requests of at most --batch-spans spans and about
 3 MiB. Each attempt of a request may take --timeout; failures the OTLP
