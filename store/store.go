@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -398,10 +397,14 @@ func (s *Store) Write(recs []converter.Record) error {
 	if err != nil {
 		return err
 	}
+	// One artifact after another: their files are mostly created in one
+	// folder, and creating files in one folder from several goroutines
+	// only queues them on the folder's lock (measured: slower). Callers
+	// writing at once still never wait for each other's artifacts.
 	gerrs := make([]error, len(groups))
-	s.each(len(groups), func(i int) {
+	for i := range groups {
 		gerrs[i] = s.writeGroup(groups[i].key, groups[i].recs, true)
-	})
+	}
 	var errs []error
 	var failed []converter.Record
 	for i, err := range gerrs {
@@ -415,40 +418,6 @@ func (s *Store) Write(recs []converter.Record) error {
 	}
 	return &WriteError{Failed: failed, Err: errors.Join(errs...)}
 }
-
-// each calls f(0) ... f(n-1), on up to GOMAXPROCS goroutines at once when
-// n is large enough to pay for them: the groups of one Write go to
-// different artifacts, which never wait for each other, so a batch of
-// many traces creates, encodes and writes their files on every core.
-func (s *Store) each(n int, f func(int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/minGroupsPerWorker)
-	if workers < 2 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	work := func() {
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= n {
-				return
-			}
-			f(i)
-		}
-	}
-	var wg sync.WaitGroup
-	for range workers - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
-}
-
-// minGroupsPerWorker is the fewest artifacts of one Write worth a
-// goroutine of their own.
-const minGroupsPerWorker = 8
 
 // writeGroup writes recs to the artifact of k, finalizing it when its root
 // ended and the store finalizes at once.

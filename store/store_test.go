@@ -542,9 +542,9 @@ func FuzzAdopt(f *testing.F) {
 	})
 }
 
-// TestLargeGroupsInParallel: a Write of many artifacts, and an artifact
-// of many records, take every core; the files and trailers are what a
-// serial write makes.
+// TestLargeGroupsInParallel: an artifact of many records is encoded on
+// every core, beside many small ones in the same Write; the files and
+// trailers are what a serial write makes.
 func TestLargeGroupsInParallel(t *testing.T) {
 	dir := t.TempDir()
 	s := newStore(t, Options{Dir: dir, FinalizeAfter: time.Hour})
