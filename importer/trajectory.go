@@ -37,15 +37,23 @@ import (
 //     every span of the file; it is emitted last. final's members are kept
 //     as agenttrace.final.<key>, and a final_status other than a success
 //     (success, completed, ok, done…) is an error status with that
-//     error.type. A log without a final record was cut short: its root has
-//     an error status (error.type "incomplete" unless an error record set
-//     one).
+//     error.type. A final that says the run completed wins over error
+//     records of the run itself (the seed's logger writes "completed" after
+//     errors it recovered from): they stay on the root as events named
+//     "error", with the exception.* attributes, and the root does not fail.
+//     A log without a final record was cut short: its root has an error
+//     status (error.type "incomplete" unless an error record set one).
+//     final's total_tokens has no input/output split and is only kept.
 //   - task_id and parent_task_id give the agent tree: agent_dispatch opens
 //     an "invoke_agent {agent_type}" span for its task under the span of
 //     its parent task (parent_task_id, else the task id's prefix: A.1.1
-//     under A.1), agent_complete closes it with its usage (gen_ai.usage.*,
-//     which the totals do not count: it repeats its model calls'),
-//     result_preview as output message and child_calls. A record belongs to
+//     under A.1), agent_complete closes it with its usage (gen_ai.usage.*),
+//     result_preview as output message and child_calls. An agent's usage
+//     covers its model calls and its sub-agents'; the seed's iterations
+//     carry none, so the part of it that no record below was counted for
+//     becomes one leaf "chat" record under the agent, marked
+//     agenttrace.trajectory.usage_of "agent_complete": the totals count
+//     each token once (agent spans never count). A record belongs to
 //     the innermost open agent span of its task id or the task id's
 //     prefixes, else to the root. An agent span never completed is closed
 //     as an error span "incomplete" at final, or at the end of the input.
@@ -99,7 +107,12 @@ const (
 	trajectoryAttrIteration   = "agenttrace.trajectory.iteration"
 	trajectoryAttrToolCallsIn = "agenttrace.trajectory.tool_calls_in_response"
 	trajectoryFinalPrefix     = "agenttrace.final."
-	trajectoryOutputCap       = 5000 // characters the log keeps of a tool's output
+	trajectoryUsageOf         = "agent_complete"
+	trajectoryAttrUsageOf     = "agenttrace.trajectory.usage_of"
+	// trajectoryRecoveredError names the event of an error record on the
+	// root of a run whose final says it completed.
+	trajectoryRecoveredError = "error"
+	trajectoryOutputCap      = 5000 // characters the log keeps of a tool's output
 )
 
 type trajectoryReader struct {
@@ -122,6 +135,9 @@ type trajectoryReader struct {
 	lastTime         uint64
 
 	tasks map[string]*trajectoryTask // open agent spans by task id
+
+	rootCounted [4]int64 // usage counted under the root, outside any open agent
+	finalOK     bool     // final's status is a success
 }
 
 // trajectoryTask is an open agent span.
@@ -131,6 +147,9 @@ type trajectoryTask struct {
 	line  int
 	depth int
 	last  uint64 // time of the last record under it
+	// counted is the usage the records below it were counted for (model
+	// calls', and sub-agents' reported usage), as the log has it.
+	counted [4]int64
 }
 
 // start sets the trace's identity and the resource, from the first line.
@@ -505,20 +524,84 @@ func (t *trajectoryReader) complete(f map[string]json.RawMessage, task string, t
 	if n, ok := memberInt(f, "child_calls"); ok {
 		attrs.PutInt(trajectoryAttrChildCalls, n)
 	}
-	t.usage(f, attrs)
+	u, has := t.usage(f, attrs)
 	t.status(f, sp, "agent_error")
+	if err := t.reportedUsage(tk, u, has, ts); err != nil {
+		return err
+	}
 	return t.send(sp)
 }
 
+// reportedUsage accounts for the usage an agent_complete reports (u, as
+// the log has it): the usage of the agent's model calls, its sub-agents'
+// included. What the records below the agent were not already counted for
+// (the seed's iterations carry no usage, so usually all of it) becomes one
+// "chat" record under the agent, marked agenttrace.trajectory.usage_of
+// "agent_complete": a leaf model-call record, so the totals count it once
+// (the agent span keeps the whole usage too, which they never count). Its
+// subtree's counted usage then goes to the agent's parent.
+func (t *trajectoryReader) reportedUsage(tk *trajectoryTask, u [4]int64, has [4]bool, ts uint64) error {
+	counted := tk.counted
+	var rest [4]int64
+	var restHas [4]bool
+	any := false
+	for i := range u {
+		if !has[i] {
+			continue
+		}
+		if u[i] > counted[i] {
+			rest[i], restHas[i], any = u[i]-counted[i], true, true
+		}
+		counted[i] = max(counted[i], u[i])
+	}
+	t.countUnder(t.parentOf(tk), counted)
+	if !any {
+		return nil
+	}
+	sp := t.newSpan(tk.span.SpanID(), ptrace.SpanKindClient, semconv.OpChat, t.model, tk.id,
+		uint64(tk.span.StartTimestamp()), ts)
+	attrs := sp.Attributes()
+	putStr(attrs, semconv.RequestModel, t.model)
+	attrs.PutStr(trajectoryAttrUsageOf, trajectoryUsageOf)
+	putUsage(attrs, rest, restHas, true)
+	return t.send(sp)
+}
+
+// parentOf is the open agent span an agent's usage rolls up to (nil: the
+// root).
+func (t *trajectoryReader) parentOf(tk *trajectoryTask) *trajectoryTask {
+	if p, ok := tk.span.Attributes().Get(trajectoryAttrParentTask); ok && p.Str() != "" {
+		if o := t.owner(p.Str()); o != nil && o != tk {
+			return o
+		}
+	}
+	if o := t.owner(trajectoryParentTask(tk.id)); o != tk {
+		return o
+	}
+	return nil
+}
+
+// countUnder adds usage counted below tk (nil: the root).
+func (t *trajectoryReader) countUnder(tk *trajectoryTask, u [4]int64) {
+	dst := &t.rootCounted
+	if tk != nil {
+		dst = &tk.counted
+	}
+	for i := range u {
+		dst[i] += u[i]
+	}
+}
+
 // usage puts the record's usage (a usage object, or top-level token
-// counts) on attrs.
-func (t *trajectoryReader) usage(f map[string]json.RawMessage, attrs pcommon.Map) {
+// counts) on attrs, and returns it as the log has it.
+func (t *trajectoryReader) usage(f map[string]json.RawMessage, attrs pcommon.Map) ([4]int64, [4]bool) {
 	uf := f
 	if k := memberKey(f, "usage", "token_usage", "tokens"); k != "" && firstByte(f[k]) == '{' {
 		uf, _ = objectFields(f[k])
 	}
 	u, has := usageMembers(uf)
 	putUsage(attrs, u, has, true)
+	return u, has
 }
 
 func (t *trajectoryReader) iteration(f map[string]json.RawMessage, task string, ts uint64) error {
@@ -562,7 +645,8 @@ func (t *trajectoryReader) iteration(f map[string]json.RawMessage, task string, 
 		}
 		attrs.PutStr(semconv.OutputMessages, string(appendMessages(nil, "assistant", finish, parts...)))
 	}
-	t.usage(f, attrs)
+	u, _ := t.usage(f, attrs)
+	t.countUnder(tk, u)
 	t.status(f, sp, "model_error")
 	return t.send(sp)
 }
@@ -609,7 +693,9 @@ func (t *trajectoryReader) finalRecord(f map[string]json.RawMessage, ts uint64) 
 			putJSONValue(attrs, trajectoryFinalPrefix+k, raw)
 		}
 	}
-	if st := memberStr(f, "final_status", "status"); st != "" && !trajectorySuccess(st) {
+	st := memberStr(f, "final_status", "status")
+	t.finalOK = st == "" || trajectorySuccess(st)
+	if !t.finalOK {
 		setError(t.root, st, "final status "+st)
 	}
 	if t.hasMetaStart {
@@ -684,8 +770,22 @@ func (t *trajectoryReader) finish() error {
 	putStr(attrs, semconv.AgentName, t.agent)
 	putStr(attrs, semconv.RequestModel, t.model)
 	putStr(attrs, semconv.ConversationID, t.convID)
-	if !t.final {
+	switch {
+	case !t.final:
 		keepError(sp, errIncomplete, "the log ends without a final record")
+	case t.finalOK && sp.Status().Code() == ptrace.StatusCodeError:
+		// The run's errors were recovered from: final says it completed
+		// (the seed's end_session writes final_status "completed" after
+		// any log_error). The errors stay, as events named by their
+		// record type rather than "exception", which would fail the run.
+		sp.Status().SetCode(ptrace.StatusCodeUnset)
+		sp.Status().SetMessage("")
+		sp.Attributes().Remove(semconv.ErrorType)
+		for _, ev := range sp.Events().All() {
+			if ev.Name() == "exception" {
+				ev.SetName(trajectoryRecoveredError)
+			}
+		}
 	}
 	return t.io.send(sp)
 }

@@ -18,17 +18,20 @@ func TestReadTrajectoryFixtures(t *testing.T) {
 	t.Parallel()
 	cases := []fixtureCase{
 		{
-			file: "trajectory.jsonl", read: ReadTrajectory, traces: 1, records: 11,
-			calls: 4, inferences: 4, agents: 3, errors: 2,
-			// iterations only (agent usage repeats them); input includes the cached tokens:
-			// (2100+0+1500) + (300+3600+0) + 800 + (250+5200+0)
-			tokens:     converter.Tokens{Input: 13750, Output: 475, CacheRead: 8800, CacheCreation: 1500},
+			file: "trajectory.jsonl", read: ReadTrajectory, traces: 1, records: 12,
+			calls: 4, inferences: 5, agents: 3, errors: 2,
+			// the iterations, and what agent_complete reports beyond them (log-analyzer's
+			// 400+50, which no iteration carries; test-runner's 1200+110 repeats its
+			// iteration's 800+60 and log-analyzer's); input includes the cached tokens:
+			// (2100+0+1500) + (300+3600+0) + 800 + 400 + (250+5200+0)
+			tokens:     converter.Tokens{Input: 14150, Output: 525, CacheRead: 8800, CacheCreation: 1500},
 			tools:      []string{"Read", "Bash", "summarize-log", "Edit"},
 			errorSpans: []string{"execute_tool Bash: CalledProcessError", "invoke_agent test-runner: AssertionError"},
 			tree: []string{
 				"chat claude-opus-4-1 <- invoke_agent coditect",
 				"chat claude-opus-4-1 <- invoke_agent coditect",
 				"chat claude-opus-4-1 <- invoke_agent coditect",
+				"chat claude-opus-4-1 <- invoke_agent log-analyzer",
 				"chat claude-opus-4-1 <- invoke_agent test-runner",
 				"execute_tool Bash <- invoke_agent test-runner",
 				"execute_tool Edit <- invoke_agent coditect",
@@ -126,7 +129,10 @@ func TestReadTrajectoryDetails(t *testing.T) {
 	assert.Equal(t, ts("2026-05-06T14:00:13.500Z"), ex.Timestamp())
 
 	chats := byName(recs, "chat claude-opus-4-1")
-	require.Len(t, chats, 4)
+	require.Len(t, chats, 5)
+	analyzer := chats[3]
+	assert.Equal(t, trajectoryUsageOf, attr(analyzer, trajectoryAttrUsageOf), "log-analyzer's usage, reported by its agent_complete only")
+	assert.Equal(t, "400", attr(analyzer, semconv.UsageInputTokens))
 	first := chats[0]
 	assert.Equal(t, ptrace.SpanKindClient, first.Kind())
 	assert.Equal(t, ts("2026-05-06T14:00:00Z"), first.StartTimestamp(), "from the start of its agent")
@@ -244,4 +250,55 @@ func FuzzTrajectory(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkFuzz(t, ReadTrajectory, data)
 	})
+}
+
+// TestReadTrajectorySeed: a trajectory as seed 004's logger writes it:
+// iterations carry no usage, agent_complete does (a sub-agent's included in
+// its parent's), final carries only total_tokens, and a top-level error is
+// followed by a final that says the run completed.
+func TestReadTrajectorySeed(t *testing.T) {
+	t.Parallel()
+	recs, st := importFixture(t, ReadTrajectory, "trajectory-seed.jsonl")
+	assertImported(t, recs)
+	assert.Empty(t, st.Problems)
+	assert.Empty(t, st.Unknown)
+
+	var tally converter.Tally
+	for _, r := range recs {
+		tally.Add(r)
+	}
+	// log-analyzer 900+120; backend 3100+410 with 2048 cache read, less
+	// log-analyzer's, counted once: input (3100-900)+2048, output 410-120.
+	assert.Equal(t, converter.Tokens{Input: 900 + 2200 + 2048, Output: 410, CacheRead: 2048,
+		Total: 900 + 2200 + 2048 + 410}, tally.Summary(nil).Tokens, "agent-level usage counted once")
+
+	leaves := map[string]ptrace.Span{}
+	for _, r := range byOp(recs, semconv.OpChat) {
+		if attr(r.Span, trajectoryAttrUsageOf) == trajectoryUsageOf {
+			leaves[attr(r.Span, trajectoryAttrTaskID)] = r.Span
+		}
+	}
+	require.Len(t, leaves, 2)
+	assert.Equal(t, "900", attr(leaves["A.1.1"], semconv.UsageInputTokens))
+	assert.Equal(t, "4248", attr(leaves["A.1"], semconv.UsageInputTokens))
+	assert.Equal(t, "290", attr(leaves["A.1"], semconv.UsageOutputTokens))
+	backend := byName(recs, "invoke_agent backend")[0]
+	assert.Equal(t, backend.SpanID(), leaves["A.1"].ParentSpanID())
+	assert.Equal(t, "5148", attr(backend, semconv.UsageInputTokens), "the agent keeps what it reported")
+
+	root := recs[len(recs)-1].Span
+	assert.Equal(t, ptrace.StatusCodeUnset, root.Status().Code(), "final says completed: the error was recovered from")
+	assert.Equal(t, "", attr(root, semconv.ErrorType))
+	require.Equal(t, 1, root.Events().Len())
+	ev := root.Events().At(0)
+	assert.Equal(t, trajectoryRecoveredError, ev.Name(), "kept, not as an exception that fails the run")
+	assert.Equal(t, "TimeoutError", mapAttr(ev.Attributes(), "exception.type"))
+	assert.Equal(t, "9800", attr(root, trajectoryFinalPrefix+"total_tokens"))
+	for _, r := range recs {
+		rd := new(semconv.Reading)
+		r.Read(rd)
+		if r.Span.SpanID() == root.SpanID() {
+			assert.False(t, converter.Failed(r.Span, rd))
+		}
+	}
 }
