@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -18,6 +19,12 @@ type recInfo struct {
 	kind   semconv.Kind
 	agent  string // the agent's name, for agent records
 	parent pcommon.SpanID
+	trace  pcommon.TraceID
+	model  *group // the model row, for inference records
+	// under is set on a span with an inference among its descendants: an
+	// inference so marked is a wrapper, whose usage and cost repeat its
+	// children's (see converter.Wrappers).
+	under bool
 }
 
 type modelKey struct{ provider, model string }
@@ -38,12 +45,23 @@ func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *Toke
 		models: map[modelKey]*group{},
 		tools:  map[string]*toolAcc{},
 		agents: map[string]*group{},
+		prices: cfg.prices,
 		rep: &TokenReport{
 			ByModel: []ModelUsage{}, ByTool: []ToolUsage{}, ByAgent: []AgentUsage{},
 			FinishReasons: map[string]int64{}, Largest: []Response{}, Failures: []Failure{},
+			CostUnknownModels: []string{}, Inferences: []InferenceCost{},
 		},
 	}
+	if b.prices == nil {
+		// The vendored data is tested to load; should it not, costs are
+		// unknown rather than the report failing.
+		b.prices, _ = pricing.Default()
+	}
+	if b.prices != nil {
+		b.rep.PriceData = "genai-prices " + b.prices.Version
+	}
 	b.scan(recs)
+	b.markWrappers()
 	b.attribute(recs)
 	var budget *converter.Budget
 	if meta != nil {
@@ -60,6 +78,38 @@ type group struct {
 	name, provider string
 	runs           int64
 	tally          converter.Tally
+	cost           costAcc
+	pricedAs       string
+}
+
+// costAcc sums the costs of a row's model calls.
+type costAcc struct {
+	usd            float64
+	known, unknown int64
+	fromSpan       int64
+}
+
+func (c *costAcc) add(pc pricing.Cost) {
+	switch pc.Source {
+	case pricing.Unknown:
+		c.unknown++
+		return
+	case pricing.FromSpan:
+		c.fromSpan++
+	}
+	c.known++
+	c.usd += pc.USD
+}
+
+// cost is the row's Cost: null only when it has model calls and none has
+// a known cost, so an unknown price never reads as $0.
+func (c *costAcc) cost() Cost {
+	out := Cost{CostUnknown: c.unknown, CostFromSpans: c.fromSpan}
+	if c.known > 0 || c.unknown == 0 {
+		usd := c.usd
+		out.CostUSD = &usd
+	}
+	return out
 }
 
 type builder struct {
@@ -72,6 +122,8 @@ type builder struct {
 	tools   map[string]*toolAcc
 	agents  map[string]*group
 	largest []Response
+	prices  *pricing.Table
+	cost    costAcc
 	// truncated counts the values records mark as cut short when written.
 	truncated int64
 }
@@ -91,7 +143,7 @@ func (b *builder) scan(recs []converter.Record) {
 		if _, dup := b.index[k]; !dup {
 			b.index[k] = i
 		}
-		b.info[i] = recInfo{kind: rd.Kind, parent: sp.ParentSpanID()}
+		b.info[i] = recInfo{kind: rd.Kind, parent: sp.ParentSpanID(), trace: sp.TraceID()}
 		converter.Truncated(sp, func(string, string, int64) { b.truncated++ })
 		failed := converter.Failed(sp, rd)
 		if failed {
@@ -99,7 +151,7 @@ func (b *builder) scan(recs []converter.Record) {
 		}
 		switch rd.Kind {
 		case semconv.Inference:
-			b.inference(sp, rd)
+			b.info[i].model = b.inference(sp, rd)
 		case semconv.Call:
 			b.call(sp, rd, failed)
 		case semconv.Agent:
@@ -110,7 +162,7 @@ func (b *builder) scan(recs []converter.Record) {
 	}
 }
 
-func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading) {
+func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading) *group {
 	k := modelKey{semconv.NormalizeProvider(rd.Str(semconv.FieldProvider)), rd.Model()}
 	if k.model == "" {
 		k.model = Unknown
@@ -131,6 +183,7 @@ func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading) {
 			Bytes: int64(converter.ContentSize(rd.Value(semconv.FieldOutput))), Tokens: rd.Usage().Output,
 		})
 	}
+	return g
 }
 
 func (b *builder) call(sp ptrace.Span, rd *semconv.Reading, failed bool) {
@@ -168,8 +221,30 @@ func (b *builder) agent(name string) *group {
 	return g
 }
 
+// markWrappers marks the spans with an inference below them, walking up
+// from every inference record once, as converter.Wrappers does, with the
+// parents scan already found.
+func (b *builder) markWrappers() {
+	for i := range b.info {
+		if b.info[i].kind != semconv.Inference {
+			continue
+		}
+		k := converter.SpanKey{Trace: b.info[i].trace, Span: b.info[i].parent}
+		// The bound stops a malformed trace whose parents form a cycle.
+		for range len(b.info) {
+			j, ok := b.index[k]
+			if k.Span.IsEmpty() || !ok || b.info[j].under {
+				break
+			}
+			b.info[j].under = true
+			k.Span = b.info[j].parent
+		}
+	}
+}
+
 // attribute adds each inference's usage to its nearest ancestor agent,
-// found through parent_span_id, or to NoAgent.
+// found through parent_span_id, or to NoAgent, and prices each model
+// call that is not a wrapper.
 func (b *builder) attribute(recs []converter.Record) {
 	rd := &b.rd
 	for i := range recs {
@@ -178,7 +253,30 @@ func (b *builder) attribute(recs []converter.Record) {
 		}
 		rec := &recs[i]
 		rec.Read(rd)
-		b.agent(b.enclosingAgent(rec.Span)).tally.AddReading(rec.Span, rd)
+		ag := b.agent(b.enclosingAgent(rec.Span))
+		ag.tally.AddReading(rec.Span, rd)
+		if b.info[i].under {
+			continue // a wrapper: its children are priced
+		}
+		pc := pricing.Cost{}
+		if b.prices != nil {
+			pc = b.prices.SpanCost(rec.Span, rd, rd.TokenUsage())
+		} else if usd, ok := pricing.ReportedCost(rec.Span.Attributes(), rd); ok {
+			pc = pricing.Cost{USD: usd, Source: pricing.FromSpan}
+		}
+		b.cost.add(pc)
+		ag.cost.add(pc)
+		if g := b.info[i].model; g != nil {
+			g.cost.add(pc)
+			if pc.Model != nil {
+				if g.pricedAs == "" {
+					g.pricedAs = pc.Model.ID
+				}
+			}
+		}
+		b.rep.Inferences = append(b.rep.Inferences, InferenceCost{
+			TraceID: rec.Span.TraceID(), SpanID: rec.Span.SpanID(), USD: pc.USD, Source: pc.Source, PricedAs: pc.Model,
+		})
 	}
 }
 
@@ -212,8 +310,14 @@ func (b *builder) finish(budget *converter.Budget, top int) {
 
 	for _, g := range b.models {
 		gs := g.tally.Summary(nil)
-		r.ByModel = append(r.ByModel, ModelUsage{Model: g.name, Provider: g.provider, Count: gs.Inferences, Tokens: gs.Tokens})
+		r.ByModel = append(r.ByModel, ModelUsage{Model: g.name, Provider: g.provider, Count: gs.Inferences, Tokens: gs.Tokens,
+			Cost: g.cost.cost(), PricedAs: g.pricedAs})
+		if g.cost.unknown > 0 && !slices.Contains(r.CostUnknownModels, g.name) {
+			r.CostUnknownModels = append(r.CostUnknownModels, g.name)
+		}
 	}
+	slices.Sort(r.CostUnknownModels)
+	r.Cost = b.cost.cost()
 	slices.SortFunc(r.ByModel, func(x, y ModelUsage) int {
 		return cmp.Or(cmp.Compare(y.Total, x.Total), strings.Compare(x.Model, y.Model), strings.Compare(x.Provider, y.Provider))
 	})
@@ -229,7 +333,7 @@ func (b *builder) finish(budget *converter.Budget, top int) {
 
 	for _, g := range b.agents {
 		gs := g.tally.Summary(nil)
-		r.ByAgent = append(r.ByAgent, AgentUsage{Agent: g.name, Runs: g.runs, Inferences: gs.Inferences, Tokens: gs.Tokens})
+		r.ByAgent = append(r.ByAgent, AgentUsage{Agent: g.name, Runs: g.runs, Inferences: gs.Inferences, Tokens: gs.Tokens, Cost: g.cost.cost()})
 	}
 	slices.SortFunc(r.ByAgent, func(x, y AgentUsage) int {
 		return cmp.Or(cmp.Compare(y.Total, x.Total), strings.Compare(x.Agent, y.Agent))
@@ -337,7 +441,7 @@ func (b *builder) trailers(ts []trailer, budget *converter.Budget) {
 		}
 		r.Notes = append(r.Notes, fmt.Sprintf("%s not in the file (dropped by the producer: a full queue or a record cap; "+
 			"or lines that could not be read): tokens and budget are the summary trailer's, which count them, "+
-			"but their details are not in the file, so the breakdowns cover only the records that are",
+			"but their details are not in the file, so the breakdowns and the cost cover only the records that are",
 			plural(r.Dropped, "record is", "records are")))
 	}
 	if r.Truncated > 0 {

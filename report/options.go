@@ -1,6 +1,9 @@
 package report
 
-import "github.com/agenttrace/agenttrace/converter"
+import (
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
+)
 
 // DefaultTop is how many of the largest responses a report lists unless
 // told otherwise: enough to spot the outliers, short enough to read.
@@ -12,6 +15,7 @@ type Option interface{ apply(*config) }
 type config struct {
 	top      int
 	trailers []trailer
+	prices   *pricing.Table
 }
 
 // trailer is one artifact's summary trailer and the records read from
@@ -50,6 +54,13 @@ func WithTrailer(sum *converter.Summary, recs []converter.Record) Option {
 			c.trailers = append(c.trailers, trailer{sum: sum, recs: recs})
 		}
 	})
+}
+
+// WithPrices prices model calls with t instead of the vendored
+// genai-prices data (pricing.Default): for tests, or data refreshed apart
+// from a release.
+func WithPrices(t *pricing.Table) Option {
+	return optionFunc(func(c *config) { c.prices = t })
 }
 
 func newConfig(opts []Option) config {

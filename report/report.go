@@ -1,6 +1,11 @@
 package report
 
-import "github.com/agenttrace/agenttrace/converter"
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
+)
 
 // NoAgent is the agent name under which a report lists model usage that
 // no agent record encloses, so that by-agent rows still add up to the total.
@@ -41,6 +46,24 @@ type TokenReport struct {
 	// records were dropped and their details are not in the file, that
 	// values were truncated. Empty when there is nothing to say.
 	Notes []string `json:"notes"`
+	// Cost is what the run's model calls cost in dollars: the sum of the
+	// costs that are known (a cost a span reports itself, else its usage
+	// priced with the genai-prices data; see package pricing). cost_usd is
+	// null when model calls were made and none has a known cost: a model
+	// the data does not price costs "unknown", never $0. When some calls
+	// are unpriced (cost_unknown > 0) it is a lower bound, and
+	// CostUnknownModels says which models lack a price. When FromTrailer,
+	// it covers the records in the file only: a dropped record's model is
+	// not known.
+	Cost
+	// CostUnknownModels lists the models (as ByModel names them) with
+	// model calls of no known cost, sorted.
+	CostUnknownModels []string `json:"cost_unknown_models"`
+	// PriceData names the price data used: "genai-prices <version>".
+	PriceData string `json:"price_data"`
+	// Inferences is the cost of each model call, in record order, for a
+	// viewer that shows one call's cost. Not part of the JSON report.
+	Inferences []InferenceCost `json:"-"`
 	// ByModel breaks inference usage down by provider and model, largest
 	// total first.
 	ByModel []ModelUsage `json:"by_model"`
@@ -80,6 +103,36 @@ type ModelUsage struct {
 	// Count is the number of inference records.
 	Count int64 `json:"count"`
 	converter.Tokens
+	Cost
+	// PricedAs is the genai-prices model id its calls were priced as
+	// (gpt-4o-2024-08-06 is priced as gpt-4o); empty when none was.
+	PricedAs string `json:"priced_as,omitempty"`
+}
+
+// Cost is a row's cost: CostUSD sums the known costs of its model calls,
+// null when it has calls and none has a known cost (the model's price is
+// unknown); CostUnknown counts the calls without one, so a number with
+// CostUnknown > 0 is a lower bound; CostFromSpans counts the calls whose
+// span reported its own cost.
+type Cost struct {
+	CostUSD       *float64 `json:"cost_usd"`
+	CostUnknown   int64    `json:"cost_unknown"`
+	CostFromSpans int64    `json:"cost_from_spans"`
+}
+
+// InferenceCost is the cost of one model call. It holds no pointers or
+// strings, so pricing every call of a large run allocates nothing.
+type InferenceCost struct {
+	// TraceID and SpanID find the span.
+	TraceID pcommon.TraceID
+	SpanID  pcommon.SpanID
+	// USD is the cost in dollars, meaningful only when Source is not
+	// pricing.Unknown: an unknown cost is unknown, not $0.
+	USD    float64
+	Source pricing.Source
+	// PricedAs is the data's model the call was priced as, when Source
+	// is pricing.FromPrices.
+	PricedAs *pricing.Model
 }
 
 // ToolUsage is what one tool's calls cost.
@@ -105,6 +158,7 @@ type AgentUsage struct {
 	// Inferences counts the inference records attributed to it.
 	Inferences int64 `json:"inferences"`
 	converter.Tokens
+	Cost
 }
 
 // Response is one model output or tool result, sized.

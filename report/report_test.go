@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -101,9 +102,26 @@ func TestTokensBreakdowns(t *testing.T) {
 	assert.Nil(t, rep.Budget)
 	assert.Equal(t, int64(1), rep.Errors)
 
+	// Costs by hand from pricing/prices.json: gpt-4o 2.5 in / 10 out,
+	// gpt-4o-mini 0.15 in / 0.6 out $/MTok.
+	wantModelCost := []float64{(300*2.5 + 30*10) / 1e6, (57*0.15 + 8*0.6) / 1e6}
+	for i, m := range rep.ByModel {
+		require.NotNil(t, m.CostUSD, m.Model)
+		assert.InDelta(t, wantModelCost[i], *m.CostUSD, 1e-15, m.Model)
+		rep.ByModel[i].Cost = report.Cost{}
+	}
+	wantAgentCost := []float64{(300*2.5 + 30*10) / 1e6, (50*0.15 + 5*0.6) / 1e6, (7*0.15 + 3*0.6) / 1e6}
+	for i, a := range rep.ByAgent {
+		require.NotNil(t, a.CostUSD, a.Agent)
+		assert.InDelta(t, wantAgentCost[i], *a.CostUSD, 1e-15, a.Agent)
+		rep.ByAgent[i].Cost = report.Cost{}
+	}
+	require.NotNil(t, rep.CostUSD)
+	assert.InDelta(t, wantModelCost[0]+wantModelCost[1], *rep.CostUSD, 1e-15)
+
 	assert.Equal(t, []report.ModelUsage{
-		{Model: "gpt-4o", Provider: "openai", Count: 2, Tokens: converter.Tokens{Input: 300, Output: 30, Total: 330}},
-		{Model: "gpt-4o-mini", Provider: "openai", Count: 2, Tokens: converter.Tokens{Input: 57, Output: 8, Total: 65}},
+		{Model: "gpt-4o", Provider: "openai", Count: 2, Tokens: converter.Tokens{Input: 300, Output: 30, Total: 330}, PricedAs: "gpt-4o"},
+		{Model: "gpt-4o-mini", Provider: "openai", Count: 2, Tokens: converter.Tokens{Input: 57, Output: 8, Total: 65}, PricedAs: "gpt-4o-mini"},
 	}, rep.ByModel)
 
 	assert.Equal(t, []report.AgentUsage{
@@ -154,15 +172,19 @@ func TestTokensBudget(t *testing.T) {
 }
 
 func TestTokensEmptyJSONShape(t *testing.T) {
+	prices, err := pricing.Default()
+	require.NoError(t, err)
 	raw, err := json.Marshal(report.Tokens(nil, nil))
 	require.NoError(t, err)
+	// A run without model calls costs nothing, and says so.
 	assert.JSONEq(t, `{
 		"records":{"call":0,"inference":0,"agent":0,"span":0},
 		"errors":0,
 		"tokens":{"input":0,"output":0,"cache_read":0,"cache_creation":0,"reasoning":0,"total":0},
 		"budget":null,
 		"from_trailer":false,"dropped":0,"truncated":0,"notes":[],
-		"by_model":[],"by_tool":[],"by_agent":[],"finish_reasons":{},"largest":[],"failures":[]
+		"by_model":[],"by_tool":[],"by_agent":[],"finish_reasons":{},"largest":[],"failures":[],
+		"cost_usd":0,"cost_unknown":0,"cost_from_spans":0,"cost_unknown_models":[],"price_data":"genai-prices `+prices.Version+`"
 	}`, string(raw))
 }
 
@@ -171,8 +193,11 @@ func TestTokensModelRowJSON(t *testing.T) {
 	b.chat("m", pcommon.SpanID{}, 100, 10)
 	raw, err := json.Marshal(report.Tokens(b.records(), nil).ByModel)
 	require.NoError(t, err)
+	// "m" is no model the price data knows: its cost is unknown (null),
+	// not $0.
 	assert.JSONEq(t, `[{"model":"m","provider":"openai","count":1,"input":100,"output":10,
-		"cache_read":0,"cache_creation":0,"reasoning":0,"total":110}]`, string(raw))
+		"cache_read":0,"cache_creation":0,"reasoning":0,"total":110,
+		"cost_usd":null,"cost_unknown":1,"cost_from_spans":0}]`, string(raw))
 }
 
 func TestTokensParentCycleTerminates(t *testing.T) {
@@ -209,6 +234,9 @@ func TestWriteText(t *testing.T) {
 		"Records  3 (1 call, 1 inference, 1 agent, 0 span)",
 		"Tokens   13,023 (input 12,345, output 678; cache read 0, cache creation 0, reasoning 0)",
 		"Budget   14,000 tokens, spent 13,023 (93.0%), remaining 977: near budget (warns at 80%)",
+		// gpt-4o at 2.5 in / 10 out $/MTok: 12,345 × 2.5 + 678 × 10 =
+		// 37,642.5 µ$ ≈ $0.0376.
+		"Cost     $0.0376 (priced with genai-prices ",
 		"By model", "gpt-4o", "By agent", "planner", "By tool", "search", "Finish reasons", "Failures",
 		"it broke badly",
 	} {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ func (r *TokenReport) WriteText(w io.Writer) error {
 		p(", from the summary trailer; the records in the file add up to %s", Thousands(r.InFile.Total))
 	}
 	p("\n")
+	p("Cost\t%s\n", r.costLine())
 	p("Budget\t%s\n", r.budgetLine())
 	if r.Dropped > 0 {
 		p("Dropped\t%s, not in the file\n", plural(r.Dropped, "record", "records"))
@@ -42,17 +44,19 @@ func (r *TokenReport) WriteText(w io.Writer) error {
 
 	if len(r.ByModel) > 0 {
 		p("\nBy model\n")
-		p("  MODEL\tPROVIDER\tCALLS\tINPUT\tOUTPUT\tCACHE READ\tCACHE CREATION\tREASONING\tTOTAL\n")
+		p("  MODEL\tPROVIDER\tCALLS\tINPUT\tOUTPUT\tCACHE READ\tCACHE CREATION\tREASONING\tTOTAL\tCOST\n")
 		for _, m := range r.ByModel {
-			p("  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Model, orDash(m.Provider), Thousands(m.Count),
-				Thousands(m.Input), Thousands(m.Output), Thousands(m.CacheRead), Thousands(m.CacheCreation), Thousands(m.Reasoning), Thousands(m.Total))
+			p("  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Model, orDash(m.Provider), Thousands(m.Count),
+				Thousands(m.Input), Thousands(m.Output), Thousands(m.CacheRead), Thousands(m.CacheCreation), Thousands(m.Reasoning), Thousands(m.Total),
+				m.Cost.cell())
 		}
 	}
 	if len(r.ByAgent) > 0 {
 		p("\nBy agent\n")
-		p("  AGENT\tRUNS\tINFERENCES\tINPUT\tOUTPUT\tTOTAL\n")
+		p("  AGENT\tRUNS\tINFERENCES\tINPUT\tOUTPUT\tTOTAL\tCOST\n")
 		for _, a := range r.ByAgent {
-			p("  %s\t%s\t%s\t%s\t%s\t%s\n", a.Agent, Thousands(a.Runs), Thousands(a.Inferences), Thousands(a.Input), Thousands(a.Output), Thousands(a.Total))
+			p("  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Agent, Thousands(a.Runs), Thousands(a.Inferences), Thousands(a.Input), Thousands(a.Output), Thousands(a.Total),
+				a.Cost.cell())
 		}
 	}
 	if len(r.ByTool) > 0 {
@@ -105,6 +109,69 @@ func (r *TokenReport) budgetLine() string {
 		s += fmt.Sprintf(": near budget (warns at %.0f%%)", 100*b.WarnThreshold)
 	}
 	return s
+}
+
+// costLine says what the run cost, how it was priced, and what is
+// missing from the sum.
+func (r *TokenReport) costLine() string {
+	c := r.Cost
+	s := Dollars(c.CostUSD)
+	var how []string
+	if r.PriceData != "" && c.CostUSD != nil {
+		how = append(how, "priced with "+r.PriceData)
+	}
+	if c.CostFromSpans > 0 {
+		how = append(how, plural(c.CostFromSpans, "model call reports its own cost", "model calls report their own cost"))
+	}
+	if c.CostUnknown > 0 {
+		what := plural(c.CostUnknown, "model call has", "model calls have")
+		if c.CostUSD != nil {
+			s += " or more"
+		}
+		how = append(how, fmt.Sprintf("%s no known price (%s)", what, strings.Join(r.CostUnknownModels, ", ")))
+	}
+	if r.FromTrailer {
+		how = append(how, "for the records in the file")
+	}
+	if len(how) > 0 {
+		s += " (" + strings.Join(how, "; ") + ")"
+	}
+	return s
+}
+
+// cell is a row's cost for a table: the dollars, with a "+" when some
+// calls have no known price.
+func (c Cost) cell() string {
+	s := Dollars(c.CostUSD)
+	if c.CostUSD != nil && c.CostUnknown > 0 {
+		s += "+"
+	}
+	return s
+}
+
+// Dollars writes a cost as every agenttrace report writes it: "unknown"
+// for nil, never $0 for a cost no one knows; four decimals under a
+// dollar (a model call costs fractions of a cent), more when a cost
+// would otherwise read as zero, and cents from a dollar on.
+func Dollars(usd *float64) string {
+	if usd == nil {
+		return "unknown"
+	}
+	v := *usd
+	switch {
+	case v == 0:
+		return "$0"
+	case v < 0.0001:
+		return fmt.Sprintf("$%.6f", v)
+	case v < 1:
+		return fmt.Sprintf("$%.4f", v)
+	}
+	whole := int64(v)
+	cents := int64(math.Round((v - float64(whole)) * 100))
+	if cents == 100 {
+		whole, cents = whole+1, 0
+	}
+	return fmt.Sprintf("$%s.%02d", Thousands(whole), cents)
 }
 
 type reasonCount struct {
