@@ -80,8 +80,9 @@ func Failed(sp ptrace.Span, rd *semconv.Reading) bool {
 	if sp.Status().Code() == ptrace.StatusCodeError || rd.ReportsError() {
 		return true
 	}
-	for _, ev := range sp.Events().All() {
-		if ev.Name() == "exception" {
+	evs := sp.Events()
+	for i := range evs.Len() {
+		if evs.At(i).Name() == "exception" {
 			return true
 		}
 	}

@@ -1,6 +1,10 @@
 package semconv
 
-import "go.opentelemetry.io/collector/pdata/pcommon"
+import (
+	"encoding/binary"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
 
 // Nesting tells leaf model calls from wrappers as spans end. A span that
 // classifies as an inference but has an inference below it wraps model
@@ -19,26 +23,29 @@ import "go.opentelemetry.io/collector/pdata/pcommon"
 // ended, and only as the direct parent. Readers that hold a whole batch
 // use converter.Wrappers, which needs no order at all.
 //
-// A Nesting costs one pointer until its first model call, and a few
-// hundred bytes after: tallies keep one per open artifact. The zero value
-// is ready to use; a Nesting is not safe for concurrent use.
+// A Nesting costs one pointer until its first model call, and about two
+// kilobytes after (fixed tables, no map, so every End is a few compares):
+// tallies keep one per open artifact. A span with a model call below it
+// is remembered in a slot picked by its id until it ends; when more such
+// spans are open at once than slots collide, an older one is forgotten,
+// and that wrapper counts. The zero value is ready to use; a Nesting is
+// not safe for concurrent use.
 type Nesting struct {
 	s *nestState
 }
 
 // recentCalls is how many ended model calls Nesting keeps to find the
 // parent of a late child; underSlots how many spans with a model call
-// below them it keeps before it needs a map.
+// below them it can hold (a power of two).
 const (
 	recentCalls = 4
-	underSlots  = 4
+	underSlots  = 64
 )
 
 type nestState struct {
-	recent   [recentCalls]recentCall // ring, oldest overwritten
-	next     int
-	under    [underSlots]nestKey // spans with an inference ended below them, until they end; zero = free
-	overflow map[nestKey]struct{}
+	recent [recentCalls]recentCall // ring, oldest overwritten
+	next   int
+	under  [underSlots]nestKey // spans with an inference ended below them, until they end; zero = free
 }
 
 type recentCall struct {
@@ -52,12 +59,6 @@ type nestKey struct {
 	trace pcommon.TraceID
 	span  pcommon.SpanID
 }
-
-// maxOverflow bounds the spans Nesting remembers beyond underSlots. Only
-// spans whose parent never ends (it was dropped, or lives in another
-// process) stay behind; past the bound they are forgotten, which at worst
-// lets one wrapper count.
-const maxOverflow = 1 << 16
 
 // Ended is what [Nesting.End] decides about a span that ended.
 type Ended struct {
@@ -91,6 +92,9 @@ func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind K
 		}
 		s = new(nestState)
 		n.s = s
+	}
+	if kind != Inference && parent.IsEmpty() {
+		return e // a root that is no model call: nothing above it to tell
 	}
 	k := nestKey{trace, span}
 	wraps := s.takeUnder(k)
@@ -128,44 +132,27 @@ func (s *nestState) find(k nestKey) *recentCall {
 	return nil
 }
 
+// slot picks k's slot in under: span ids are random, so their bits
+// folded together spread evenly.
+func slot(k nestKey) int {
+	x := binary.LittleEndian.Uint64(k.span[:])
+	x ^= x >> 32
+	x ^= x >> 16
+	x ^= x >> 8
+	return int(x & (underSlots - 1))
+}
+
 // takeUnder reports whether k has an inference below it, and forgets it.
 func (s *nestState) takeUnder(k nestKey) bool {
-	for i := range s.under {
-		if s.under[i] == k {
-			s.under[i] = nestKey{}
-			return true
-		}
-	}
-	if _, ok := s.overflow[k]; ok {
-		delete(s.overflow, k)
+	i := slot(k)
+	if s.under[i] == k {
+		s.under[i] = nestKey{}
 		return true
 	}
 	return false
 }
 
-func (s *nestState) putUnder(k nestKey) {
-	free := -1
-	for i := range s.under {
-		switch s.under[i] {
-		case k:
-			return
-		case nestKey{}:
-			if free < 0 {
-				free = i
-			}
-		}
-	}
-	if free >= 0 {
-		s.under[free] = k
-		return
-	}
-	if s.overflow == nil {
-		s.overflow = make(map[nestKey]struct{})
-	} else if len(s.overflow) >= maxOverflow {
-		clear(s.overflow)
-	}
-	s.overflow[k] = struct{}{}
-}
+func (s *nestState) putUnder(k nestKey) { s.under[slot(k)] = k }
 
 // Reset forgets every span, as for a new run.
 func (n *Nesting) Reset() { n.s = nil }

@@ -39,7 +39,7 @@ func TestNesting(t *testing.T) {
 		{"a late grandchild is not matched (a documented limit)",
 			[]end{{2, 1, Span, 0}, {1, 0, Inference, 7}, {3, 2, Inference, 9}},
 			[]want{{Span, 0, 0}, {Inference, 0, 0}, {Inference, 0, 0}}},
-		{"more open parents than slots",
+		{"several parents open at once",
 			[]end{{11, 1, Inference, 1}, {12, 2, Inference, 1}, {13, 3, Inference, 1}, {14, 4, Inference, 1}, {15, 5, Inference, 1},
 				{1, 0, Inference, 5}, {5, 0, Inference, 5}, {3, 0, Agent, 0}},
 			[]want{{Inference, 0, 0}, {Inference, 0, 0}, {Inference, 0, 0}, {Inference, 0, 0}, {Inference, 0, 0},

@@ -13,7 +13,7 @@ import (
 // exception event says so too; events are not attributes, so callers
 // holding the span check those (converter.Failed does both).
 func (r *Reading) ReportsError() bool {
-	if strings.EqualFold(r.str(idLFLvl), "ERROR") || strings.EqualFold(r.str(idGKSt), "error") {
+	if r.seen[idLFLvl] != 0 && isError(r.str(idLFLvl)) || r.seen[idGKSt] != 0 && isError(r.str(idGKSt)) {
 		return true
 	}
 	if !r.Has(FieldFinishReasons) {
@@ -21,15 +21,19 @@ func (r *Reading) ReportsError() bool {
 	}
 	v := r.val[FieldFinishReasons]
 	if v.Type() == pcommon.ValueTypeStr {
-		return strings.EqualFold(v.Str(), "error")
+		return isError(v.Str())
 	}
-	for _, e := range v.Slice().All() {
-		if strings.EqualFold(e.Str(), "error") {
+	s := v.Slice()
+	for i := range s.Len() {
+		if isError(s.At(i).Str()) {
 			return true
 		}
 	}
 	return false
 }
+
+// isError reports whether s is "error", in any case.
+func isError(s string) bool { return len(s) == 5 && strings.EqualFold(s, "error") }
 
 // TokenUsage is the span's usage as the conventions mean it: [Reading.Usage]
 // when the span reports usage in attributes; otherwise the usage a dialect
@@ -44,15 +48,14 @@ func (r *Reading) ReportsError() bool {
 func (r *Reading) TokenUsage() Usage {
 	if r.Has(FieldInputTokens) || r.Has(FieldOutputTokens) {
 		u := r.Usage()
-		provider := r.Str(FieldProvider)
 		switch {
-		case r.scope == "@traceloop/instrumentation-anthropic" && strings.EqualFold(provider, "anthropic"):
+		case r.scope == "@traceloop/instrumentation-anthropic" && strings.EqualFold(r.Str(FieldProvider), "anthropic"):
 			// OpenLLMetry JS's Anthropic instrumentation (0.27.0) writes
 			// Anthropic's input_tokens as gen_ai.usage.input_tokens: 25 in
 			// testdata/real/openllmetry-anthropic/payloads/stream.traces.json,
 			// where the server sent 25 uncached + 1100 read + 210 written.
 			u.Input += u.CacheRead + u.CacheCreation
-		case r.Dialect == DialectVercel && r.seen[idNoCach] == 0 && strings.HasPrefix(provider, "anthropic."):
+		case r.Dialect == DialectVercel && r.seen[idNoCach] == 0 && strings.HasPrefix(r.Str(FieldProvider), "anthropic."):
 			// The Vercel AI SDK before v6 (scope "ai") reports Anthropic's
 			// input_tokens as ai.usage.inputTokens (and, on doGenerate and
 			// doStream, as gen_ai.usage.input_tokens) and the cache write only

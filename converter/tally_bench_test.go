@@ -1,0 +1,29 @@
+package converter_test
+
+import (
+	"testing"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// BenchmarkTally measures the one tally over the benchmark batch, the
+// readings already made (as a writer hands them over): the wrapper
+// check, failures and token usage per span.
+func BenchmarkTally(b *testing.B) {
+	recs := converter.Records(benchBatch())
+	rds := make([]semconv.Reading, len(recs))
+	for i := range recs {
+		recs[i].Read(&rds[i])
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var t converter.Tally
+		for i := range recs {
+			t.AddReading(recs[i].Span, &rds[i])
+		}
+		if t.Records() != int64(len(recs)) {
+			b.Fatal("lost records")
+		}
+	}
+}
