@@ -104,7 +104,7 @@ func sniffJSON(head []byte) Shape {
 	h := readHead(dec, !inArray)
 	typ := h.strs["type"]
 	switch {
-	case !inArray && isPastTenseType(typ) && (h.keys["sessionId"] || !h.complete):
+	case !inArray && isPastTenseType(typ) && (h.keys["sessionId"] || h.keys["transcriptId"] || !h.complete):
 		return Transcript
 	case !inArray && typ == "metadata" && h.keys["session_id"]:
 		return Trajectory

@@ -116,6 +116,7 @@ func TestDetect(t *testing.T) {
 		want Shape
 	}{
 		{"transcript", `{"type":"session.started","sessionId":"s1","id":"r1","time":"2026-05-04T10:00:00Z","session":{"cwd":"/w"}}` + "\n", Transcript},
+		{"transcript before the rename", `{"type":"transcript.started","transcriptId":"t1","id":"r1","time":"2026-03-01T09:00:00Z","system":{"cwd":"/w"}}`, Transcript},
 		{"transcript sub-entity", `{"sessionId":"s1","type":"system.section.added","system":{"name":"x"}}`, Transcript},
 		{"transcript cut short", `{"type":"message.appended","message":{"role":"user","content":[{"type":"text","text":"aaaa`, Transcript},
 		{"trajectory metadata", `{"type":"metadata","session_id":"s","started_at":"2026-05-04T10:00:00","model":"m","coditect_version":"1.2"}` + "\n", Trajectory},

@@ -39,6 +39,17 @@ import (
 //     the request's digests as agenttrace.transcript.<key>. It starts at
 //     the response time minus the reported latency (the request time when
 //     there is no latency) and ends at the response time.
+//   - A session without inference records (recorded before the inference
+//     recorder existed) still has its conversation: each assistant turn is
+//     a "chat" span made from the messages (agenttrace.transcript.
+//     from_messages true), its input the messages since the previous turn,
+//     its output the assistant's messages, without usage or stop reason,
+//     which the log does not have. Messages no model call answered (after
+//     the last one) are kept on the root in agenttrace.transcript.
+//     unanswered_messages.
+//   - Records written before the record rename are read too:
+//     transcript.started/forked/compacted as session.*, their payload
+//     under "system", the session id as transcriptId.
 //   - Messages are recorded in the GenAI v1.41 message schema. A chat
 //     span's gen_ai.input.messages are the messages appended since the
 //     previous model response (the new user turn or the tool results: what
@@ -101,6 +112,12 @@ const (
 	transcriptAttrTurn      = "agenttrace.transcript.turn"
 	transcriptAttrUnmatched = "agenttrace.transcript.unmatched"
 	transcriptAttrRelation  = "agenttrace.transcript.relation"
+	// transcriptAttrFromMessages marks a model call made from a session's
+	// messages, which has no inference record.
+	transcriptAttrFromMessages = "agenttrace.transcript.from_messages"
+	// transcriptAttrUnanswered holds, on the root, the messages appended
+	// after the session's last model call (GenAI messages, JSON).
+	transcriptAttrUnanswered = "agenttrace.transcript.unanswered_messages"
 )
 
 // transcriptLine is one record of the log. Payloads stay raw until used.
@@ -109,6 +126,7 @@ type transcriptLine struct {
 	ID         json.RawMessage    `json:"id"`
 	SessionID  string             `json:"sessionId"`
 	SessionID2 string             `json:"session_id"`
+	SessionID3 string             `json:"transcriptId"` // before the record rename
 	Time       json.RawMessage    `json:"time"`
 	Timestamp  json.RawMessage    `json:"timestamp"`
 	Session    json.RawMessage    `json:"session"`
@@ -143,7 +161,13 @@ type transcriptSession struct {
 	pending     *transcriptInference   // responded, collecting output messages
 	calls       map[string]*transcriptCall
 	input       messageList // GenAI messages appended since the last request
+	inputStart  uint64      // when the first of them was appended
 	parentLinks map[string]bool
+	// inferenceRecords says the session has had inference.* records. Until
+	// it has (sessions recorded before the inference recorder existed),
+	// each assistant turn is made a model call from its messages alone.
+	inferenceRecords bool
+	turns            int // model calls made from messages
 }
 
 type transcriptInference struct {
@@ -165,6 +189,7 @@ type transcriptInference struct {
 	hasLat    bool
 	usage     [4]int64 // input, output, cache read, cache create as the log has them
 	hasUsage  [4]bool
+	fromMsgs  bool // made from the messages: the log has no inference record of it
 }
 
 type transcriptCall struct {
@@ -191,6 +216,13 @@ func (t *transcriptReader) line(line []byte) error {
 	switch rec.Type {
 	case "session.started", "session.forked", "session.compacted":
 		payload = rec.Session
+	case "transcript.started", "transcript.forked", "transcript.compacted":
+		// Written before the record rename: the lifecycle payload was under
+		// "system" (Record.System), the session id transcriptId.
+		payload = rec.Session
+		if len(payload) == 0 {
+			payload = rec.System
+		}
 	case "message.appended":
 		payload = line // decoded already, into rec.Message
 	case "state.patched":
@@ -232,6 +264,7 @@ func (t *transcriptReader) line(line []byte) error {
 		}
 		return t.message(s, m, ts)
 	case "inference.requested", "inference.responded":
+		s.inferenceRecords = true
 		if err := t.flushPending(s); err != nil {
 			return err
 		}
@@ -259,7 +292,7 @@ func (t *transcriptReader) time(rec *transcriptLine) (uint64, bool) {
 
 // session returns the session rec belongs to, starting it if new.
 func (t *transcriptReader) session(rec *transcriptLine, line []byte) *transcriptSession {
-	id := cmp.Or(rec.SessionID, rec.SessionID2)
+	id := cmp.Or(rec.SessionID, rec.SessionID2, rec.SessionID3)
 	if id == "" && t.current != nil {
 		return t.current
 	}
@@ -293,12 +326,12 @@ func (t *transcriptReader) event(s *transcriptSession, rec *transcriptLine, payl
 	}
 	ev.Attributes().PutStr(transcriptAttrPayload, string(payload))
 	switch rec.Type { // only these two are read beyond their payload
-	case "session.started":
+	case "session.started", "transcript.started":
 		fields, _ := objectFields(payload)
 		s.agent = cmp.Or(s.agent, memberStr(fields, "agent", "agentname", "name"))
 		s.model = cmp.Or(s.model, memberStr(fields, "model"))
 		s.provider = cmp.Or(s.provider, memberStr(fields, "provider"))
-	case "session.forked":
+	case "session.forked", "transcript.forked":
 		fields, _ := objectFields(payload)
 		parent := memberStr(fields, "parentsessionid", "forkedfrom", "forkedfromsessionid",
 			"fromsessionid", "sourcesessionid", "originsessionid", "parentid")
@@ -387,7 +420,11 @@ func (t *transcriptReader) message(s *transcriptSession, m *transcriptMessage, t
 	}
 
 	if role == "assistant" {
-		if inf := s.outputTarget(); inf != nil {
+		inf := s.outputTarget()
+		if inf == nil && !s.inferenceRecords {
+			inf = t.turnFromMessages(s, ts)
+		}
+		if inf != nil {
 			add(&inf.output)
 		} else {
 			add(&s.input)
@@ -416,6 +453,9 @@ func (t *transcriptReader) message(s *transcriptSession, m *transcriptMessage, t
 	// Anything but the assistant's own words ends the previous response.
 	if err := t.flushPending(s); err != nil {
 		return err
+	}
+	if len(s.input.buf) == 0 {
+		s.inputStart = ts
 	}
 	add(&s.input)
 	for i := range blocks {
@@ -458,6 +498,26 @@ func transcriptHasType(blocks []transcriptBlock, typ string) bool {
 		}
 	}
 	return false
+}
+
+// turnFromMessages opens the model call an assistant message answers in a
+// session without inference records: its input is the messages appended
+// since the previous turn, it runs from the first of them to the
+// assistant's message, and it collects the assistant messages that follow
+// until another message or record ends it, as a responded call does. It
+// carries no usage and no stop reason: the log has none.
+func (t *transcriptReader) turnFromMessages(s *transcriptSession, ts uint64) *transcriptInference {
+	s.turns++
+	start := ts
+	if len(s.input.buf) > 0 {
+		start = min(s.inputStart, ts)
+	}
+	inf := &transcriptInference{key: "chat:messages:" + strconv.Itoa(s.turns), reqTime: start, respTime: ts,
+		requested: true, provider: s.provider, model: s.model, fromMsgs: true}
+	inf.input = s.input.text("")
+	s.input.buf = s.input.buf[:0]
+	s.pending = inf
+	return inf
 }
 
 // outputTarget is the model call an assistant message is the output of:
@@ -613,6 +673,9 @@ func chatSpan(s *transcriptSession, inf *transcriptInference, incomplete bool) p
 	for _, d := range inf.digests {
 		attrs.PutStr("agenttrace.transcript."+d[0], d[1])
 	}
+	if inf.fromMsgs {
+		attrs.PutBool(transcriptAttrFromMessages, true)
+	}
 	putStr(attrs, semconv.InputMessages, inf.input)
 	putStr(attrs, semconv.OutputMessages, inf.output.text(inf.stop))
 	if incomplete {
@@ -651,6 +714,9 @@ func (t *transcriptReader) closeSession(s *transcriptSession) error {
 
 	// The root has held the session's events; it is emitted as it is.
 	attrs := startSpan(s.root, s.trace, rootKey, pcommon.SpanID{}, ptrace.SpanKindInternal, semconv.OpInvokeAgent, s.agent, s.start)
+	// Messages appended after the last model call, which no call answered.
+	putStr(attrs, transcriptAttrUnanswered, s.input.text(""))
+	s.input.buf = s.input.buf[:0]
 	s.root.SetEndTimestamp(pcommon.Timestamp(max(s.end, s.start)))
 	putStr(attrs, semconv.ConversationID, s.id)
 	putStr(attrs, semconv.AgentName, s.agent)

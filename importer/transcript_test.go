@@ -449,3 +449,68 @@ func transcriptBenchLog(size int) ([]byte, int) {
 	}
 	return b.Bytes(), lines
 }
+
+// TestReadTranscriptSeedShapes: transcripts as seed 001's writer left them
+// before its inference recorder and before its record rename: the
+// conversation comes through as model calls made from the messages, and
+// nothing is refused or dropped.
+func TestReadTranscriptSeedShapes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		file, session, agentModel string
+		turns                     int
+		unanswered                string
+	}{
+		{"transcript-prerename.jsonl", "tr_2b81e0", "claude-sonnet-4-5", 2, ""},
+		{"transcript-messages.jsonl", "sess_91c4", "claude-sonnet-4-5", 2, `[{"role":"user","parts":[{"type":"text","content":"Thanks."}]}]`},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			recs, st := importFixture(t, ReadTranscript, c.file)
+			assertImported(t, recs)
+			assert.Empty(t, st.Problems)
+			assert.Empty(t, st.Unknown, "pre-rename types are known")
+			root := recs[len(recs)-1].Span
+			assert.Equal(t, c.session, attr(root, semconv.ConversationID))
+			assert.Equal(t, transcriptSessionTrace(c.session), root.TraceID())
+			if c.unanswered == "" {
+				assert.False(t, hasAttr(root, transcriptAttrUnanswered))
+			} else {
+				assert.JSONEq(t, c.unanswered, attr(root, transcriptAttrUnanswered))
+			}
+			chats := byOp(recs, semconv.OpChat)
+			require.Len(t, chats, c.turns, "one model call per assistant turn")
+			for _, ch := range chats {
+				assert.Equal(t, "true", attr(ch.Span, transcriptAttrFromMessages))
+				assert.Equal(t, c.agentModel, attr(ch.Span, semconv.RequestModel))
+				assert.NotEmpty(t, attr(ch.Span, semconv.InputMessages))
+				assert.NotEmpty(t, attr(ch.Span, semconv.OutputMessages))
+				assert.False(t, hasAttr(ch.Span, semconv.UsageInputTokens), "the log has no usage")
+			}
+			calls := byOp(recs, semconv.OpExecuteTool)
+			require.Len(t, calls, 1)
+			assert.Equal(t, ptrace.StatusCodeUnset, calls[0].Span.Status().Code())
+			assert.NotEmpty(t, attr(calls[0].Span, semconv.ToolCallResult))
+			// The messages view shows the conversation.
+			var convo []semconv.Message
+			for _, ch := range chats {
+				conv := semconv.Messages(ch.Span)
+				convo = append(convo, conv.Input...)
+				convo = append(convo, conv.Output...)
+			}
+			require.Len(t, convo, 4, "user, assistant tool call, tool result, assistant")
+			assert.Equal(t, "user", convo[0].Role)
+			assert.Equal(t, "assistant", convo[len(convo)-1].Role)
+		})
+	}
+	recs, _ := importFixture(t, ReadTranscript, "transcript-prerename.jsonl")
+	root := recs[len(recs)-1].Span
+	var names []string
+	for _, ev := range root.Events().All() {
+		names = append(names, ev.Name())
+	}
+	assert.Equal(t, []string{"transcript.started", "state.patched", "transcript.compacted"}, names)
+	assert.Contains(t, mapAttr(root.Events().At(0).Attributes(), transcriptAttrPayload), `"cwd":"/home/dev/gen"`,
+		"the lifecycle payload was under system")
+	assert.Equal(t, "anthropic", attr(root, semconv.ProviderName))
+}
