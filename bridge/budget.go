@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -25,6 +26,13 @@ type budgets struct {
 	scope          Scope
 	onNear, onOver func(BudgetEvent)
 
+	// The cost budget (WithBudgetUSD), counted in nano-dollars so that a
+	// state adds atomically; zero when there is none.
+	usdBudget        float64
+	nanoNear, nanoAt int64
+	prices           *pricing.Table
+	unpriced         sync.Map // model names reported as unpriced, once each
+
 	mu      sync.RWMutex
 	byTrace map[trace.TraceID]*budgetState // per trace; or the conversation a trace is known to be in
 	byConv  map[string]*budgetState
@@ -36,6 +44,10 @@ type budgetState struct {
 	spent atomic.Int64
 	near  atomic.Bool
 	over  atomic.Bool
+	// The cost budget's: nano-dollars spent, and its crossings.
+	nano     atomic.Int64
+	costNear atomic.Bool
+	costOver atomic.Bool
 }
 
 // key names what the state counts, for a BudgetEvent (made only then: it
@@ -48,18 +60,26 @@ func (st *budgetState) key() string {
 }
 
 func newBudgets(c *config) *budgets {
-	if c.budget <= 0 {
+	if c.budget <= 0 && c.budgetUSD <= 0 {
 		return nil
 	}
 	bud := converter.Budget{Tokens: c.budget, WarnThreshold: c.warnThreshold}
+	var prices *pricing.Table
+	if c.budgetUSD > 0 {
+		prices, _ = pricing.Default() // newConfig checked that it loads
+	}
 	return &budgets{
-		budget:  bud,
-		nearAt:  int64(math.Ceil(bud.Threshold() * float64(bud.Tokens))),
-		scope:   c.scope,
-		onNear:  c.onNear,
-		onOver:  c.onOver,
-		byTrace: make(map[trace.TraceID]*budgetState),
-		byConv:  make(map[string]*budgetState),
+		usdBudget: c.budgetUSD,
+		nanoNear:  int64(math.Ceil(bud.Threshold() * c.budgetUSD * 1e9)),
+		nanoAt:    int64(math.Ceil(c.budgetUSD * 1e9)),
+		prices:    prices,
+		budget:    bud,
+		nearAt:    int64(math.Ceil(bud.Threshold() * float64(bud.Tokens))),
+		scope:     c.scope,
+		onNear:    c.onNear,
+		onOver:    c.onOver,
+		byTrace:   make(map[trace.TraceID]*budgetState),
+		byConv:    make(map[string]*budgetState),
 	}
 }
 
@@ -116,7 +136,11 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) semconv.Usage {
 	// Any span that names a conversation ties its trace to that
 	// conversation's budget.
 	if f.Kind == semconv.Inference || b.scope == PerConversation && f.Conversation != "" {
-		b.count(b.state(s.SpanContext().TraceID(), f.Conversation), f.Usage.Total())
+		st := b.state(s.SpanContext().TraceID(), f.Conversation)
+		b.count(st, f.Usage.Total())
+		if b.usdBudget > 0 && f.Kind == semconv.Inference {
+			b.countCost(st, b.cost(s, f.Usage))
+		}
 	}
 	b.forgetIfRoot(s)
 	return f.Usage
@@ -125,6 +149,10 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) semconv.Usage {
 // count adds n spent tokens to st and calls back on the crossings.
 func (b *budgets) count(st *budgetState, n int64) {
 	if n <= 0 {
+		return
+	}
+	if b.budget.Tokens <= 0 {
+		st.spent.Add(n) // a cost budget alone: tokens are counted, never crossed
 		return
 	}
 	spent := st.spent.Add(n)
@@ -164,21 +192,135 @@ func (b *budgets) forgetIfRoot(s sdktrace.ReadOnlySpan) {
 	b.mu.Unlock()
 }
 
-// status returns the budget of the trace of the span in ctx.
+// status returns the budget of the trace of the span in ctx. With a cost
+// budget, OverBudget and NearBudget are also set by the dollars, so that
+// Guard stops at whichever budget runs out first.
 func (b *budgets) status(ctx context.Context) (converter.BudgetStatus, bool) {
 	sc := trace.SpanContextFromContext(ctx)
 	if !sc.IsValid() {
 		return converter.BudgetStatus{}, false
 	}
 	var spent int64
-	if st := b.lookup(sc.TraceID()); st != nil {
+	st := b.lookup(sc.TraceID())
+	if st != nil {
 		spent = st.spent.Load()
 	}
-	return b.budget.Status(spent), true
+	s := b.budget.Status(spent)
+	if st != nil && b.usdBudget > 0 {
+		cs := b.costStatus(st.nano.Load())
+		s.OverBudget = s.OverBudget || cs.OverBudget
+		s.NearBudget = !s.OverBudget && (s.NearBudget || cs.NearBudget)
+	}
+	return s, true
 }
 
 // over reports whether the trace of a starting span has used up its budget.
 func (b *budgets) over(tid trace.TraceID) bool {
 	st := b.lookup(tid)
-	return st != nil && st.over.Load()
+	return st != nil && (st.over.Load() || st.costOver.Load())
+}
+
+// CostStatus is a cost budget's state (see WithBudgetUSD).
+type CostStatus struct {
+	BudgetUSD    float64
+	SpentUSD     float64
+	RemainingUSD float64
+	OverBudget   bool
+	NearBudget   bool
+	// WarnThreshold is the fraction of BudgetUSD at which NearBudget is
+	// set (WithWarnThreshold).
+	WarnThreshold float64
+}
+
+func (b *budgets) costStatus(nano int64) CostStatus {
+	return CostStatus{
+		BudgetUSD: b.usdBudget, SpentUSD: float64(nano) / 1e9, RemainingUSD: max(float64(b.nanoAt-nano), 0) / 1e9,
+		OverBudget: nano >= b.nanoAt, NearBudget: nano < b.nanoAt && nano >= b.nanoNear,
+		WarnThreshold: b.budget.Threshold(),
+	}
+}
+
+// CostStatus returns the cost budget of the trace (or conversation) of the
+// span in ctx, and false when there is no cost budget or no span in ctx.
+func (p *Processor) CostStatus(ctx context.Context) (CostStatus, bool) {
+	b := p.budgets
+	sc := trace.SpanContextFromContext(ctx)
+	if b == nil || b.usdBudget <= 0 || !sc.IsValid() {
+		return CostStatus{}, false
+	}
+	var nano int64
+	if st := b.lookup(sc.TraceID()); st != nil {
+		nano = st.nano.Load()
+	}
+	return b.costStatus(nano), true
+}
+
+// ErrUnpricedModel is reported (to otel.Handle), once per model, when a
+// cost budget meets a model call that reports no cost and whose model the
+// price data does not know: it adds nothing to the dollars spent, which
+// then understate the run.
+var ErrUnpricedModel = errors.New("agenttrace: no price for model; the cost budget does not count its calls")
+
+// cost is the nano-dollars of a model call that ended: the cost its span
+// reports (gen_ai.usage.cost, llm.cost.total, operation.cost), else its
+// usage priced with the genai-prices data for its provider and model at
+// its start. The live budget reads the canonical GenAI keys (and
+// gen_ai.system); usage is u (input and output, as the budget read them)
+// with the cache and reasoning counts of the span.
+func (b *budgets) cost(s sdktrace.ReadOnlySpan, u semconv.Usage) int64 {
+	var provider, model, request string
+	for _, kv := range s.Attributes() {
+		switch string(kv.Key) {
+		case semconv.ProviderName:
+			provider = kv.Value.AsString()
+		case semconv.System:
+			if provider == "" {
+				provider = kv.Value.AsString()
+			}
+		case semconv.ResponseModel:
+			model = kv.Value.AsString()
+		case semconv.RequestModel:
+			request = kv.Value.AsString()
+		case semconv.UsageCacheReadInput:
+			u.CacheRead = kv.Value.AsInt64()
+		case semconv.UsageCacheCreationInput, semconv.UsageCacheWriteInputGenAI:
+			u.CacheCreation = kv.Value.AsInt64()
+		case semconv.UsageReasoningOutput:
+			u.Reasoning = kv.Value.AsInt64()
+		case semconv.UsageCost, semconv.OICostTotal, semconv.OperationCost:
+			if v := kv.Value.AsFloat64(); v >= 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+				return int64(math.Round(v * 1e9))
+			}
+		}
+	}
+	if model == "" {
+		model = request
+	}
+	c := b.prices.UsageCost(provider, model, s.StartTime(), u)
+	if !c.Known() {
+		if _, seen := b.unpriced.LoadOrStore(model, true); !seen {
+			otel.Handle(fmt.Errorf("%w: %q (provider %q)", ErrUnpricedModel, model, provider))
+		}
+		return 0
+	}
+	return int64(math.Round(c.USD * 1e9))
+}
+
+// countCost adds nano nano-dollars to st and calls back on the cost
+// budget's crossings, as count does for tokens.
+func (b *budgets) countCost(st *budgetState, nano int64) {
+	if nano <= 0 {
+		return
+	}
+	spent := st.nano.Add(nano)
+	ev := func() BudgetEvent {
+		cs := b.costStatus(spent)
+		return BudgetEvent{Key: st.key(), Status: b.budget.Status(st.spent.Load()), Cost: &cs}
+	}
+	if spent >= b.nanoNear && !st.costNear.Load() && !st.costNear.Swap(true) && b.onNear != nil {
+		callBack("near", b.onNear, ev())
+	}
+	if spent >= b.nanoAt && !st.costOver.Load() && !st.costOver.Swap(true) && b.onOver != nil {
+		callBack("over", b.onOver, ev())
+	}
 }

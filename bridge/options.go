@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
 )
 
 // An Option configures a Processor. Options are sealed: only this package
@@ -49,6 +51,9 @@ type BudgetEvent struct {
 	Key string
 	// Status is the budget after the span that crossed.
 	Status converter.BudgetStatus
+	// Cost is the cost budget after the span that crossed, set when the
+	// dollars crossed (WithBudgetUSD); nil when the tokens did.
+	Cost *CostStatus
 }
 
 type sinkKind uint8
@@ -77,6 +82,7 @@ type config struct {
 	recordCap int
 
 	budget        int64
+	budgetUSD     float64
 	warnThreshold float64
 	scope         Scope
 	onNear        func(BudgetEvent)
@@ -106,6 +112,13 @@ func newConfig(opts []Option) (config, error) {
 	}
 	if c.budget < 0 {
 		errs = append(errs, fmt.Errorf("budget %d is negative", c.budget))
+	}
+	if c.budgetUSD < 0 || math.IsNaN(c.budgetUSD) || math.IsInf(c.budgetUSD, 0) {
+		errs = append(errs, fmt.Errorf("cost budget %v is not a number of dollars, 0 or more", c.budgetUSD))
+	} else if c.budgetUSD > 0 {
+		if _, err := pricing.Default(); err != nil {
+			errs = append(errs, fmt.Errorf("cost budget: %w", err))
+		}
 	}
 	if c.warnThreshold <= 0 || c.warnThreshold > 1 {
 		errs = append(errs, fmt.Errorf("warn threshold %v is not in (0, 1]", c.warnThreshold))
@@ -175,6 +188,18 @@ func WithRecordCap(n int) Option { return optionFunc(func(c *config) { c.recordC
 // agenttrace.budget.tokens, else the resource's), else this one: the same
 // rule in every writer (see package store).
 func WithBudget(tokens int64) Option { return optionFunc(func(c *config) { c.budget = tokens }) }
+
+// WithBudgetUSD sets a cost budget in dollars, counted like the token
+// budget (per trace or per conversation, WithBudgetScope; near at the warn
+// threshold; the same callbacks, whose BudgetEvent.Cost is set) and
+// enforced the same way: Guard returns ErrBudgetExceeded, and spans
+// started afterwards are marked, once either budget is used up. A model
+// call costs what its span reports (gen_ai.usage.cost), else its usage
+// priced with the genai-prices data (package pricing); a model the data
+// does not know adds nothing and is reported once (ErrUnpricedModel).
+// Processor.CostStatus reports the dollars. The artifacts record the
+// token budget only.
+func WithBudgetUSD(usd float64) Option { return optionFunc(func(c *config) { c.budgetUSD = usd }) }
 
 // WithWarnThreshold sets the fraction of the budget at which a run is near
 // it (default 0.8).

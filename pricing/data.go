@@ -91,7 +91,9 @@ func parseMatcher(raw json.RawMessage, where string) (matcher, error) {
 				if err != nil {
 					return matcher{}, fmt.Errorf("%w: %s: regex %q: %w", ErrBadData, where, s, err)
 				}
-				re.MatchTimeout = time.Second // a pathological expression must not hang a report
+				// No MatchTimeout: it starts a clock goroutine that outlives
+				// every caller, and the data's expressions are anchored
+				// prefixes, reviewed when refresh.sh brings new ones.
 				return matcher{op: op, re: re}, nil
 			}
 			return matcher{op: op, s: strings.ToLower(s)}, nil
