@@ -39,6 +39,7 @@ const (
 	lineMeta
 	lineSummary
 	lineUnknown
+	lineLog
 )
 
 // decoder turns lines into metas, summaries and spans. It is not safe for
@@ -187,6 +188,8 @@ func (d *decoder) classify(line []byte) (lineKind, string, error) {
 		return lineMeta, "meta", nil
 	case "summary":
 		return lineSummary, "summary", nil
+	case KindLog:
+		return lineLog, KindLog, nil
 	case "":
 		return 0, "", errors.New(`no "kind"`)
 	}

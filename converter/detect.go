@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // Format is the kind of an input file.
@@ -25,9 +26,23 @@ const (
 	FormatOTLPJSONLines
 	// FormatOTLPProto is a binary OTLP TracesData (or export request).
 	FormatOTLPProto
+	// FormatOTLPLogsJSON is one OTLP/JSON LogsData (or export request).
+	FormatOTLPLogsJSON
+	// FormatOTLPLogsJSONLines is one OTLP/JSON LogsData per line.
+	FormatOTLPLogsJSONLines
+	// FormatOTLPLogsProto is a binary OTLP LogsData (or export request).
+	FormatOTLPLogsProto
 )
 
-var formatNames = [...]string{"unknown", "jsonl", "otlp-json", "otlp-json-lines", "otlp-proto"}
+var formatNames = [...]string{"unknown", "jsonl", "otlp-json", "otlp-json-lines", "otlp-proto",
+	"otlp-logs-json", "otlp-logs-json-lines", "otlp-logs-proto"}
+
+// IsLogs reports whether f is an OTLP logs format: the official GenAI
+// instrumentations send message content as log records, next to the
+// spans, and a reader must not take them for a broken trace payload.
+func (f Format) IsLogs() bool {
+	return f == FormatOTLPLogsJSON || f == FormatOTLPLogsJSONLines || f == FormatOTLPLogsProto
+}
 
 func (f Format) String() string {
 	if int(f) < len(formatNames) {
@@ -41,6 +56,9 @@ var ErrUnknownFormat = errors.New("unknown input format: not an agenttrace artif
 
 // ErrNotOTLP: a JSON document read as OTLP/JSON has no resourceSpans.
 var ErrNotOTLP = errors.New("no resourceSpans: not OTLP")
+
+// ErrNotOTLPLogs: a line read as OTLP/JSON logs has no resourceLogs.
+var ErrNotOTLPLogs = errors.New("no resourceLogs: not OTLP logs")
 
 // CheckOTLPJSON refuses a JSON document that is not OTLP before pdata
 // decodes it: pdata ignores members it does not know, so an artifact line
@@ -79,8 +97,12 @@ func Detect(head []byte) Format {
 	}
 	if trimmed[0] != '{' {
 		// TracesData and ExportTraceServiceRequest both start with field 1,
-		// length-delimited: tag byte 0x0A.
+		// length-delimited: tag byte 0x0A. So do LogsData and
+		// ExportLogsServiceRequest: the first span or log record tells.
 		if head[0] == 0x0A {
+			if protoIsLogs(head) {
+				return FormatOTLPLogsProto
+			}
 			return FormatOTLPProto
 		}
 		return FormatUnknown
@@ -101,13 +123,21 @@ func Detect(head []byte) Format {
 			return FormatOTLPJSONLines
 		}
 		return FormatOTLPJSON
+	case "otlplogs":
+		if complete {
+			return FormatOTLPLogsJSONLines
+		}
+		return FormatOTLPLogsJSON
 	case "artifact":
 		return FormatArtifact
 	}
 	if !complete {
 		// Pretty-printed: the first line holds no key; look further.
-		if firstKeys(trimmed) == "otlp" {
+		switch firstKeys(trimmed) {
+		case "otlp":
 			return FormatOTLPJSON
+		case "otlplogs":
+			return FormatOTLPLogsJSON
 		}
 	}
 	return FormatUnknown
@@ -129,6 +159,8 @@ func firstKeys(b []byte) string {
 		switch string(k) {
 		case "resourceSpans", "resource_spans":
 			return "otlp"
+		case "resourceLogs", "resource_logs":
+			return "otlplogs"
 		case "kind", "v":
 			return "artifact"
 		}
@@ -201,4 +233,94 @@ func oneValuePerLine(b []byte) bool {
 		return false
 	}
 	return validJSON(b[:i])
+}
+
+// protoIsLogs reports whether a protobuf payload (possibly cut short) is
+// OTLP logs: it follows the first resource (field 1) to its first scope
+// (field 2) and that scope's first item (field 2), a span or a log
+// record, and reads the wire types of the item's fields, which differ
+// between the two messages (a span's field 1 is its trace id, a log
+// record's its time). A payload with no item is taken for traces.
+func protoIsLogs(b []byte) bool {
+	for _, res := range protoFields(b, 1) {
+		for _, scope := range protoFields(res, 2) {
+			for _, item := range protoFields(scope, 2) {
+				if logs, sure := itemIsLog(item); sure {
+					return logs
+				}
+			}
+		}
+	}
+	return false
+}
+
+// protoFields returns the values of the length-delimited fields numbered
+// num in b, the last one cut at b's end if b is.
+func protoFields(b []byte, num protowire.Number) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		n, typ, m := protowire.ConsumeTag(b)
+		if m < 0 {
+			return out
+		}
+		b = b[m:]
+		if typ == protowire.BytesType {
+			l, k := protowire.ConsumeVarint(b)
+			if k < 0 {
+				return out
+			}
+			b = b[k:]
+			end := uint64(len(b))
+			if l < end {
+				end = l
+			}
+			if n == num {
+				out = append(out, b[:end])
+			}
+			b = b[end:]
+			continue
+		}
+		k := protowire.ConsumeFieldValue(n, typ, b)
+		if k < 0 {
+			return out
+		}
+		b = b[k:]
+	}
+	return out
+}
+
+// itemWire are the wire types a span and a log record give the fields
+// whose types differ: field number -> (span's, log record's).
+var itemWire = map[protowire.Number][2]protowire.Type{
+	1:  {protowire.BytesType, protowire.Fixed64Type},   // trace_id / time_unix_nano
+	2:  {protowire.BytesType, protowire.VarintType},    // span_id / severity_number
+	6:  {protowire.VarintType, protowire.BytesType},    // kind / attributes
+	7:  {protowire.Fixed64Type, protowire.VarintType},  // start_time / dropped_attributes_count
+	8:  {protowire.Fixed64Type, protowire.Fixed32Type}, // end_time / flags
+	11: {protowire.BytesType, protowire.Fixed64Type},   // events / observed_time_unix_nano
+}
+
+// itemIsLog tells a span from a log record by its fields' wire types.
+func itemIsLog(b []byte) (logs, sure bool) {
+	for len(b) > 0 {
+		n, typ, m := protowire.ConsumeTag(b)
+		if m < 0 {
+			return false, false
+		}
+		if w, ok := itemWire[n]; ok {
+			switch typ {
+			case w[0]:
+				return false, true
+			case w[1]:
+				return true, true
+			}
+		}
+		b = b[m:]
+		k := protowire.ConsumeFieldValue(n, typ, b)
+		if k < 0 {
+			return false, false
+		}
+		b = b[k:]
+	}
+	return false, false
 }

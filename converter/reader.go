@@ -50,6 +50,7 @@ type readerConfig struct {
 	maxLine   int
 	source    string
 	onProblem func(*LineError)
+	onLog     func(*LogRecord)
 }
 
 type readerOptionFunc func(*readerConfig)
@@ -74,6 +75,7 @@ type ReadStats struct {
 	Records   int64 // records returned, a synthesized root included
 	Summaries int64 // summary trailers seen
 	Unknown   int64 // lines of an unknown kind, skipped
+	Logs      int64 // log lines handed to WithLogs's handler
 	Problems  int64 // lines reported and skipped
 }
 
@@ -259,6 +261,8 @@ func (r *Reader) handle(line []byte, rec *Record) (bool, error) {
 	case lineUnknown:
 		r.stats.Unknown++
 		return false, nil
+	case lineLog:
+		return false, r.handleLog(line)
 	}
 	if err := r.dec.decodeRecord(line, rec, r.meta); err != nil {
 		ptrace.NewSpan().MoveTo(rec.Span) // a half-decoded span must not leak into the next line

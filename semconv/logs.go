@@ -1,0 +1,93 @@
+package semconv
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// LogEventName is the attribute that names an event carried as a log
+// record before OTLP had a field for it (event_name): the official
+// @opentelemetry/instrumentation-openai sets only this.
+const LogEventName = "event.name"
+
+// AppendLogEvent reads one log record of GenAI content as the span event
+// it stands for, appending that event to evs, so that [Messages] of a span
+// with such events reads content from logs exactly as content from span
+// events. It reports whether the record was GenAI content; other records
+// are left out.
+//
+// The official OpenTelemetry GenAI instrumentations put the content of a
+// model call in log records linked to its span rather than on the span:
+// the per-message events gen_ai.system/user/assistant/tool.message and
+// gen_ai.choice (their body, a map, is the event's attributes), and
+// gen_ai.client.inference.operation.details (attributes
+// gen_ai.input.messages, gen_ai.output.messages, ...), which an
+// instrumentation may split over several records (one for the input, one
+// for the output): those are merged into one event, the first record's
+// attribute winning where two carry the same one. The event's name comes
+// from eventName (OTLP's event_name field) or else from the event.name
+// attribute.
+func AppendLogEvent(evs ptrace.SpanEventSlice, eventName string, body pcommon.Value, attrs pcommon.Map, ts pcommon.Timestamp) bool {
+	name := eventName
+	if name == "" {
+		if v, ok := attrs.Get(LogEventName); ok && v.Type() == pcommon.ValueTypeStr {
+			name = v.Str()
+		}
+	}
+	switch name {
+	case EventSystemMessage, EventUserMessage, EventAssistantMessage, EventToolMessage, EventChoice,
+		EventContentPrompt, EventContentCompletion:
+		ev := evs.AppendEmpty()
+		ev.SetName(name)
+		ev.SetTimestamp(ts)
+		switch body.Type() {
+		case pcommon.ValueTypeMap:
+			body.Map().CopyTo(ev.Attributes())
+		case pcommon.ValueTypeEmpty:
+			copyExcept(attrs, ev.Attributes(), LogEventName)
+		default:
+			body.CopyTo(ev.Attributes().PutEmpty(EventContent))
+		}
+		return true
+	case EventInferenceDetails:
+		var ev ptrace.SpanEvent
+		found := false
+		for _, e := range evs.All() {
+			if e.Name() == EventInferenceDetails {
+				ev, found = e, true
+				break
+			}
+		}
+		if !found {
+			ev = evs.AppendEmpty()
+			ev.SetName(name)
+			ev.SetTimestamp(ts)
+		}
+		merge := func(k string, v pcommon.Value) {
+			if k == LogEventName {
+				return
+			}
+			if _, ok := ev.Attributes().Get(k); !ok {
+				v.CopyTo(ev.Attributes().PutEmpty(k))
+			}
+		}
+		for k, v := range attrs.All() {
+			merge(k, v)
+		}
+		if body.Type() == pcommon.ValueTypeMap {
+			for k, v := range body.Map().All() {
+				merge(k, v)
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func copyExcept(src, dst pcommon.Map, skip string) {
+	for k, v := range src.All() {
+		if k != skip {
+			v.CopyTo(dst.PutEmpty(k))
+		}
+	}
+}
