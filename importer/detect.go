@@ -73,6 +73,7 @@ type jsonHead struct {
 	strs     map[string]string
 	data     *jsonHead // the first object under "data" (Jaeger)
 	events   *jsonHead // the first object under "events" (a stored trace of streaming events)
+	entries  *jsonHead // the first object under "entries" (an AgentEval trace)
 	complete bool
 }
 
@@ -114,6 +115,12 @@ func sniffJSON(head []byte) Shape {
 		return Events
 	case !inArray && h.events != nil && !h.keys["type"] && eventTypes[h.events.strs["type"]] && isStreamEvent(h.events):
 		return Events // a stored trace, {"events":[…]}
+	case isAgentEvalEntry(h):
+		return AgentEval // a bare list of TraceEntry
+	case !inArray && h.entries != nil && isAgentEvalEntry(h.entries):
+		return AgentEval
+	case !inArray && h.keys["entries"] && (h.keys["traceName"] || h.keys["capturedAt"]) && h.entries == nil:
+		return AgentEval // an AgentTrace whose first entry is past the head, or none
 	case h.keys["traceID"] && (h.keys["spans"] || h.keys["processes"]):
 		return Jaeger
 	case h.data != nil && (h.data.keys["traceID"] || h.data.keys["spans"]):
@@ -131,6 +138,16 @@ func isStreamEvent(h *jsonHead) bool {
 		if h.keys[k] {
 			return true
 		}
+	}
+	return false
+}
+
+// isAgentEvalEntry reports whether an object reads as an AgentEval
+// TraceEntry: its type one of the entry types, with an index.
+func isAgentEvalEntry(h *jsonHead) bool {
+	switch h.strs["type"] {
+	case "Request", "Response", "ToolCall", "StreamChunk":
+		return h.keys["index"]
 	}
 	return false
 }
@@ -203,6 +220,8 @@ func readHead(dec *json.Decoder, withData bool) *jsonHead {
 				dst = &h.data
 			case withData && key == "events":
 				dst = &h.events
+			case withData && key == "entries":
+				dst = &h.entries
 			}
 			if dst != nil { // the first element, when an object
 				t, err := dec.Token()
@@ -270,6 +289,8 @@ func For(s Shape) (Func, bool) {
 		return ReadTranscript, true
 	case Trajectory:
 		return ReadTrajectory, true
+	case AgentEval:
+		return ReadAgentEval, true
 	}
 	return nil, false
 }

@@ -31,7 +31,7 @@ func wantShape(path string) Shape {
 		}
 		return OTLPJSON
 	}
-	for _, s := range []Shape{Events, Jaeger, Transcript, Trajectory} {
+	for _, s := range []Shape{Events, Jaeger, Transcript, Trajectory, AgentEval} {
 		if strings.HasPrefix(base, string(s)) {
 			return s
 		}
@@ -127,6 +127,10 @@ func TestDetect(t *testing.T) {
 		{"events array", "[\n  {\"type\": \"text\", \"conversation_id\": \"c\", \"content\": \"hi\"}\n]", Events},
 		{"events array after a blank line", "\n[{\"type\":\"final\",\"conversation_id\":\"c\"}]", Events},
 		{"events array cut short", `[{"type":"thinking","conversation_id":"c","content":"long`, Events},
+		{"agenteval trace", "{\n  \"version\": \"1.1\",\n  \"traceName\": \"t\",\n  \"entries\": [\n    {\"type\": \"Request\", \"index\": 0,", AgentEval},
+		{"agenteval trace, entries later", `{"version":"1.0","traceName":"t","capturedAt":"2026-05-31T09:00:00Z","agentName":"a","entries":`, AgentEval},
+		{"agenteval entry list", `[{"type":"Response","index":3,"timestamp":"2026-05-31T09:00:00Z","text":"hi"}]`, AgentEval},
+		{"agenteval entry without index", `[{"type":"Response","text":"hi"}]`, Unknown},
 		{"jaeger answer", `{"data":[{"traceID":"abc","spans":[`, Jaeger},
 		{"jaeger answer, data first key later", `{"total":0,"data":[{"spans":[],"traceID":"1"}]}`, Jaeger},
 		{"jaeger data object", `{"data":{"traceID":"abc","spans":[]}}`, Jaeger},

@@ -34,6 +34,7 @@ const (
 	Trajectory   Shape = "trajectory" // trajectory log (§3)
 	Events       Shape = "events"     // streaming trace events, JSON array or one per line (§4)
 	Jaeger       Shape = "jaeger"     // Jaeger query API / UI download JSON (§5)
+	AgentEval    Shape = "agenteval"  // AgentEval's AgentTrace JSON, a list of TraceEntry (seed 002)
 	Unknown      Shape = ""
 )
 

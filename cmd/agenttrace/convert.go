@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
@@ -20,6 +23,7 @@ type convertOpts struct {
 	split   string
 	groupBy string
 	from    string
+	logsOut string
 }
 
 // convertPlan is convertOpts checked and resolved, before any input is read.
@@ -27,6 +31,8 @@ type convertPlan struct {
 	convertOpts
 	format outFormat
 	by     converter.GroupBy
+	// logsFormat is --logs-out's format, when given.
+	logsFormat outFormat
 }
 
 func newConvertCmd(e *env) *cobra.Command {
@@ -55,11 +61,21 @@ spans, model round-trips chat spans, agent dispatches nested invoke_agent
 spans. One such input converted to one artifact is streamed: its size is
 not limited by memory.
 
+OTLP logs payloads (protobuf, JSON, JSON lines; where the official GenAI
+instrumentations put message content) are read alongside trace payloads,
+in any order. In an artifact each log record follows its span's record
+(by time); log records of no span in the input (no span id, or a trace
+that is not there) follow the last record, and a note counts them. To
+OTLP, the spans go to OUT and the log records to --logs-out (.json or
+.pb).
+
 Bad lines are reported as file:line: problem and skipped; the conversion
 still happens, and the exit status is 1. Records of a type the shape does
 not define are counted in a note.`,
 		Example: `  agenttrace convert traces.json -o run.jsonl
   agenttrace convert run.jsonl -o run.pb
+  agenttrace convert traces.pb logs.pb -o run.jsonl
+  agenttrace convert run.jsonl -o spans.pb --logs-out logs.pb
   cat traces.pb | agenttrace convert - -o - --to otlp-json
   agenttrace convert a.json b.json --split runs/ --group-by conversation`,
 		Args: argsAtLeast(1, "input (a file, or - for standard input)"),
@@ -78,6 +94,7 @@ not define are counted in a note.`,
 	f.StringVar(&o.split, "split", "", "write one artifact per group into this directory")
 	f.StringVar(&o.groupBy, "group-by", "trace", "with --split: trace or conversation")
 	f.StringVar(&o.from, "from", "", "input shape, when detection guesses wrong: "+shapeNames())
+	f.StringVar(&o.logsOut, "logs-out", "", "with an OTLP output: write the log records here (.json or .pb)")
 	cmd.MarkFlagsMutuallyExclusive("output", "split")
 	cmd.MarkFlagsOneRequired("output", "split")
 	e.redactFlags(cmd)
@@ -105,6 +122,17 @@ func (o convertOpts) plan(cmd *cobra.Command) (*convertPlan, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if o.logsOut != "" {
+		if o.split != "" || p.format == outJSONL {
+			return nil, usageErrorf("--logs-out needs an OTLP output (.json or .pb): an artifact keeps log records itself")
+		}
+		if p.logsFormat, err = formatOfPath(o.logsOut); err != nil {
+			return nil, err
+		}
+		if p.logsFormat == outJSONL {
+			return nil, usageErrorf("--logs-out %q: want a .json or .pb file", o.logsOut)
+		}
 	}
 	if cmd.Flags().Changed("group-by") && o.split == "" {
 		return nil, usageErrorf("--group-by needs --split")
@@ -135,6 +163,9 @@ func (e *env) convert(p *convertPlan) error {
 	}
 	if p.split != "" {
 		err = e.splitInto(p, all)
+		if err == nil && len(all.logs) > 0 {
+			fmt.Fprintf(e.stderr, "note: %d log record(s) not written: --split writes spans only; convert to one artifact to keep them\n", len(all.logs))
+		}
 	} else {
 		err = e.writeOne(p, all)
 	}
@@ -178,7 +209,7 @@ func (e *env) stream(p *convertPlan, in *input) error {
 // fromShapes are the values --from takes.
 var fromShapes = []importer.Shape{
 	importer.Artifact, importer.OTLPJSON, importer.OTLPJSONLine, importer.OTLPProto,
-	importer.OTLPStream, importer.Transcript, importer.Trajectory, importer.Events, importer.Jaeger,
+	importer.OTLPStream, importer.Transcript, importer.Trajectory, importer.Events, importer.Jaeger, importer.AgentEval,
 }
 
 // shapeNames lists fromShapes for messages.
@@ -194,7 +225,72 @@ func shapeNames() string {
 func (e *env) writeOne(p *convertPlan, all *inputs) error {
 	meta := all.metaFor(all.records)
 	e.redact.mark(meta)
-	return e.writeOutput(p.output, func(w io.Writer) error {
+	if len(all.logs) > 0 && p.format == outJSONL {
+		return e.writeOutput(p.output, func(w io.Writer) error {
+			return e.encodeWithLogs(w, all, meta)
+		})
+	}
+	err := e.writeOutput(p.output, func(w io.Writer) error {
 		return encode(w, p.format, all.records, meta, converter.WithMaxLineSize(e.maxLine))
 	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case p.logsOut != "":
+		return e.writeOutput(p.logsOut, func(w io.Writer) error { return encodeLogs(w, p.logsFormat, all.logs) })
+	case len(all.logs) > 0:
+		fmt.Fprintf(e.stderr, "note: %d log record(s) not written: name a file for them with --logs-out\n", len(all.logs))
+	}
+	return nil
+}
+
+// encodeWithLogs writes one artifact of all's spans and log records: each
+// span's log records right after its record, in time order, and the log
+// records of no span in all after the last record (counted in a note).
+func (e *env) encodeWithLogs(w io.Writer, all *inputs, meta *converter.Meta) error {
+	bySpan, orphans := converter.LogsBySpan(all.records, all.logs)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	aw := converter.NewWriter(bw, meta, converter.WithMaxLineSize(e.maxLine))
+	for i := range all.records {
+		if err := aw.Write(&all.records[i]); err != nil {
+			return err
+		}
+		for j := range bySpan[i] {
+			if err := aw.WriteLog(&bySpan[i][j]); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range orphans {
+		if err := aw.WriteLog(&orphans[i]); err != nil {
+			return err
+		}
+	}
+	if len(orphans) > 0 {
+		fmt.Fprintf(e.stderr, "note: %d log record(s) of no span in the input, written after the last record\n", len(orphans))
+	}
+	if err := aw.Close(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// encodeLogs writes log records as one OTLP logs payload.
+func encodeLogs(w io.Writer, f outFormat, logs []converter.LogRecord) error {
+	ld := converter.ToLogs(logs)
+	var (
+		b   []byte
+		err error
+	)
+	if f == outOTLPJSON {
+		b, err = (&plog.JSONMarshaler{}).MarshalLogs(ld)
+	} else {
+		b, err = (&plog.ProtoMarshaler{}).MarshalLogs(ld)
+	}
+	if err != nil {
+		return fmt.Errorf("encode OTLP logs: %w", err)
+	}
+	_, err = w.Write(b)
+	return err
 }

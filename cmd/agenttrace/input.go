@@ -28,6 +28,9 @@ type input struct {
 	close func() error
 	// maxLine is the longest artifact line read (--max-line).
 	maxLine int
+	// logs is the OTLP logs format of an input of log records (the GenAI
+	// instrumentations' message content); 0 for every other input.
+	logs converter.Format
 }
 
 // readErr remembers the first read error of the underlying file, so that
@@ -84,6 +87,9 @@ func (e *env) open(path string) (*input, error) {
 		return nil, in.readError(err)
 	}
 	in.shape = importer.Detect(head)
+	if f := converter.Detect(head); f.IsLogs() && e.from == importer.Unknown {
+		in.logs = f
+	}
 	if e.from != importer.Unknown {
 		in.shape = e.from // --from: the user knows better than the bytes
 	}
@@ -99,6 +105,9 @@ type source struct {
 	meta    *converter.Meta    // the artifact's header; nil for other shapes
 	summary *converter.Summary // the artifact's last trailer; nil when none
 	records []converter.Record
+	// logs are the input's log records: an OTLP logs payload's, or an
+	// artifact's "log" lines.
+	logs    []converter.LogRecord
 	skipped int64 // lines reported and skipped
 	unknown int64 // artifact lines of an unknown kind
 	// unknownTypes counts, by type, the records of types an imported
@@ -114,11 +123,20 @@ type source struct {
 func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
 	defer in.close()
 	src := &source{name: in.name}
+	if in.logs != 0 {
+		ld, err := converter.ReadOTLPLogs(in.r, in.logs, in.name)
+		if err != nil {
+			return nil, in.fail(err)
+		}
+		src.logs = converter.LogRecords(ld)
+		return src, nil
+	}
 	switch in.shape {
 	case importer.Artifact:
 		// Read here rather than by importer.For, which keeps no header:
 		// the budget and the redaction flag live only there.
-		r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(onProblem), converter.WithMaxLineSize(in.maxLine))
+		r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(onProblem), converter.WithMaxLineSize(in.maxLine),
+			converter.WithLogs(func(l *converter.LogRecord) { src.logs = append(src.logs, *l) }))
 		for {
 			rec, err := r.Next()
 			if err == io.EOF {
@@ -158,8 +176,11 @@ func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
 // made from them is made from all their records (and, for an artifact,
 // from its own header).
 func (in *input) streamed() bool {
+	if in.logs != 0 {
+		return false
+	}
 	switch in.shape {
-	case importer.Transcript, importer.Trajectory, importer.Events, importer.Jaeger, importer.OTLPStream:
+	case importer.Transcript, importer.Trajectory, importer.Events, importer.Jaeger, importer.OTLPStream, importer.AgentEval:
 		return true
 	}
 	return false
@@ -215,7 +236,8 @@ func (in *input) readError(err error) error {
 // inputs is every input of a command line, read.
 type inputs struct {
 	sources []*source
-	records []converter.Record // all of them, in end-time order
+	records []converter.Record    // all of them, in end-time order
+	logs    []converter.LogRecord // all of them, in input order
 }
 
 // printProblem prints a line that could not be read, as
@@ -256,6 +278,7 @@ func (e *env) loadOpened(paths []string, first *input) (*inputs, error) {
 		e.redact.source(src) // before anything is written, shown or sent
 		all.sources = append(all.sources, src)
 		all.records = append(all.records, src.records...)
+		all.logs = append(all.logs, src.logs...)
 	}
 	converter.SortRecords(all.records)
 	return all, nil
