@@ -110,26 +110,37 @@ func (s *Store) load(a *artifact, recs []converter.Record) error {
 		if !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("open artifact: %w", err)
 		}
-		ad, err := adopt(a.path, s.setAside)
-		if err != nil {
+		ok, err := s.adoptInto(a)
+		if err != nil || ok {
 			return err
-		}
-		if ad != nil {
-			a.meta, a.tally, a.seen = ad.meta, ad.tally, newSpanSet(ad.seen)
-			a.size, a.headerOnDisk, a.trailerLast = ad.size, true, ad.trailerLast
-			a.rootEnded.Store(ad.rootEnded)
-			if a.traces != nil {
-				a.seen.each(func(k converter.SpanKey) { a.traces[k.Trace] = struct{}{} })
-			}
-			a.loaded = true
-			s.hooks.opened()
-			return nil
 		}
 	}
 	a.meta = Header(a.key, recs, s.opts.Header)
 	a.loaded = true
 	s.hooks.opened()
 	return nil
+}
+
+// adoptInto continues the artifact a's file holds, and reports false when
+// there is none to continue (no file, an empty one, one set aside). It
+// never creates a file. a.mu is held.
+func (s *Store) adoptInto(a *artifact) (bool, error) {
+	ad, err := adopt(a.path, s.setAside)
+	if err != nil || ad == nil {
+		return false, err
+	}
+	if a.key.Kind == KindConversation && a.traces == nil {
+		a.traces = make(map[pcommon.TraceID]struct{})
+	}
+	a.meta, a.tally, a.seen = ad.meta, ad.tally, newSpanSet(ad.seen)
+	a.size, a.headerOnDisk, a.trailerLast = ad.size, true, ad.trailerLast
+	a.rootEnded.Store(ad.rootEnded)
+	if a.traces != nil {
+		a.seen.each(func(k converter.SpanKey) { a.traces[k.Trace] = struct{}{} })
+	}
+	a.loaded = true
+	s.hooks.opened()
+	return true, nil
 }
 
 func (s *Store) setAside(from, to string, why error) {

@@ -67,14 +67,14 @@ func (s *Store) take(k Key, ent os.DirEntry) {
 	if a.gone || a.loaded {
 		return // written to since start: the finalizer has it
 	}
-	if err := s.load(a, nil); err != nil {
+	ok, err := s.adoptInto(a)
+	if err != nil {
 		s.handle(fmt.Errorf("recover %s: %w", a.path, err))
-		return
 	}
-	if !a.headerOnDisk {
-		// Set aside, or empty: nothing to finish.
+	if !ok {
+		// Gone since it was listed (folded into a conversation's), set
+		// aside, or empty: nothing to finish, and no file to make.
 		a.gone = true
-		s.closeFile(a)
 		s.forget(a)
 		return
 	}
@@ -83,7 +83,6 @@ func (s *Store) take(k Key, ent os.DirEntry) {
 		at = info.ModTime()
 	}
 	a.lastWrite.Store(at.UnixNano())
-	a.trailerLast = false
 }
 
 // hasTrailer reports whether the last complete line of the file at path
