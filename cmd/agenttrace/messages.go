@@ -62,7 +62,7 @@ func (e *env) messages(paths []string, asJSON bool) error {
 		return err
 	}
 	recs := all.records
-	calls := converter.ModelCalls(recs)
+	calls := converter.ModelCallsWithLogs(recs, all.logs)
 	if asJSON {
 		turns := make([]turn, 0, len(calls))
 		var rd semconv.Reading

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/redact"
@@ -74,6 +75,9 @@ func (rd *redaction) source(src *source) {
 	for i := range src.records {
 		rd.record(&src.records[i])
 	}
+	for i := range src.logs {
+		rd.logRecord(&src.logs[i])
+	}
 	rd.mark(src.meta)
 }
 
@@ -84,6 +88,21 @@ func (rd *redaction) source(src *source) {
 func (rd *redaction) record(rec *converter.Record) {
 	r := rd.redactor()
 	r.Span(rec.Span)
+	r.Map(rec.Resource.Attributes())
+	r.Map(rec.Scope.Attributes())
+}
+
+// logRecord redacts one log record in place: attributes, body (where
+// the GenAI instrumentations put message content), resource and scope.
+func (rd *redaction) logRecord(rec *converter.LogRecord) {
+	r := rd.redactor()
+	r.Map(rec.Log.Attributes())
+	body := pcommon.NewMap()
+	rec.Log.Body().CopyTo(body.PutEmpty("body"))
+	if r.Map(body) {
+		v, _ := body.Get("body")
+		v.CopyTo(rec.Log.Body())
+	}
 	r.Map(rec.Resource.Attributes())
 	r.Map(rec.Scope.Attributes())
 }

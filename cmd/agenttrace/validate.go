@@ -69,7 +69,8 @@ func (e *env) validateOne(path string) error {
 		v.problem(0, "empty file: no meta header")
 		return errFindings
 	}
-	r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(v.lineProblem), converter.WithMaxLineSize(e.maxLine))
+	r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(v.lineProblem), converter.WithMaxLineSize(e.maxLine),
+		converter.WithLogs(func(*converter.LogRecord) {})) // decoded, so a bad log line is reported
 	if err := v.records(r); err != nil {
 		return in.fail(err)
 	}
@@ -82,6 +83,10 @@ func (e *env) validateOne(path string) error {
 	}
 	if v.truncated > 0 {
 		fmt.Fprintf(e.stdout, "%s: ok (%d records; %d value(s) truncated when written)\n", in.name, v.tally.Records(), v.truncated)
+		return nil
+	}
+	if n := r.Stats().Logs; n > 0 {
+		fmt.Fprintf(e.stdout, "%s: ok (%d records, %d log records)\n", in.name, v.tally.Records(), n)
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "%s: ok (%d records)\n", in.name, v.tally.Records())
