@@ -14,9 +14,19 @@ func newTokensCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tokens FILE...",
 		Short: "Report where the tokens went",
-		Long: `Tokens reports a run's token usage: totals and budget, then breakdowns by
-model, by agent (each model call counts toward its nearest enclosing
-agent) and by tool, finish reasons, the largest responses, and failures.
+		Long: `Tokens reports a run's token usage: totals, cost and budget, then
+breakdowns by model, by agent (each model call counts toward its nearest
+enclosing agent) and by tool, finish reasons, the largest responses, and
+failures.
+
+Cost is in dollars: a cost a span reports itself (gen_ai.usage.cost and
+its kin) wins; otherwise the model call's usage is priced with pydantic's
+genai-prices data, vendored with this agenttrace (the provider and model
+matched as the data says, tiered and dated prices applied). A model the
+data does not know has an unknown cost, never $0: --json writes null for
+it, the total sums the known costs (a lower bound then) and
+cost_unknown_models names the models without a price; null when no call
+has a known cost.
 
 Inputs are artifacts or OTLP files, told apart by their content; several
 are reported together. Only model calls count toward tokens: agent and

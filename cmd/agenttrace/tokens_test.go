@@ -237,3 +237,60 @@ func TestTokensTrailerTruth(t *testing.T) {
 	assert.Regexp(t, `(?m)^Budget +1,000 tokens, spent 1,200 \(120\.0%\), remaining 0: OVER BUDGET$`, r.stdout)
 	assert.Regexp(t, `(?m)^Dropped +6 records, not in the file$`, r.stdout)
 }
+
+// TestTokensCostJSON: `tokens --json` carries cost_usd at the top and in
+// each by_model entry; a model the price data does not know is null, and
+// named, never $0.
+func TestTokensCostJSON(t *testing.T) {
+	type costRow struct {
+		Model    string   `json:"model"`
+		CostUSD  *float64 `json:"cost_usd"`
+		Unknown  int64    `json:"cost_unknown"`
+		PricedAs string   `json:"priced_as"`
+	}
+	type costReport struct {
+		CostUSD       *float64  `json:"cost_usd"`
+		Unknown       int64     `json:"cost_unknown"`
+		UnknownModels []string  `json:"cost_unknown_models"`
+		PriceData     string    `json:"price_data"`
+		ByModel       []costRow `json:"by_model"`
+	}
+	read := func(t *testing.T, path string) costReport {
+		r := agenttrace(t, "", "tokens", "--json", path)
+		require.Equal(t, 0, r.code, r.stderr)
+		var got costReport
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), r.stdout)
+		return got
+	}
+
+	src := dialects(t)["genai-v141"]
+	got := read(t, src)
+	// Three claude-sonnet-4-5 calls, each under the 200k tier: input 3,
+	// cache_write 3.75, cache_read 0.3, output 15 $/MTok
+	// (pricing/prices.json). Input 9,732 includes 4,096 read and 2,048
+	// written: 3,588 plain.
+	want := (3_588*3 + 4_096*0.3 + 2_048*3.75 + 839*15) / 1e6
+	require.NotNil(t, got.CostUSD)
+	assert.InDelta(t, want, *got.CostUSD, 1e-12)
+	require.Len(t, got.ByModel, 1)
+	require.NotNil(t, got.ByModel[0].CostUSD)
+	assert.InDelta(t, want, *got.ByModel[0].CostUSD, 1e-12)
+	assert.Equal(t, "claude-sonnet-4-5", got.ByModel[0].PricedAs)
+	assert.Empty(t, got.UnknownModels)
+	assert.Contains(t, got.PriceData, "genai-prices ")
+
+	data, err := os.ReadFile(src)
+	require.NoError(t, err)
+	unknown := filepath.Join(t.TempDir(), "house.json")
+	require.NoError(t, os.WriteFile(unknown, bytes.ReplaceAll(data, []byte("claude-sonnet-4-5"), []byte("house-model-7")), 0o644))
+	got = read(t, unknown)
+	assert.Nil(t, got.CostUSD, "no call has a known cost: null, not 0")
+	assert.Equal(t, int64(3), got.Unknown)
+	assert.Equal(t, []string{"house-model-7-20250929"}, got.UnknownModels)
+	require.Len(t, got.ByModel, 1)
+	assert.Nil(t, got.ByModel[0].CostUSD)
+
+	r := agenttrace(t, "", "tokens", unknown)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "Cost     unknown (3 model calls have no known price (house-model-7-20250929))")
+}
