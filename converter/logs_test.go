@@ -308,3 +308,41 @@ func TestLogsBySpan(t *testing.T) {
 	assert.Equal(t, len(logs), n)
 	require.Len(t, orphans, 2)
 }
+
+// TestGoldenLogs pins the log lines the converter writes, next to their
+// spans, for the official instrumentation's chat and Responses payloads
+// (docs/format.md §4.4 quotes them). Run with -update to accept.
+func TestGoldenLogs(t *testing.T) {
+	for _, sc := range []string{"tool-loop", "responses-tool-loop"} {
+		t.Run(sc, func(t *testing.T) {
+			td := readTracesFile(t, filepath.Join(realLogs, "payloads", sc+".traces.pb"))
+			ld := readLogsFile(t, filepath.Join(realLogs, "payloads", sc+".logs.pb"))
+			recs := converter.Records(td)
+			converter.SortRecords(recs)
+			bySpan, orphans := converter.LogsBySpan(recs, converter.LogRecords(ld))
+			require.Empty(t, orphans)
+			var buf bytes.Buffer
+			w := converter.NewWriter(&buf, nil)
+			for i := range recs {
+				require.NoError(t, w.Write(&recs[i]))
+				for j := range bySpan[i] {
+					require.NoError(t, w.WriteLog(&bySpan[i][j]))
+				}
+			}
+			require.NoError(t, w.Close())
+			// The trailer's finish time is the writer's clock: pin the rest.
+			got := buf.Bytes()[:bytes.LastIndex(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))+1]
+			golden := filepath.Join("../testdata/golden", "otel-instrumentation-openai-"+sc+".jsonl")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, got, 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "missing golden file; run go test ./converter -run TestGoldenLogs -update")
+			require.Equal(t, string(want), string(got))
+
+			back, st := readLogs(t, want)
+			assert.EqualValues(t, ld.LogRecordCount(), st.Logs)
+			assert.Equal(t, plogcmp.Records(ld), plogcmp.Records(back))
+		})
+	}
+}
