@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -22,7 +24,17 @@ import (
 //	 "records": [{"t0": ms, "t1": ms, …the record line, as converter writes it…}, …],
 //	 "report": {…report.TokenReport, as `agenttrace tokens --json` prints it…},
 //	 "trailer": {…the artifact's last summary line…} or null,
-//	 "problems": [{"line": n, "message": "…"}, …]}
+//	 "problems": [{"line": n, "message": "…"}, …],
+//	 "state": "running" or "done",
+//	 "pending": [{"trace_id": "…", "span_id": "…", "t0": ms, "children": n, "running": bool}, …]}
+//
+// Pending are the parents the records name that the file does not hold
+// (yet): SDKs export a span when it ends, so while an agent runs its
+// root and every open parent are known only from their children. The
+// run is "running" while it has pending parents and its writer has not
+// closed it (no trailer); then the pending parents are running, and the
+// page shows them with their elapsed time ticking from their earliest
+// child's start. A closed run's pending parents are simply missing.
 //
 // A record is its artifact line (kind, name, ids, times, status, promoted
 // fields, usage, args, result, messages, attrs, events…), so every field a
@@ -55,6 +67,70 @@ type viewRun struct {
 	Report   *report.TokenReport `json:"report"`
 	Trailer  json.RawMessage     `json:"trailer"`
 	Problems []Problem           `json:"problems"`
+	State    string              `json:"state"`
+	Pending  []Pending           `json:"pending"`
+}
+
+// Run states of the view model.
+const (
+	StateRunning = "running"
+	StateDone    = "done"
+)
+
+// Pending is a parent span the records of a run name but the run does not
+// hold: still running, when the run is, else missing.
+type Pending struct {
+	TraceID string `json:"trace_id"`
+	SpanID  string `json:"span_id"`
+	// T0 is its earliest known child's start, in epoch milliseconds.
+	T0 float64 `json:"t0"`
+	// Children counts the records that name it as their parent.
+	Children int  `json:"children"`
+	Running  bool `json:"running"`
+}
+
+// RunState is a run's live state and its pending parents (see the view
+// model): running while parents are pending and no trailer closed it.
+func RunState(recs []converter.Record, sum *converter.Summary) (string, []Pending) {
+	type key struct {
+		t pcommon.TraceID
+		s pcommon.SpanID
+	}
+	have := make(map[key]struct{}, len(recs))
+	for i := range recs {
+		have[key{recs[i].Span.TraceID(), recs[i].Span.SpanID()}] = struct{}{}
+	}
+	idx := map[key]int{}
+	var pend []Pending
+	for i := range recs {
+		sp := recs[i].Span
+		p := sp.ParentSpanID()
+		if p.IsEmpty() {
+			continue
+		}
+		k := key{sp.TraceID(), p}
+		if _, ok := have[k]; ok {
+			continue
+		}
+		t0 := float64(sp.StartTimestamp()) / 1e6
+		j, ok := idx[k]
+		if !ok {
+			idx[k] = len(pend)
+			pend = append(pend, Pending{TraceID: k.t.String(), SpanID: k.s.String(), T0: t0})
+			j = len(pend) - 1
+		}
+		pend[j].Children++
+		if t0 < pend[j].T0 {
+			pend[j].T0 = t0
+		}
+	}
+	if len(pend) == 0 || sum != nil {
+		return StateDone, pend
+	}
+	for i := range pend {
+		pend[i].Running = true
+	}
+	return StateRunning, pend
 }
 
 // encodedRun is a run as the page embeds it: the view model's JSON, and
@@ -74,6 +150,10 @@ func encodeView(run *Run) (*encodedRun, error) {
 	v := viewRun{Name: run.Name, Meta: meta, Report: rep, Problems: run.Problems}
 	if v.Problems == nil {
 		v.Problems = []Problem{}
+	}
+	v.State, v.Pending = RunState(run.Records, run.Summary)
+	if v.Pending == nil {
+		v.Pending = []Pending{}
 	}
 	if run.Summary != nil {
 		v.Trailer = bytes.TrimSuffix(converter.AppendSummary(nil, run.Summary), []byte{'\n'})

@@ -234,6 +234,7 @@ type otlpRun struct {
 	st       *store.Store
 	rcv      *receiver.Receiver
 	lines    []string
+	httpAddr string // where OTLP/HTTP listens, when it does
 	done     []chan error
 	disabled bool
 }
@@ -263,6 +264,7 @@ func startOTLP(dir string, o otlpFlags, log *slog.Logger) (*otlpRun, error) {
 			return fail(fmt.Errorf("--otlp-http: listen: %w", err))
 		}
 		lns = append(lns, ln)
+		run.httpAddr = ln.Addr().String()
 		run.lines = append(run.lines, fmt.Sprintf("receiving OTLP/HTTP at http://%s (/v1/traces)", ln.Addr()))
 	}
 	if o.grpc != "off" {

@@ -85,8 +85,21 @@
 
   const key = (r) => (r.trace_id || '') + '/' + (r.span_id || '');
 
+  // pendingRows are the rows of the parents the records name but the run
+  // does not hold (Go's view model lists them): running ones end "now"
+  // (the page ticks them), missing ones where their last child ends.
+  function pendingRows(run) {
+    const now = Date.now();
+    return run.pending.filter(isObj).map((p) => ({
+      kind: 'span', _pending: true, _running: p.running === true,
+      name: p.running === true ? 'running…' : 'not recorded (never ended)',
+      trace_id: String(p.trace_id || ''), span_id: String(p.span_id || ''),
+      t0: +p.t0 || 0, t1: p.running === true ? Math.max(now, +p.t0 || 0) : +p.t0 || 0, children: p.children,
+    }));
+  }
+
   function buildModel(run) {
-    const recs = run.records;
+    const recs = run.records.concat(pendingRows(run));
     const byKey = new Map();
     for (let i = 0; i < recs.length; i++) {
       const r = recs[i];
@@ -127,7 +140,24 @@
     for (const r of recs) if (!seen.has(r)) { r._d = 0; flat.push(r); }
     // The tool filter offers the tool names the records carry.
     const tools = Array.from(new Set(recs.map((r) => r.tool).filter((t) => typeof t === 'string' && t))).sort();
-    run.model = { byKey, roots, flat, T0, T1, tools };
+    // A missing parent spans its children.
+    for (const r of recs) {
+      if (!r._pending || r._running) continue;
+      for (const k of r._kids) if (k.t1 > r.t1) r.t1 = k.t1;
+    }
+    run.model = { byKey, roots, flat, T0, T1, tools, running: recs.filter((r) => r._running) };
+  }
+
+  // tick moves the end of a running run's open parents to now, once a
+  // second, so their elapsed time grows until their end arrives.
+  function tick() {
+    const R = run();
+    if (!R || !R.model || !R.model.running.length) return;
+    const now = Date.now();
+    for (const r of R.model.running) r.t1 = Math.max(now, r.t0);
+    for (const r of R.model.running) if (r.t1 > R.model.T1) R.model.T1 = r.t1;
+    renderCards(); renderAxis(); renderRows();
+    if (S.sel && S.sel._running) renderDetail();
   }
 
   function u(r, k) { return (r.usage && typeof r.usage[k] === 'number') ? r.usage[k] : 0; }
@@ -153,6 +183,8 @@
     run.records = run.records.filter(isObj);
     if (!Array.isArray(run.problems)) run.problems = [];
     if (!isObj(run.meta)) run.meta = {};
+    if (!Array.isArray(run.pending)) run.pending = [];
+    run.state = run.state === 'running' ? 'running' : 'done';
     run.name = String(run.name || 'run');
   }
 
@@ -391,6 +423,12 @@
     } else if (notes.length) {
       kids.push(h('div', { class: 'note', id: 'notes', role: 'note' }, ...notes.map((n) => h('p', { text: n }))));
     }
+    if (!R.asWritten) {
+      cards.unshift(card('Status', R.state === 'running' ? '● running' : '✓ done',
+        R.state === 'running' ? num(m.running.length) + (m.running.length === 1 ? ' span' : ' spans') + ' not ended yet' : (R.pending.length ? num(R.pending.length) + ' parent spans never recorded' : 'every span ended'),
+        R.state === 'running' ? 'running' : 'done'));
+    }
+    document.body.dataset.runState = R.state;
     kids.push(h('div', { class: 'card-row' }, ...cards));
     if (t && isObj(t.budget) && t.budget.budget_tokens > 0) kids.push(budgetBar(t.budget));
     ui.cards.replaceChildren(...kids);
@@ -518,7 +556,7 @@
       out.push(r);
     }
     S.visible = out;
-    ui.count.textContent = num(out.length) + ' of ' + num(R.records.length) + ' rows';
+    ui.count.textContent = num(out.length) + ' of ' + num(flat.length) + ' rows';
     ui.spacer.style.height = (out.length * ROW) + 'px';
     // A shorter list must not leave the view scrolled past its end.
     const maxTop = Math.max(0, out.length * ROW - ui.scroll.clientHeight);
@@ -553,7 +591,7 @@
 
   function rowEl(r, m, span) {
     const failed = r.ok === false;
-    const cls = 'row k-' + r.kind + (failed ? ' err' : '') + (S.sel === r ? ' sel' : '') + (r._ctx ? ' ctx' : '');
+    const cls = 'row k-' + r.kind + (failed ? ' err' : '') + (S.sel === r ? ' sel' : '') + (r._ctx ? ' ctx' : '') + (r._running ? ' running' : '') + (r._pending && !r._running ? ' missing' : '');
     const indent = h('span', { class: 'indent' });
     // Past 40 levels the indent stops growing: a pathological chain must
     // not push the names out of their column.
@@ -566,11 +604,11 @@
     const label = h('div', { class: 'label' }, indent, caret, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }),
       failed ? h('span', { class: 'errmark', title: 'error', text: '!' }) : null,
       h('span', { class: 'name', text: r.name || '(unnamed)' }), extra ? h('span', { class: 'extra', text: extra }) : null);
-    const bar = h('div', { class: 'bar k-' + r.kind + (failed ? ' err' : '') });
+    const bar = h('div', { class: 'bar k-' + r.kind + (failed ? ' err' : '') + (r._running ? ' running' : '') });
     const l = Math.max(0, (r.t0 - m.T0) / span), w = Math.max(0, (r.t1 - r.t0) / span);
     bar.style.left = (l * 100).toFixed(3) + '%';
     bar.style.width = Math.max(w * 100, 0.15).toFixed(3) + '%';
-    const dur = h('span', { class: 'dur', text: ms(r.t1 - r.t0) });
+    const dur = h('span', { class: 'dur', text: ms(r.t1 - r.t0) + (r._running ? ' …' : '') });
     // The label goes after the bar, or before it when the bar ends near
     // the right edge, or inside it when it is wide too.
     if (l + w <= 0.85) dur.style.left = ((l + w) * 100).toFixed(3) + '%';
@@ -598,6 +636,27 @@
     S.sel = r;
     renderRows();
     renderDetail();
+    linkHere();
+  }
+
+  // linkHere puts the selected span in the address (#span=<id>, with
+  // run=<n> past the first run), so every span has a link; openLink
+  // follows one.
+  function linkHere() {
+    const r = S.sel;
+    const frag = r && r.span_id && !r._pending ? '#' + (S.cur ? 'run=' + S.cur + '&' : '') + 'span=' + encodeURIComponent(r.span_id) : '';
+    if (location.hash === frag || (!frag && !location.hash)) return;
+    try { history.replaceState(null, '', frag || location.pathname + location.search); } catch (e) { /* a sandboxed page keeps its address */ }
+  }
+
+  function openLink() {
+    const p = new URLSearchParams(location.hash.replace(/^#/, ''));
+    const i = +(p.get('run') || 0), id = p.get('span');
+    if (!(i >= 0 && i < S.runs.length)) return;
+    if (i !== S.cur) selectRun(i);
+    if (!id) return;
+    const r = S.runs[i].records.find((x) => x.span_id === id);
+    if (r) reveal(r);
   }
 
   // reveal expands r's ancestors, clears filters that hide it, scrolls it
@@ -646,6 +705,14 @@
     }
     const v = S.mode === 'verbose', min = S.mode === 'minimal';
     const kids = [];
+    if (r._pending) {
+      ui.detail.replaceChildren(h('div', { class: 'dhead' }, h('h2', { text: r.name })),
+        h('p', { text: r._running
+          ? 'This span has not ended: its children arrived, it has not. Running for ' + ms(r.t1 - r.t0) + ' so far.'
+          : 'Its children name it as their parent, but it was never recorded.' }),
+        h('p', { class: 'muted', text: 'span ' + r.span_id + ' · ' + num(r.children) + ' children so far' }));
+      return;
+    }
     kids.push(h('div', { class: 'dhead' }, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }), h('h2', { text: r.name || '(unnamed)' }),
       h('span', { class: 'status ' + (r.ok === false ? 'bad' : 'good'), text: r.ok === false ? 'error' + (r.code ? ': ' + r.code : '') : 'ok' })));
     if (r.ok === false && r.message) kids.push(h('div', { class: 'errmsg', text: r.message }));
@@ -848,12 +915,14 @@
   loadEmbedded();
   document.body.dataset.parseMs = (performance.now() - tParse).toFixed(1);
   renderRunPicker();
-  if (S.runs.length) selectRun(0);
+  window.addEventListener('hashchange', openLink);
+  if (S.runs.length) { selectRun(0); openLink(); }
   else {
     renderProblems();
     ui.cards.replaceChildren(h('p', { class: 'muted', text: convertURL ? 'No run here yet: open or drop an artifact, OTLP or Jaeger JSON file.' : 'No run here yet: open or drop an artifact.' }));
   }
   startLive();
+  setInterval(tick, 1000);
   document.body.dataset.renderMs = (performance.now() - t0).toFixed(1);
   document.body.dataset.ready = '1';
 })();

@@ -17,6 +17,11 @@ const (
 	// routeConvert takes a file dropped on a viewer page (POST) and
 	// answers with its runs' view models.
 	routeConvert = "/convert"
+	// routeVersion answers a digest of the folder's artifacts, which the
+	// list page polls to follow the folder.
+	routeVersion = "/version"
+	// routeCompare shows two runs side by side (?c=<path>&c=<path>).
+	routeCompare = "/compare"
 )
 
 // viewerCSP is the header policy of the viewer page. The page brings its
@@ -70,6 +75,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.withArtifact(w, path[len(routeData):], s.serveData, r)
+	case path == routeVersion:
+		if !allowMethods(w, r, http.MethodGet, http.MethodHead) {
+			return
+		}
+		s.serveVersion(w, r)
+	case path == routeCompare:
+		if !allowMethods(w, r, http.MethodGet, http.MethodHead) {
+			return
+		}
+		s.serveCompare(w, r)
 	case path == routeConvert:
 		if !allowMethods(w, r, http.MethodPost) {
 			return

@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
@@ -47,6 +49,106 @@ type runInfo struct {
 	Dropped int64
 	// Err says why the artifact could not be read, when it could not.
 	Err string
+
+	// Agents, Models and Tools are the names the records carry, sorted.
+	Agents, Models, Tools []string
+	// Running tells that the run is still going (viewer.RunState):
+	// parents are pending and no trailer closed it.
+	Running bool
+	// index is what a search across runs looks in, lower case: the
+	// names above, span names and the text of the messages.
+	index string
+}
+
+// maxIndex bounds the search text kept per run.
+const maxIndex = 1 << 20
+
+// indexer collects a run's names and message text as its records are read.
+type indexer struct {
+	rd                    semconv.Reading
+	agents, models, tools map[string]struct{}
+	text                  strings.Builder
+	spans, parents        map[[24]byte]struct{}
+}
+
+func newIndexer() *indexer {
+	return &indexer{agents: map[string]struct{}{}, models: map[string]struct{}{}, tools: map[string]struct{}{},
+		spans: map[[24]byte]struct{}{}, parents: map[[24]byte]struct{}{}}
+}
+
+func (ix *indexer) add(rec *converter.Record) {
+	sp := rec.Span
+	var k [24]byte
+	tid := sp.TraceID()
+	copy(k[:16], tid[:])
+	sid := sp.SpanID()
+	copy(k[16:], sid[:])
+	ix.spans[k] = struct{}{}
+	if p := sp.ParentSpanID(); !p.IsEmpty() {
+		copy(k[16:], p[:])
+		ix.parents[k] = struct{}{}
+	}
+	rec.Read(&ix.rd)
+	if m := ix.rd.Model(); m != "" {
+		ix.models[m] = struct{}{}
+	}
+	if a := ix.rd.Str(semconv.FieldAgent); a != "" {
+		ix.agents[a] = struct{}{}
+	}
+	if ix.rd.Kind == semconv.Call {
+		if t := ix.rd.ToolName(sp.Name()); t != "" {
+			ix.tools[t] = struct{}{}
+		}
+	}
+	ix.write(sp.Name())
+	if ix.text.Len() >= maxIndex {
+		return
+	}
+	c := semconv.Messages(sp)
+	parts := func(ps []semconv.Part) {
+		for _, p := range ps {
+			ix.write(p.Content)
+			ix.write(p.Name)
+		}
+	}
+	parts(c.System)
+	for _, m := range c.Input {
+		parts(m.Parts)
+	}
+	for _, m := range c.Output {
+		parts(m.Parts)
+	}
+}
+
+func (ix *indexer) write(s string) {
+	if s == "" || ix.text.Len() >= maxIndex {
+		return
+	}
+	ix.text.WriteString(strings.ToLower(s))
+	ix.text.WriteByte('\n')
+}
+
+// finish sets ri's names, state and search text.
+func (ix *indexer) finish(ri *runInfo, trailer bool) {
+	keys := func(m map[string]struct{}) []string { return slices.Sorted(maps.Keys(m)) }
+	ri.Agents, ri.Models, ri.Tools = keys(ix.agents), keys(ix.models), keys(ix.tools)
+	pending := false
+	for p := range ix.parents {
+		if _, ok := ix.spans[p]; !ok {
+			pending = true
+			break
+		}
+	}
+	ri.Running = pending && !trailer
+	var b strings.Builder
+	for _, l := range [][]string{ri.Agents, ri.Models, ri.Tools, {ri.Service, ri.Rel}} {
+		for _, s := range l {
+			b.WriteString(strings.ToLower(s))
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteString(ix.text.String())
+	ri.index = b.String()
 }
 
 // when is the time the list sorts by: the run's start, or the file's
@@ -192,6 +294,7 @@ func (l *lister) read(f found) *runInfo {
 	var (
 		tally   converter.Tally
 		lastRec int
+		ix      = newIndexer()
 	)
 	for {
 		rec, err := rd.Next()
@@ -204,6 +307,7 @@ func (l *lister) read(f found) *runInfo {
 			break
 		}
 		tally.Add(rec)
+		ix.add(rec)
 		lastRec = max(lastRec, rd.Line())
 	}
 	meta := rd.Meta()
@@ -220,6 +324,7 @@ func (l *lister) read(f found) *runInfo {
 	}
 	ri.Records, ri.Errors, ri.Tokens, ri.Budget = sum.Records, sum.Errors, sum.Tokens, sum.Budget
 	tr := rd.Summary()
+	ix.finish(ri, tr != nil)
 	if tr != nil && tr.Complete && rd.SummaryLine() > lastRec {
 		ri.Complete = true
 	}

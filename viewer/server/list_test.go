@@ -182,7 +182,7 @@ func TestListShowsEveryRunNewestFirst(t *testing.T) {
 	require.Equal(t, "travel-planner", run.cols["service"])
 	require.Equal(t, "29.4 s", run.cols["duration"]) // 14:03:07.250 to 14:03:36.665
 	require.Equal(t, "complete", run.cols["state"])
-	require.Equal(t, "open", byPath["live.jsonl"].cols["state"], "no trailer; the torn line is not a bad line")
+	require.Equal(t, "● running", byPath["live.jsonl"].cols["state"], "no trailer, parents not ended yet; the torn line is not a bad line")
 	require.Equal(t, "complete 1 bad line", byPath["bad.jsonl"].cols["state"])
 	require.NotNil(t, want["legacy/tool-dispatch.jsonl"].rep.Budget)
 	require.NotContains(t, page, ".scratch")
@@ -190,8 +190,8 @@ func TestListShowsEveryRunNewestFirst(t *testing.T) {
 	require.NotContains(t, page, "notes.txt")
 }
 
-// The page loads nothing but its own style sheet, allowed by its hash in
-// both the meta element and the header.
+// The page loads nothing but its own style sheet and script, allowed by
+// their hashes in both the meta element and the header.
 func TestListContentSecurityPolicy(t *testing.T) {
 	dir := t.TempDir()
 	copyFile(t, filepath.Join(golden, "agent-run.jsonl"), dir, "agent-run.jsonl")
@@ -207,9 +207,15 @@ func TestListContentSecurityPolicy(t *testing.T) {
 	meta := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatch(page)
 	require.NotNil(t, meta)
 	csp := html.UnescapeString(meta[1])
-	require.Equal(t, "default-src 'none'; style-src "+hash+"; base-uri 'none'; form-action 'none'", csp)
+	// One script, allowed by its hash: it polls /version and reloads the
+	// list when the folder changes. Forms (filters, compare) go here only.
+	script := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllStringSubmatch(page, -1)
+	require.Len(t, script, 1)
+	ssum := sha256.Sum256([]byte(script[0][1]))
+	shash := "'sha256-" + base64.StdEncoding.EncodeToString(ssum[:]) + "'"
+	require.Equal(t, "default-src 'none'; style-src "+hash+"; script-src "+shash+"; connect-src 'self'; base-uri 'none'; form-action 'self'", csp)
 	require.Equal(t, csp+"; frame-ancestors 'none'", resp.Header.Get("Content-Security-Policy"))
-	require.NotContains(t, page, "<script")
+	require.NotContains(t, page, " on", "no inline handlers")
 	require.NotContains(t, page, " style=", "inline style attributes are not allowed by the hash")
 
 	for k, v := range map[string]string{

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agenttrace/agenttrace/converter"
@@ -31,7 +32,28 @@ td.run{white-space:normal;word-break:break-all}
 a{color:var(--link);text-decoration:none}
 a:hover{text-decoration:underline}
 .bad{color:var(--bad)}.warn{color:var(--warn)}.ok{color:var(--ok)}.mute{color:var(--mute)}
+form.filters{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0 0 12px}
+form.filters input[type=search]{min-width:260px}
+input,select,button{font:inherit;padding:3px 6px}
+th a{color:inherit}
+td.names{white-space:normal;max-width:260px;color:var(--mute);font-size:12px}
+.running{color:var(--ok);font-weight:600}
 `
+
+// listScript reloads the list when the folder changes (a new run, a run
+// that grew), unless the user is typing in a filter or has picked runs
+// to compare. The page's policy allows it by its hash and lets it fetch
+// only from this server.
+const listScript = `(function(){var v=document.body.getAttribute('data-version');setInterval(function(){var a=document.activeElement;if(a&&(a.tagName==='INPUT'||a.tagName==='SELECT'))return;if(document.querySelector('input[name=c]:checked'))return;fetch('/version',{credentials:'same-origin'}).then(function(r){return r.ok?r.text():''}).then(function(t){if(t&&t!==v)location.reload()}).catch(function(){})},1500)})();`
+
+// listScriptHash is listScript's CSP source expression.
+var listScriptHash = cspHash(listScript)
+
+// listCSP is the list page's policy: its style, its one script, fetches
+// to this server (the version it polls) and forms submitted here (the
+// filters, the comparison).
+var listCSP = "default-src 'none'; style-src " + listStyleHash + "; script-src " + listScriptHash +
+	"; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // listStyleHash is listStyle's CSP source expression.
 var listStyleHash = cspHash(listStyle)
@@ -55,6 +77,7 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 	"started":  started,
 	"budget":   budget,
 	"escape":   escapeRel,
+	"join":     func(s []string) string { return strings.Join(s, ", ") },
 }).Parse(`<!doctype html>
 <html lang="en">
 <head>
@@ -65,24 +88,38 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 <title>agenttrace runs · {{.Dir}}</title>
 <style>` + listStyle + `</style>
 </head>
-<body>
+<body data-version="{{.Version}}">
 <h1>Runs in <code>{{.Dir}}</code></h1>
-<p class="sub">{{len .Runs}} artifact{{if ne (len .Runs) 1}}s{{end}}, newest first. Listed at {{.Now}}; reload the page to list again.</p>
+<p class="sub">{{len .Runs}} of {{.Total}} artifact{{if ne .Total 1}}s{{end}}{{if .Query.Filtering}} match{{end}}. Listed at {{.Now}}; the list follows the folder.</p>
+<form class="filters" method="get" action="/" role="search">
+<input type="search" name="q" value="{{.Query.Q}}" placeholder="Search runs: tools, models, messages…" aria-label="Search runs">
+<select name="service" aria-label="Service"><option value="">any service</option>{{range .Choices.Services}}<option{{if eq . $.Query.Service}} selected{{end}}>{{.}}</option>{{end}}</select>
+<select name="agent" aria-label="Agent"><option value="">any agent</option>{{range .Choices.Agents}}<option{{if eq . $.Query.Agent}} selected{{end}}>{{.}}</option>{{end}}</select>
+<select name="model" aria-label="Model"><option value="">any model</option>{{range .Choices.Models}}<option{{if eq . $.Query.Model}} selected{{end}}>{{.}}</option>{{end}}</select>
+<select name="status" aria-label="Status"><option value="">any status</option>{{range $k, $v := .Statuses}}<option value="{{$k}}"{{if eq $k $.Query.Status}} selected{{end}}>{{$v}}</option>{{end}}</select>
+<select name="since" aria-label="Time"><option value="">any time</option><option value="1h"{{if eq .Query.Since "1h"}} selected{{end}}>last hour</option><option value="24h"{{if eq .Query.Since "24h"}} selected{{end}}>last 24 hours</option><option value="7d"{{if eq .Query.Since "7d"}} selected{{end}}>last 7 days</option></select>
+<input type="hidden" name="sort" value="{{.Query.Sort}}">
+<button type="submit">Filter</button>{{if .Query.Filtering}} <a href="/">clear</a>{{end}}
+</form>
+<form id="cmp" method="get" action="/compare"></form>
 {{- if .Runs}}
 <table>
-<thead><tr><th>Run</th><th>Started</th><th>Service</th><th class="n">Records</th><th class="n">Tokens in</th><th class="n">Tokens out</th><th class="n">Errors</th><th class="n">Duration</th><th>Budget</th><th>State</th><th></th></tr></thead>
+<thead><tr><th title="pick two to compare"><button type="submit" form="cmp">Compare</button></th><th><a href="{{.Query.SortURL "run"}}">Run{{.Query.Arrow "run"}}</a></th><th><a href="{{.Query.SortURL "started"}}">Started{{.Query.Arrow "started"}}</a></th><th><a href="{{.Query.SortURL "service"}}">Service{{.Query.Arrow "service"}}</a></th><th>Agents · models · tools</th><th class="n"><a href="{{.Query.SortURL "records"}}">Records{{.Query.Arrow "records"}}</a></th><th class="n">Tokens in</th><th class="n">Tokens out</th><th class="n"><a href="{{.Query.SortURL "tokens"}}">Total{{.Query.Arrow "tokens"}}</a></th><th class="n"><a href="{{.Query.SortURL "errors"}}">Errors{{.Query.Arrow "errors"}}</a></th><th class="n"><a href="{{.Query.SortURL "duration"}}">Duration{{.Query.Arrow "duration"}}</a></th><th>Budget</th><th>State</th><th></th></tr></thead>
 <tbody>
 {{- range .Runs}}
 <tr data-path="{{.Rel}}">
+<td><input type="checkbox" name="c" value="{{.Rel}}" form="cmp" aria-label="compare {{.Rel}}"></td>
 <td class="run"><a href="/run/{{escape .Rel}}">{{.Rel}}</a></td>
 {{- if .Err}}
-<td data-col="error" colspan="9" class="bad">cannot read: {{.Err}}</td>
+<td data-col="error" colspan="11" class="bad">cannot read: {{.Err}}</td>
 {{- else}}
 <td data-col="started">{{started .Started}}</td>
 <td data-col="service">{{or .Service "—"}}</td>
+<td data-col="names" class="names">{{join .Agents}}{{if .Models}} · {{join .Models}}{{end}}{{if .Tools}} · {{join .Tools}}{{end}}</td>
 <td data-col="records" class="n">{{num .Records}}</td>
 <td data-col="in" class="n">{{num .Tokens.Input}}</td>
 <td data-col="out" class="n">{{num .Tokens.Output}}</td>
+<td data-col="total" class="n">{{num .Tokens.Total}}</td>
 <td data-col="errors" class="n{{if .Errors}} bad{{end}}">{{num .Errors}}</td>
 <td data-col="duration" class="n">{{duration .Duration}}</td>
 {{- with .Budget}}
@@ -90,16 +127,19 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 {{- else}}
 <td data-col="budget" class="mute">—</td>
 {{- end}}
-<td data-col="state">{{if .Complete}}<span class="ok">complete</span>{{else}}<span class="warn">open</span>{{end}}{{if .Problems}} <span class="bad">{{num .Problems}} bad line{{if ne .Problems 1}}s{{end}}</span>{{end}}{{if .Dropped}} <span class="bad" title="records the trailer counts that are not in the file; tokens and budget are the trailer's">{{num .Dropped}} dropped</span>{{end}}</td>
+<td data-col="state">{{if .Running}}<span class="running">● running</span>{{else if .Complete}}<span class="ok">complete</span>{{else}}<span class="warn">open</span>{{end}}{{if .Problems}} <span class="bad">{{num .Problems}} bad line{{if ne .Problems 1}}s{{end}}</span>{{end}}{{if .Dropped}} <span class="bad" title="records the trailer counts that are not in the file; tokens and budget are the trailer's">{{num .Dropped}} dropped</span>{{end}}</td>
 {{- end}}
 <td><a href="/raw/{{escape .Rel}}" download>raw</a></td>
 </tr>
 {{- end}}
 </tbody>
 </table>
+{{- else if .Query.Filtering}}
+<p>No run matches. <a href="/">Show all runs</a>.</p>
 {{- else}}
-<p>No artifacts (<code>*.jsonl</code>) here yet. Record one with <code>agenttrace demo --out {{.Dir}}</code>.</p>
+<p>No artifacts (<code>*.jsonl</code>) here yet. Record one with <code>agenttrace demo --out {{.Dir}}</code>, or send OTLP to <code>agenttrace serve {{.Dir}} --otlp</code>.</p>
 {{- end}}
+<script>` + listScript + `</script>
 </body>
 </html>
 `))
@@ -107,18 +147,30 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 // cspMeta is the policy the list page carries in a meta element, where
 // frame-ancestors is not allowed (the header says it).
 func cspMeta() string {
-	return "default-src 'none'; style-src " + listStyleHash + "; base-uri 'none'; form-action 'none'"
+	return "default-src 'none'; style-src " + listStyleHash + "; script-src " + listScriptHash + "; connect-src 'self'; base-uri 'none'; form-action 'self'"
 }
 
 // listData is what the list page shows.
 type listData struct {
-	Dir  string
-	Now  string
-	Runs []*runInfo
+	Dir      string
+	Now      string
+	Version  string
+	Total    int
+	Runs     []*runInfo
+	Query    listQuery
+	Choices  listChoices
+	Statuses map[string]string
 }
 
-func (s *Server) serveList(w http.ResponseWriter, _ *http.Request) {
-	data := listData{Dir: s.dir, Now: time.Now().Format("2006-01-02 15:04:05 MST"), Runs: s.list.runs()}
+func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
+	now := time.Now()
+	all := s.list.runs()
+	q := parseListQuery(r.URL.Query())
+	data := listData{
+		Dir: s.dir, Now: now.Format("2006-01-02 15:04:05 MST"), Version: s.list.version(), Total: len(all),
+		Runs: q.apply(all, now), Query: q, Choices: choicesOf(all),
+		Statuses: map[string]string{"running": "running", "done": "done", "error": "with errors", "over": "over budget", "open": "not closed"},
+	}
 	var page bytes.Buffer
 	if err := listPage.Execute(&page, data); err != nil {
 		s.cfg.log.Error("cannot render the list", "err", err)
@@ -126,6 +178,7 @@ func (s *Server) serveList(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	h := w.Header()
+	h.Set("Content-Security-Policy", listCSP)
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(page.Len()))
 	_, _ = page.WriteTo(w)

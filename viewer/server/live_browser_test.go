@@ -34,7 +34,10 @@ func TestViewerTailsRun(t *testing.T) {
 		_, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.body.dataset.ready === "1" && document.querySelectorAll('#rows .row').length === %d`, n)))
 		require.NoError(t, err, "waiting for %d rows", n)
 	}
-	rows(1)
+	// The first record, and its parent, which has not ended yet: running.
+	rows(2)
+	_, err0 := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.dataset.runState === "running" && document.querySelectorAll('#rows .row.running').length === 1`))
+	require.NoError(t, err0, "the parent shows as running")
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(document.getElementById('live') || {}).textContent === '● live'`))
 	require.NoError(t, err, "the page connected to its event stream")
 
@@ -43,6 +46,9 @@ func TestViewerTailsRun(t *testing.T) {
 	appendFile(t, path, rest[:len(rest)/2])
 	appendFile(t, path, rest[len(rest)/2:])
 	rows(records)
+	state, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.dataset.runState`))
+	require.NoError(t, err)
+	require.Equal(t, "done", state)
 	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#rows .row')).map(r => r.dataset.spanId)`))
 	require.NoError(t, err)
 	seen := map[string]bool{}

@@ -1,0 +1,229 @@
+package server
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// listQuery is what the list page was asked to show: its filters, search
+// and order, all in the URL, so a filtered, sorted list is a link too.
+type listQuery struct {
+	Q       string // search across runs: names, tools, models, message text
+	Service string
+	Agent   string
+	Model   string
+	Status  string // "", running, done, error, over (budget), open
+	Since   string // "", 1h, 24h, 7d
+	Sort    string // started, run, service, records, tokens, errors, duration
+	Desc    bool
+}
+
+// Status filters and time windows the list offers.
+var (
+	listStatuses = []string{"running", "done", "error", "over", "open"}
+	listSinces   = map[string]time.Duration{"1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour}
+	listSorts    = []string{"started", "run", "service", "records", "tokens", "errors", "duration"}
+)
+
+func parseListQuery(v url.Values) listQuery {
+	q := listQuery{
+		Q: strings.TrimSpace(v.Get("q")), Service: v.Get("service"), Agent: v.Get("agent"), Model: v.Get("model"),
+		Status: v.Get("status"), Since: v.Get("since"), Sort: v.Get("sort"),
+	}
+	if !slices.Contains(listStatuses, q.Status) {
+		q.Status = ""
+	}
+	if _, ok := listSinces[q.Since]; !ok {
+		q.Since = ""
+	}
+	if !slices.Contains(listSorts, q.Sort) {
+		q.Sort = "started"
+	}
+	// Newest, largest and longest first unless asked otherwise; names
+	// in alphabetical order.
+	switch v.Get("dir") {
+	case "asc":
+		q.Desc = false
+	case "desc":
+		q.Desc = true
+	default:
+		q.Desc = q.Sort != "run" && q.Sort != "service"
+	}
+	return q
+}
+
+// Filtering tells whether any filter or search is set.
+func (q listQuery) Filtering() bool {
+	return q.Q != "" || q.Service != "" || q.Agent != "" || q.Model != "" || q.Status != "" || q.Since != ""
+}
+
+// keep tells whether ri passes the filters.
+func (q listQuery) keep(ri *runInfo, now time.Time) bool {
+	if q.Service != "" && ri.Service != q.Service {
+		return false
+	}
+	if q.Agent != "" && !slices.Contains(ri.Agents, q.Agent) {
+		return false
+	}
+	if q.Model != "" && !slices.Contains(ri.Models, q.Model) {
+		return false
+	}
+	switch q.Status {
+	case "running":
+		if !ri.Running {
+			return false
+		}
+	case "done":
+		if ri.Running || ri.Err != "" {
+			return false
+		}
+	case "error":
+		if ri.Errors == 0 && ri.Err == "" && ri.Problems == 0 {
+			return false
+		}
+	case "over":
+		if ri.Budget == nil || !ri.Budget.OverBudget {
+			return false
+		}
+	case "open":
+		if ri.Complete {
+			return false
+		}
+	}
+	if d, ok := listSinces[q.Since]; ok && ri.when().Before(now.Add(-d)) {
+		return false
+	}
+	if q.Q != "" && !strings.Contains(ri.index, strings.ToLower(q.Q)) {
+		return false
+	}
+	return true
+}
+
+// apply filters and sorts runs (a new slice).
+func (q listQuery) apply(runs []*runInfo, now time.Time) []*runInfo {
+	out := make([]*runInfo, 0, len(runs))
+	for _, ri := range runs {
+		if q.keep(ri, now) {
+			out = append(out, ri)
+		}
+	}
+	by := func(a, b *runInfo) int {
+		switch q.Sort {
+		case "run":
+			return strings.Compare(a.Rel, b.Rel)
+		case "service":
+			return strings.Compare(a.Service, b.Service)
+		case "records":
+			return cmp.Compare(a.Records, b.Records)
+		case "tokens":
+			return cmp.Compare(a.Tokens.Total, b.Tokens.Total)
+		case "errors":
+			return cmp.Compare(a.Errors, b.Errors)
+		case "duration":
+			return cmp.Compare(a.Duration, b.Duration)
+		}
+		return a.when().Compare(b.when())
+	}
+	slices.SortStableFunc(out, func(a, b *runInfo) int {
+		c := by(a, b)
+		if q.Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+		return strings.Compare(a.Rel, b.Rel)
+	})
+	return out
+}
+
+// values are q as URL parameters, without the defaults.
+func (q listQuery) values() url.Values {
+	v := url.Values{}
+	for k, s := range map[string]string{"q": q.Q, "service": q.Service, "agent": q.Agent, "model": q.Model, "status": q.Status, "since": q.Since} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	return v
+}
+
+// SortURL is the list sorted by col: the other way round when it is
+// sorted by col already.
+func (q listQuery) SortURL(col string) string {
+	v := q.values()
+	v.Set("sort", col)
+	desc := col != "run" && col != "service"
+	if q.Sort == col {
+		desc = !q.Desc
+	}
+	if desc {
+		v.Set("dir", "desc")
+	} else {
+		v.Set("dir", "asc")
+	}
+	return "/?" + v.Encode()
+}
+
+// Arrow marks the column the list is sorted by.
+func (q listQuery) Arrow(col string) string {
+	if q.Sort != col {
+		return ""
+	}
+	if q.Desc {
+		return " ▼"
+	}
+	return " ▲"
+}
+
+// listChoices are the values the filters offer: those the runs carry.
+type listChoices struct {
+	Services, Agents, Models []string
+}
+
+func choicesOf(runs []*runInfo) listChoices {
+	s, a, m := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, ri := range runs {
+		if ri.Service != "" {
+			s[ri.Service] = true
+		}
+		for _, x := range ri.Agents {
+			a[x] = true
+		}
+		for _, x := range ri.Models {
+			m[x] = true
+		}
+	}
+	keys := func(m map[string]bool) []string {
+		out := make([]string, 0, len(m))
+		for k := range m {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	return listChoices{Services: keys(s), Agents: keys(a), Models: keys(m)}
+}
+
+// version is a digest of the artifacts' names, sizes and modification
+// times: the list page polls it and reloads when it changes, so a run
+// appears when its first span is written and its row follows it.
+func (l *lister) version() string {
+	h := sha256.New()
+	for _, f := range l.walk() {
+		fmt.Fprintf(h, "%s\x00%d\x00%d\n", f.rel, f.fi.Size(), f.fi.ModTime().UnixNano())
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+func (s *Server) serveVersion(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte(s.list.version()))
+}

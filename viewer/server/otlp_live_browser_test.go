@@ -1,0 +1,97 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agenttrace/agenttrace/internal/browsertest"
+	"github.com/agenttrace/agenttrace/store"
+	"github.com/agenttrace/agenttrace/viewer/receiver"
+)
+
+// otlpInto starts an OTLP/HTTP receiver writing into dir through the
+// store, and returns its address.
+func otlpInto(t *testing.T, dir string) string {
+	t.Helper()
+	st, err := store.New(store.Options{Dir: dir})
+	require.NoError(t, err)
+	rcv := receiver.New(st)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- rcv.ServeHTTP(ln) }()
+	t.Cleanup(func() {
+		require.NoError(t, rcv.Shutdown(context.Background()))
+		assert.ErrorIs(t, <-done, http.ErrServerClosed)
+		require.NoError(t, st.Close())
+	})
+	return ln.Addr().String()
+}
+
+// An agent exporting with the Go SDK's OTLP/HTTP exporter, span by span as
+// they end: its page shows the run as soon as the first span lands, the
+// agent (whose children arrived, itself not yet) as running with its
+// elapsed time growing, the token total growing with each model call,
+// and the run done when the agent's span ends.
+func TestViewerShowsOTLPRunLive(t *testing.T) {
+	dir := t.TempDir()
+	addr := otlpInto(t, dir)
+	ts := start(t, dir, fast)
+
+	exp, err := otlptracehttp.New(t.Context(), otlptracehttp.WithEndpoint(addr), otlptracehttp.WithInsecure())
+	require.NoError(t, err)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", "live-agent"))))
+	t.Cleanup(func() { require.NoError(t, tp.Shutdown(context.Background())) })
+	tr := tp.Tracer("live")
+	ctx, root := tr.Start(t.Context(), "invoke_agent planner", trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "planner")))
+	chat := func(in, out int) {
+		_, sp := tr.Start(ctx, "chat gpt-4o", trace.WithAttributes(
+			attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", "gpt-4o"),
+			attribute.String("gen_ai.provider.name", "openai"),
+			attribute.Int("gen_ai.usage.input_tokens", in), attribute.Int("gen_ai.usage.output_tokens", out)))
+		sp.End()
+	}
+	chat(100, 20)
+	name := root.SpanContext().TraceID().String() + ".jsonl"
+
+	b := browsertest.New(t, browsertest.WithNetwork())
+	require.NoError(t, chromedp.Do(b, chromedp.Navigate(ts.url+"/run/"+name)))
+	_, err = chromedp.Run(b, chromedp.Poll[bool](`document.body.dataset.ready === "1" && document.body.dataset.runState === "running" && document.querySelectorAll('#rows .row.running').length === 1`))
+	require.NoError(t, err, "the agent shows as running before it ends")
+	first, err := chromedp.Run(b, chromedp.Evaluate[string](`document.querySelector('#rows .row.running .dur').textContent`))
+	require.NoError(t, err)
+	_, err = chromedp.Run(b, chromedp.Poll[bool](`document.querySelector('#rows .row.running .dur').textContent !== `+jsString(first)))
+	require.NoError(t, err, "its elapsed time ticks")
+	_, err = chromedp.Run(b, chromedp.Poll[bool](`document.getElementById('cards').innerText.includes('120')`))
+	require.NoError(t, err, "the first call's tokens")
+
+	chat(200, 30)
+	_, err = chromedp.Run(b, chromedp.Poll[bool](`document.getElementById('cards').innerText.includes('350') && document.body.dataset.runState === "running"`))
+	require.NoError(t, err, "the total grows as spans land")
+	browsertest.Screenshot(t, b, "viewer-otlp-running.png")
+
+	root.End()
+	_, err = chromedp.Run(b, chromedp.Poll[bool](`document.body.dataset.runState === "done" && document.querySelectorAll('#rows .row.running').length === 0 && document.querySelectorAll('#rows .row').length === 3`))
+	require.NoError(t, err, "done once the agent's span arrives")
+	status, err := chromedp.Run(b, chromedp.Evaluate[string](`document.querySelector('.card.done').innerText`))
+	require.NoError(t, err)
+	assert.Contains(t, status, "done")
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

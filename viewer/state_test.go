@@ -1,0 +1,61 @@
+package viewer_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/viewer"
+)
+
+func rec(span, parent byte, start uint64) converter.Record {
+	sp := ptrace.NewSpan()
+	sp.SetTraceID(pcommon.TraceID{1})
+	sp.SetSpanID(pcommon.SpanID{span})
+	if parent != 0 {
+		sp.SetParentSpanID(pcommon.SpanID{parent})
+	}
+	sp.SetStartTimestamp(pcommon.Timestamp(start * 1e6))
+	sp.SetEndTimestamp(pcommon.Timestamp((start + 5) * 1e6))
+	return converter.Record{Span: sp}
+}
+
+func TestRunState(t *testing.T) {
+	tests := []struct {
+		name     string
+		recs     []converter.Record
+		sum      *converter.Summary
+		state    string
+		pending  []string // span ids
+		children []int
+		t0       []float64
+	}{
+		{"nothing", nil, nil, viewer.StateDone, nil, nil, nil},
+		{"root and child", []converter.Record{rec(2, 1, 10), rec(1, 0, 5)}, nil, viewer.StateDone, nil, nil, nil},
+		{"children before their parents", []converter.Record{rec(3, 2, 30), rec(4, 2, 20), rec(5, 1, 15)}, nil, viewer.StateRunning,
+			[]string{"0200000000000000", "0100000000000000"}, []int{2, 1}, []float64{20, 15}},
+		{"closed with a parent missing", []converter.Record{rec(3, 2, 30)}, &converter.Summary{Complete: true}, viewer.StateDone,
+			[]string{"0200000000000000"}, []int{1}, []float64{30}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			state, pend := viewer.RunState(tt.recs, tt.sum)
+			assert.Equal(t, tt.state, state)
+			var ids []string
+			var kids []int
+			var t0 []float64
+			for _, p := range pend {
+				ids = append(ids, p.SpanID)
+				kids = append(kids, p.Children)
+				t0 = append(t0, p.T0)
+				assert.Equal(t, tt.state == viewer.StateRunning, p.Running)
+			}
+			assert.Equal(t, tt.pending, ids)
+			assert.Equal(t, tt.children, kids)
+			assert.Equal(t, tt.t0, t0)
+		})
+	}
+}
