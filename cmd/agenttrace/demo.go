@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,10 +31,10 @@ const defaultDemoSeed = 20260511
 
 func newDemoCmd(e *env) *cobra.Command {
 	var (
-		out    string
-		budget int64
-		seed   uint64
-		live   liveFlags
+		out       string
+		budget    int64
+		budgetUSD float64
+		seed      uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "demo --out DIR",
@@ -52,6 +53,9 @@ With --budget the processor holds the run to a token budget. The agent
 asks it (Processor.Guard) before every model and tool call and, once the
 budget is used up, stops: it ends its open spans and says so on standard
 error. A run stopped by its budget exits 0: the budget did its job.
+--budget-usd does the same with a cost budget in dollars (bridge.WithBudgetUSD):
+each model call priced with the genai-prices data, or at the cost its
+span reports.
 
 The run is deterministic: ids come from --seed and every timestamp is
 simulated, so the same seed writes the same bytes.
@@ -60,36 +64,36 @@ Exit status: 0 when the run completed or its budget stopped it, 2 on a
 usage error or when DIR cannot be written.`,
 		Example: `  agenttrace demo --out runs
   agenttrace demo --out runs --budget 3000
+  agenttrace demo --out runs --budget-usd 0.01
   agenttrace tokens runs/*.jsonl
   go run ./cmd/agenttrace demo --out runs   (from a clone, without installing)`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := live.check(cmd); err != nil {
-				return err
-			}
-			if live.on {
-				return e.demoLive(out, cmd.Flags().Changed("seed"), seed, live)
-			}
+		RunE: func(_ *cobra.Command, _ []string) error {
 			if out == "" {
 				return usageErrorf("--out: want a directory")
 			}
 			if budget < 0 {
 				return usageErrorf("--budget %d: want 0 (none) or more", budget)
 			}
-			return e.demo(out, budget, seed)
+			if !(budgetUSD >= 0) || math.IsInf(budgetUSD, 0) {
+				return usageErrorf("--budget-usd %v: want 0 (none) or more dollars", budgetUSD)
+			}
+			return e.demo(out, budget, budgetUSD, seed)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory to write the artifacts to (created if missing)")
 	cmd.Flags().Int64Var(&budget, "budget", 0, "token budget (input + output tokens of model calls); 0 for none")
+	cmd.Flags().Float64Var(&budgetUSD, "budget-usd", 0, "cost budget in dollars (model calls priced with genai-prices); 0 for none")
 	cmd.Flags().Uint64Var(&seed, "seed", defaultDemoSeed, "seed for trace and span ids")
-	// --out is required but for --live (checked in RunE).
-	live.register(cmd)
+	if err := cmd.MarkFlagRequired("out"); err != nil {
+		panic(err) // the flag is defined just above
+	}
 	return cmd
 }
 
 // demo runs the simulated agent with a bridge.Processor writing into dir,
 // then reports what it wrote.
-func (e *env) demo(dir string, budget int64, seed uint64) error {
+func (e *env) demo(dir string, budget int64, budgetUSD float64, seed uint64) error {
 	if err := checkWritableDir(dir); err != nil {
 		return ioError(fmt.Errorf("--out: %w", err))
 	}
@@ -107,13 +111,16 @@ func (e *env) demo(dir string, budget int64, seed uint64) error {
 	}
 
 	opts := []bridge.Option{bridge.WithDirectory(dir, converter.ByTrace)}
-	if budget > 0 {
+	if budget > 0 || budgetUSD > 0 {
 		near := func(ev bridge.BudgetEvent) {
-			if !ev.Status.OverBudget { // a call that jumps past the limit says so at the stop
+			switch {
+			case ev.Cost != nil && !ev.Cost.OverBudget: // a call that jumps past the limit says so at the stop
+				fmt.Fprintf(stderr, "near budget: spent $%.4f of $%g\n", ev.Cost.SpentUSD, ev.Cost.BudgetUSD)
+			case ev.Cost == nil && !ev.Status.OverBudget:
 				fmt.Fprintf(stderr, "near budget: spent %d of %d tokens\n", ev.Status.Spent, ev.Status.BudgetTokens)
 			}
 		}
-		opts = append(opts, bridge.WithBudget(budget), bridge.WithBudgetCallbacks(near, nil))
+		opts = append(opts, bridge.WithBudget(budget), bridge.WithBudgetUSD(budgetUSD), bridge.WithBudgetCallbacks(near, nil))
 	}
 	p, err := bridge.New(opts...)
 	if err != nil {
@@ -123,21 +130,29 @@ func (e *env) demo(dir string, budget int64, seed uint64) error {
 
 	// The agent calls guard before every model and tool call; the status
 	// at the refusal is what the stop message reports.
-	var stop converter.BudgetStatus
+	var (
+		stop     converter.BudgetStatus
+		stopCost bridge.CostStatus
+	)
 	guard := func(ctx context.Context) error {
 		err := p.Guard(ctx)
 		if err != nil {
 			stop, _ = p.Status(ctx)
+			stopCost, _ = p.CostStatus(ctx)
 		}
 		return err
 	}
 	ctx := context.Background()
 	res := agentsim.Run(ctx, tp, agentsim.Config{Guard: guard})
 	if res.Stopped != nil {
-		if errors.Is(res.Stopped, bridge.ErrBudgetExceeded) {
+		switch {
+		case errors.Is(res.Stopped, bridge.ErrBudgetExceeded) && stopCost.OverBudget:
+			fmt.Fprintf(stderr, "cost budget exceeded after %d model calls: spent $%.4f of $%g; stopping\n",
+				res.ModelCalls, stopCost.SpentUSD, stopCost.BudgetUSD)
+		case errors.Is(res.Stopped, bridge.ErrBudgetExceeded):
 			fmt.Fprintf(stderr, "budget exceeded after %d model calls: spent %d of %d tokens; stopping\n",
 				res.ModelCalls, stop.Spent, stop.BudgetTokens)
-		} else {
+		default:
 			fmt.Fprintf(stderr, "stopped after %d model calls: %v\n", res.ModelCalls, res.Stopped)
 		}
 	}
@@ -156,7 +171,10 @@ func (e *env) demo(dir string, budget int64, seed uint64) error {
 	}
 
 	outcome := "answered"
-	if res.Stopped != nil {
+	switch {
+	case res.Stopped != nil && stopCost.OverBudget:
+		outcome = "stopped by its cost budget"
+	case res.Stopped != nil:
 		outcome = "stopped by its token budget"
 	}
 	fmt.Fprintf(e.stdout, "planner %s: %d model calls, %d tool calls (%d failed)\n",
