@@ -35,6 +35,7 @@ func newDemoCmd(e *env) *cobra.Command {
 		budget    int64
 		budgetUSD float64
 		seed      uint64
+		live      liveFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "demo --out DIR",
@@ -68,7 +69,13 @@ usage error or when DIR cannot be written.`,
   agenttrace tokens runs/*.jsonl
   go run ./cmd/agenttrace demo --out runs   (from a clone, without installing)`,
 		Args: cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := live.check(cmd); err != nil {
+				return err
+			}
+			if live.on {
+				return e.demoLive(out, cmd.Flags().Changed("seed"), seed, live)
+			}
 			if out == "" {
 				return usageErrorf("--out: want a directory")
 			}
@@ -85,9 +92,8 @@ usage error or when DIR cannot be written.`,
 	cmd.Flags().Int64Var(&budget, "budget", 0, "token budget (input + output tokens of model calls); 0 for none")
 	cmd.Flags().Float64Var(&budgetUSD, "budget-usd", 0, "cost budget in dollars (model calls priced with genai-prices); 0 for none")
 	cmd.Flags().Uint64Var(&seed, "seed", defaultDemoSeed, "seed for trace and span ids")
-	if err := cmd.MarkFlagRequired("out"); err != nil {
-		panic(err) // the flag is defined just above
-	}
+	// --out is required but for --live (checked in RunE).
+	live.register(cmd)
 	return cmd
 }
 
