@@ -63,12 +63,12 @@ func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
 // takeBack uncounts earlier records that turned out to wrap this one:
 // they become spans, and their usage leaves the totals.
 func (t *Tally) takeBack(e semconv.Ended) {
-	if e.Undone == 0 {
+	if e.Undo == nil {
 		return
 	}
-	t.counts[semconv.Inference] -= e.Undone
-	t.counts[semconv.Span] += e.Undone
-	t.usage.Sub(e.Undo)
+	t.counts[semconv.Inference]--
+	t.counts[semconv.Span]++
+	t.usage.Sub(*e.Undo)
 }
 
 // Failed reports whether a span failed: its status is Error, or, with

@@ -46,18 +46,22 @@ type nestState struct {
 	recent [recentCalls]recentCall // ring, oldest overwritten
 	next   int
 	under  [underSlots]nestKey // spans with an inference ended below them, until they end; zero = free
+	live   int                 // slots in use
+	undo   Usage               // what End last took back
 }
 
 type recentCall struct {
-	key    nestKey
-	parent pcommon.SpanID
-	leaf   bool  // counted as an inference
-	usage  Usage // what it was counted for
+	key   nestKey
+	leaf  bool  // counted as an inference
+	usage Usage // what it was counted for
 }
 
-type nestKey struct {
-	trace pcommon.TraceID
-	span  pcommon.SpanID
+// nestKey is a span's trace and span id as words, so that comparing two
+// is three word compares.
+type nestKey struct{ trace0, trace1, span uint64 }
+
+func keyOf(trace pcommon.TraceID, span pcommon.SpanID) nestKey {
+	return nestKey{binary.LittleEndian.Uint64(trace[:8]), binary.LittleEndian.Uint64(trace[8:]), binary.LittleEndian.Uint64(span[:])}
 }
 
 // Ended is what [Nesting.End] decides about a span that ended.
@@ -65,12 +69,11 @@ type Ended struct {
 	// Kind is the kind to count the span as: [Span] for an inference that
 	// has an inference below it, its own kind otherwise.
 	Kind Kind
-	// Undone counts a parent that ended earlier, was counted as an
-	// inference, and turns out to wrap this span; Undo is the usage it
-	// was counted with. A tally moves it from inferences to spans and
-	// subtracts Undo.
-	Undone int64
-	Undo   Usage
+	// Undo, when not nil, is the usage a parent was counted with that
+	// ended earlier, was counted as an inference, and turns out to wrap
+	// this span: a tally moves it from inferences to spans and subtracts
+	// *Undo. It points into the Nesting and is valid until the next End.
+	Undo *Usage
 }
 
 // End records that a span ended, with kind its own classification and
@@ -82,7 +85,7 @@ type Ended struct {
 //	e := nest.End(pcommon.TraceID(sc.TraceID()), pcommon.SpanID(sc.SpanID()),
 //		pcommon.SpanID(parent.SpanID()), facts.Kind, facts.Usage)
 //	if e.Kind == semconv.Inference { spent += facts.Usage.Total() }
-//	spent -= e.Undo.Total()
+//	if e.Undo != nil { spent -= e.Undo.Total() }
 func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind Kind, usage Usage) Ended {
 	e := Ended{Kind: kind}
 	s := n.s
@@ -96,7 +99,7 @@ func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind K
 	if kind != Inference && parent.IsEmpty() {
 		return e // a root that is no model call: nothing above it to tell
 	}
-	k := nestKey{trace, span}
+	k := keyOf(trace, span)
 	wraps := s.takeUnder(k)
 	if !wraps && kind != Inference {
 		return e
@@ -105,19 +108,20 @@ func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind K
 		e.Kind = Span
 	}
 	if !parent.IsEmpty() {
-		pk := nestKey{trace, parent}
+		pk := keyOf(trace, parent)
 		if r := s.find(pk); r != nil {
 			// The parent, a model call, ended first.
 			if r.leaf {
 				r.leaf = false
-				e.Undone, e.Undo = 1, r.usage
+				s.undo = r.usage
+				e.Undo = &s.undo
 			}
 		} else {
 			s.putUnder(pk)
 		}
 	}
 	if kind == Inference {
-		s.recent[s.next] = recentCall{key: k, parent: parent, leaf: e.Kind == Inference, usage: usage}
+		s.recent[s.next] = recentCall{key: k, leaf: e.Kind == Inference, usage: usage}
 		s.next = (s.next + 1) % recentCalls
 	}
 	return e
@@ -135,7 +139,7 @@ func (s *nestState) find(k nestKey) *recentCall {
 // slot picks k's slot in under: span ids are random, so their bits
 // folded together spread evenly.
 func slot(k nestKey) int {
-	x := binary.LittleEndian.Uint64(k.span[:])
+	x := k.span
 	x ^= x >> 32
 	x ^= x >> 16
 	x ^= x >> 8
@@ -144,15 +148,30 @@ func slot(k nestKey) int {
 
 // takeUnder reports whether k has an inference below it, and forgets it.
 func (s *nestState) takeUnder(k nestKey) bool {
+	if s.live == 0 {
+		return false
+	}
 	i := slot(k)
 	if s.under[i] == k {
 		s.under[i] = nestKey{}
+		s.live--
 		return true
 	}
 	return false
 }
 
-func (s *nestState) putUnder(k nestKey) { s.under[slot(k)] = k }
+func (s *nestState) putUnder(k nestKey) {
+	i := slot(k)
+	if s.under[i] == (nestKey{}) {
+		s.live++
+	}
+	s.under[i] = k
+}
+
+// Quiet reports whether a span that is no model call can be skipped:
+// no span is waiting to learn it has a model call below it. A caller on
+// a hot path may then leave out End for such spans.
+func (n *Nesting) Quiet() bool { return n.s == nil || n.s.live == 0 }
 
 // Reset forgets every span, as for a new run.
 func (n *Nesting) Reset() { n.s = nil }

@@ -36,8 +36,7 @@ type keyID uint16
 
 // Keys the classifier needs that are not field sources.
 var classifierKeys = []string{OISpanKind, TLSpanKind, AIOperationID, TLRequestType,
-	LFObservationType, GenkitType, GenkitSubtype, LFLevel, GenkitState, AIUsageNoCache, LFUsageDetails, GenkitOutput,
-	AIProviderMetadata}
+	LFObservationType, GenkitType, GenkitSubtype}
 
 var (
 	keyIDs   map[string]keyID // attribute key -> id
@@ -55,12 +54,6 @@ var (
 	idLFType keyID
 	idGKType keyID
 	idGKSub  keyID
-	idLFLvl  keyID
-	idGKSt   keyID
-	idNoCach keyID
-	idLFUse  keyID
-	idGKOut  keyID
-	idAIMeta keyID
 )
 
 func init() {
@@ -84,8 +77,7 @@ func init() {
 	numKeys = len(keyIDs)
 	idOp, idOIKind, idTLKind, idAIOp, idTLReq = id(OperationName), id(OISpanKind), id(TLSpanKind), id(AIOperationID), id(TLRequestType)
 	idTool, idSystem, idReqMod, idRspMod = id(ToolName), id(System), id(RequestModel), id(ResponseModel)
-	idLFType, idGKType, idGKSub, idLFLvl, idGKSt = id(LFObservationType), id(GenkitType), id(GenkitSubtype), id(LFLevel), id(GenkitState)
-	idNoCach, idLFUse, idGKOut, idAIMeta = id(AIUsageNoCache), id(LFUsageDetails), id(GenkitOutput), id(AIProviderMetadata)
+	idLFType, idGKType, idGKSub = id(LFObservationType), id(GenkitType), id(GenkitSubtype)
 }
 
 // maxKeys bounds the key table; TestKeyTableFits fails if the table outgrows it.
@@ -109,6 +101,7 @@ type Reading struct {
 	buf      [NumFields]int32
 	scope    string // instrumentation scope name and version, see SetScope
 	scopeVer string
+	attrs    pcommon.Map // for the few keys read only on some dialects' spans
 }
 
 // SetScope tells the reading which instrumentation scope reported the
@@ -135,6 +128,7 @@ func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 	r.Kind, r.Dialect = r.classify(name)
 	r.resolve(statusError)
 	r.scope, r.scopeVer = "", ""
+	r.attrs = attrs
 }
 
 func (r *Reading) str(id keyID) string {
@@ -193,11 +187,15 @@ func classifyFacts(name string, in classInputs) (Kind, Dialect) {
 	if k, ok := operationKind(in.op); ok {
 		return k, DialectGenAI
 	}
-	if k, ok := langfuseKind(in.lfType); ok {
-		return k, DialectLangfuse
+	if in.lfType != "" {
+		if k, ok := langfuseKind(in.lfType); ok {
+			return k, DialectLangfuse
+		}
 	}
-	if k, ok := genkitKind(in.gkType, in.gkSubtype); ok {
-		return k, DialectGenkit
+	if in.gkType != "" || in.gkSubtype != "" {
+		if k, ok := genkitKind(in.gkType, in.gkSubtype); ok {
+			return k, DialectGenkit
+		}
 	}
 	if in.hasOIKind {
 		switch strings.ToUpper(in.oiKind) {

@@ -13,7 +13,10 @@ import (
 // exception event says so too; events are not attributes, so callers
 // holding the span check those (converter.Failed does both).
 func (r *Reading) ReportsError() bool {
-	if r.seen[idLFLvl] != 0 && isError(r.str(idLFLvl)) || r.seen[idGKSt] != 0 && isError(r.str(idGKSt)) {
+	// Langfuse's level and Genkit's state are looked up on those
+	// dialects' spans only, so other spans pay nothing for them.
+	if r.seen[idLFType] != 0 && isError(r.attrStr(LFLevel)) ||
+		(r.seen[idGKType] != 0 || r.seen[idGKSub] != 0) && isError(r.attrStr(GenkitState)) {
 		return true
 	}
 	if !r.Has(FieldFinishReasons) {
@@ -55,7 +58,7 @@ func (r *Reading) TokenUsage() Usage {
 			// testdata/real/openllmetry-anthropic/payloads/stream.traces.json,
 			// where the server sent 25 uncached + 1100 read + 210 written.
 			u.Input += u.CacheRead + u.CacheCreation
-		case r.Dialect == DialectVercel && r.seen[idNoCach] == 0 && strings.HasPrefix(r.Str(FieldProvider), "anthropic."):
+		case r.Dialect == DialectVercel && strings.HasPrefix(r.Str(FieldProvider), "anthropic.") && !r.hasAttr(AIUsageNoCache):
 			// The Vercel AI SDK before v6 (scope "ai") reports Anthropic's
 			// input_tokens as ai.usage.inputTokens (and, on doGenerate and
 			// doStream, as gen_ai.usage.input_tokens) and the cache write only
@@ -64,21 +67,23 @@ func (r *Reading) TokenUsage() Usage {
 			// (inputTokens 25, cachedInputTokens 1100, providerMetadata
 			// cache_creation_input_tokens 210). v6 reports the total and
 			// ai.usage.inputTokenDetails.noCacheTokens.
-			if !r.Has(FieldCacheCreationTokens) && r.seen[idAIMeta] != 0 {
-				u.CacheCreation = anthropicCacheWrite(r.vals[idAIMeta])
+			if v, ok := r.attrs.Get(AIProviderMetadata); ok && !r.Has(FieldCacheCreationTokens) {
+				u.CacheCreation = anthropicCacheWrite(v)
 			}
 			u.Input += u.CacheRead + u.CacheCreation
 		}
 		return u
 	}
-	if r.seen[idLFUse] != 0 {
-		if u, ok := langfuseUsage(r.vals[idLFUse]); ok {
+	if v, ok := r.attrs.Get(LFUsageDetails); ok {
+		if u, ok := langfuseUsage(v); ok {
 			return u
 		}
 	}
-	if r.seen[idGKOut] != 0 && r.Dialect == DialectGenkit {
-		if u, ok := genkitUsage(r.vals[idGKOut]); ok {
-			return u
+	if r.Dialect == DialectGenkit {
+		if v, ok := r.attrs.Get(GenkitOutput); ok {
+			if u, ok := genkitUsage(v); ok {
+				return u
+			}
 		}
 	}
 	return r.Usage()
@@ -194,4 +199,18 @@ func (r *Reading) ToolName(spanName string) string {
 		return t
 	}
 	return spanName
+}
+
+// attrStr returns the string attribute k of the span read, or "". It
+// walks the attributes: only for keys read on few spans.
+func (r *Reading) attrStr(k string) string {
+	if v, ok := r.attrs.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
+		return v.Str()
+	}
+	return ""
+}
+
+func (r *Reading) hasAttr(k string) bool {
+	_, ok := r.attrs.Get(k)
+	return ok
 }
