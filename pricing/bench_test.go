@@ -28,3 +28,14 @@ func BenchmarkLookupUncached(b *testing.B) {
 		tb.lookup("gcp.vertex_ai", "gemini-2.5-pro")
 	}
 }
+
+// BenchmarkLoad is what the first priced report of a process pays: the
+// vendored data decoded and its matchers compiled.
+func BenchmarkLoad(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(embedded, DataFile); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
