@@ -392,20 +392,27 @@ func LogsBySpan(recs []Record, logs []LogRecord) (bySpan map[int][]LogRecord, or
 }
 
 // ModelCallsWithLogs is [ModelCalls] for spans whose content came as log
-// records (the official OpenTelemetry GenAI instrumentations): each log
-// record that carries GenAI content is read as the span event it
-// replaces (see [semconv.AppendLogEvent]), so a conversation from logs
-// reads exactly like one from span attributes or events. recs are not
-// changed.
+// records (the official OpenTelemetry GenAI instrumentations): see
+// [LogsAsEvents]. recs are not changed.
 func ModelCallsWithLogs(recs []Record, logs []LogRecord) []ModelCall {
+	return ModelCalls(LogsAsEvents(recs, logs))
+}
+
+// LogsAsEvents returns a view of recs in which each span that has GenAI
+// content in log records also has that content as the span events the log
+// records stand for (see [semconv.AppendLogEvent]), so that everything
+// that reads a conversation off a span ([semconv.Messages]: messages, the
+// viewer, audit) reads content from logs exactly as content from span
+// attributes or events. It is a view for reading: recs and logs are not
+// changed, and a span with new events is a copy; it must not be written
+// as the artifact's own record, which would add events the span never
+// had. When no log record adds anything, recs itself is returned.
+func LogsAsEvents(recs []Record, logs []LogRecord) []Record {
 	if len(logs) == 0 {
-		return ModelCalls(recs)
+		return recs
 	}
 	bySpan, _ := LogsBySpan(recs, logs)
-	if len(bySpan) == 0 {
-		return ModelCalls(recs)
-	}
-	view := slices.Clone(recs)
+	var view []Record
 	for i, ls := range bySpan {
 		sp := ptrace.NewSpan()
 		recs[i].Span.CopyTo(sp)
@@ -416,8 +423,14 @@ func ModelCallsWithLogs(recs []Record, logs []LogRecord) []ModelCall {
 			}
 		}
 		if added {
+			if view == nil {
+				view = slices.Clone(recs)
+			}
 			view[i].Span = sp
 		}
 	}
-	return ModelCalls(view)
+	if view == nil {
+		return recs
+	}
+	return view
 }

@@ -29,6 +29,7 @@ finding, "file: severity category: message (trace, spans, tool call)":
   token_underreport      error    an agent reports fewer tokens than its model calls
   missing_finish_reason  warning  a generation does not say why it stopped
   orphan_span            warning  a span's parent is not in the input
+  double_instrumentation warning  a model call recorded twice (two instrumentations)
 
 Inputs are artifacts or OTLP files, told apart by their content; each is
 audited on its own. A file without findings prints "file: no findings".
@@ -171,7 +172,7 @@ func (e *env) audit(paths []string, asJSON bool, failOn judge.Severity) error {
 			code = worst(code, c)
 			continue
 		}
-		findings := judge.Audit(src.records, judge.WithRedacted(src.redacted()), judge.WithTrailer(src.summary))
+		findings := judge.Audit(converter.LogsAsEvents(src.records, src.logs), judge.WithRedacted(src.redacted()), judge.WithTrailer(src.summary))
 		tn := trailerOf(src)
 		rep.Files = append(rep.Files, auditFile{File: src.name, Findings: findings, Trailer: tn})
 		if tn != nil && !asJSON {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/judge"
 )
 
@@ -71,7 +72,7 @@ func (e *env) diff(pathA, pathB string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	rep := judge.Diff(a.records, b.records, judge.WithRedaction(a.redacted(), b.redacted()), judge.WithTrailers(a.summary, b.summary))
+	rep := judge.Diff(converter.LogsAsEvents(a.records, a.logs), converter.LogsAsEvents(b.records, b.logs), judge.WithRedaction(a.redacted(), b.redacted()), judge.WithTrailers(a.summary, b.summary))
 	if err := e.printReport(asJSON, rep); err != nil {
 		return err
 	}

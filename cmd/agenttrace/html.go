@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
@@ -62,7 +63,7 @@ func (e *env) html(paths []string, out, title string) error {
 	}
 	runs := make([]viewer.Run, len(all.sources))
 	for i, src := range all.sources {
-		runs[i] = viewer.Run{Name: filepath.Base(src.name), Meta: src.meta, Records: src.records, Summary: src.summary}
+		runs[i] = viewer.Run{Name: filepath.Base(src.name), Meta: src.meta, Records: converter.LogsAsEvents(src.records, src.logs), Summary: src.summary}
 	}
 	var opts []viewer.Option
 	if title != "" {

@@ -180,3 +180,38 @@ func TestConvertLogsRedacted(t *testing.T) {
 	assert.NotContains(t, string(out), secret)
 	assert.Contains(t, string(out), "push with [REDACTED]")
 }
+
+// The viewer and audit read the conversation from log records as they do
+// from span attributes: the page shows the prompt and the answer, and
+// audit sees the tool call the model asked for (this application never
+// ran it under a span).
+func TestLogsContentInViews(t *testing.T) {
+	payloads := filepath.Join(otelOpenAI, "payloads")
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name   string
+		inputs []string
+		shown  bool
+	}{
+		{"spans alone", []string{filepath.Join(payloads, "tool-loop.traces.json")}, false},
+		{"spans and logs", []string{filepath.Join(payloads, "tool-loop.traces.json"), filepath.Join(payloads, "tool-loop.logs.json")}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x := filepath.Join(dir, tt.name+".jsonl")
+			res := agenttrace(t, "", append(append([]string{"convert"}, tt.inputs...), "-o", x)...)
+			require.Zero(t, res.code, res.stderr)
+
+			page := filepath.Join(dir, tt.name+".html")
+			res = agenttrace(t, "", "html", x, "-o", page)
+			require.Zero(t, res.code, res.stderr)
+			html, err := os.ReadFile(page)
+			require.NoError(t, err)
+			for _, text := range []string{"What is the weather in Paris today?", "It is 18 degrees Celsius and sunny in Paris today."} {
+				assert.Equal(t, tt.shown, strings.Contains(string(html), text), text)
+			}
+
+			res = agenttrace(t, "", "audit", x)
+			assert.Equal(t, tt.shown, strings.Contains(res.stdout, "missing_call"), res.stdout)
+		})
+	}
+}
