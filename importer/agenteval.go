@@ -129,7 +129,6 @@ type aeCall struct {
 	scope     string
 	req, resp *aeEntry
 	tool      *aeEntry
-	span      ptrace.Span
 	parent    *aeCall // the AgentInvocation it was recorded under
 	start     uint64
 	end       uint64

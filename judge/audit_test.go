@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/importer"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -59,14 +61,15 @@ func TestAuditSeverities(t *testing.T) {
 		judge.MissingCall: judge.Error, judge.PhantomCall: judge.Warning, judge.ArgumentDrift: judge.Error,
 		judge.HiddenRetry: judge.Warning, judge.TokenUnderreport: judge.Error,
 		judge.MissingFinishReason: judge.Warning, judge.OrphanSpan: judge.Warning,
-		judge.SuppressedFinishReason: judge.Warning,
+		judge.SuppressedFinishReason: judge.Warning, judge.DoubleInstrumentation: judge.Warning,
 	}
 	got := map[judge.Category]judge.Severity{}
 	for _, c := range judge.Categories() {
 		got[c] = c.Severity()
 	}
 	assert.Equal(t, want, got)
-	assert.Len(t, defects, len(want)-1, "a fixture for every category Audit finds (Reconcile's has its own)")
+	assert.Len(t, defects, len(want)-2,
+		"a fixture for every category Audit finds (Reconcile's has its own, double_instrumentation TestAuditDoubleInstrumentation's)")
 }
 
 // TestAuditMessages pins what the planted findings say.
@@ -407,4 +410,143 @@ func labelOf(r *run, spanID string) string {
 		}
 	}
 	return spanID
+}
+
+// doubles returns the double_instrumentation findings of recs.
+func doubles(recs []converter.Record) []judge.Finding {
+	var out []judge.Finding
+	for _, f := range judge.Audit(recs) {
+		if f.Category == judge.DoubleInstrumentation {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// naiveAndCounted returns the usage of every inference record added up,
+// and what the totals count (the tally, wrappers aside).
+func naiveAndCounted(recs []converter.Record) (naive, counted int64) {
+	var tally converter.Tally
+	var rd semconv.Reading
+	for i := range recs {
+		recs[i].Read(&rd)
+		if rd.Kind == semconv.Inference {
+			naive += rd.TokenUsage().Total()
+		}
+		tally.Add(&recs[i])
+	}
+	return naive, tally.Summary(nil).Tokens.Total
+}
+
+// TestAuditDoubleInstrumentation: a model call recorded twice is flagged,
+// once per call, and counted once, in the real captures of two
+// instrumentations at once, in a planted run and in seed 002's
+// double-wrapped trace; captures of one instrumentation are not flagged.
+func TestAuditDoubleInstrumentation(t *testing.T) {
+	real := func(lib, scenario string) string {
+		return filepath.Join("..", "testdata", "real", lib, "payloads", scenario+".traces.json")
+	}
+	tests := []struct {
+		name, path string
+		calls      int  // model calls recorded twice
+		nested     bool // counted once by the leaf rule
+	}{
+		// OpenLLMetry's chat span around the Anthropic SDK's own.
+		{"openllmetry-anthropic tool-loop", real("openllmetry-anthropic", "tool-loop"), 2, true},
+		{"openllmetry-anthropic stream", real("openllmetry-anthropic", "stream"), 1, true},
+		{"openllmetry-anthropic fail", real("openllmetry-anthropic", "fail"), 1, true},
+		{"openinference-anthropic double-tool-loop", real("openinference-anthropic", "double-tool-loop"), 2, true},
+		{"openinference-anthropic double-stream", real("openinference-anthropic", "double-stream"), 1, true},
+		{"openinference-anthropic double-fail", real("openinference-anthropic", "double-fail"), 1, true},
+		{"traceloop-sdk anthropic-tool-loop", real("openllmetry-traceloop-sdk", "anthropic-tool-loop"), 2, true},
+		// LangChain's and openai's OpenInference spans, each call the root
+		// of two unrelated traces.
+		{"openinference-langchain double-tool-loop", real("openinference-langchain", "double-tool-loop"), 2, false},
+		{"openinference-langchain double-stream", real("openinference-langchain", "double-stream"), 1, false},
+		// One instrumentation: nothing to flag.
+		{"anthropic-sdk content-tool-loop", real("anthropic-sdk", "content-tool-loop"), 0, true},
+		{"anthropic-sdk content-stream", real("anthropic-sdk", "content-stream"), 0, true},
+		{"anthropic-sdk content-fail", real("anthropic-sdk", "content-fail"), 0, true},
+		{"openinference-anthropic tool-loop", real("openinference-anthropic", "tool-loop"), 0, true},
+		{"openinference-langchain tool-loop", real("openinference-langchain", "tool-loop"), 0, true},
+		{"vercel-ai-v7 tool-loop", real("vercel-ai-v7", "tool-loop"), 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f, err := os.Open(tt.path)
+			require.NoError(t, err)
+			defer f.Close()
+			td, err := converter.ReadOTLP(f, converter.FormatOTLPJSON, tt.path)
+			require.NoError(t, err)
+			recs := converter.Records(td)
+			got := doubles(recs)
+			require.Len(t, got, tt.calls, "%v", got)
+			for _, f := range got {
+				assert.Equal(t, judge.Warning, f.Severity)
+				assert.Len(t, f.SpanIDs, 2, "the two records of the call")
+			}
+			if naive, counted := naiveAndCounted(recs); tt.calls > 0 && tt.nested && naive > 0 {
+				assert.Less(t, counted, naive, "the outer record's usage is not added")
+			}
+		})
+	}
+
+	t.Run("planted", func(t *testing.T) {
+		r := auditRun()
+		i6 := r.find("i6")
+		// The provider SDK's own span inside the framework's, same request.
+		in, _ := i6.Attributes().Get(semconv.InputMessages)
+		sdk := r.chat("i6-sdk", "i6", 15200, 19800, 900, 200, in.AsString(),
+			assistant(obj{"type": "text", "content": "Fly TP 571 for 142 EUR, stay at Casa do Largo; expect 23-25 C."}), "stop")
+		sdk.SetName("anthropic.messages.create")
+		recs := r.records()
+		got := doubles(recs)
+		require.Len(t, got, 1)
+		assert.Equal(t, []string{r.sid("i6"), r.sid("i6-sdk")}, got[0].SpanIDs)
+		assert.Equal(t, `inference "chat gpt-4o" and the inference under it record the same request: one model call recorded twice (counted once)`, got[0].Message)
+		assert.Len(t, judge.Audit(recs), 1, "nothing else: the agent's 3435 tokens are not under-reported against a call counted twice")
+		_, counted := naiveAndCounted(recs)
+		_, clean := naiveAndCounted(auditRun().records())
+		assert.Equal(t, clean, counted, "counted once")
+	})
+
+	t.Run("planted usage sum", func(t *testing.T) {
+		r := auditRun()
+		// An agent-boundary recorder's call around two round-trips of its
+		// own input, reporting their usage summed (900+200 = 600+100 + 300+100).
+		r.chat("i6-a", "i6", 15200, 17000, 600, 100, tripInput(1), assistant(obj{"type": "text", "content": "…"}), "stop")
+		r.chat("i6-b", "i6", 17100, 19800, 300, 100, tripInput(2), assistant(obj{"type": "text", "content": "…"}), "stop")
+		recs := r.records()
+		got := doubles(recs)
+		require.Len(t, got, 1)
+		assert.Equal(t, []string{r.sid("i6"), r.sid("i6-a"), r.sid("i6-b")}, got[0].SpanIDs)
+		assert.Equal(t, `inference "chat gpt-4o" reports 1100 tokens (input + output), the sum of the 2 model calls under it: their usage recorded twice (counted once)`, got[0].Message)
+		_, counted := naiveAndCounted(recs)
+		_, clean := naiveAndCounted(auditRun().records())
+		assert.Equal(t, clean, counted, "counted once")
+	})
+
+	t.Run("seed 002 double-wrapped", func(t *testing.T) {
+		for file, want := range map[string]int{"agenteval-double.json": 1, "agenteval.json": 0, "agenteval-v10.json": 0} {
+			data, err := os.ReadFile(filepath.Join("..", "testdata", "shapes", file))
+			require.NoError(t, err)
+			var recs []converter.Record
+			_, err = importer.ReadAgentEval(strings.NewReader(string(data)), file, func(r *converter.Record) error {
+				recs = append(recs, *r)
+				return nil
+			})
+			require.NoError(t, err)
+			got := doubles(recs)
+			require.Len(t, got, want, file)
+			if want > 0 {
+				// The agent boundary's call asks what the first round-trip asks.
+				assert.Equal(t, `inference "chat gpt-4o-mini" and the inference under it record the same request: one model call recorded twice (counted once)`,
+					got[0].Message)
+				assert.Len(t, got[0].SpanIDs, 2)
+				_, counted := naiveAndCounted(recs)
+				assert.Equal(t, int64(432), counted, "counted once")
+			}
+		}
+	})
 }
