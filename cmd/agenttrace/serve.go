@@ -49,6 +49,20 @@ JSON, any shape "convert --from" reads) is converted by this server, with
 the same Go code as "agenttrace html", and shown as more runs, one per
 trace; only the server's own pages may send one, up to 64 MiB.
 
+With --otlp, serve is also a local OTLP endpoint: OTLP/HTTP on
+127.0.0.1:4318 (/v1/traces, protobuf or JSON, gzip) and OTLP/gRPC on
+127.0.0.1:4317 (--otlp-http and --otlp-grpc set either address, port 0
+picks a free one, "off" turns one off). Point any OpenTelemetry SDK's OTLP
+exporter at it: each trace is written into DIR as an artifact, through the
+artifact store, and shown live; a parent that has not ended yet shows as
+running. Bad requests get OTLP's answers (400, 413, 415; gRPC codes); logs
+are answered as not yet supported. Only loopback addresses, unless
+--otlp-allow-remote.
+
+The list of runs sorts and filters (service, agent, model, status, time),
+searches across runs (names, tools, models, message text), follows the
+folder, and compares two runs side by side (/compare, with judge's diff).
+
 The server listens on loopback only (--addr must be localhost, 127.x.x.x
 or [::1]; port 0 picks a free port), answers only requests addressed to
 those names, and serves nothing outside DIR: no "..", no symbolic link
@@ -59,7 +73,9 @@ Exit status: 0 when stopped by a signal, 2 on a usage error (an --addr that
 is not loopback) or when DIR cannot be read or the address cannot be
 listened on.`,
 		Example: `  agenttrace demo --out runs && agenttrace serve runs --open
-  agenttrace serve runs --addr 127.0.0.1:8080`,
+  agenttrace serve runs --addr 127.0.0.1:8080
+  agenttrace serve runs --otlp
+  agenttrace serve runs --otlp-http 127.0.0.1:0 --otlp-grpc off`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := argsAtLeast(1, "directory to serve")(cmd, args); err != nil {
 				return err

@@ -49,10 +49,10 @@ var comparePage = template.Must(template.New("compare").Funcs(template.FuncMap{
 <tr><th>Tokens out</th><td class="n">{{num .Diff.Runs.A.Tokens.Output}}</td><td class="n">{{num .Diff.Runs.B.Tokens.Output}}</td></tr>
 <tr><th>Tokens total</th><td class="n">{{num .Diff.Runs.A.Tokens.Total}}</td><td class="n">{{num .Diff.Runs.B.Tokens.Total}}</td></tr>
 {{- range .Tools}}
-<tr data-tool="{{.Name}}"><th>tool {{.Name}}</th><td class="n">{{.A}} calls{{if .AErr}}, <span class="bad">{{.AErr}} failed</span>{{end}}</td><td class="n">{{.B}} calls{{if .BErr}}, <span class="bad">{{.BErr}} failed</span>{{end}}</td></tr>
+<tr data-tool="{{.Name}}"><th>tool {{.Name}}</th><td class="n">{{.A}} call{{if ne .A 1}}s{{end}}{{if .AErr}}, <span class="bad">{{.AErr}} failed</span>{{end}}</td><td class="n">{{.B}} call{{if ne .B 1}}s{{end}}{{if .BErr}}, <span class="bad">{{.BErr}} failed</span>{{end}}</td></tr>
 {{- end}}
 {{- range .Models}}
-<tr data-model="{{.Name}}"><th>model {{.Name}}</th><td class="n">{{.A}} calls · {{num .ATok}} tokens</td><td class="n">{{.B}} calls · {{num .BTok}} tokens</td></tr>
+<tr data-model="{{.Name}}"><th>model {{.Name}}</th><td class="n">{{.A}} call{{if ne .A 1}}s{{end}} · {{num .ATok}} tokens</td><td class="n">{{.B}} call{{if ne .B 1}}s{{end}} · {{num .BTok}} tokens</td></tr>
 {{- end}}
 </tbody>
 </table>

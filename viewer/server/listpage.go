@@ -37,6 +37,7 @@ form.filters input[type=search]{min-width:260px}
 input,select,button{font:inherit;padding:3px 6px}
 th a{color:inherit}
 td.names{white-space:normal;max-width:260px;color:var(--mute);font-size:12px}
+td.run{min-width:22ch}
 .running{color:var(--ok);font-weight:600}
 `
 
@@ -77,7 +78,7 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 	"started":  started,
 	"budget":   budget,
 	"escape":   escapeRel,
-	"join":     func(s []string) string { return strings.Join(s, ", ") },
+	"names":    runNames,
 }).Parse(`<!doctype html>
 <html lang="en">
 <head>
@@ -115,7 +116,7 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 {{- else}}
 <td data-col="started">{{started .Started}}</td>
 <td data-col="service">{{or .Service "—"}}</td>
-<td data-col="names" class="names">{{join .Agents}}{{if .Models}} · {{join .Models}}{{end}}{{if .Tools}} · {{join .Tools}}{{end}}</td>
+<td data-col="names" class="names">{{names .}}</td>
 <td data-col="records" class="n">{{num .Records}}</td>
 <td data-col="in" class="n">{{num .Tokens.Input}}</td>
 <td data-col="out" class="n">{{num .Tokens.Output}}</td>
@@ -143,6 +144,18 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 </body>
 </html>
 `))
+
+// runNames is a run's agents, models and tools, each list comma-separated,
+// the lists separated by " · ".
+func runNames(ri *runInfo) string {
+	var parts []string
+	for _, l := range [][]string{ri.Agents, ri.Models, ri.Tools} {
+		if len(l) > 0 {
+			parts = append(parts, strings.Join(l, ", "))
+		}
+	}
+	return strings.Join(parts, " · ")
+}
 
 // cspMeta is the policy the list page carries in a meta element, where
 // frame-ancestors is not allowed (the header says it).
