@@ -69,6 +69,13 @@ func TestConvertLogsReal(t *testing.T) {
 				b, err := os.ReadFile(x2)
 				require.NoError(t, err)
 				assert.Equal(t, string(a), string(b))
+				// An artifact with log lines converts to itself.
+				x3 := filepath.Join(dir, "x3.jsonl")
+				res = agenttrace(t, "", "convert", x, "-o", x3)
+				require.Zero(t, res.code, res.stderr)
+				c, err := os.ReadFile(x3)
+				require.NoError(t, err)
+				assert.Equal(t, string(a), string(c))
 
 				// Every log record is in the artifact, right after its span's
 				// record (or another log record of that span).
