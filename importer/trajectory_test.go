@@ -237,7 +237,7 @@ func TestTrajectoryProduct(t *testing.T) {
 }
 
 func FuzzTrajectory(f *testing.F) {
-	for _, name := range []string{"trajectory.jsonl", "trajectory-edge.jsonl"} {
+	for _, name := range []string{"trajectory.jsonl", "trajectory-edge.jsonl", "trajectory-seed.jsonl"} {
 		data, err := os.ReadFile(filepath.Join("..", "testdata", "shapes", name))
 		if err != nil {
 			f.Fatal(err)

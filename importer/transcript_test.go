@@ -391,7 +391,7 @@ func TestIDs(t *testing.T) {
 }
 
 func FuzzTranscript(f *testing.F) {
-	for _, name := range []string{"transcript.jsonl", "transcript-edge.jsonl"} {
+	for _, name := range []string{"transcript.jsonl", "transcript-edge.jsonl", "transcript-prerename.jsonl", "transcript-messages.jsonl"} {
 		data, err := os.ReadFile(filepath.Join("..", "testdata", "shapes", name))
 		if err != nil {
 			f.Fatal(err)

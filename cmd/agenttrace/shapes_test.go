@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,72 @@ func TestSkippedNotesAgree(t *testing.T) {
 		require.True(t, ok, r.stderr)
 		_, notes, _ = strings.Cut(notes, "unexpected end of JSON input\n")
 		assert.Equal(t, want, notes, args)
+	}
+}
+
+// TestSeedShapes: the files of each seed system, as a user of it has them,
+// convert to artifacts whose conversation, model calls and token totals
+// are what the files say, and a doubly recorded run is flagged by audit
+// and counted once.
+func TestSeedShapes(t *testing.T) {
+	tests := []struct {
+		file        string
+		inferences  int64
+		total       int64
+		firstText   string // a message the conversation must show
+		doubleCalls int
+	}{
+		{"events-stored.json", 1, 0, "Here's a summary...", 0},
+		{"events-rows.jsonl", 1, 0, "Your quota is 50 GB.", 0},
+		{"events-sse.txt", 2, 0, "One TODO: add validation in config.py.", 0},
+		{"transcript-prerename.jsonl", 2, 0, "Why does `gen trace` refuse 0.0.0.0?", 0},
+		{"transcript-messages.jsonl", 2, 0, "List the record groups.", 0},
+		// 4 iterations and the usage 2 agent_complete records report beyond them.
+		{"trajectory-seed.jsonl", 6, 5558, "Fix the flaky session export test", 0},
+		{"agenteval.json", 3, 432, "What's the weather in Oslo?", 0},
+		{"agenteval-double.json", 2, 432, "What's the weather in Oslo?", 1},
+		{"agenteval-v10.json", 2, 1416, "Book a table for two at 19:30.", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "x.jsonl")
+			r := agenttrace(t, "", "convert", "../../testdata/shapes/"+tt.file, "-o", out)
+			require.Equal(t, 0, r.code, r.stderr)
+
+			r = agenttrace(t, "", "tokens", "--json", out)
+			require.Equal(t, 0, r.code, r.stderr)
+			var rep struct {
+				Records struct{ Inference int64 } `json:"records"`
+				Tokens  struct{ Total int64 }     `json:"tokens"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep))
+			assert.Equal(t, tt.inferences, rep.Records.Inference, "model calls")
+			assert.Equal(t, tt.total, rep.Tokens.Total, "tokens, each counted once")
+
+			r = agenttrace(t, "", "messages", "--json", out)
+			require.Equal(t, 0, r.code, r.stderr)
+			var convs []struct {
+				Input, Output []struct {
+					Role  string `json:"role"`
+					Parts []struct {
+						Content string `json:"content"`
+					} `json:"parts"`
+				}
+			}
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &convs))
+			require.NotEmpty(t, convs, "the conversation comes through")
+			var texts []string
+			for _, c := range convs {
+				for _, m := range append(c.Input, c.Output...) {
+					for _, p := range m.Parts {
+						texts = append(texts, p.Content)
+					}
+				}
+			}
+			assert.Contains(t, texts, tt.firstText)
+
+			r = agenttrace(t, "", "audit", out)
+			assert.Equal(t, tt.doubleCalls, strings.Count(r.stdout, "double_instrumentation"), r.stdout)
+		})
 	}
 }
