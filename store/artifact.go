@@ -175,11 +175,10 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, er
 	for i := range recs {
 		sp := recs[i].Span
 		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
-		if a.seen.has(k) {
+		if !a.seen.addNew(k) {
 			dups++
 			continue
 		}
-		a.seen.add(k)
 		keys = append(keys, k)
 		todo = append(todo, int32(i))
 		if converter.IsLocalRoot(sp) {

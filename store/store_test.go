@@ -626,7 +626,7 @@ func TestSpanSetIsBounded(t *testing.T) {
 	for i := range n {
 		s.add(key(i))
 	}
-	assert.LessOrEqual(t, len(s.cur)+len(s.old), 2*maxSeen)
+	assert.LessOrEqual(t, s.cur.n+s.old.n, 2*maxSeen)
 	for i := n - maxSeen; i < n; i++ {
 		require.True(t, s.has(key(i)), "the last maxSeen ids are known")
 	}

@@ -1,0 +1,84 @@
+package store
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// TestSpanSetAgreesWithAMap runs the same adds, look-ups and deletions on a
+// spanSet and on a map, with ids that collide in their low bits (sequential
+// ones, as tests and some SDKs make) and random ones, and past a
+// generation change.
+func TestSpanSetAgreesWithAMap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  func(r *rand.Rand, i int) converter.SpanKey
+	}{
+		{"sequential", func(_ *rand.Rand, i int) converter.SpanKey {
+			var k converter.SpanKey
+			binary.BigEndian.PutUint64(k.Span[:], uint64(i%5000))
+			k.Trace[15] = byte(i % 3)
+			return k
+		}},
+		{"random", func(r *rand.Rand, _ int) converter.SpanKey {
+			var k converter.SpanKey
+			binary.LittleEndian.PutUint64(k.Span[:], r.Uint64()%20000)
+			k.Trace[0] = byte(r.IntN(2))
+			return k
+		}},
+		{"zero", func(r *rand.Rand, _ int) converter.SpanKey {
+			var k converter.SpanKey
+			k.Span[7] = byte(r.IntN(2)) // the all-zero key among others
+			return k
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 2))
+			s := newSpanSet(nil)
+			model := map[converter.SpanKey]bool{}
+			for i := range 60000 {
+				k := tc.key(r, i)
+				switch r.IntN(8) {
+				case 0:
+					s.del(k)
+					delete(model, k)
+				case 1:
+					require.Equal(t, model[k], s.has(k), "has %v at %d", k, i)
+				default:
+					require.Equal(t, !model[k], s.addNew(k), "addNew %v at %d", k, i)
+					model[k] = true
+				}
+			}
+			var n int
+			s.each(func(k converter.SpanKey) {
+				require.True(t, model[k], "each gave %v", k)
+				n++
+			})
+			require.Len(t, model, n)
+		})
+	}
+}
+
+// BenchmarkSpanSet is the write path's check of one new span in a set that
+// holds maxSeen ids.
+func BenchmarkSpanSet(b *testing.B) {
+	s := newSpanSet(nil)
+	r := rand.New(rand.NewPCG(3, 4))
+	key := func() converter.SpanKey {
+		var k converter.SpanKey
+		binary.LittleEndian.PutUint64(k.Span[:], r.Uint64())
+		binary.LittleEndian.PutUint64(k.Trace[:], r.Uint64())
+		return k
+	}
+	for range 2 * maxSeen {
+		s.addNew(key())
+	}
+	for b.Loop() {
+		s.addNew(key())
+	}
+}
