@@ -38,6 +38,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -288,7 +289,7 @@ func (r *Receiver) serveTraces(w http.ResponseWriter, req *http.Request) {
 	resp := ptraceotlp.NewExportResponse()
 	if rej > 0 {
 		resp.PartialSuccess().SetRejectedSpans(rej)
-		resp.PartialSuccess().SetErrorMessage(msg)
+		resp.PartialSuccess().SetErrorMessage(strings.ToValidUTF8(msg, "\uFFFD"))
 	}
 	var b []byte
 	if ct == ctJSON {
@@ -340,7 +341,9 @@ func (r *Receiver) logsResponse(er plogotlp.ExportRequest) plogotlp.ExportRespon
 // writeStatus answers an error as OTLP/HTTP asks: a google.rpc.Status in
 // the request's encoding.
 func writeStatus(w http.ResponseWriter, ct string, code int, gc codes.Code, msg string) {
-	st := &spb.Status{Code: int32(gc), Message: msg}
+	// A decoder's message may quote the bad bytes; protobuf strings
+	// must be UTF-8.
+	st := &spb.Status{Code: int32(gc), Message: strings.ToValidUTF8(msg, "\uFFFD")}
 	var b []byte
 	var err error
 	if ct == ctProto {
@@ -377,7 +380,7 @@ func (g *grpcTraces) Export(_ context.Context, req ptraceotlp.ExportRequest) (pt
 	resp := ptraceotlp.NewExportResponse()
 	if rej > 0 {
 		resp.PartialSuccess().SetRejectedSpans(rej)
-		resp.PartialSuccess().SetErrorMessage(msg)
+		resp.PartialSuccess().SetErrorMessage(strings.ToValidUTF8(msg, "\uFFFD"))
 	}
 	return resp, nil
 }
