@@ -80,7 +80,11 @@ func (e *encoder) encodeShare(meta *converter.Meta, recs []converter.Record, idx
 	for j, i := range idx {
 		rec := &recs[i]
 		e.buf = e.enc.AppendRecord(e.buf, rec)
-		rec.Read(&e.rds[j])
+		// The encoder read the span already: a copy costs a fraction of
+		// reading it again. The copy's Consumed is not its own (it points
+		// into the encoder's reading); the tally reads only the kind and
+		// the usage.
+		e.rds[j] = *e.enc.Reading()
 		n := e.enc.Truncated()
 		if e.enc.Skipped() {
 			n = -1
