@@ -139,6 +139,7 @@ func (e *env) serve(ctx context.Context, dir, addr string, open bool, otlp otlpF
 		if err := rcv.stop(sctx); err != nil {
 			fmt.Fprintf(stderr, "agenttrace: %v\n", err)
 		}
+		rcv.printStats(e.stdout)
 	}()
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ln) }()
@@ -312,6 +313,26 @@ func (r *otlpRun) print(w io.Writer) {
 	for _, l := range r.lines {
 		fmt.Fprintln(w, l)
 	}
+}
+
+// printStats says what the receiver took and refused, once it stopped.
+func (r *otlpRun) printStats(w io.Writer) {
+	if r.disabled {
+		return
+	}
+	st := r.rcv.Stats()
+	fmt.Fprintf(w, "OTLP: %d spans written from %d requests", st.Spans, st.HTTPRequests+st.GRPCRequests)
+	if st.RejectedSpans > 0 {
+		fmt.Fprintf(w, ", %d spans rejected", st.RejectedSpans)
+	}
+	if bad := st.BadContentType + st.BadPayload + st.TooLarge + st.BadMethod + st.GRPCErrors; bad > 0 {
+		fmt.Fprintf(w, "; refused %d requests (%d bad payload, %d wrong content type, %d too large, %d wrong method, %d gRPC errors)",
+			bad, st.BadPayload, st.BadContentType, st.TooLarge, st.BadMethod, st.GRPCErrors)
+	}
+	if st.RejectedLogs > 0 {
+		fmt.Fprintf(w, "; %d log records not stored (logs are not yet supported)", st.RejectedLogs)
+	}
+	fmt.Fprintln(w)
 }
 
 // stop stops receiving and finalizes every artifact.
