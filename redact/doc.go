@@ -53,8 +53,8 @@
 // scanned as text. Redacting twice gives what redacting once gave.
 //
 // The cost is paid on every span, so the common case is cheap: a string with
-// no candidate for any secret pattern is rejected by substring searches,
-// and by one pass of an automaton over the rules' keywords, before any
+// no candidate for any secret pattern is rejected by one pass of an
+// automaton over the keywords of the rules and the patterns, before any
 // regular expression runs; a span with nothing to redact costs no
 // allocation. A rule runs only where its keyword is (anchored there when
 // its matches start with it), and is compiled the first time one of its

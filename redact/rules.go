@@ -255,6 +255,16 @@ func compileRules(data []byte) (*ruleSet, error) {
 	if len(rs.rules) > maxRules {
 		return nil, fmt.Errorf("%d rules, more than %d", len(rs.rules), maxRules)
 	}
+	// The patterns' keywords (secrets.go) ride along with no rule of
+	// their own: one pass finds a candidate for either.
+	for _, k := range patternKeywords {
+		if _, ok := kwIndex[k]; !ok {
+			kwIndex[k] = len(kws)
+			kws = append(kws, k)
+			rs.kwRules = append(rs.kwRules, nil)
+			rs.kwLen = append(rs.kwLen, len(k))
+		}
+	}
 	rs.dfa = newKeywordDFA(kws)
 	return rs, nil
 }
@@ -660,6 +670,9 @@ func (rs *ruleSet) replace(s string) (string, bool) {
 	changed := false
 	var cand ruleMask
 	rs.mark(&cand, hits)
+	if cand == (ruleMask{}) {
+		return s, false // only the patterns' keywords, which run no rule
+	}
 	for ri, r := range rs.rules {
 		if !cand.has(ri) {
 			continue

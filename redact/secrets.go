@@ -115,6 +115,27 @@ type anchorGroup struct {
 	mask uint32
 }
 
+// patternKeywords are words one of which, ignoring ASCII case, is in every
+// text a pattern matches: the keyword automaton looks for them with the
+// rules' keywords, so that a string with none is rejected by one pass
+// instead of an anchor search per pattern. The Kelvin sign and the long s
+// stand for the generic names spelled with them, which (?i) matches (k and
+// s are the only ASCII letters whose case folding leaves ASCII).
+// TestPatternKeywords checks each pattern against this list.
+var patternKeywords = []string{
+	"sk-",          // openai
+	"akia", "asia", // aws
+	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", // github
+	"github_pat_",                                        // github_pat
+	"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", // slack
+	"bearer",                                                                // bearer
+	"-----begin ",                                                           // pem
+	"aiza",                                                                  // google
+	"apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", // generic
+	"accountkey", "account_key", "account-key", "secret", "password", "passwd", "token",
+	"\u212a", "\u017f",
+}
+
 // minSecretLen is the length of the shortest text any pattern can match
 // ("token:" and eight characters): shorter strings, which most attribute
 // values are, cost one comparison.
@@ -132,12 +153,14 @@ func secretsIn(b []byte) (string, bool) {
 	if len(b) < minSecretLen {
 		return "", false
 	}
-	mask := candidates(b)
+	// One pass of the automaton, which knows the patterns' keywords too,
+	// rejects nearly every string; only a string with a keyword pays for
+	// the patterns' anchor searches.
 	rs := loadRules()
-	kw := rs.candidate(b)
-	if mask == 0 && !kw {
+	if !rs.candidate(b) {
 		return "", false
 	}
+	mask, kw := candidates(b), true
 	// The first pass reads b in place: a replacement builds a new string,
 	// and b itself is never returned.
 	s := unsafe.String(unsafe.SliceData(b), len(b))
