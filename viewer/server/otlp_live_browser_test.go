@@ -64,10 +64,18 @@ func TestViewerShowsOTLPRunLive(t *testing.T) {
 			attribute.Int("gen_ai.usage.input_tokens", in), attribute.Int("gen_ai.usage.output_tokens", out)))
 		sp.End()
 	}
-	chat(100, 20)
 	name := root.SpanContext().TraceID().String() + ".jsonl"
 
+	// The list, open before anything arrived, shows the run when its
+	// first span lands, running.
 	b := browsertest.New(t, browsertest.WithNetwork())
+	require.NoError(t, chromedp.Do(b, chromedp.Navigate(ts.url+"/")))
+	_, err = chromedp.Run(b, chromedp.Evaluate[bool](`window.sameDocument = true; true`))
+	require.NoError(t, err)
+	chat(100, 20)
+	require.NoError(t, pollAcrossNavigation(b, `!window.sameDocument && !!document.querySelector('tr[data-path=`+jsString(name)+`] .running')`),
+		"the list reloads itself and shows the new run running")
+
 	require.NoError(t, chromedp.Do(b, chromedp.Navigate(ts.url+"/run/"+name)))
 	_, err = chromedp.Run(b, chromedp.Poll[bool](`document.body.dataset.ready === "1" && document.body.dataset.runState === "running" && document.querySelectorAll('#rows .row.running').length === 1`))
 	require.NoError(t, err, "the agent shows as running before it ends")
