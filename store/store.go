@@ -112,6 +112,14 @@ type Options struct {
 	TrackPaths bool
 	// Hooks hear what the store does, for self-telemetry.
 	Hooks Hooks
+	// MaxHeldLogs bounds the log records held for traces whose artifact
+	// does not exist yet (default DefaultMaxHeldLogs); HoldLogs is the
+	// longest one is held (default FinalizeAfter; 0 with it: until its
+	// spans, the bound or Close); LogHooks count log records. See
+	// WriteLogs.
+	MaxHeldLogs int
+	HoldLogs    time.Duration
+	LogHooks    LogHooks
 	// OnError hears errors of the background finalizer; nil drops them.
 	OnError func(error)
 }
@@ -214,6 +222,7 @@ type Store struct {
 	run    *artifact // the artifact of Path or Writer
 
 	life   sync.RWMutex // Write holds it shared; Close exclusively
+	logs   logState
 	closed bool
 
 	pathsMu sync.Mutex
@@ -393,6 +402,7 @@ func (s *Store) Write(recs []converter.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
+	defer s.releaseAfterWrite(recs) // log records held for these traces follow their spans
 	groups, err := s.route(recs)
 	if err != nil {
 		return err
@@ -610,6 +620,9 @@ func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
 			return fmt.Errorf("fold %s into %s: %w", path, conv, err)
 		}
 	}
+	if err := s.foldLogs(path, conv); err != nil {
+		return fmt.Errorf("fold %s into %s: %w", path, conv, err)
+	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("fold %s into %s: %w", path, conv, err)
 	}
@@ -739,13 +752,14 @@ func (s *Store) finalizeIdle(now time.Time) {
 func (s *Store) Close() error {
 	s.once.Do(func() { close(s.stop) })
 	s.wg.Wait()
+	heldErr := s.flushHeld() // nothing held is lost
 	s.life.Lock()
 	defer s.life.Unlock()
 	if s.closed {
 		return nil
 	}
 	s.closed = true
-	var errs []error
+	errs := []error{heldErr}
 	if s.run != nil {
 		a := s.run
 		a.mu.Lock()

@@ -1,0 +1,576 @@
+package store
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// Log records (format §4.4) go to the artifact of their trace, routed as
+// its spans are (by trace, by the trace's conversation, by a resource
+// attribute; the one artifact of Path or Writer). The rules:
+//
+//   - Held until their trace's artifact exists. A log record of a trace
+//     whose artifact is neither in memory nor on disk is held, so that it
+//     follows its span rather than make an artifact of its own: the
+//     official instrumentations emit a model call's log records before the
+//     call's span ends. The spans' Write that makes the artifact appends
+//     the held records after its own. Holding is bounded: past
+//     Options.MaxHeldLogs records, the trace held longest is written (its
+//     artifact created from the log records, the spans continue it); a
+//     record held longer than Options.HoldLogs is written at the next
+//     Write or WriteLogs; Close writes every record still held. Nothing
+//     held is dropped. LogHooks.Held counts records put on hold.
+//   - Identity: a log record is the same record when all of it is the
+//     same: trace and span id, times, severity, event name, body,
+//     attributes, flags, dropped count, resource and scope (a SHA-256 of
+//     its full encoding, 128 bits kept). A redelivered record is skipped
+//     (LogHooks.Duplicates), as a redelivered span is.
+//   - Adoption: an artifact continued from disk (a restart, a late
+//     record) reads its log lines back (converter.WithLogs) before its
+//     first log record is written, so redelivery after a restart writes
+//     nothing twice.
+//   - Untraced: a log record without a trace id goes to the artifact of
+//     the all-zero trace id, UntracedFileName in a folder (no trace has
+//     that id: it is invalid in OTLP), or to the one artifact of Path or
+//     Writer; LogHooks.Untraced counts them. Under ByAttribute a record
+//     whose resource has the attribute goes to that value's artifact.
+//   - Finalization is the spans': log lines add nothing to a trailer's
+//     counts, but a line written after a trailer makes the next
+//     finalization write another one; with FinalizeAfter 0 an artifact
+//     whose root has ended is finalized again after its late log records.
+//   - A conversation that takes over a trace's artifact (see the package
+//     documentation) takes its log lines too.
+
+// DefaultMaxHeldLogs bounds the log records held for traces whose
+// artifact does not exist yet, when Options.MaxHeldLogs is 0.
+const DefaultMaxHeldLogs = 65536
+
+// UntracedFileName is the artifact of a folder that log records without
+// a trace id go to.
+var UntracedFileName = FileName(TraceKey(pcommon.TraceID{}), "")
+
+// LogHooks count what the store does with log records; any may be nil.
+// They must be quick and safe for concurrent use.
+type LogHooks struct {
+	// Written, Duplicates (already in their artifact, or already held)
+	// and Failed (a write that failed; returned in the error) count log
+	// records; Held counts those put on hold and Untraced those without a
+	// trace id.
+	Written, Duplicates, Failed, Held, Untraced func(n int64)
+}
+
+func call(f func(int64), n int64) {
+	if f != nil && n != 0 {
+		f(n)
+	}
+}
+
+// logID is a log record's identity.
+type logID [16]byte
+
+// logSet is the log records an artifact holds.
+type logSet struct {
+	art *artifact
+	ids map[logID]struct{}
+}
+
+// heldTrace is the log records held for one trace.
+type heldTrace struct {
+	since time.Time
+	recs  []converter.LogRecord
+	ids   map[logID]struct{}
+}
+
+// logState is the store's state for log records.
+type logState struct {
+	mu      sync.Mutex
+	sets    map[string]*logSet // by artifact path ("" for the run)
+	puts    int
+	held    map[pcommon.TraceID]*heldTrace
+	order   []pcommon.TraceID // held traces, oldest first (may hold stale ids)
+	nHeld   int
+	pending atomic.Int64 // nHeld, read without mu
+}
+
+func (s *Store) logHooks() *LogHooks { return &s.opts.LogHooks }
+
+// idOf returns the identity of rec: its full encoding, hashed.
+func idOf(rec *converter.LogRecord, scratch []byte) (logID, []byte) {
+	var e converter.Encoder
+	scratch = e.AppendLog(scratch[:0], rec)
+	sum := sha256.Sum256(scratch)
+	var id logID
+	copy(id[:], sum[:])
+	return id, scratch
+}
+
+// WriteLogs writes log records, each after its trace's records in that
+// trace's artifact, holding those whose artifact does not exist yet (see
+// the rules above). The store keeps copies of what it holds: recs stay
+// the caller's. Records already in their artifact are skipped. When some
+// artifacts fail, the others are still written, and the error is a
+// *LogWriteError holding the records not written; after Close it is
+// ErrClosed.
+func (s *Store) WriteLogs(recs []converter.LogRecord) error {
+	s.life.RLock()
+	defer s.life.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	h := s.logHooks()
+	now := time.Now()
+	type out struct {
+		key  Key
+		recs []converter.LogRecord
+	}
+	var outs []out
+	idx := make(map[Key]int)
+	add := func(k Key, rec converter.LogRecord) {
+		j, ok := idx[k]
+		if !ok {
+			j = len(outs)
+			idx[k] = j
+			outs = append(outs, out{key: k})
+		}
+		outs[j].recs = append(outs[j].recs, rec)
+	}
+	var scratch []byte
+	var untraced int64
+	for i := range recs {
+		rec := recs[i]
+		tid := rec.Log.TraceID()
+		if tid.IsEmpty() {
+			untraced++
+		}
+		k, hold := s.logKey(&rec)
+		if !hold {
+			add(k, rec)
+			continue
+		}
+		var id logID
+		id, scratch = idOf(&rec, scratch)
+		s.hold(tid, rec, id, now)
+	}
+	call(h.Untraced, untraced)
+	var errs []error
+	var failed []converter.LogRecord
+	for _, o := range outs {
+		if err := s.writeLogsTo(o.key, o.recs); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", o.key, err))
+			failed = append(failed, o.recs...)
+		}
+	}
+	if err := s.releaseDue(now, nil); err != nil {
+		errs = append(errs, err)
+	}
+	if errs == nil {
+		return nil
+	}
+	return &LogWriteError{Failed: failed, Err: errors.Join(errs...)}
+}
+
+// LogWriteError is what WriteLogs returns when some log records could not
+// be written: those of the artifacts that failed, for a caller that
+// retries only those.
+type LogWriteError struct {
+	Failed []converter.LogRecord
+	Err    error
+}
+
+func (e *LogWriteError) Error() string { return e.Err.Error() }
+
+func (e *LogWriteError) Unwrap() error { return e.Err }
+
+// logKey is the artifact rec goes to, and whether it is held because
+// that artifact does not exist yet.
+func (s *Store) logKey(rec *converter.LogRecord) (Key, bool) {
+	if s.run != nil {
+		return Key{Kind: KindRun}, false
+	}
+	tid := rec.Log.TraceID()
+	if s.opts.Route == ByAttribute {
+		if v, ok := rec.Resource.Attributes().Get(s.opts.Attribute); ok {
+			return AttributeKey(v.AsString()), false
+		}
+	}
+	if tid.IsEmpty() {
+		return TraceKey(tid), false
+	}
+	if s.opts.Route == ByConversation {
+		if c, ok := s.convOf(tid); ok {
+			return ConversationKey(c), false
+		}
+	}
+	k := TraceKey(tid)
+	return k, !s.exists(k)
+}
+
+// exists reports whether the artifact of k is in memory or on disk.
+func (s *Store) exists(k Key) bool {
+	if s.lookup(k) != nil {
+		return true
+	}
+	_, err := os.Stat(s.pathOf(k))
+	return err == nil
+}
+
+// hold keeps a copy of rec until its trace's artifact exists.
+func (s *Store) hold(tid pcommon.TraceID, rec converter.LogRecord, id logID, now time.Time) {
+	ls := &s.logs
+	ls.mu.Lock()
+	if ls.held == nil {
+		ls.held = make(map[pcommon.TraceID]*heldTrace)
+	}
+	ht := ls.held[tid]
+	if ht == nil {
+		ht = &heldTrace{since: now, ids: make(map[logID]struct{})}
+		ls.held[tid] = ht
+		ls.order = append(ls.order, tid)
+	}
+	if _, dup := ht.ids[id]; dup {
+		ls.mu.Unlock()
+		call(s.logHooks().Duplicates, 1)
+		return
+	}
+	ht.ids[id] = struct{}{}
+	ht.recs = append(ht.recs, copyLog(rec))
+	ls.nHeld++
+	ls.pending.Store(int64(ls.nHeld))
+	ls.mu.Unlock()
+	call(s.logHooks().Held, 1)
+}
+
+// copyLog copies rec, which belongs to a batch the caller keeps.
+func copyLog(rec converter.LogRecord) converter.LogRecord {
+	lr := plog.NewLogRecord()
+	rec.Log.CopyTo(lr)
+	res := pcommon.NewResource()
+	rec.Resource.CopyTo(res)
+	sc := pcommon.NewInstrumentationScope()
+	rec.Scope.CopyTo(sc)
+	rec.Log, rec.Resource, rec.Scope = lr, res, sc
+	return rec
+}
+
+// takeHeld removes the log records held for the traces pick selects.
+func (s *Store) takeHeld(pick func(tid pcommon.TraceID, ht *heldTrace, over int) bool) map[pcommon.TraceID][]converter.LogRecord {
+	ls := &s.logs
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	var out map[pcommon.TraceID][]converter.LogRecord
+	keep := ls.order[:0]
+	max := s.opts.MaxHeldLogs
+	if max <= 0 {
+		max = DefaultMaxHeldLogs
+	}
+	for _, tid := range ls.order {
+		ht := ls.held[tid]
+		if ht == nil {
+			continue
+		}
+		if !pick(tid, ht, ls.nHeld-max) {
+			keep = append(keep, tid)
+			continue
+		}
+		if out == nil {
+			out = make(map[pcommon.TraceID][]converter.LogRecord)
+		}
+		out[tid] = ht.recs
+		ls.nHeld -= len(ht.recs)
+		delete(ls.held, tid)
+	}
+	clear(ls.order[len(keep):])
+	ls.order = keep
+	ls.pending.Store(int64(ls.nHeld))
+	return out
+}
+
+// releaseDue writes the held log records of the traces of recs (just
+// written: their artifacts exist now), those held longer than
+// HoldLogs, and the oldest past MaxHeldLogs. The caller holds s.life.
+func (s *Store) releaseDue(now time.Time, recs []converter.Record) error {
+	if s.logs.pending.Load() == 0 {
+		return nil
+	}
+	touched := make(map[pcommon.TraceID]bool)
+	for i := range recs {
+		touched[recs[i].Span.TraceID()] = true
+	}
+	hold := s.opts.HoldLogs
+	if hold == 0 {
+		hold = s.opts.FinalizeAfter
+	}
+	due := s.takeHeld(func(tid pcommon.TraceID, ht *heldTrace, over int) bool {
+		switch {
+		case over > 0, hold > 0 && now.Sub(ht.since) >= hold:
+			return true
+		}
+		return touched[tid]
+	})
+	return s.writeReleased(due)
+}
+
+// writeReleased writes released log records to their traces' artifacts;
+// those that fail are held again.
+func (s *Store) writeReleased(due map[pcommon.TraceID][]converter.LogRecord) error {
+	var errs []error
+	now := time.Now()
+	for tid, recs := range due {
+		k := TraceKey(tid)
+		if s.opts.Route == ByConversation {
+			if c, ok := s.convOf(tid); ok {
+				k = ConversationKey(c)
+			}
+		}
+		if err := s.writeLogsTo(k, recs); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", k, err))
+			var scratch []byte
+			for i := range recs {
+				var id logID
+				id, scratch = idOf(&recs[i], scratch)
+				s.hold(tid, recs[i], id, now)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// releaseAfterWrite is the end of a span Write: the log records held for
+// its traces (whose artifacts it made) follow their spans. The caller
+// holds s.life.
+func (s *Store) releaseAfterWrite(recs []converter.Record) {
+	if s.closed || s.logs.pending.Load() == 0 {
+		return
+	}
+	s.handle(s.releaseDue(time.Now(), recs))
+}
+
+// flushHeld writes every held log record (Close): nothing held is lost.
+func (s *Store) flushHeld() error {
+	s.life.RLock()
+	defer s.life.RUnlock()
+	if s.closed {
+		return nil
+	}
+	return s.writeReleased(s.takeHeld(func(pcommon.TraceID, *heldTrace, int) bool { return true }))
+}
+
+// HeldLogs returns the number of log records held for traces whose
+// artifact does not exist yet.
+func (s *Store) HeldLogs() int { return int(s.logs.pending.Load()) }
+
+// writeLogsTo writes recs to the artifact of k.
+func (s *Store) writeLogsTo(k Key, recs []converter.LogRecord) error {
+	defer s.closeEvicted()
+	for {
+		a := s.get(k)
+		a.mu.Lock()
+		if a.gone {
+			a.mu.Unlock()
+			if k.Kind == KindTrace && s.opts.Route == ByConversation {
+				if c, ok := s.convOf(k.Trace); ok {
+					k = ConversationKey(c) // folded into its conversation
+				}
+			}
+			continue
+		}
+		a.lastWrite.Store(time.Now().UnixNano())
+		err := s.writeLogsLocked(a, recs)
+		a.mu.Unlock()
+		return err
+	}
+}
+
+// writeLogsLocked appends the log records of recs a does not hold yet, in
+// one write. a.mu is held.
+func (s *Store) writeLogsLocked(a *artifact, recs []converter.LogRecord) error {
+	h := s.logHooks()
+	if a.broken != nil {
+		call(h.Failed, int64(len(recs)))
+		return a.broken
+	}
+	if !a.loaded {
+		if err := s.load(a, nil); err != nil {
+			call(h.Failed, int64(len(recs)))
+			return err
+		}
+		if !a.headerOnDisk && len(recs) > 0 {
+			headerFromLog(a.meta, &recs[0])
+		}
+	}
+	set, err := s.logSetOf(a)
+	if err != nil {
+		call(h.Failed, int64(len(recs)))
+		return err
+	}
+	var buf, scratch []byte
+	if !a.headerOnDisk {
+		buf = converter.AppendMeta(buf, a.meta)
+	}
+	var enc converter.Encoder
+	enc.SetDefaults(a.meta)
+	var added []logID
+	var dups int64
+	for i := range recs {
+		var id logID
+		id, scratch = idOf(&recs[i], scratch)
+		if _, ok := set[id]; ok {
+			dups++
+			continue
+		}
+		set[id] = struct{}{}
+		added = append(added, id)
+		buf = enc.AppendLog(buf, &recs[i])
+	}
+	call(h.Duplicates, dups)
+	if len(added) == 0 {
+		return nil
+	}
+	if err := s.append(a, buf); err != nil {
+		for _, id := range added {
+			delete(set, id)
+		}
+		call(h.Failed, int64(len(added)))
+		return err
+	}
+	a.headerOnDisk = true
+	a.trailerLast = false
+	call(h.Written, int64(len(added)))
+	switch {
+	case a.key.Kind != KindRun && s.opts.FinalizeAfter == 0 && a.rootEnded.Load():
+		// The root has ended, and the artifact was (or would have been)
+		// finalized with it: finalize it again, its log lines in.
+		return s.finalizeLocked(a, false, nil)
+	case s.opts.Fsync == FsyncAlways:
+		return s.sync(a)
+	}
+	return nil
+}
+
+// headerFromLog makes a header written before any span (only log records
+// so far) say when and where they came from.
+func headerFromLog(m *converter.Meta, rec *converter.LogRecord) {
+	if t := rec.Log.Timestamp(); t != 0 {
+		m.StartedAt = time.Unix(0, int64(t)).UTC()
+	} else if t := rec.Log.ObservedTimestamp(); t != 0 {
+		m.StartedAt = time.Unix(0, int64(t)).UTC()
+	}
+	m.Resource = pcommon.NewResource()
+	rec.Resource.CopyTo(m.Resource)
+	m.ResourceSchemaURL = rec.ResourceSchemaURL
+	m.Scope = pcommon.NewInstrumentationScope()
+	rec.Scope.CopyTo(m.Scope)
+	m.ScopeSchemaURL = rec.ScopeSchemaURL
+	if v, ok := m.Resource.Attributes().Get("service.name"); ok {
+		m.Service = v.AsString()
+	}
+}
+
+// logSetOf returns the identities of the log records a holds, read from
+// its file the first time (an artifact continued from disk). a.mu is
+// held.
+func (s *Store) logSetOf(a *artifact) (map[logID]struct{}, error) {
+	ls := &s.logs
+	ls.mu.Lock()
+	if ls.sets == nil {
+		ls.sets = make(map[string]*logSet)
+	}
+	e := ls.sets[a.path]
+	if e != nil && e.art == a {
+		ls.mu.Unlock()
+		return e.ids, nil
+	}
+	ls.puts++
+	if ls.puts%1024 == 0 {
+		ls.sweep()
+	}
+	ls.mu.Unlock()
+	ids := make(map[logID]struct{})
+	if a.path != "" {
+		// Another artifact value of this path was finalized (or this one
+		// was adopted): what its file holds is the truth.
+		if err := readLogIDs(a.path, ids); err != nil {
+			return nil, err
+		}
+	}
+	ls.mu.Lock()
+	ls.sets[a.path] = &logSet{art: a, ids: ids}
+	ls.mu.Unlock()
+	return ids, nil
+}
+
+// sweep forgets the log sets of artifacts finalized since. ls.mu is held;
+// an artifact busy now is left for the next sweep.
+func (ls *logState) sweep() {
+	for p, e := range ls.sets {
+		if e.art.mu.TryLock() {
+			gone := e.art.gone
+			e.art.mu.Unlock()
+			if gone {
+				delete(ls.sets, p)
+			}
+		}
+	}
+}
+
+// readLogIDs adds the identities of the log lines of the artifact at path.
+func readLogIDs(path string, ids map[logID]struct{}) error {
+	logs, err := readLogs(path)
+	if err != nil {
+		return err
+	}
+	var scratch []byte
+	for i := range logs {
+		var id logID
+		id, scratch = idOf(&logs[i], scratch)
+		ids[id] = struct{}{}
+	}
+	return nil
+}
+
+// readLogs reads the log lines of the artifact at path; nothing when
+// there is no file.
+func readLogs(path string) ([]converter.LogRecord, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read log lines: %w", err)
+	}
+	defer f.Close()
+	var out []converter.LogRecord
+	r := converter.NewReader(f, converter.WithSource(path), converter.WithLogs(func(l *converter.LogRecord) {
+		out = append(out, *l)
+	}))
+	for {
+		_, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read log lines: %w", err)
+		}
+	}
+}
+
+// foldLogs moves the log lines of the trace artifact at path (being
+// folded into conv) into conv's artifact.
+func (s *Store) foldLogs(path string, conv Key) error {
+	logs, err := readLogs(path)
+	if err != nil || len(logs) == 0 {
+		return err
+	}
+	return s.writeLogsTo(conv, logs)
+}

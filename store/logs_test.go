@@ -1,0 +1,227 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/plogcmp"
+)
+
+const realDir = "../testdata/real/otel-instrumentation-openai/payloads/"
+
+// realRun reads the official openai instrumentation's captured tool-loop
+// run: its spans and the log records that carry its prompts and answers.
+func realRun(t *testing.T) ([]converter.Record, plog.Logs) {
+	t.Helper()
+	raw, err := os.ReadFile(realDir + "tool-loop.traces.pb")
+	require.NoError(t, err)
+	td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(raw)
+	require.NoError(t, err)
+	raw, err = os.ReadFile(realDir + "tool-loop.logs.pb")
+	require.NoError(t, err)
+	ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(raw)
+	require.NoError(t, err)
+	require.Positive(t, ld.LogRecordCount())
+	return converter.Records(td), ld
+}
+
+// readWithLogs reads an artifact's spans and log lines, in file order
+// ("s" for a span line, "l" for a log line).
+func readWithLogs(t *testing.T, path string) (spans []*converter.Record, logs []converter.LogRecord, order string) {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	r := converter.NewReader(f, converter.WithLogs(func(l *converter.LogRecord) {
+		logs = append(logs, *l)
+		order += "l"
+	}))
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		spans = append(spans, rec)
+		order += "s"
+	}
+	assert.Empty(t, r.Problems())
+	return spans, logs, order
+}
+
+type logCounts struct{ written, dups, held, untraced, failed atomic.Int64 }
+
+func (c *logCounts) hooks() LogHooks {
+	return LogHooks{
+		Written: func(n int64) { c.written.Add(n) }, Duplicates: func(n int64) { c.dups.Add(n) },
+		Held: func(n int64) { c.held.Add(n) }, Untraced: func(n int64) { c.untraced.Add(n) },
+		Failed: func(n int64) { c.failed.Add(n) },
+	}
+}
+
+// TestLogsLandInTheirTrace sends the real run's spans and log records in
+// both orders, each twice, and across a restart: the trace's artifact
+// holds every span and every log record once, exactly as received, each
+// log line after the spans of the Write that made the artifact.
+func TestLogsLandInTheirTrace(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		logsFirst bool
+		held      int64
+	}{
+		{name: "spans first"},
+		{name: "logs first", logsFirst: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recs, ld := realRun(t)
+			logs := converter.LogRecords(ld)
+			dir := t.TempDir()
+			var c logCounts
+			opts := Options{Dir: dir, FinalizeAfter: 0, LogHooks: c.hooks()}
+			s := newStore(t, opts)
+			send := func(s *Store) {
+				if tc.logsFirst {
+					require.NoError(t, s.WriteLogs(logs))
+					require.NoError(t, s.Write(recs))
+				} else {
+					require.NoError(t, s.Write(recs))
+					require.NoError(t, s.WriteLogs(logs))
+				}
+			}
+			send(s)
+			send(s) // redelivered
+			require.NoError(t, s.Close())
+			s2 := newStore(t, opts) // a restart: the artifact is adopted
+			send(s2)
+			require.NoError(t, s2.Close())
+
+			// The run is two traces, one per model call.
+			var spans []*converter.Record
+			var got []converter.LogRecord
+			for _, g := range Split(recs, ByTrace, "") {
+				sp, lg, order := readWithLogs(t, filepath.Join(dir, FileName(g.Key, "")))
+				spans, got = append(spans, sp...), append(got, lg...)
+				if tc.logsFirst {
+					assert.Regexp(t, `^s+l+$`, order, "the log lines follow the spans")
+				}
+			}
+			assert.Len(t, spans, len(recs))
+			assert.Equal(t, int64(len(logs)), c.written.Load(), "each log record written once")
+			assert.Equal(t, int64(2*len(logs)), c.dups.Load(), "the redeliveries skipped")
+			assert.Equal(t, plogcmp.Records(ld), plogcmp.Records(converter.ToLogs(got)), "log records as received")
+			if tc.logsFirst {
+				assert.Equal(t, int64(len(logs)), c.held.Load(), "held until their trace's artifact existed")
+			}
+			assert.Zero(t, s.HeldLogs())
+		})
+	}
+}
+
+// TestLogsWithoutTraceAreKept: a log record of no trace goes to the
+// untraced artifact, counted.
+func TestLogsWithoutTraceAreKept(t *testing.T) {
+	dir := t.TempDir()
+	var c logCounts
+	s := newStore(t, Options{Dir: dir, LogHooks: c.hooks()})
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "svc")
+	lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetEventName("gen_ai.user.message")
+	lr.Body().SetEmptyMap().PutStr("content", "hi")
+	lr.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000))
+	require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
+	require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
+	require.NoError(t, s.Close())
+	_, got, _ := readWithLogs(t, filepath.Join(dir, UntracedFileName))
+	require.Len(t, got, 1)
+	assert.Equal(t, "gen_ai.user.message", got[0].Log.EventName())
+	assert.Equal(t, int64(2), c.untraced.Load())
+	assert.Equal(t, int64(1), c.dups.Load())
+}
+
+// TestHeldLogsAreBounded: past MaxHeldLogs the trace held longest is
+// written to an artifact of its own, which its spans continue; Close
+// writes what is still held.
+func TestHeldLogsAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	var c logCounts
+	s := newStore(t, Options{Dir: dir, MaxHeldLogs: 1, LogHooks: c.hooks()})
+	mk := func(trace byte) []converter.LogRecord {
+		ld := plog.NewLogs()
+		lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+		lr.SetTraceID(tid(trace))
+		lr.SetSpanID(sid(2))
+		lr.Body().SetStr("answer")
+		return converter.LogRecords(ld)
+	}
+	require.NoError(t, s.WriteLogs(mk(1)))
+	assert.Equal(t, 1, s.HeldLogs())
+	require.NoError(t, s.WriteLogs(mk(2)))
+	assert.Equal(t, 1, s.HeldLogs(), "trace 1's record written to make room")
+	_, l1, _ := readWithLogs(t, filepath.Join(dir, tid(1).String()+Ext))
+	assert.Len(t, l1, 1)
+	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1}, span{trace: 1, id: 1})))
+	require.NoError(t, s.Close())
+	sp1, l1, order := readWithLogs(t, filepath.Join(dir, tid(1).String()+Ext))
+	assert.Len(t, sp1, 2)
+	assert.Len(t, l1, 1)
+	assert.Equal(t, "lss", order)
+	_, l2, _ := readWithLogs(t, filepath.Join(dir, tid(2).String()+Ext))
+	assert.Len(t, l2, 1, "Close writes what is held")
+	assert.Equal(t, int64(2), c.written.Load())
+}
+
+// TestFoldedTraceKeepsItsLogs: a trace that names its conversation late
+// brings its log lines into the conversation's artifact.
+func TestFoldedTraceKeepsItsLogs(t *testing.T) {
+	dir := t.TempDir()
+	s := newStore(t, Options{Dir: dir, Route: ByConversation, FinalizeAfter: 0})
+	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1})))
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetTraceID(tid(1))
+	lr.SetSpanID(sid(2))
+	lr.Body().SetStr("answer")
+	require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
+	require.NoError(t, s.Write(records(span{trace: 1, id: 1, conv: "c1"})))
+	require.NoError(t, s.Close())
+	_, err := os.Stat(filepath.Join(dir, tid(1).String()+Ext))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	spans, logs, _ := readWithLogs(t, filepath.Join(dir, "conv-c1"+Ext))
+	assert.Len(t, spans, 2)
+	require.Len(t, logs, 1)
+	assert.Equal(t, "answer", logs[0].Log.Body().Str())
+}
+
+// TestLogsToOneWriter: a store of one artifact takes log records at once.
+func TestLogsToOneWriter(t *testing.T) {
+	var buf bytes.Buffer
+	s := newStore(t, Options{Writer: &buf})
+	recs, ld := realRun(t)
+	require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
+	require.NoError(t, s.Write(recs))
+	require.NoError(t, s.Close())
+	var n int
+	r := converter.NewReader(&buf, converter.WithLogs(func(*converter.LogRecord) { n++ }))
+	for {
+		if _, err := r.Next(); err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+	}
+	assert.Equal(t, ld.LogRecordCount(), n)
+	assert.Equal(t, int64(len(recs)), r.Summary().Records)
+}
