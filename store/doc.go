@@ -88,4 +88,14 @@
 // Drop with their usage; the trailer of their trace's artifact counts
 // them, and a trace with nothing but drops gets an artifact at Close that
 // says so.
+//
+// # Log records
+//
+// WriteLogs puts OTLP log records (format §4.4) into their trace's
+// artifact, after its spans: records whose trace has no artifact yet are
+// held (bounded by Options.MaxHeldLogs, for at most Options.HoldLogs,
+// written at Close whatever happens), a redelivered record (same
+// content, resource and scope) is skipped, an artifact continued from
+// disk reads its log lines back first, and records without a trace id go
+// to UntracedFileName. logs.go states the whole set of rules.
 package store
