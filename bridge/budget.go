@@ -296,6 +296,9 @@ func (b *budgets) cost(s sdktrace.ReadOnlySpan, u semconv.Usage) int64 {
 	if model == "" {
 		model = request
 	}
+	if u.IsZero() {
+		return 0 // no usage reported: nothing to price
+	}
 	c := b.prices.UsageCost(provider, model, s.StartTime(), u)
 	if !c.Known() {
 		if _, seen := b.unpriced.LoadOrStore(model, true); !seen {

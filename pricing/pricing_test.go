@@ -164,6 +164,9 @@ func TestSpanCost(t *testing.T) {
 	assert.Equal(t, FromPrices, c.Source)
 	assert.InDelta(t, (1_000*2.5+100*10)/1e6, c.USD, 1e-12) // gpt-4o: 2.5 in, 10 out
 
+	c = tb.SpanCost(sp, &rd, semconv.Usage{})
+	assert.False(t, c.Known(), "a call that reports no usage has no known cost, not $0")
+
 	a.PutDouble(semconv.UsageCost, 0.5)
 	semconv.Read(&rd, sp.Name(), sp.Attributes(), false)
 	c = tb.SpanCost(sp, &rd, u)

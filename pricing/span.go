@@ -49,10 +49,15 @@ func (c Cost) Known() bool { return c.Source != Unknown }
 
 // SpanCost is the cost of a model call: the cost the span reports itself,
 // else its usage u (as semconv.Reading.TokenUsage reads it) priced for its
-// provider and model at its start time.
+// provider and model at its start time. A call that reports no usage at
+// all (a stream whose SDK never saw the totals, a failed call) has an
+// unknown cost, not $0.
 func (t *Table) SpanCost(sp ptrace.Span, rd *semconv.Reading, u semconv.Usage) Cost {
 	if usd, ok := ReportedCost(sp.Attributes(), rd); ok {
 		return Cost{USD: usd, Source: FromSpan}
+	}
+	if u.IsZero() {
+		return Cost{}
 	}
 	return t.UsageCost(rd.Str(semconv.FieldProvider), rd.Model(), sp.StartTimestamp().AsTime(), u)
 }

@@ -108,6 +108,16 @@ func TestTokensCostAllUnknownIsNull(t *testing.T) {
 	assert.Equal(t, "null", string(top.CostUSD))
 }
 
+// TestTokensCostNoUsageIsUnknown: a call of a priced model that reports no
+// usage (a stream whose SDK never saw the totals) has no known cost, not $0.
+func TestTokensCostNoUsageIsUnknown(t *testing.T) {
+	b := newTrace()
+	b.chat("gpt-4o", pcommon.SpanID{}, 0, 0)
+	rep := report.Tokens(b.records(), nil)
+	assert.Nil(t, rep.CostUSD)
+	assert.Equal(t, []string{"gpt-4o"}, rep.CostUnknownModels)
+}
+
 func TestDollars(t *testing.T) {
 	v := func(f float64) *float64 { return &f }
 	tests := []struct {

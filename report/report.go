@@ -57,7 +57,8 @@ type TokenReport struct {
 	// not known.
 	Cost
 	// CostUnknownModels lists the models (as ByModel names them) with
-	// model calls of no known cost, sorted.
+	// model calls of no known cost, sorted: models the price data does not
+	// know, and models of calls that reported no usage.
 	CostUnknownModels []string `json:"cost_unknown_models"`
 	// PriceData names the price data used: "genai-prices <version>".
 	PriceData string `json:"price_data"`

@@ -128,7 +128,7 @@ func (r *TokenReport) costLine() string {
 		if c.CostUSD != nil {
 			s += " or more"
 		}
-		how = append(how, fmt.Sprintf("%s no known price (%s)", what, strings.Join(r.CostUnknownModels, ", ")))
+		how = append(how, fmt.Sprintf("%s no known cost: no price or no usage (%s)", what, strings.Join(r.CostUnknownModels, ", ")))
 	}
 	if r.FromTrailer {
 		how = append(how, "for the records in the file")

@@ -292,5 +292,5 @@ func TestTokensCostJSON(t *testing.T) {
 
 	r := agenttrace(t, "", "tokens", unknown)
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "Cost     unknown (3 model calls have no known price (house-model-7-20250929))")
+	assert.Contains(t, r.stdout, "Cost     unknown (3 model calls have no known cost: no price or no usage (house-model-7-20250929))")
 }
