@@ -162,19 +162,19 @@ func (a *agentEvalReader) read(data []byte) error {
 
 	// The trace's identity and the root.
 	key := "content:" + string(data[:min(len(data), 4096)])
-	if name, at := memberStr(doc, "traceName", "name"), memberStr(doc, "capturedAt"); name != "" || at != "" {
+	if name, at := memberStr(doc, "tracename", "name"), memberStr(doc, "capturedat"); name != "" || at != "" {
 		key = "trace:" + name + "\x00" + at
 	}
 	a.trace = traceIDFor(AgentEval, key)
 	a.rootID = spanIDFor(a.trace, rootKey)
-	a.model = memberStr(doc, "modelId", "model")
-	agent := memberStr(doc, "agentName", "agent")
+	a.model = memberStr(doc, "modelid", "model")
+	agent := memberStr(doc, "agentname", "agent")
 	if agent != "" {
 		a.res.Attributes().PutStr("service.name", agent)
 	}
 	root := ptrace.NewSpan()
 	rootStart, hasStart := uint64(0), false
-	if k := memberKey(doc, "capturedAt"); k != "" {
+	if k := memberKey(doc, "capturedat"); k != "" {
 		rootStart, hasStart = parseTime(doc[k])
 	}
 
@@ -260,7 +260,7 @@ func (a *agentEvalReader) entries(data, list json.RawMessage) []*aeEntry {
 			continue
 		}
 		e := &aeEntry{f: f, line: line, typ: aeEnum(f, "type"), scope: aeEnum(f, "scope"),
-			correlation: memberStr(f, "correlationId")}
+			correlation: memberStr(f, "correlationid")}
 		e.index, e.hasIndex = memberInt(f, "index")
 		if k := memberKey(f, "timestamp"); k != "" && string(f[k]) != "null" {
 			if e.ts, e.hasTime = parseTime(f[k]); !e.hasTime {
@@ -331,7 +331,7 @@ func (a *agentEvalReader) pair(entries []*aeEntry) []*aeCall {
 			delete(open, pk)
 		case aeToolCall:
 			n := 1
-			if k := memberKey(e.f, "toolCalls"); k != "" {
+			if k := memberKey(e.f, "toolcalls"); k != "" {
 				var list []json.RawMessage
 				if json.Unmarshal(e.f[k], &list) == nil && len(list) > 0 {
 					n = len(list)
@@ -361,12 +361,12 @@ func (a *agentEvalReader) times(c *aeCall) (start, end uint64) {
 	case c.tool != nil:
 		e := c.tool
 		end = e.ts
-		d, hasD := memberDuration(e.f, "durationMs")
+		d, hasD := memberDuration(e.f, "durationms")
 		if tc := aeToolCalls(e.f); c.toolIndex < len(tc) {
-			if dd, ok := memberDuration(tc[c.toolIndex], "durationMs"); ok {
+			if dd, ok := memberDuration(tc[c.toolIndex], "durationms"); ok {
 				d, hasD = dd, true
 			}
-			if k := memberKey(tc[c.toolIndex], "startedAt"); k != "" {
+			if k := memberKey(tc[c.toolIndex], "startedat"); k != "" {
 				if s, ok := parseTime(tc[c.toolIndex][k]); ok {
 					start = s
 					if hasD && d > 0 {
@@ -385,7 +385,7 @@ func (a *agentEvalReader) times(c *aeCall) (start, end uint64) {
 		if c.req != nil {
 			return min(c.req.ts, end), end
 		}
-		if d, ok := memberDuration(c.resp.f, "durationMs"); ok && d > 0 {
+		if d, ok := memberDuration(c.resp.f, "durationms"); ok && d > 0 {
 			return end - min(uint64(d), end), end
 		}
 		return end, end
@@ -461,10 +461,10 @@ func (a *agentEvalReader) emitCall(c *aeCall, v10Tools bool) error {
 		resp = c.resp.f
 	}
 	opts := map[string]json.RawMessage{}
-	if k := memberKey(req, "requestOptions"); k != "" {
+	if k := memberKey(req, "requestoptions"); k != "" {
 		opts, _ = objectFields(req[k])
 	}
-	model := cmp.Or(memberStr(opts, "modelId", "model"), a.model)
+	model := cmp.Or(memberStr(opts, "modelid", "model"), a.model)
 	attrs := startSpan(sp, a.trace, c.key, a.spanID(c.parent), ptrace.SpanKindClient, semconv.OpChat, model, c.start)
 	sp.SetEndTimestamp(pcommon.Timestamp(max(c.end, c.start)))
 	putStr(attrs, semconv.RequestModel, model)
@@ -476,22 +476,22 @@ func (a *agentEvalReader) emitCall(c *aeCall, v10Tools bool) error {
 	if k := memberKey(opts, "temperature"); k != "" {
 		putJSONValue(attrs, semconv.RequestTemperature, opts[k])
 	}
-	if n, ok := memberInt(opts, "maxOutputTokens", "maxTokens"); ok {
+	if n, ok := memberInt(opts, "maxoutputtokens", "maxtokens"); ok {
 		attrs.PutInt(semconv.RequestMaxTokens, n)
 	}
-	if k := memberKey(req, "requestOptions"); k != "" && string(req[k]) != "null" {
+	if k := memberKey(req, "requestoptions"); k != "" && string(req[k]) != "null" {
 		attrs.PutStr(agentEvalPrefix+"request_options", compactJSON(req[k]))
 	}
-	if sys := memberStr(req, "systemPrompt"); sys != "" {
+	if sys := memberStr(req, "systemprompt"); sys != "" {
 		attrs.PutStr(semconv.SystemInstructions, string(appendPartList(nil, chatPart{"text", sys})))
 	}
-	if k := memberKey(req, "toolDefinitions"); k != "" && string(req[k]) != "null" {
+	if k := memberKey(req, "tooldefinitions"); k != "" && string(req[k]) != "null" {
 		attrs.PutStr(semconv.ToolDefinitions, compactJSON(req[k]))
 	}
 	if p := memberStr(req, "prompt"); p != "" || c.req != nil && memberKey(req, "prompt") != "" {
 		attrs.PutStr(semconv.InputMessages, string(appendMessages(nil, "user", "", chatPart{"text", p})))
 	}
-	finish := memberStr(resp, "finishReason")
+	finish := memberStr(resp, "finishreason")
 	if finish != "" {
 		attrs.PutEmptySlice(semconv.ResponseFinishReasons).AppendEmpty().SetStr(finish)
 	}
@@ -501,18 +501,18 @@ func (a *agentEvalReader) emitCall(c *aeCall, v10Tools bool) error {
 		if out != "" {
 			attrs.PutStr(semconv.OutputMessages, out)
 		}
-		if k := memberKey(resp, "tokenUsage", "usage"); k != "" && firstByte(resp[k]) == '{' {
+		if k := memberKey(resp, "tokenusage", "usage"); k != "" && firstByte(resp[k]) == '{' {
 			uf, _ := objectFields(resp[k])
 			u, has := usageMembers(uf)
 			putUsage(attrs, u, has, false) // MEAI's input count includes cached tokens
 		}
-		if k := memberKey(resp, "providerMetadata"); k != "" && string(resp[k]) != "null" {
+		if k := memberKey(resp, "providermetadata"); k != "" && string(resp[k]) != "null" {
 			attrs.PutStr(agentEvalPrefix+"provider_metadata", compactJSON(resp[k]))
 		}
-		if k := memberKey(resp, "isStreaming"); k != "" && string(resp[k]) != "null" {
+		if k := memberKey(resp, "isstreaming"); k != "" && string(resp[k]) != "null" {
 			putJSONValue(attrs, agentEvalPrefix+"is_streaming", resp[k])
 		}
-		if k := memberKey(resp, "streamingChunks"); k != "" && string(resp[k]) != "null" {
+		if k := memberKey(resp, "streamingchunks"); k != "" && string(resp[k]) != "null" {
 			attrs.PutStr(agentEvalPrefix+"streaming_chunks", compactJSON(resp[k]))
 		}
 	}
@@ -523,7 +523,7 @@ func (a *agentEvalReader) emitCall(c *aeCall, v10Tools bool) error {
 		if k := memberKey(f, "error"); k != "" && firstByte(f[k]) == '{' {
 			ef, _ := objectFields(f[k])
 			typ, msg := memberStr(ef, "type"), memberStr(ef, "message")
-			addException(sp, uint64(sp.EndTimestamp()), typ, msg, memberStr(ef, "stackTrace"))
+			addException(sp, uint64(sp.EndTimestamp()), typ, msg, memberStr(ef, "stacktrace"))
 			setError(sp, cmp.Or(typ, "model_error"), shortMessage(msg))
 		}
 	}
@@ -550,16 +550,16 @@ func (a *agentEvalReader) toolSpan(c *aeCall, e *aeEntry, calls []map[string]jso
 	if j < len(calls) {
 		tc = calls[j]
 	}
-	name := memberStr(tc, "name", "toolName")
+	name := memberStr(tc, "name", "toolname")
 	start, end := c.start, c.end
 	if c.tool == nil { // reported by an agent response: its own times, if any
 		start, end = e.ts, e.ts
-		if k := memberKey(tc, "startedAt"); k != "" {
+		if k := memberKey(tc, "startedat"); k != "" {
 			if s, ok := parseTime(tc[k]); ok {
 				start = s
 			}
 		}
-		if d, ok := memberDuration(tc, "durationMs"); ok && d > 0 {
+		if d, ok := memberDuration(tc, "durationms"); ok && d > 0 {
 			end = start + uint64(d)
 		}
 	}
@@ -572,7 +572,7 @@ func (a *agentEvalReader) toolSpan(c *aeCall, e *aeEntry, calls []map[string]jso
 	if e.hasIndex {
 		attrs.PutInt(agentEvalAttrIndex, e.index)
 	}
-	putStr(attrs, semconv.ToolCallID, memberStr(tc, "callId", "id", "toolCallId"))
+	putStr(attrs, semconv.ToolCallID, memberStr(tc, "callid", "id", "toolcallid"))
 	if k := memberKey(tc, "arguments"); k != "" && string(tc[k]) != "null" {
 		attrs.PutStr(semconv.ToolCallArguments, resultText(tc[k]))
 	}
@@ -598,7 +598,7 @@ func (a *agentEvalReader) toolSpan(c *aeCall, e *aeEntry, calls []map[string]jso
 
 // aeToolCalls returns the toolCalls of an entry, each an object.
 func aeToolCalls(f map[string]json.RawMessage) []map[string]json.RawMessage {
-	k := memberKey(f, "toolCalls")
+	k := memberKey(f, "toolcalls")
 	if k == "" {
 		return nil
 	}
@@ -635,8 +635,8 @@ func aeOutput(text string, calls []map[string]json.RawMessage, finish string) st
 		}
 		n++
 		b = append(b, `{"type":"tool_call","name":`...)
-		b = converter.AppendJSONString(b, memberStr(tc, "name", "toolName"))
-		if id := memberStr(tc, "callId", "id", "toolCallId"); id != "" {
+		b = converter.AppendJSONString(b, memberStr(tc, "name", "toolname"))
+		if id := memberStr(tc, "callid", "id", "toolcallid"); id != "" {
 			b = append(b, `,"id":`...)
 			b = converter.AppendJSONString(b, id)
 		}

@@ -1,8 +1,10 @@
 package importer
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -157,4 +159,47 @@ func FuzzAgentEval(f *testing.F) {
 	f.Add([]byte(`[{"type":"ToolCall","index":0,"toolCalls":[{"startedAt":"2300-01-01T00:00:00Z","durationMs":1e300}]}]`))
 	f.Add([]byte(`[{"type":"Response","index":0,"durationMs":-5,"timestamp":1}]`))
 	f.Fuzz(func(t *testing.T, data []byte) { checkFuzz(t, ReadAgentEval, data) })
+}
+
+// pascal renames the members of a JSON value to PascalCase, as a
+// serializer without a naming policy writes them.
+func pascal(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[strings.ToUpper(k[:1])+k[1:]] = pascal(e)
+		}
+		return out
+	case []any:
+		for i := range x {
+			x[i] = pascal(x[i])
+		}
+	}
+	return v
+}
+
+// TestReadAgentEvalPascalCase: member names are matched whatever their
+// case: the same trace in PascalCase imports to the same spans.
+func TestReadAgentEvalPascalCase(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join(shapesDir, "agenteval.json"))
+	require.NoError(t, err)
+	var doc any
+	require.NoError(t, json.Unmarshal(data, &doc))
+	upper, err := json.Marshal(pascal(doc))
+	require.NoError(t, err)
+	assert.Equal(t, AgentEval, Detect(upper))
+	want, _ := importBytes(t, ReadAgentEval, "a", data)
+	got, st := importBytes(t, ReadAgentEval, "a", upper)
+	assert.Empty(t, st.Problems)
+	require.Len(t, got, len(want))
+	for i := range want {
+		w, g := want[i].Span, got[i].Span
+		assert.Equal(t, w.Name(), g.Name())
+		for _, k := range []string{semconv.InputMessages, semconv.OutputMessages, semconv.UsageInputTokens, semconv.UsageOutputTokens,
+			semconv.SystemInstructions, semconv.RequestModel, agentEvalAttrCorrelation, semconv.ToolCallResult} {
+			assert.Equal(t, attr(w, k), attr(g, k), "%s %s", w.Name(), k)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -119,7 +120,8 @@ func sniffJSON(head []byte) Shape {
 		return AgentEval // a bare list of TraceEntry
 	case !inArray && h.entries != nil && isAgentEvalEntry(h.entries):
 		return AgentEval
-	case !inArray && h.keys["entries"] && (h.keys["traceName"] || h.keys["capturedAt"]) && h.entries == nil:
+	case !inArray && (h.keys["entries"] || h.keys["Entries"]) && h.entries == nil &&
+		(h.keys["traceName"] || h.keys["capturedAt"] || h.keys["TraceName"] || h.keys["CapturedAt"]):
 		return AgentEval // an AgentTrace whose first entry is past the head, or none
 	case h.keys["traceID"] && (h.keys["spans"] || h.keys["processes"]):
 		return Jaeger
@@ -134,7 +136,8 @@ func sniffJSON(head []byte) Shape {
 // optional (and a number in the seed's own types), so the others count too.
 func isStreamEvent(h *jsonHead) bool {
 	for _, k := range [...]string{"conversation_id", "tool_call_id", "timestamp", "content", "message_id",
-		"error_code", "reason", "trace_id", "delta", "output"} {
+		"error_code", "reason", "trace_id", "delta", "output", "tool_name", "tool_args", "status", "duration_ms",
+		"error_message", "user_message_id", "partial_message_id", "truncated", "full_length"} {
 		if h.keys[k] {
 			return true
 		}
@@ -145,9 +148,9 @@ func isStreamEvent(h *jsonHead) bool {
 // isAgentEvalEntry reports whether an object reads as an AgentEval
 // TraceEntry: its type one of the entry types, with an index.
 func isAgentEvalEntry(h *jsonHead) bool {
-	switch h.strs["type"] {
+	switch cmp.Or(h.strs["type"], h.strs["Type"]) {
 	case "Request", "Response", "ToolCall", "StreamChunk":
-		return h.keys["index"]
+		return h.keys["index"] || h.keys["Index"]
 	}
 	return false
 }
@@ -220,7 +223,7 @@ func readHead(dec *json.Decoder, withData bool) *jsonHead {
 				dst = &h.data
 			case withData && key == "events":
 				dst = &h.events
-			case withData && key == "entries":
+			case withData && strings.EqualFold(key, "entries"):
 				dst = &h.entries
 			}
 			if dst != nil { // the first element, when an object

@@ -130,6 +130,8 @@ func TestDetect(t *testing.T) {
 		{"agenteval trace", "{\n  \"version\": \"1.1\",\n  \"traceName\": \"t\",\n  \"entries\": [\n    {\"type\": \"Request\", \"index\": 0,", AgentEval},
 		{"agenteval trace, entries later", `{"version":"1.0","traceName":"t","capturedAt":"2026-05-31T09:00:00Z","agentName":"a","entries":`, AgentEval},
 		{"agenteval entry list", `[{"type":"Response","index":3,"timestamp":"2026-05-31T09:00:00Z","text":"hi"}]`, AgentEval},
+		{"agenteval PascalCase", `{"Version":"1.1","TraceName":"t","Entries":[{"Type":"Request","Index":0}]}`, AgentEval},
+		{"events tool_start with name only", `{"type":"tool_start","tool_name":"grep","tool_args":{}}`, Events},
 		{"agenteval entry without index", `[{"type":"Response","text":"hi"}]`, Unknown},
 		{"jaeger answer", `{"data":[{"traceID":"abc","spans":[`, Jaeger},
 		{"jaeger answer, data first key later", `{"total":0,"data":[{"spans":[],"traceID":"1"}]}`, Jaeger},
