@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
 // servingRe is the line serve prints once it listens.
@@ -250,7 +251,9 @@ var otlpHTTPRe = regexp.MustCompile(`receiving OTLP/HTTP at (http://127\.0\.0\.1
 // posted there as OTLP/JSON is written into DIR and listed; at the end
 // the artifact is finalized.
 func TestServeOTLP(t *testing.T) {
-	t.Parallel()
+	// Not parallel: no goroutine of serve's, its receiver's or its
+	// store's may outlive it.
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	dir := t.TempDir()
 	out, outW := io.Pipe()
 	var errBuf bytes.Buffer
@@ -291,6 +294,7 @@ func TestServeOTLP(t *testing.T) {
 
 	cancel()
 	require.NoError(t, <-done)
+	http.DefaultClient.CloseIdleConnections()
 	require.NoError(t, outW.Close())
 	require.Equal(t, "OTLP: 1 spans written from 1 requests; refused 1 requests (0 bad payload, 1 wrong content type, 0 too large, 0 wrong method, 0 gRPC errors)\n", <-rest)
 	b, err := os.ReadFile(filepath.Join(dir, "5b8efff798038103d269b633813fc60c.jsonl"))
