@@ -65,20 +65,40 @@ func TestSpanSetAgreesWithAMap(t *testing.T) {
 }
 
 // BenchmarkSpanSet is the write path's check of one new span in a set that
-// holds maxSeen ids.
+// holds maxSeen ids: random ids, and ids as a test batch makes them (the
+// batch number in one half of the trace id, the trace's in the other, the
+// span's index in the span id), which a weak hash piles into a few slots.
 func BenchmarkSpanSet(b *testing.B) {
-	s := newSpanSet(nil)
-	r := rand.New(rand.NewPCG(3, 4))
-	key := func() converter.SpanKey {
-		var k converter.SpanKey
-		binary.LittleEndian.PutUint64(k.Span[:], r.Uint64())
-		binary.LittleEndian.PutUint64(k.Trace[:], r.Uint64())
-		return k
-	}
-	for range 2 * maxSeen {
-		s.addNew(key())
-	}
-	for b.Loop() {
-		s.addNew(key())
+	for _, tc := range []struct {
+		name string
+		key  func(r *rand.Rand, i uint64) converter.SpanKey
+	}{
+		{"ids=random", func(r *rand.Rand, _ uint64) converter.SpanKey {
+			var k converter.SpanKey
+			binary.LittleEndian.PutUint64(k.Span[:], r.Uint64())
+			binary.LittleEndian.PutUint64(k.Trace[:], r.Uint64())
+			return k
+		}},
+		{"ids=batches", func(_ *rand.Rand, i uint64) converter.SpanKey {
+			var k converter.SpanKey
+			binary.BigEndian.PutUint64(k.Trace[:8], i/700)
+			binary.BigEndian.PutUint64(k.Trace[8:], i%700/7+1)
+			binary.BigEndian.PutUint32(k.Span[:4], uint32(i%700/7)+1)
+			binary.BigEndian.PutUint32(k.Span[4:], uint32(i%7)+1)
+			return k
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := newSpanSet(nil)
+			r := rand.New(rand.NewPCG(3, 4))
+			var i uint64
+			for ; i < 2*maxSeen; i++ {
+				s.addNew(tc.key(r, i))
+			}
+			for b.Loop() {
+				s.addNew(tc.key(r, i))
+				i++
+			}
+		})
 	}
 }
