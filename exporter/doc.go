@@ -16,6 +16,12 @@
 // reopens it, appends, and a new trailer follows. An artifact that cannot
 // be written fails only its own spans (a partial failure exporterhelper
 // retries); what a crash left unfinished is finished after a restart.
+//
+// The same component in a logs pipeline puts each log record (the
+// official GenAI instrumentations' prompts and answers) into its trace's
+// artifact after its spans, whichever pipeline delivers first, with the
+// same deduplication, adoption and finalization (package store,
+// Store.WriteLogs; the rules are in README.md).
 package agenttraceexporter // import "github.com/agenttrace/agenttrace/exporter"
 
 // The generated_* files and internal/metadata were written by hand as

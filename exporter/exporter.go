@@ -68,8 +68,9 @@ func (e *agenttraceExporter) storeOptions() store.Options {
 			// The scan, on by default, is what the CLI would run again.
 			SecretsScanned: c.Redact.Secrets,
 		},
-		OnError: func(err error) { e.logger.Error("finalizing artifact", zap.Error(err)) },
-		Hooks:   e.tel.hooks(e.logger),
+		OnError:  func(err error) { e.logger.Error("finalizing artifact", zap.Error(err)) },
+		Hooks:    e.tel.hooks(e.logger),
+		LogHooks: e.tel.logHooks(),
 	}
 	if c.Budget.Tokens > 0 {
 		opts.Header.Budget = &converter.Budget{Tokens: c.Budget.Tokens, WarnThreshold: c.Budget.WarnThreshold}

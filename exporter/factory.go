@@ -27,6 +27,7 @@ func NewFactory() exporter.Factory {
 		metadata.Type,
 		createDefaultConfig,
 		exporter.WithTraces(createTraces, metadata.TracesStability),
+		exporter.WithLogs(createLogs, metadata.LogsStability),
 	)
 }
 
@@ -45,18 +46,35 @@ func createDefaultConfig() component.Config {
 
 func createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
 	c := cfg.(*Config)
-	tel, err := newTelemetry(set.MeterProvider)
+	e, err := sharedExporter(c, set)
 	if err != nil {
 		return nil, fmt.Errorf("agenttrace exporter telemetry: %w", err)
 	}
-	e := newExporter(c, set.Logger, tel)
-	return exporterhelper.NewTraces(ctx, set, cfg, e.pushTraces,
-		// Redaction changes spans in place.
-		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: e.red != nil}),
+	return exporterhelper.NewTraces(ctx, set, cfg, e.pushTraces, e.options()...)
+}
+
+// createLogs makes the logs half of the component: the same exporter (and
+// store) as its traces half, so log records land in their traces'
+// artifacts.
+func createLogs(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
+	c := cfg.(*Config)
+	e, err := sharedExporter(c, set)
+	if err != nil {
+		return nil, fmt.Errorf("agenttrace exporter telemetry: %w", err)
+	}
+	return exporterhelper.NewLogs(ctx, set, cfg, e.pushLogs, e.options()...)
+}
+
+// options are the exporterhelper options of either signal.
+func (s *shared) options() []exporterhelper.Option {
+	c := s.cfg
+	return []exporterhelper.Option{
+		// Redaction changes spans and log records in place.
+		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: s.red != nil}),
 		exporterhelper.WithTimeout(c.TimeoutConfig),
 		exporterhelper.WithQueue(c.QueueConfig),
 		exporterhelper.WithRetry(c.RetryConfig),
-		exporterhelper.WithStart(e.start),
-		exporterhelper.WithShutdown(e.shutdown),
-	)
+		exporterhelper.WithStart(s.start),
+		exporterhelper.WithShutdown(s.shutdown),
+	}
 }

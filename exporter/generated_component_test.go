@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
@@ -41,6 +42,12 @@ func TestComponentLifecycle(t *testing.T) {
 				return factory.CreateTraces(ctx, set, cfg)
 			},
 		},
+		{
+			name: "logs",
+			createFn: func(ctx context.Context, set exporter.Settings, cfg component.Config) (component.Component, error) {
+				return factory.CreateLogs(ctx, set, cfg)
+			},
+		},
 	}
 
 	cm, err := confmaptest.LoadConf("metadata.yaml")
@@ -65,6 +72,16 @@ func TestComponentLifecycle(t *testing.T) {
 			err = c.Start(context.Background(), host)
 			require.NoError(t, err)
 			require.NotPanics(t, func() {
+				if e, ok := c.(exporter.Logs); ok {
+					ld := plog.NewLogs()
+					lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+					lr.Body().SetStr("lifecycle")
+					if !e.Capabilities().MutatesData {
+						ld.MarkReadOnly()
+					}
+					_ = e.ConsumeLogs(context.Background(), ld)
+					return
+				}
 				td := ptrace.NewTraces()
 				sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 				sp.SetTraceID([16]byte{1})

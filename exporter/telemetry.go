@@ -25,9 +25,15 @@ const meterScope = "github.com/agenttrace/agenttrace/exporter"
 //	agenttrace_exporter_artifacts_finalized  trailers written on finalization
 //	agenttrace_exporter_open_files           artifact files open now
 //	agenttrace_exporter_artifacts_set_aside  files that could not be continued, renamed aside
+//	agenttrace_exporter_logs_written         log records written to their trace's artifact
+//	agenttrace_exporter_logs_duplicates      log records already in their artifact, or already held
+//	agenttrace_exporter_logs_held            log records held until their trace's artifact existed
+//	agenttrace_exporter_logs_untraced        log records without a trace id (written to the untraced artifact)
+//	agenttrace_exporter_logs_failed          log records whose write failed (returned for retrying)
 type telemetry struct {
 	written, dropped, duplicates, opened, finalized, setAside metric.Int64Counter
 	openFiles                                                 metric.Int64UpDownCounter
+	logsWritten, logsDups, logsHeld, logsUntraced, logsFailed metric.Int64Counter
 }
 
 func newTelemetry(mp metric.MeterProvider) (*telemetry, error) {
@@ -48,6 +54,11 @@ func newTelemetry(mp metric.MeterProvider) (*telemetry, error) {
 	counter(&t.opened, "agenttrace_exporter_artifacts_opened", "Artifacts created, or adopted from disk to append to.", "{artifact}")
 	counter(&t.finalized, "agenttrace_exporter_artifacts_finalized", "Artifacts finalized: trailer written, file closed.", "{artifact}")
 	counter(&t.setAside, "agenttrace_exporter_artifacts_set_aside", "Files that could not be continued (torn header, garbage), renamed aside.", "{file}")
+	counter(&t.logsWritten, "agenttrace_exporter_logs_written", "Log records written to their trace's artifact.", "{log}")
+	counter(&t.logsDups, "agenttrace_exporter_logs_duplicates", "Log records skipped because their artifact already holds them, or they are already held.", "{log}")
+	counter(&t.logsHeld, "agenttrace_exporter_logs_held", "Log records held until their trace's artifact existed.", "{log}")
+	counter(&t.logsUntraced, "agenttrace_exporter_logs_untraced", "Log records without a trace id, written to the untraced artifact.", "{log}")
+	counter(&t.logsFailed, "agenttrace_exporter_logs_failed", "Log records whose write failed, returned for retrying.", "{log}")
 	if err == nil {
 		t.openFiles, err = m.Int64UpDownCounter("agenttrace_exporter_open_files",
 			metric.WithDescription("Artifact files open now."), metric.WithUnit("{file}"))
@@ -69,6 +80,17 @@ func (t *telemetry) hooks(logger *zap.Logger) store.Hooks {
 			t.setAside.Add(bg, 1)
 			logger.Warn("artifact cannot be continued; set aside", zap.String("path", from), zap.String("moved_to", to), zap.Error(why))
 		},
+	}
+}
+
+// logHooks reports what the store does with log records.
+func (t *telemetry) logHooks() store.LogHooks {
+	return store.LogHooks{
+		Written:    func(n int64) { t.logsWritten.Add(bg, n) },
+		Duplicates: func(n int64) { t.logsDups.Add(bg, n) },
+		Held:       func(n int64) { t.logsHeld.Add(bg, n) },
+		Untraced:   func(n int64) { t.logsUntraced.Add(bg, n) },
+		Failed:     func(n int64) { t.logsFailed.Add(bg, n) },
 	}
 }
 
