@@ -99,6 +99,8 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 <select name="model" aria-label="Model"><option value="">any model</option>{{range .Choices.Models}}<option{{if eq . $.Query.Model}} selected{{end}}>{{.}}</option>{{end}}</select>
 <select name="status" aria-label="Status"><option value="">any status</option>{{range $k, $v := .Statuses}}<option value="{{$k}}"{{if eq $k $.Query.Status}} selected{{end}}>{{$v}}</option>{{end}}</select>
 <select name="since" aria-label="Time"><option value="">any time</option><option value="1h"{{if eq .Query.Since "1h"}} selected{{end}}>last hour</option><option value="24h"{{if eq .Query.Since "24h"}} selected{{end}}>last 24 hours</option><option value="7d"{{if eq .Query.Since "7d"}} selected{{end}}>last 7 days</option></select>
+<input type="text" name="min_tokens" value="{{.Query.MinTokens}}" placeholder="≥ tokens" size="8" aria-label="At least this many tokens">
+<input type="text" name="min_duration" value="{{.Query.MinDuration}}" placeholder="≥ duration (30s)" size="12" aria-label="At least this long">
 <input type="hidden" name="sort" value="{{.Query.Sort}}">
 <button type="submit">Filter</button>{{if .Query.Filtering}} <a href="/">clear</a>{{end}}
 </form>

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -23,6 +24,12 @@ type listQuery struct {
 	Since   string // "", 1h, 24h, 7d
 	Sort    string // started, run, service, records, tokens, errors, duration
 	Desc    bool
+	// MinTokens and MinDuration keep the runs with at least that many
+	// tokens (input + output) or that long ("30s", "2m"); empty for any.
+	MinTokens   string
+	MinDuration string
+	minTokens   int64
+	minDuration time.Duration
 }
 
 // Status filters and time windows the list offers.
@@ -43,6 +50,12 @@ func parseListQuery(v url.Values) listQuery {
 	if _, ok := listSinces[q.Since]; !ok {
 		q.Since = ""
 	}
+	if n, err := strconv.ParseInt(strings.ReplaceAll(v.Get("min_tokens"), ",", ""), 10, 64); err == nil && n > 0 {
+		q.MinTokens, q.minTokens = strconv.FormatInt(n, 10), n
+	}
+	if d, err := time.ParseDuration(strings.TrimSpace(v.Get("min_duration"))); err == nil && d > 0 {
+		q.MinDuration, q.minDuration = d.String(), d
+	}
 	if !slices.Contains(listSorts, q.Sort) {
 		q.Sort = "started"
 	}
@@ -61,7 +74,8 @@ func parseListQuery(v url.Values) listQuery {
 
 // Filtering tells whether any filter or search is set.
 func (q listQuery) Filtering() bool {
-	return q.Q != "" || q.Service != "" || q.Agent != "" || q.Model != "" || q.Status != "" || q.Since != ""
+	return q.Q != "" || q.Service != "" || q.Agent != "" || q.Model != "" || q.Status != "" || q.Since != "" ||
+		q.minTokens > 0 || q.minDuration > 0
 }
 
 // keep tells whether ri passes the filters.
@@ -96,6 +110,12 @@ func (q listQuery) keep(ri *runInfo, now time.Time) bool {
 		if ri.Complete {
 			return false
 		}
+	}
+	if q.minTokens > 0 && ri.Tokens.Total < q.minTokens {
+		return false
+	}
+	if q.minDuration > 0 && ri.Duration < q.minDuration {
+		return false
 	}
 	if d, ok := listSinces[q.Since]; ok && ri.when().Before(now.Add(-d)) {
 		return false
@@ -147,7 +167,8 @@ func (q listQuery) apply(runs []*runInfo, now time.Time) []*runInfo {
 // values are q as URL parameters, without the defaults.
 func (q listQuery) values() url.Values {
 	v := url.Values{}
-	for k, s := range map[string]string{"q": q.Q, "service": q.Service, "agent": q.Agent, "model": q.Model, "status": q.Status, "since": q.Since} {
+	for k, s := range map[string]string{"q": q.Q, "service": q.Service, "agent": q.Agent, "model": q.Model, "status": q.Status, "since": q.Since,
+		"min_tokens": q.MinTokens, "min_duration": q.MinDuration} {
 		if s != "" {
 			v.Set(k, s)
 		}

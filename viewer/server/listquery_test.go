@@ -55,6 +55,11 @@ func TestListFiltersAndSorts(t *testing.T) {
 		{"status=error", []string{"agent-run.jsonl", "langfuse.jsonl", "openinference.jsonl"}},
 		{"status=running", nil},
 		{"since=1h", nil}, // the fixtures are months old
+		{"min_tokens=5000", []string{"agent-run.jsonl", "openinference.jsonl"}},
+		{"min_tokens=3,200&sort=tokens&dir=asc", []string{"conversation.jsonl", "openinference.jsonl", "agent-run.jsonl"}},
+		{"min_duration=20s", []string{"conversation.jsonl", "agent-run.jsonl"}},
+		{"min_duration=1m&service=travel-planner", []string{"conversation.jsonl"}},
+		{"min_tokens=junk&min_duration=-5s", []string{"conversation.jsonl", "agent-run.jsonl", "langfuse.jsonl", "openinference.jsonl"}},
 		{"sort=tokens", []string{"agent-run.jsonl", "openinference.jsonl", "conversation.jsonl", "langfuse.jsonl"}},
 		{"sort=tokens&dir=asc", []string{"langfuse.jsonl", "conversation.jsonl", "openinference.jsonl", "agent-run.jsonl"}},
 		{"sort=duration", []string{"conversation.jsonl", "agent-run.jsonl", "openinference.jsonl", "langfuse.jsonl"}},
