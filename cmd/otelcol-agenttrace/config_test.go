@@ -74,6 +74,9 @@ func TestComponents(t *testing.T) {
 	if _, ok := f.Receivers[component.MustNewType("otlp")]; !ok {
 		t.Error("receiver otlp missing from the distribution")
 	}
+	if _, ok := f.Extensions[component.MustNewType("file_storage")]; !ok {
+		t.Error("extension file_storage (the shipped configs' persistent sending queue) missing from the distribution")
+	}
 }
 
 // TestCollectorConfigs validates every collector config under

@@ -182,7 +182,10 @@ func startCollector(t *testing.T, bin, dir string) *collector {
 	require.NoError(t, err)
 	c.cmd = exec.Command(bin, "--config", cfg)
 	c.cmd.Env = append(os.Environ(),
-		"E2E_GRPC_ENDPOINT="+c.grpc, "E2E_HTTP_ENDPOINT="+c.http, "E2E_DIR="+dir)
+		"E2E_GRPC_ENDPOINT="+c.grpc, "E2E_HTTP_ENDPOINT="+c.http, "E2E_DIR="+dir,
+		// Beside dir, not in it: the queue belongs to dir's runs and
+		// outlives a restart with them.
+		"E2E_QUEUE_DIR="+dir+".queue")
 	c.cmd.Stdout, c.cmd.Stderr = logf, logf
 	require.NoError(t, c.cmd.Start())
 	go func() {
