@@ -100,6 +100,7 @@ listened on.`,
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on; port 0 picks a free one")
 	cmd.Flags().BoolVar(&open, "open", false, "open the list of runs in the default browser")
 	otlp.register(cmd)
+	e.redactFlags(cmd)
 	return cmd
 }
 
@@ -120,7 +121,7 @@ func (e *env) serve(ctx context.Context, dir, addr string, open bool, otlp otlpF
 			return a
 		},
 	}))
-	s, err := server.New(dir, server.WithLogger(log))
+	s, err := server.New(dir, e.redact.serverOptions(server.WithLogger(log))...)
 	if err != nil {
 		return ioError(err)
 	}
@@ -128,6 +129,7 @@ func (e *env) serve(ctx context.Context, dir, addr string, open bool, otlp otlpF
 	if err != nil {
 		return errors.Join(ioError(fmt.Errorf("listen: %w", err)), s.Shutdown(ctx))
 	}
+	otlp.red = e.redact
 	rcv, err := startOTLP(dir, otlp, log)
 	if err != nil {
 		ln.Close()
@@ -200,6 +202,7 @@ type otlpFlags struct {
 	http, grpc  string
 	allowRemote bool
 	maxRequest  int64
+	red         *redaction // what is written is redacted first; nil: nothing
 }
 
 func (o *otlpFlags) register(cmd *cobra.Command) {
@@ -263,11 +266,11 @@ func startOTLP(dir string, o otlpFlags, log *slog.Logger) (*otlpRun, error) {
 	if !o.on {
 		return &otlpRun{disabled: true}, nil
 	}
-	st, err := store.New(store.Options{Dir: dir, OnError: func(err error) { log.Warn("finalizing artifact", "err", err) }})
+	st, err := store.New(store.Options{Dir: dir, Header: o.red.options(store.HeaderOptions{}), OnError: func(err error) { log.Warn("finalizing artifact", "err", err) }})
 	if err != nil {
 		return nil, ioError(fmt.Errorf("otlp: %w", err))
 	}
-	run := &otlpRun{st: st, rcv: receiver.New(st, receiver.WithLogger(log), receiver.WithMaxRequest(o.maxRequest))}
+	run := &otlpRun{st: st, rcv: receiver.New(st, receiver.WithLogger(log), receiver.WithMaxRequest(o.maxRequest), receiver.WithRedaction(o.red.traces()))}
 	var lns []net.Listener
 	fail := func(err error) (*otlpRun, error) {
 		for _, ln := range lns {

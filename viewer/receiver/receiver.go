@@ -112,6 +112,7 @@ type Receiver struct {
 	max     int64
 	log     *slog.Logger
 	onWrite func()
+	redact  func(ptrace.Traces) // nil: spans are written as received
 	c       counters
 
 	mu     sync.Mutex
@@ -139,6 +140,12 @@ func WithLogger(l *slog.Logger) Option { return func(r *Receiver) { r.log = l } 
 // WithOnWrite sets a function called after each batch is written, so a
 // caller can wake whatever watches the folder.
 func WithOnWrite(f func()) Option { return func(r *Receiver) { r.onWrite = f } }
+
+// WithRedaction sets a function that redacts each batch in place before it
+// is written, as the collector exporter does (package redact): the files
+// in the folder then hold no secret for a page, a download or a later
+// share to show.
+func WithRedaction(f func(td ptrace.Traces)) Option { return func(r *Receiver) { r.redact = f } }
 
 // New returns a Receiver writing to st. The caller closes st after
 // [Receiver.Shutdown].
@@ -174,6 +181,9 @@ func (r *Receiver) consume(td ptrace.Traces) (rejected int64, msg string, err er
 	n := int64(td.SpanCount())
 	if n == 0 {
 		return 0, "", nil
+	}
+	if r.redact != nil {
+		r.redact(td)
 	}
 	werr := r.st.Write(converter.Records(td))
 	if r.onWrite != nil {

@@ -123,6 +123,7 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		runs[i], _, err = loadRun(a)
+		s.cfg.red.runs(&runs[i])
 		a.f.Close()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusUnprocessableEntity)

@@ -44,6 +44,9 @@ func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
 	}
 	body := http.MaxBytesReader(w, r.Body, s.cfg.maxUpload)
 	runs, err := convertRuns(body, name)
+	for i := range runs {
+		s.cfg.red.runs(&runs[i])
+	}
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):

@@ -85,13 +85,14 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, a *artifact
 		}
 	}
 
+	emit := s.cfg.red.lines(a, st.record)
 	poll := time.NewTicker(s.cfg.poll)
 	defer poll.Stop()
 	beat := time.NewTicker(s.cfg.heartbeat)
 	defer beat.Stop()
 	for {
 		if reason == "" {
-			reason, err = t.follow(s.root, st.record)
+			reason, err = t.follow(s.root, emit)
 			if err != nil {
 				if !errors.Is(err, errClientGone) {
 					log.Warn("live stream: cannot read", "err", err)

@@ -174,6 +174,7 @@ type cacheEntry struct {
 type lister struct {
 	root *os.Root
 	log  *slog.Logger
+	red  *Redaction // what the search text and names are made from
 
 	mu    sync.Mutex // one listing at a time; guards cache
 	cache map[string]*cacheEntry
@@ -307,6 +308,7 @@ func (l *lister) read(f found) *runInfo {
 			break
 		}
 		tally.Add(rec)
+		l.red.record(rd.Meta(), rec)
 		ix.add(rec)
 		lastRec = max(lastRec, rd.Line())
 	}

@@ -34,6 +34,7 @@ type config struct {
 	heartbeat time.Duration
 	maxUpload int64
 	log       *slog.Logger
+	red       *Redaction // nil: nothing is redacted
 }
 
 func newConfig(opts []Option) config {

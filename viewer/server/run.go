@@ -19,6 +19,7 @@ import (
 // live source that goes on from the first byte the page did not show.
 func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, a *artifact) {
 	run, offset, err := loadRun(a)
+	s.cfg.red.runs(&run)
 	if err != nil {
 		s.cfg.log.Warn("cannot show artifact", "path", a.rel, "err", err)
 		http.Error(w, err.Error(), http.StatusUnprocessableEntity)
@@ -53,6 +54,7 @@ func eventsURL(rel string, offset int64) string {
 // (viewer.WriteRunJSON): what a live page fetches when its file grows.
 func (s *Server) serveData(w http.ResponseWriter, r *http.Request, a *artifact) {
 	run, _, err := loadRun(a)
+	s.cfg.red.runs(&run)
 	if err != nil {
 		s.cfg.log.Warn("cannot show artifact", "path", a.rel, "err", err)
 		writeJSONError(w, http.StatusUnprocessableEntity, err.Error())
@@ -124,6 +126,9 @@ func readArtifact(r io.Reader, name string, run *viewer.Run) error {
 
 // serveRaw sends the artifact's bytes, as a download.
 func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, a *artifact) {
+	if s.cfg.red.serveRedactedRaw(w, r, a) {
+		return
+	}
 	h := w.Header()
 	h.Set("Content-Type", "application/jsonl; charset=utf-8")
 	h.Set("Content-Disposition", attachment(a.rel))

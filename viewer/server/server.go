@@ -61,7 +61,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{cfg: newConfig(opts), dir: abs, root: root, done: make(chan struct{})}
-	s.list = lister{root: root, log: s.cfg.log, cache: map[string]*cacheEntry{}}
+	s.list = lister{root: root, log: s.cfg.log, red: s.cfg.red, cache: map[string]*cacheEntry{}}
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s, nil
 }
