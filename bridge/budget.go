@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -36,6 +37,13 @@ type budgets struct {
 	mu      sync.RWMutex
 	byTrace map[trace.TraceID]*budgetState // per trace; or the conversation a trace is known to be in
 	byConv  map[string]*budgetState
+
+	// The leaf rule, as the artifact's tally applies it (docs/format.md
+	// §7.1): a model call with a model call below it wraps rather than
+	// makes one, and spends nothing. Spans end here in the order the SDK
+	// ends them, which is the order Nesting needs.
+	nestMu sync.Mutex
+	nest   semconv.Nesting
 }
 
 type budgetState struct {
@@ -133,10 +141,14 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) semconv.Usage {
 	if f.Kind != semconv.Inference {
 		f.Usage = semconv.Usage{} // only model calls spend
 	}
+	undo := b.leaf(s, &f)
 	// Any span that names a conversation ties its trace to that
 	// conversation's budget.
-	if f.Kind == semconv.Inference || b.scope == PerConversation && f.Conversation != "" {
+	if f.Kind == semconv.Inference || undo > 0 || b.scope == PerConversation && f.Conversation != "" {
 		st := b.state(s.SpanContext().TraceID(), f.Conversation)
+		if undo > 0 {
+			st.spent.Add(-undo) // a parent counted before this, its child, ended
+		}
 		b.count(st, f.Usage.Total())
 		if b.usdBudget > 0 && f.Kind == semconv.Inference {
 			b.countCost(st, b.cost(s, f.Usage))
@@ -144,6 +156,28 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) semconv.Usage {
 	}
 	b.forgetIfRoot(s)
 	return f.Usage
+}
+
+// leaf applies the leaf rule to a span that ended: a model call found
+// to wrap another becomes a plain span that spends nothing (f is changed
+// so), and the tokens of a wrapper counted before its child ended are
+// returned, to take back. Spans that are no model call pass without the
+// lock's cost beyond a check while no span waits to learn what is below.
+func (b *budgets) leaf(s sdktrace.ReadOnlySpan, f *semconv.Facts) int64 {
+	b.nestMu.Lock()
+	defer b.nestMu.Unlock()
+	if f.Kind != semconv.Inference && b.nest.Quiet() {
+		return 0
+	}
+	sc := s.SpanContext()
+	e := b.nest.End(pcommon.TraceID(sc.TraceID()), pcommon.SpanID(sc.SpanID()), pcommon.SpanID(s.Parent().SpanID()), f.Kind, f.Usage)
+	if e.Kind != semconv.Inference && f.Kind == semconv.Inference {
+		f.Kind, f.Usage = e.Kind, semconv.Usage{}
+	}
+	if e.Undo != nil {
+		return e.Undo.Total()
+	}
+	return 0
 }
 
 // count adds n spent tokens to st and calls back on the crossings.

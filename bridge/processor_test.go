@@ -497,3 +497,78 @@ func TestFinishedTracesAreFreed(t *testing.T) {
 	t.Logf("%d traces: %d B of heap per finished trace", traces, perTrace)
 	assert.Less(t, perTrace, int64(512), "a finished trace leaves (almost) nothing behind")
 }
+
+// TestBudgetCountsLeavesNotWrappers: the live budget follows the leaf rule
+// of the artifact's tally (docs/format.md §7.1): a model call with a model
+// call below it (a framework's chat span around the provider SDK's, an
+// embeddings batch around its chunks) spends nothing, whichever ends
+// first, and the budget agrees with the trailer.
+func TestBudgetCountsLeavesNotWrappers(t *testing.T) {
+	usage := func(s trace.Span, op string, in, out int64) {
+		s.SetAttributes(attribute.String(semconv.OperationName, op),
+			attribute.Int64(semconv.UsageInputTokens, in), attribute.Int64(semconv.UsageOutputTokens, out))
+	}
+	for _, tt := range []struct {
+		name string
+		run  func(ctx context.Context, tr trace.Tracer)
+		want int64
+	}{{
+		name: "chat around chat, child ends first",
+		run: func(ctx context.Context, tr trace.Tracer) {
+			ctx, outer := tr.Start(ctx, "chat framework")
+			usage(outer, "chat", 300, 100)
+			_, inner := tr.Start(ctx, "chat sdk")
+			usage(inner, "chat", 300, 100)
+			inner.End()
+			outer.End()
+		},
+		want: 400,
+	}, {
+		name: "chat around chat, child ends last",
+		run: func(ctx context.Context, tr trace.Tracer) {
+			ctx, outer := tr.Start(ctx, "chat framework")
+			usage(outer, "chat", 300, 100)
+			_, inner := tr.Start(ctx, "chat sdk")
+			usage(inner, "chat", 300, 100)
+			outer.End()
+			inner.End()
+		},
+		want: 400,
+	}, {
+		name: "embeddings batch around its chunks",
+		run: func(ctx context.Context, tr trace.Tracer) {
+			ctx, batch := tr.Start(ctx, "embeddings batch")
+			usage(batch, "embeddings", 70, 0)
+			for range 2 {
+				_, chunk := tr.Start(ctx, "embeddings chunk")
+				usage(chunk, "embeddings", 35, 0)
+				chunk.End()
+			}
+			batch.End()
+		},
+		want: 70,
+	}, {
+		name: "two calls side by side both count",
+		run: func(ctx context.Context, tr trace.Tracer) {
+			chat(ctx, tr, 300, 100)
+			chat(ctx, tr, 30, 10)
+		},
+		want: 440,
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "run.jsonl")
+			p := newProcessor(t, bridge.WithFile(path), bridge.WithBudget(10_000))
+			tr := provider(t, p)
+			ctx, root := tr.Start(context.Background(), "invoke_agent a")
+			root.SetAttributes(attribute.String(semconv.OperationName, "invoke_agent"))
+			tt.run(ctx, tr)
+			st, ok := p.Status(ctx)
+			require.True(t, ok)
+			assert.Equal(t, tt.want, st.Spent, "live budget")
+			root.End()
+			require.NoError(t, p.Shutdown(context.Background()))
+			_, r := artifact(t, readFile(t, path))
+			assert.Equal(t, tt.want, r.Summary().Tokens.Total, "trailer")
+		})
+	}
+}
