@@ -65,6 +65,10 @@ type Config struct {
 	// <name>.R<unix ns>.jsonl, and the next span starts a new one. 0 never
 	// rotates.
 	RotateBytes int64 `mapstructure:"rotate_bytes"`
+	// RotateAfter rotates them by age: one written to for this long is
+	// finalized and renamed as by rotate_bytes on its next write, so that
+	// files get trailers under steady traffic. 0 never rotates by age.
+	RotateAfter time.Duration `mapstructure:"rotate_after"`
 
 	TimeoutConfig exporterhelper.TimeoutConfig                             `mapstructure:",squash"`
 	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
@@ -143,6 +147,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RotateBytes < 0 {
 		errs = append(errs, fmt.Errorf("rotate_bytes: must not be negative, got %d", c.RotateBytes))
+	}
+	if c.RotateAfter < 0 {
+		errs = append(errs, fmt.Errorf("rotate_after: must not be negative, got %v", c.RotateAfter))
 	}
 	return errors.Join(errs...)
 }

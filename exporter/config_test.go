@@ -28,6 +28,7 @@ func TestLoadConfig(t *testing.T) {
 	full.Redact = RedactConfig{Keys: []string{"password", "api_key"}, Secrets: false}
 	full.MaxRecordsPerArtifact = 10000
 	full.RotateBytes = 256 << 20
+	full.RotateAfter = time.Hour
 	full.TimeoutConfig.Timeout = 10 * time.Second
 	q := exporterhelper.NewDefaultQueueConfig()
 	q.NumConsumers, q.QueueSize = 4, 500
@@ -61,6 +62,7 @@ func TestLoadConfig(t *testing.T) {
 			"budget.warn_threshold: must be between 0 and 1",
 			"max_records_per_artifact: must not be negative",
 			"rotate_bytes: must not be negative",
+			"rotate_after: must not be negative",
 		}},
 		{name: "typo", wantErr: []string{"finalise_after"}},
 	}

@@ -56,6 +56,7 @@ func (e *agenttraceExporter) storeOptions() store.Options {
 		MaxOpenFiles:  c.MaxOpenFiles,
 		RecordCap:     c.MaxRecordsPerArtifact,
 		RotateBytes:   c.RotateBytes,
+		RotateAfter:   c.RotateAfter,
 		FinalizeAfter: c.FinalizeAfter,
 		// The directory is this collector's: what a crash left in it is
 		// finished here.

@@ -41,6 +41,7 @@ type artifact struct {
 	broken       error
 	touched      int64 // openFiles' clock at the last touch
 	inLRU        bool  // guarded by openFiles.mu
+	born         int64 // unix ns of the store's first write (rotateDue)
 
 	lastWrite atomic.Int64 // unix ns
 	rootEnded atomic.Bool

@@ -101,6 +101,12 @@ type Options struct {
 	// <name>.R<unix ns>.jsonl, and the next record starts a new one under
 	// its name. 0 never rotates.
 	RotateBytes int64
+	// RotateAfter rotates them by age as RotateBytes does by size: one
+	// written to for this long since the store first wrote to it is
+	// finalized and renamed on its next write, so that each file gets its
+	// trailer while traffic goes on (an idle one is finalized as any
+	// other). 0 never rotates by age.
+	RotateAfter time.Duration
 	// Recover finishes, in the background from New on, what a process
 	// that stopped without finalizing (a crash, a kill) left in Dir: every
 	// artifact without a trailer is taken back as if last written at its
@@ -460,7 +466,7 @@ func (s *Store) writeGroup(k Key, recs []converter.Record, evict bool) error {
 // afterWrite applies the sync, finalization and rotation policies to a,
 // just written. a.mu is held.
 func (s *Store) afterWrite(a *artifact, root bool) error {
-	if s.opts.RotateBytes > 0 && a.key.Kind == KindAttribute && a.size >= s.opts.RotateBytes {
+	if s.rotateDue(a) {
 		return s.rotate(a)
 	}
 	switch {
