@@ -50,4 +50,14 @@
 // honours its context. Other errors in the background go to otel.Handle,
 // and so does a panic in a budget callback (ErrCallbackPanicked), which is
 // recovered rather than thrown into the agent's span.End().
+//
+// # Log records
+//
+// The official GenAI instrumentations put the prompt and the answer in
+// log records (gen_ai.user.message, gen_ai.choice, ...), not on spans.
+// Processor.LogProcessor is an sdklog.Processor over the same store: each
+// GenAI event goes into its trace's artifact after the span of its model
+// call (held in memory until that span is written), redacted as spans
+// are. Register it on the LoggerProvider and shut that down before the
+// TracerProvider.
 package bridge
