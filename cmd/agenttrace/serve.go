@@ -63,6 +63,14 @@ The list of runs sorts and filters (service, agent, model, status, time),
 searches across runs (names, tools, models, message text), follows the
 folder, and compares two runs side by side (/compare, with judge's diff).
 
+What serve shows is redacted, as convert and html write it: API keys,
+tokens, private keys and passwords become [REDACTED] on the run pages, in
+the live stream, in downloads, in dropped files and in what the search
+looks in; spans received with --otlp are redacted before they are
+written. A file whose header says its writer scanned it already (the
+exporter, the bridge, convert) is shown as it is. --redact-key NAME also
+replaces a named field; --no-redact shows everything as the files hold it.
+
 The server listens on loopback only (--addr must be localhost, 127.x.x.x
 or [::1]; port 0 picks a free port), answers only requests addressed to
 those names, and serves nothing outside DIR: no "..", no symbolic link
