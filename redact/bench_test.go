@@ -68,6 +68,18 @@ func BenchmarkSpan(b *testing.B) {
 			r.Span(sp)
 		}
 	})
+	// The collector exporter's default: the secret scan and no named keys.
+	b.Run("clean-no-keys", func(b *testing.B) {
+		r := New(nil, true)
+		sp := chatSpan(b, "")
+		if r.Span(sp) {
+			b.Fatal("clean span changed")
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			r.Span(sp)
+		}
+	})
 	b.Run("secret", func(b *testing.B) {
 		src := chatSpan(b, " key "+fakeOpenAI)
 		sp := ptrace.NewSpan()

@@ -59,3 +59,29 @@ func FuzzPatternKeywords(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQuick: where the quick check says a text comes out unchanged, the
+// walk agrees, for JSON and for text.
+func FuzzQuick(f *testing.F) {
+	for _, s := range patternKeywordSeeds {
+		f.Add(s)
+		f.Add(`{"m":"` + s + `"}`)
+	}
+	f.Add(`[{"role":"user","parts":[{"type":"text","content":"plan a trip"}]}]`)
+	f.Add(`{"client_secret":"abcdefghij","n":"\u0073k-` + strings.Repeat("a1B2", 8) + `"}`)
+	f.Add(`{"a":"{\"password\":\"` + fakePassword + `\"}"}`)
+	f.Add(`{"u":"postgres:\/\/admin:` + fakeURLPass + `@db\n"}`)
+	f.Add(`{"a":"{\"b\":\"\\u0073k-` + strings.Repeat("a1B2", 8) + `\"}"}`)
+	f.Add(`["{\"u\":\"https:\\/\\/admin:` + fakeURLPass + `@h\"}"]`)
+	r := New(nil, true)
+	f.Fuzz(func(t *testing.T, s string) {
+		w := r.get()
+		defer r.put(w)
+		if !w.quick(bytesOf(s)) {
+			return
+		}
+		if out, changed := w.walkText(s); changed {
+			t.Fatalf("quick says unchanged, the walk changed it:\n%q\n%q", s, out)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -260,6 +261,15 @@ func (w *walker) text(s string) (string, bool) {
 	if len(s) == 0 {
 		return s, false
 	}
+	if w.quick(bytesOf(s)) {
+		return s, false
+	}
+	return w.walkText(s)
+}
+
+// walkText is text without the quick check: the JSON walked, or the text
+// scanned.
+func (w *walker) walkText(s string) (string, bool) {
 	b := bytesOf(s)
 	if looksJSON(b) {
 		if _, changed := w.content(b, 0, false); !changed {
@@ -274,6 +284,28 @@ func (w *walker) text(s string) (string, bool) {
 		}
 	}
 	return s, false
+}
+
+// quick reports whether b is certain to come out unchanged, by one pass
+// of the keyword automaton over it instead of a walk of its JSON. Every
+// pattern and rule needs a keyword (see TestPatternKeywords), and so does
+// a credential's name (it ends in a generic name, a keyword). A keyword in
+// a string of b, however deeply b's JSON nests JSON in strings, is in b
+// itself unless an escape wrote one of its bytes: \u can write any byte
+// (and a \u at any depth shows as \u in b), the others only quotes,
+// backslashes, slashes and control characters, which keywords have few
+// of. Named keys are not keywords, so a Redactor with keys always walks.
+func (w *walker) quick(b []byte) bool {
+	if !w.r.secrets || len(w.r.keys) != 0 {
+		return false
+	}
+	rs := loadRules()
+	if bytes.IndexByte(b, '\\') >= 0 {
+		if rs.kwEscaped || bytes.Contains(b, []byte(`\u`)) || rs.kwSlash && bytes.Contains(b, []byte(`\/`)) {
+			return false
+		}
+	}
+	return !rs.candidate(b)
 }
 
 // named reports whether key is one of the Redactor's keys, ignoring case.

@@ -187,6 +187,10 @@ type ruleSet struct {
 	// keyword of; kwLen is its length.
 	kwRules [][]int
 	kwLen   []int
+	// kwSlash and kwEscaped say a keyword has a byte JSON can escape
+	// other than by \u: a slash (\/), or a quote, a backslash or a
+	// control character. See walker.quick.
+	kwSlash, kwEscaped bool
 }
 
 // loadRules compiles the rules once, on first use: a program that never
@@ -263,6 +267,16 @@ func compileRules(data []byte) (*ruleSet, error) {
 			kws = append(kws, k)
 			rs.kwRules = append(rs.kwRules, nil)
 			rs.kwLen = append(rs.kwLen, len(k))
+		}
+	}
+	for _, k := range kws {
+		for i := range len(k) {
+			switch c := k[i]; {
+			case c == '/':
+				rs.kwSlash = true
+			case c == '"' || c == '\\' || c < 0x20:
+				rs.kwEscaped = true
+			}
 		}
 	}
 	rs.dfa = newKeywordDFA(kws)
