@@ -95,9 +95,14 @@ func loadRun(a *artifact) (viewer.Run, int64, error) {
 // readArtifact reads an artifact into run: its records, header, last
 // trailer, and the lines it could not read (each named by its number, the
 // page shows them above the run). A file whose header is missing or bad
-// starts when its first record does, not in 1970.
+// starts when its first record does, not in 1970. Its log lines (content
+// the official GenAI instrumentations put in log records) become the
+// events of their spans for reading, as agenttrace html shows them
+// (converter.LogsAsEvents), so a conversation that lives only in logs
+// shows like one in span attributes.
 func readArtifact(r io.Reader, name string, run *viewer.Run) error {
-	rd := converter.NewReader(r, converter.WithSource(name))
+	var logs []converter.LogRecord
+	rd := converter.NewReader(r, converter.WithSource(name), converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }))
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -108,6 +113,7 @@ func readArtifact(r io.Reader, name string, run *viewer.Run) error {
 		}
 		run.Records = append(run.Records, *rec)
 	}
+	run.Records = converter.LogsAsEvents(run.Records, logs)
 	run.Meta = rd.Meta()
 	if run.Meta != nil && !run.Meta.StartedAt.After(time.Unix(0, 0)) && len(run.Records) > 0 {
 		m := *run.Meta
