@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -224,4 +226,79 @@ func TestLogsToOneWriter(t *testing.T) {
 	}
 	assert.Equal(t, ld.LogRecordCount(), n)
 	assert.Equal(t, int64(len(recs)), r.Summary().Records)
+}
+
+// TestLogsAndSpansConcurrently: spans and log records of many traces
+// written from many goroutines at once, each twice, in no set order: every
+// trace's artifact holds its spans, and its log records once each.
+func TestLogsAndSpansConcurrently(t *testing.T) {
+	dir := t.TempDir()
+	var c logCounts
+	s := newStore(t, Options{Dir: dir, FinalizeAfter: time.Hour, LogHooks: c.hooks()})
+	const traces = 24
+	logsOf := func(tr byte) []converter.LogRecord {
+		ld := plog.NewLogs()
+		lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+		for i := range 3 {
+			lr := lrs.AppendEmpty()
+			lr.SetTraceID(tid(tr))
+			lr.SetSpanID(sid(2))
+			lr.SetEventName("gen_ai.choice")
+			lr.Body().SetEmptyMap().PutInt("index", int64(i))
+		}
+		return converter.LogRecords(ld)
+	}
+	var wg sync.WaitGroup
+	for tr := byte(1); tr <= traces; tr++ {
+		for round := range 2 {
+			wg.Go(func() {
+				if (int(tr)+round)%2 == 0 {
+					assert.NoError(t, s.WriteLogs(logsOf(tr)))
+				} else {
+					assert.NoError(t, s.Write(records(span{trace: tr, id: 2, parent: 1}, span{trace: tr, id: 1})))
+				}
+			})
+			wg.Go(func() {
+				if (int(tr)+round)%2 == 0 {
+					assert.NoError(t, s.Write(records(span{trace: tr, id: 2, parent: 1}, span{trace: tr, id: 1})))
+				} else {
+					assert.NoError(t, s.WriteLogs(logsOf(tr)))
+				}
+			})
+		}
+	}
+	wg.Wait()
+	require.NoError(t, s.Close())
+	for tr := byte(1); tr <= traces; tr++ {
+		spans, logs, _ := readWithLogs(t, filepath.Join(dir, tid(tr).String()+Ext))
+		assert.Len(t, spans, 2, "trace %d", tr)
+		assert.Len(t, logs, 3, "trace %d", tr)
+	}
+	assert.Equal(t, int64(3*traces), c.written.Load())
+	assert.Equal(t, int64(3*traces), c.dups.Load())
+}
+
+// TestHeldLogsAgeOut: a record held longer than HoldLogs is written at the
+// next write of either kind, to an artifact its spans then continue.
+func TestHeldLogsAgeOut(t *testing.T) {
+	dir := t.TempDir()
+	s := newStore(t, Options{Dir: dir, FinalizeAfter: time.Hour, HoldLogs: time.Nanosecond})
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetTraceID(tid(1))
+	lr.SetSpanID(sid(2))
+	lr.Body().SetStr("answer")
+	require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
+	require.Eventually(t, func() bool {
+		require.NoError(t, s.Write(records(span{trace: 9, id: 1})))
+		return s.HeldLogs() == 0
+	}, 10*time.Second, time.Millisecond)
+	_, logs, _ := readWithLogs(t, filepath.Join(dir, tid(1).String()+Ext))
+	assert.Len(t, logs, 1)
+	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1})))
+	require.NoError(t, s.Close())
+	spans, logs, order := readWithLogs(t, filepath.Join(dir, tid(1).String()+Ext))
+	assert.Len(t, spans, 1)
+	assert.Len(t, logs, 1)
+	assert.Equal(t, "ls", order)
 }
