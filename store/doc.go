@@ -76,7 +76,8 @@
 // whatever its root, and at Close. A later span reopens it, appends, and a
 // new trailer follows: readers take the last. An artifact of a resource
 // attribute value, which lives as long as traffic goes on, is rotated by
-// size (Options.RotateBytes): finalized and renamed to
+// size (Options.RotateBytes) or age (Options.RotateAfter): finalized and
+// renamed to
 // <name>.R<unix ns>.jsonl, a name no value takes. A trailer is written only
 // when something changed since the last one. Fsync: FsyncTraceEnd syncs
 // at finalization and Flush, FsyncAlways before Write returns,
