@@ -17,6 +17,7 @@ import (
 // every record with its own resource and scope.
 type Encoder struct {
 	rd  semconv.Reading
+	ext *semconv.Reading // AppendRecordReading's, in place of rd while it runs
 	sc  scanner
 	def origin
 	set bool
@@ -40,7 +41,23 @@ func (e *Encoder) SetDefaults(m *Meta) {
 
 // Reading returns the reading of the record last encoded, for callers that
 // tally what they write without reading each span twice.
-func (e *Encoder) Reading() *semconv.Reading { return &e.rd }
+func (e *Encoder) Reading() *semconv.Reading { return e.reading() }
+
+func (e *Encoder) reading() *semconv.Reading {
+	if e.ext != nil {
+		return e.ext
+	}
+	return &e.rd
+}
+
+// AppendRecordReading is AppendRecord reading the span into rd, which the
+// caller keeps: a writer that encodes many records before it tallies them
+// keeps one reading per record without copying the encoder's.
+func (e *Encoder) AppendRecordReading(dst []byte, rec *Record, rd *semconv.Reading) []byte {
+	e.ext = rd
+	defer func() { e.ext = nil }()
+	return e.AppendRecord(dst, rec)
+}
 
 func sameResource(a, b pcommon.Resource) bool {
 	return a.DroppedAttributesCount() == b.DroppedAttributesCount() && a.Attributes().Equal(b.Attributes())
@@ -77,7 +94,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	sp := rec.Span
 	st := sp.Status()
 	isErr := st.Code() == ptrace.StatusCodeError
-	rd := &e.rd
+	rd := e.reading()
 	semconv.Read(rd, sp.Name(), sp.Attributes(), isErr)
 	rd.SetScope(rec.Scope.Name(), rec.Scope.Version()) // for TokenUsage, when the writer tallies
 

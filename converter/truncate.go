@@ -99,9 +99,10 @@ func (e *Encoder) AppendRecord(dst []byte, rec *Record) []byte {
 	// A copy of the reading survives the encodings of the cut copy: its
 	// consumed slice points into the Reading's own array, which the
 	// assignment back restores.
-	saved := e.rd
+	rd := e.reading()
+	saved := *rd
 	line, fit, ok := fitRecord(e, dst[start:], rec, limit)
-	e.rd = saved
+	*rd = saved
 	if !ok {
 		e.lim.truncated, e.lim.skipped = 0, true
 		return dst[:start]

@@ -79,12 +79,10 @@ func (e *encoder) encodeShare(meta *converter.Meta, recs []converter.Record, idx
 	e.trunc = e.trunc[:0]
 	for j, i := range idx {
 		rec := &recs[i]
-		e.buf = e.enc.AppendRecord(e.buf, rec)
-		// The encoder read the span already: a copy costs a fraction of
-		// reading it again. The copy's Consumed is not its own (it points
-		// into the encoder's reading); the tally reads only the kind and
-		// the usage.
-		e.rds[j] = *e.enc.Reading()
+		// The encoder reads the span into the reading the tally takes
+		// later: neither a second reading nor a copy of one (a reading is
+		// some kilobytes, with pointers).
+		e.buf = e.enc.AppendRecordReading(e.buf, rec, &e.rds[j])
 		n := e.enc.Truncated()
 		if e.enc.Skipped() {
 			n = -1
