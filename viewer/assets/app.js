@@ -740,8 +740,8 @@
     const c = isObj(r.conversation) ? r.conversation : null;
     if (c) {
       if (Array.isArray(c.system) && c.system.length) kids.push(section('System instructions', h('div', { class: 'msgs' }, msgBox('system', c.system, null))));
-      if (Array.isArray(c.input) && c.input.length) kids.push(section('Input messages', messagesView(c.input)));
-      if (Array.isArray(c.output) && c.output.length) kids.push(section('Output messages', messagesView(c.output)));
+      if (Array.isArray(c.input) && c.input.length) kids.push(section('Input messages', messagesView(c.input, toolLinker(r, c.input, false))));
+      if (Array.isArray(c.output) && c.output.length) kids.push(section('Output messages', messagesView(c.output, toolLinker(r, c.output, true))));
     } else {
       if (r.system != null) kids.push(section('System instructions', valueView(r.system)));
       if (r.input != null) kids.push(section('Input messages', valueView(r.input)));
@@ -752,9 +752,12 @@
       kids.push(section('Events', h('ul', { class: 'events' }, ...r.events.map((e) => h('li', null, h('b', { text: e.name || '(event)' }), ' ', h('span', { class: 'muted', text: e.time || '' }),
         e.attrs ? valueView(e.attrs) : null)))));
     }
-    if (!min && r.attrs && Object.keys(r.attrs).length) {
+    if (r.attrs && Object.keys(r.attrs).length) {
+      // Long keys are cut (the full key is the title), so a value keeps
+      // its width; in minimal mode the raw attributes are one click away.
       const entries = Object.keys(r.attrs).sort().map((k) => [k, r.attrs[k]]);
-      kids.push(section('Attributes', h('dl', { class: 'attrs' }, ...entries.flatMap(([k, val]) => [h('dt', { text: k }), h('dd', null, valueView(val))]))));
+      const list = h('dl', { class: 'attrs' }, ...entries.flatMap(([k, val]) => [h('dt', { text: k, title: k }), h('dd', null, valueView(val))]));
+      kids.push(min ? h('details', { class: 'section raw-attrs' }, h('summary', { text: 'Attributes (' + entries.length + ')' }), list) : section('Attributes', list));
     }
     if (v) {
       for (const f of ['links', 'resource', 'scope', 'dropped']) if (r[f] != null) kids.push(section(f, valueView(r[f])));
@@ -811,21 +814,84 @@
 
   // messagesView renders messages in the GenAI conventions' shape,
   // {role, parts: […], finish_reason}, by role: Go put them in that shape.
-  function messagesView(list) {
+  // link, when given, finds the tool span of a tool call or result part.
+  function messagesView(list, link) {
     return h('div', { class: 'msgs' }, ...list.map((m) => isObj(m) && Array.isArray(m.parts)
-      ? msgBox(String(m.role || 'message'), m.parts, m.finish_reason)
+      ? msgBox(String(m.role || 'message'), m.parts, m.finish_reason, link)
       : h('div', { class: 'part other' }, valueView(m))));
   }
 
-  function msgBox(role, parts, finish) {
+  function msgBox(role, parts, finish, link) {
     const rc = ROLES.has(role) ? role : 'other';
     return h('div', { class: 'msg role-' + rc },
       h('div', { class: 'role' }, h('span', { text: role }), finish ? h('span', { class: 'muted', text: ' · finish: ' + finish }) : null),
-      ...parts.map(partView));
+      ...parts.map((p) => partView(p, link)));
+  }
+
+  // toolLinker returns, for the messages list of inference r (its output
+  // when out), a function from a tool_call or tool_call_response part to
+  // the tool span that ran it: the call record of its trace with the same
+  // tool call id when the part has one, else the one with the same tool
+  // name in the same place in order (the n-th call of that tool the model
+  // asked for is the n-th tool span of that name to start).
+  function toolLinker(r, list, out) {
+    const R = run();
+    if (!R) return null;
+    const calls = R.records.filter((x) => x.kind === 'call' && !x._pending && x.trace_id === r.trace_id).sort((a, b) => a.t0 - b.t0);
+    if (!calls.length) return null;
+    const nameOf = (x) => String(x.tool || x.name || '');
+    // How many calls of each name come before list: the earlier model
+    // calls' outputs, for an output list; none for an input (its history
+    // starts with the trace).
+    const before = {};
+    if (out) {
+      for (const x of R.records) {
+        if (x === r || x.kind !== 'inference' || x.trace_id !== r.trace_id || !(x.t0 < r.t0) || !isObj(x.conversation) || !Array.isArray(x.conversation.output)) continue;
+        for (const m of x.conversation.output) for (const p of (isObj(m) && Array.isArray(m.parts) ? m.parts : [])) {
+          if (isObj(p) && p.type === 'tool_call') before[p.name] = (before[p.name] || 0) + 1;
+        }
+      }
+    }
+    // Each tool_call part of list, in order, with its place among its
+    // name's; a result without an id takes its call's (by id, else by
+    // order of results).
+    const order = new Map(), seen = {}, byID = {}, resSeen = [];
+    for (const m of list) for (const p of (isObj(m) && Array.isArray(m.parts) ? m.parts : [])) {
+      if (!isObj(p)) continue;
+      if (p.type === 'tool_call') {
+        const n = (before[p.name] || 0) + (seen[p.name] || 0);
+        seen[p.name] = (seen[p.name] || 0) + 1;
+        order.set(p, { name: String(p.name || ''), n: n });
+        if (p.id) byID[p.id] = p;
+        resSeen.push(p);
+      }
+    }
+    let results = 0;
+    for (const m of list) for (const p of (isObj(m) && Array.isArray(m.parts) ? m.parts : [])) {
+      if (!isObj(p) || p.type !== 'tool_call_response') continue;
+      const call = p.id && byID[p.id] ? byID[p.id] : (!p.id ? resSeen[results] : null);
+      results++;
+      if (call) order.set(p, order.get(call));
+    }
+    return (p) => {
+      if (p.id) {
+        const hit = calls.find((x) => x.tool_call_id === p.id);
+        if (hit) return hit;
+      }
+      const o = order.get(p);
+      if (!o) return null;
+      const same = calls.filter((x) => nameOf(x) === o.name || x.name === 'execute_tool ' + o.name);
+      return same[o.n] || null;
+    };
+  }
+
+  // toolLink is a button that selects the tool span t.
+  function toolLink(t) {
+    return h('button', { type: 'button', class: 'tool-link', 'data-span-id': t.span_id || '', title: 'show the tool span', onclick: (e) => { e.stopPropagation(); reveal(t); } }, 'tool span ' + ms(t.t1 - t.t0) + (t.ok === false ? ' · error' : '') + ' ↗');
   }
 
   // partView renders one part of the conventions' message schema.
-  function partView(p) {
+  function partView(p, link) {
     if (!isObj(p)) return h('div', { class: 'part text', text: String(p) });
     const type = String(p.type || '');
     switch (type) {
@@ -833,12 +899,16 @@
         return h('div', { class: 'part text' }, textView(p.content));
       case 'reasoning':
         return h('details', { class: 'part reasoning', open: S.mode !== 'minimal' }, h('summary', { text: 'Thinking' }), textView(p.content));
-      case 'tool_call':
-        return h('div', { class: 'part tool-call' }, h('div', { class: 'call-head' }, h('span', { class: 'arrow', text: '→ ' }), h('b', { text: String(p.name || '(tool)') }), p.id ? h('span', { class: 'muted', text: '  ' + p.id }) : null),
+      case 'tool_call': {
+        const t = link ? link(p) : null;
+        return h('div', { class: 'part tool-call' }, h('div', { class: 'call-head' }, h('span', { class: 'arrow', text: '→ ' }), h('b', { text: String(p.name || '(tool)') }), p.id ? h('span', { class: 'muted', text: '  ' + p.id }) : null, t ? toolLink(t) : null),
           valueView(p.arguments != null ? p.arguments : {}));
-      case 'tool_call_response':
-        return h('div', { class: 'part tool-resp' }, h('div', { class: 'call-head' }, h('span', { class: 'arrow', text: '← ' }), h('span', { text: 'result' }), p.id ? h('span', { class: 'muted', text: '  ' + p.id }) : null),
+      }
+      case 'tool_call_response': {
+        const t = link ? link(p) : null;
+        return h('div', { class: 'part tool-resp' }, h('div', { class: 'call-head' }, h('span', { class: 'arrow', text: '← ' }), h('span', { text: 'result' }), p.id ? h('span', { class: 'muted', text: '  ' + p.id }) : null, t ? toolLink(t) : null),
           valueView(p.response));
+      }
       default:
         return h('div', { class: 'part other' }, h('div', { class: 'muted', text: type || 'part' }), valueView(p));
     }
