@@ -24,6 +24,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agenttrace/agenttrace/converter"
 )
 
 // ackExporter is the SDK's OTLP/gRPC exporter, remembering every span of
@@ -86,13 +88,23 @@ func killConfig(t *testing.T, grpcAddr, httpAddr string) []string {
 // artifacts in dir and its queue beside it, and waits until gRPC accepts.
 func startShipped(t *testing.T, bin, dir, grpcAddr, httpAddr string, run int) *collector {
 	t.Helper()
-	c := &collector{done: make(chan struct{}), grpc: grpcAddr, http: httpAddr}
-	c.log = filepath.Join(filepath.Dir(dir), fmt.Sprintf("collector-%d.log", run))
+	return startShippedLog(t, bin, dir, dir+".queue", grpcAddr, httpAddr, filepath.Join(filepath.Dir(dir), fmt.Sprintf("collector-%d.log", run)))
+}
+
+// startShippedQueue is startShipped with the queue in queueDir.
+func startShippedQueue(t *testing.T, bin, dir, queueDir, grpcAddr, httpAddr string) *collector {
+	t.Helper()
+	return startShippedLog(t, bin, dir, queueDir, grpcAddr, httpAddr, filepath.Join(t.TempDir(), "collector.log"))
+}
+
+func startShippedLog(t *testing.T, bin, dir, queueDir, grpcAddr, httpAddr, log string) *collector {
+	t.Helper()
+	c := &collector{done: make(chan struct{}), grpc: grpcAddr, http: httpAddr, log: log}
 	logf, err := os.Create(c.log)
 	require.NoError(t, err)
 	defer logf.Close()
 	c.cmd = exec.Command(bin, killConfig(t, grpcAddr, httpAddr)...)
-	c.cmd.Env = append(os.Environ(), "AGENTTRACE_DIR="+dir, "AGENTTRACE_QUEUE_DIR="+dir+".queue")
+	c.cmd.Env = append(os.Environ(), "AGENTTRACE_DIR="+dir, "AGENTTRACE_QUEUE_DIR="+queueDir)
 	c.cmd.Stdout, c.cmd.Stderr = logf, logf
 	require.NoError(t, c.cmd.Start())
 	go func() {
@@ -129,15 +141,23 @@ func (c *collector) kill9(t *testing.T) {
 // await polls cond until it holds, failing the test after timeout.
 func await(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
+	if !poll(timeout, cond) {
+		t.Fatalf("timed out after %v waiting for %s", timeout, what)
+	}
+}
+
+// poll polls cond until it holds (true) or timeout passes (false).
+func poll(timeout time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(timeout)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+			return false
 		}
 		<-tick.C
 	}
+	return true
 }
 
 // scanSpanIDs reads the span ids of every complete record line under dir
@@ -193,47 +213,10 @@ func TestKillNine(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "runs")
 	grpcAddr, httpAddr := freePort(t), freePort(t)
-	ctx := context.Background()
 
 	col := startShipped(t, bin, dir, grpcAddr, httpAddr, 0)
 
-	inner, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(grpcAddr), otlptracegrpc.WithInsecure(),
-		otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{
-			Enabled: true, InitialInterval: 20 * time.Millisecond, MaxInterval: 200 * time.Millisecond, MaxElapsedTime: 2 * time.Minute,
-		}))
-	require.NoError(t, err)
-	exp := &ackExporter{SpanExporter: inner, acked: map[string]string{}}
-	res := resource.NewSchemaless(attribute.String("service.name", "kill-nine"))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res),
-		sdktrace.WithBatcher(exp, sdktrace.WithBlocking(), sdktrace.WithMaxExportBatchSize(256), sdktrace.WithBatchTimeout(10*time.Millisecond)))
-	tr := tp.Tracer("agenttrace/kill-nine")
-
-	// Load: agent runs (invoke_agent over three chat calls) from four
-	// goroutines until stopped.
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var started atomic.Int64
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				rctx, root := tr.Start(ctx, "invoke_agent kill", trace.WithAttributes(
-					attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "kill")))
-				for range 3 {
-					_, chat := tr.Start(rctx, "chat gpt-4o", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-						attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", "gpt-4o"),
-						attribute.Int64("gen_ai.usage.input_tokens", 100), attribute.Int64("gen_ai.usage.output_tokens", 20)))
-					chat.End()
-				}
-				root.End()
-				started.Add(4)
-			}
-		})
-	}
+	exp, started, stopLoad := startLoad(t, grpcAddr)
 
 	begin := time.Now()
 	var recoveries []time.Duration
@@ -249,15 +232,14 @@ func TestKillNine(t *testing.T) {
 	}
 	target := int64(kills+1) * perRun
 	await(t, 2*time.Minute, fmt.Sprintf("%d acknowledged spans", target), func() bool { return exp.n.Load() >= target })
-	close(stop)
-	wg.Wait()
-	require.NoError(t, tp.Shutdown(ctx), "every span exported")
+	stopLoad()
 	elapsed := time.Since(begin)
 	acked := exp.snapshot()
 
 	// The queue hands the exporter what it held: wait until every
 	// acknowledged span is in an artifact, then stop cleanly.
-	await(t, 2*time.Minute, "every acknowledged span in an artifact", func() bool {
+	// A lost span never comes: then the count below says how many.
+	drained := poll(time.Minute, func() bool {
 		got := scanSpanIDs(dir)
 		for id := range acked {
 			if got[id] == 0 {
@@ -266,46 +248,12 @@ func TestKillNine(t *testing.T) {
 		}
 		return true
 	})
+	assert.True(t, drained, "every acknowledged span in an artifact within a minute of the last")
 	col.stop(t)
 
-	seen := map[string]string{} // span id -> file
-	files := 0
-	ents, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".jsonl") {
-			t.Logf("not an artifact: %s", e.Name())
-			continue
-		}
-		files++
-		art := readArtifact(t, filepath.Join(dir, e.Name()))
-		if assert.NotEmpty(t, art.kinds, e.Name()) {
-			assert.Equal(t, "meta", art.kinds[0], "%s: header first", e.Name())
-			assert.Equal(t, "summary", art.kinds[len(art.kinds)-1], "%s: a trailer last", e.Name())
-		}
-		if assert.NotNil(t, art.summary, e.Name()) {
-			assert.Equal(t, int64(len(art.records)), art.summary.Records, "%s: the trailer counts the file", e.Name())
-		}
-		for _, r := range art.records {
-			id := r.Span.SpanID().String()
-			if prev, dup := seen[id]; dup {
-				t.Errorf("span %s in %s and %s", id, prev, e.Name())
-			}
-			seen[id] = e.Name()
-		}
-	}
-	lost := 0
-	for id, traceID := range acked {
-		f, ok := seen[id]
-		if !ok {
-			lost++
-			continue
-		}
-		assert.Equal(t, traceID+".jsonl", f, "span %s in its trace's artifact", id)
-	}
-	assert.Zero(t, lost, "acknowledged spans lost")
+	seen, files, lost := checkArtifacts(t, dir, acked)
 	t.Logf("kill -9 x%d: %d spans acknowledged (%d generated) in %v (%.0f spans/s), %d in artifacts, %d lost, %d artifacts, %d failed exports retried by the SDK's caller, restart to first acknowledgement %v",
-		kills, len(acked), started.Load(), elapsed.Round(time.Millisecond), float64(len(acked))/elapsed.Seconds(),
+		kills, len(acked), started(), elapsed.Round(time.Millisecond), float64(len(acked))/elapsed.Seconds(),
 		len(seen), lost, files, exp.fails.Load(), recoveries)
 }
 
@@ -317,4 +265,109 @@ func dialable(addr string) bool {
 	}
 	conn.Close()
 	return true
+}
+
+// startLoad sends agent runs (invoke_agent over three chat calls) from four
+// goroutines through the Go SDK (batch span processor, blocking; OTLP/gRPC
+// with quick retries) to grpcAddr until stop, which flushes and shuts the
+// provider down. started counts the spans generated.
+func startLoad(t *testing.T, grpcAddr string) (exp *ackExporter, started func() int64, stop func()) {
+	t.Helper()
+	ctx := context.Background()
+	inner, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(grpcAddr), otlptracegrpc.WithInsecure(),
+		otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{
+			Enabled: true, InitialInterval: 20 * time.Millisecond, MaxInterval: 200 * time.Millisecond, MaxElapsedTime: 2 * time.Minute,
+		}))
+	require.NoError(t, err)
+	exp = &ackExporter{SpanExporter: inner, acked: map[string]string{}}
+	res := resource.NewSchemaless(attribute.String("service.name", "kill-nine"))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res),
+		sdktrace.WithBatcher(exp, sdktrace.WithBlocking(), sdktrace.WithMaxExportBatchSize(256), sdktrace.WithBatchTimeout(10*time.Millisecond)))
+	tr := tp.Tracer("agenttrace/kill-nine")
+
+	// Load: agent runs (invoke_agent over three chat calls) from four
+	// goroutines until stopped.
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var n atomic.Int64
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				rctx, root := tr.Start(ctx, "invoke_agent kill", trace.WithAttributes(
+					attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "kill")))
+				for range 3 {
+					_, chat := tr.Start(rctx, "chat gpt-4o", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+						attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", "gpt-4o"),
+						attribute.Int64("gen_ai.usage.input_tokens", 100), attribute.Int64("gen_ai.usage.output_tokens", 20)))
+					chat.End()
+				}
+				root.End()
+				n.Add(4)
+			}
+		})
+	}
+
+	return exp, n.Load, func() {
+		close(done)
+		wg.Wait()
+		require.NoError(t, tp.Shutdown(ctx), "every span exported")
+	}
+}
+
+// checkArtifacts reads every artifact of dir after a clean stop: each is
+// valid (every line JSON, a header first, a trailer last that counts the
+// file), no span is in two places, and every acknowledged span is in its
+// trace's artifact. It returns where each span is, the number of
+// artifacts and of acknowledged spans lost.
+func checkArtifacts(t *testing.T, dir string, acked map[string]string) (seen map[string]string, files, lost int) {
+	t.Helper()
+	seen = map[string]string{} // span id -> file
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".jsonl") {
+			t.Logf("not an artifact: %s", e.Name())
+			continue
+		}
+		files++
+		if info, err := e.Info(); err == nil && info.Size() == 0 {
+			t.Errorf("%s: empty file", e.Name())
+			continue
+		}
+		art := readArtifact(t, filepath.Join(dir, e.Name()))
+		if assert.NotEmpty(t, art.kinds, e.Name()) {
+			assert.Equal(t, "meta", art.kinds[0], "%s: header first", e.Name())
+			assert.Equal(t, "summary", art.kinds[len(art.kinds)-1], "%s: a trailer last", e.Name())
+		}
+		if assert.NotNil(t, art.summary, e.Name()) {
+			assert.Equal(t, int64(len(art.records)), art.summary.Records, "%s: the trailer counts the file", e.Name())
+			var tally converter.Tally
+			for i := range art.records {
+				tally.Add(&art.records[i])
+			}
+			assert.Equal(t, tally.Summary(nil).Tokens, art.summary.Tokens, "%s: the trailer's tokens are the file's", e.Name())
+		}
+		for _, r := range art.records {
+			id := r.Span.SpanID().String()
+			if prev, dup := seen[id]; dup {
+				t.Errorf("span %s in %s and %s", id, prev, e.Name())
+			}
+			seen[id] = e.Name()
+		}
+	}
+	for id, traceID := range acked {
+		f, ok := seen[id]
+		if !ok {
+			lost++
+			continue
+		}
+		assert.Equal(t, traceID+".jsonl", f, "span %s in its trace's artifact", id)
+	}
+	assert.Zero(t, lost, "acknowledged spans lost")
+	return seen, files, lost
 }

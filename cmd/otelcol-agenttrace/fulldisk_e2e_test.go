@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// mountTmpfs mounts a tmpfs of size bytes at a new directory, unmounted at
+// cleanup, or skips the test when mounting is not allowed (not root, no
+// CAP_SYS_ADMIN, not Linux).
+func mountTmpfs(t *testing.T, size int64) string {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput()
+	if err != nil {
+		t.Skipf("full disk: cannot mount a tmpfs here (needs root on Linux): %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// freeBytes returns the bytes an unprivileged writer may still use on the
+// file system of path.
+func freeBytes(t *testing.T, path string) int64 {
+	t.Helper()
+	var st syscall.Statfs_t
+	require.NoError(t, syscall.Statfs(path, &st))
+	return int64(st.Bavail) * int64(st.Bsize)
+}
+
+// fill writes a ballast file of all but leave bytes of the file system of
+// dir.
+func fill(t *testing.T, dir string, leave int64) string {
+	t.Helper()
+	p := filepath.Join(dir, "ballast")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	defer f.Close()
+	n := freeBytes(t, dir) - leave
+	chunk := make([]byte, 64<<10)
+	for n > 0 {
+		w, err := f.Write(chunk[:min(int64(len(chunk)), n)])
+		require.NoError(t, err)
+		n -= int64(w)
+	}
+	return p
+}
+
+// TestFullDisk: the distribution with the shipped config writes its
+// artifacts to a small tmpfs that fills up under SDK load (the sending
+// queue is elsewhere, so the receiver keeps acknowledging into it); then
+// space is freed. Afterwards every line of every artifact is one JSON
+// value (no glued lines), every trailer counts its file, no span is in two
+// places, and every acknowledged span is in its artifact: the failed
+// writes were truncated back and retried from the queue.
+//
+// Run with AGENTTRACE_FULLDISK=1 (and as root, for the mount). It FAILS
+// today: in its first run 3,780 of 7,876 acknowledged spans never reached
+// an artifact after space was freed, and about a thousand artifacts stayed
+// empty files (created, header write failed with ENOSPC, never written
+// again); the store's unit tests with failing writers pass, so the cause
+// is between the exporter's retries and the store on a real disk
+// (docs/benchmarks.md, Durability). It is kept out of the default run
+// until that is fixed.
+func TestFullDisk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: builds and runs the collector")
+	}
+	if os.Getenv("AGENTTRACE_FULLDISK") != "1" {
+		t.Skip("full disk: set AGENTTRACE_FULLDISK=1 (root, tmpfs); fails today, see the doc comment")
+	}
+	disk := mountTmpfs(t, 4<<20)
+	bin := buildDistribution(t)
+	dir := filepath.Join(disk, "runs")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	ballast := fill(t, disk, 256<<10)
+	grpcAddr, httpAddr := freePort(t), freePort(t)
+
+	col := startShippedQueue(t, bin, dir, filepath.Join(t.TempDir(), "queue"), grpcAddr, httpAddr)
+	exp, started, stopLoad := startLoad(t, grpcAddr)
+
+	begin := time.Now()
+	await(t, 2*time.Minute, "the disk full", func() bool { return freeBytes(t, disk) < 8<<10 })
+	fullAt, ackedAtFull := time.Now(), exp.n.Load()
+	// The queue keeps acknowledging while the exporter cannot write.
+	await(t, 2*time.Minute, "acknowledgements with the disk full", func() bool { return exp.n.Load() >= ackedAtFull+2000 })
+	ackedWhileFull := exp.n.Load() - ackedAtFull
+	require.NoError(t, os.Remove(ballast))
+	freedAt := time.Now()
+	target := exp.n.Load() + 2000
+	await(t, 2*time.Minute, "acknowledgements after space was freed", func() bool { return exp.n.Load() >= target })
+	stopLoad()
+	acked := exp.snapshot()
+
+	drained := poll(time.Minute, func() bool {
+		got := scanSpanIDs(dir)
+		for id := range acked {
+			if got[id] == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	caughtUp := time.Since(freedAt)
+	assert.True(t, drained, "every acknowledged span in an artifact within a minute of the last")
+	col.stop(t)
+
+	seen, files, lost := checkArtifacts(t, dir, acked)
+	log, _ := os.ReadFile(col.log)
+	if t.Failed() {
+		t.Logf("collector log (last 4 KB):\n%s", log[max(0, len(log)-4096):])
+	}
+	t.Logf("full disk: %d spans acknowledged (%d generated), %d of them while the disk was full (%v full), %d in artifacts, %d lost, %d artifacts; all written %v after space was freed; collector log %d bytes; disk full after %v",
+		len(acked), started(), ackedWhileFull, freedAt.Sub(fullAt).Round(time.Millisecond), len(seen), lost, files,
+		caughtUp.Round(time.Millisecond), len(log), fullAt.Sub(begin).Round(time.Millisecond))
+}
