@@ -8,7 +8,6 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/exporter"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/agenttrace/agenttrace/converter"
@@ -47,29 +46,11 @@ func (e *agenttraceExporter) pushLogs(_ context.Context, ld plog.Logs) error {
 	return err
 }
 
-// redactLogs redacts a batch of log records in place as spans are:
-// named keys and the secret scan over resource, scope, attributes and the
-// body, whatever its type.
-func redactLogs(red *redact.Redactor, ld plog.Logs) {
-	for _, rl := range ld.ResourceLogs().All() {
-		red.Map(rl.Resource().Attributes())
-		for _, sl := range rl.ScopeLogs().All() {
-			red.Map(sl.Scope().Attributes())
-			for _, lr := range sl.LogRecords().All() {
-				red.Map(lr.Attributes())
-				// The body is a value, not a map: redact it as the one
-				// value of a map, so a string body is scanned too.
-				m := pcommon.NewMap()
-				lr.Body().CopyTo(m.PutEmpty("body"))
-				if red.Map(m) {
-					if v, ok := m.Get("body"); ok {
-						v.CopyTo(lr.Body())
-					}
-				}
-			}
-		}
-	}
-}
+// redactLogs redacts a batch of log records in place as spans are
+// (redact.Redactor.Logs, which serve --otlp uses too): named keys and the
+// secret scan over resource, scope, attributes and the body, whatever its
+// type.
+func redactLogs(red *redact.Redactor, ld plog.Logs) { red.Logs(ld) }
 
 // shared is the one exporter of a component configuration: the same
 // agenttrace component in a traces and a logs pipeline writes through one

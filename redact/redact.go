@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
@@ -149,6 +150,37 @@ func (r *Redactor) Traces(td ptrace.Traces) bool {
 			changed = r.Map(ss.Scope().Attributes()) || changed
 			for _, sp := range ss.Spans().All() {
 				changed = r.Span(sp) || changed
+			}
+		}
+	}
+	return changed
+}
+
+// Logs redacts a batch of log records in place as Traces redacts spans:
+// named keys and the secret scan over resource, scope and record
+// attributes and the body, whatever its type (a string body is scanned as
+// the one value of a map). It returns whether anything changed. The
+// collector exporter and serve --otlp both redact logs this way, so a
+// prompt an instrumentation puts in a log record's body is covered too.
+func (r *Redactor) Logs(ld plog.Logs) bool {
+	if !r.Enabled() {
+		return false
+	}
+	changed := false
+	for _, rl := range ld.ResourceLogs().All() {
+		changed = r.Map(rl.Resource().Attributes()) || changed
+		for _, sl := range rl.ScopeLogs().All() {
+			changed = r.Map(sl.Scope().Attributes()) || changed
+			for _, lr := range sl.LogRecords().All() {
+				changed = r.Map(lr.Attributes()) || changed
+				m := pcommon.NewMap()
+				lr.Body().CopyTo(m.PutEmpty("body"))
+				if r.Map(m) {
+					if v, ok := m.Get("body"); ok {
+						v.CopyTo(lr.Body())
+					}
+					changed = true
+				}
 			}
 		}
 	}

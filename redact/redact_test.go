@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
@@ -301,6 +302,32 @@ func TestTraces(t *testing.T) {
 	assert.Equal(t, Placeholder, model.Str())
 	assert.False(t, r.Traces(td), "nothing left to redact")
 	assert.False(t, New(nil, false).Traces(td), "a Redactor that does nothing")
+}
+
+// TestLogs: a batch of log records is redacted in its resource, scope and
+// record attributes and in its body, a string body and a map body alike.
+func TestLogs(t *testing.T) {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("process.command_args", "agent --key "+fakeOpenAI)
+	sl := rl.ScopeLogs().AppendEmpty()
+	sl.Scope().Attributes().PutStr("config", "token="+fakeOpenAI)
+	str := sl.LogRecords().AppendEmpty()
+	str.Body().SetStr("my key is " + fakeAWS)
+	str.Attributes().PutStr("password", "hunter")
+	kv := sl.LogRecords().AppendEmpty()
+	kv.Body().SetEmptyMap().PutStr("content", "use "+fakeGitHub)
+
+	r := New([]string{"password"}, true)
+	require.True(t, r.Logs(ld))
+	for _, s := range []string{fakeOpenAI, fakeAWS, fakeGitHub, "hunter"} {
+		b, err := (&plog.JSONMarshaler{}).MarshalLogs(ld)
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), s)
+	}
+	assert.Equal(t, "my key is "+Placeholder, str.Body().Str())
+	assert.False(t, r.Logs(ld), "nothing left to redact")
+	assert.False(t, New(nil, false).Logs(ld), "a Redactor that does nothing")
 }
 
 // TestUnchanged: a span with nothing to redact reports false and keeps

@@ -55,8 +55,9 @@ With --otlp, serve is also a local OTLP endpoint: OTLP/HTTP on
 picks a free one, "off" turns one off). Point any OpenTelemetry SDK's OTLP
 exporter at it: each trace is written into DIR as an artifact, through the
 artifact store, and shown live; a parent that has not ended yet shows as
-running. Bad requests get OTLP's answers (400, 413, 415; gRPC codes); logs
-are answered as not yet supported. Only loopback addresses, unless
+running. Log records (/v1/logs, gRPC) go into their trace's artifact,
+redacted as spans are. Bad requests get OTLP's answers (400, 413, 415;
+gRPC codes). Only loopback addresses, unless
 --otlp-allow-remote.
 
 The list of runs sorts and filters (service, agent, model, status, time),
@@ -278,7 +279,7 @@ func startOTLP(dir string, o otlpFlags, log *slog.Logger) (*otlpRun, error) {
 	if err != nil {
 		return nil, ioError(fmt.Errorf("otlp: %w", err))
 	}
-	run := &otlpRun{st: st, rcv: receiver.New(st, receiver.WithLogger(log), receiver.WithMaxRequest(o.maxRequest), receiver.WithRedaction(o.red.traces()))}
+	run := &otlpRun{st: st, rcv: receiver.New(st, receiver.WithLogger(log), receiver.WithMaxRequest(o.maxRequest), receiver.WithRedaction(o.red.traces()), receiver.WithLogRedaction(o.red.logs()))}
 	var lns []net.Listener
 	fail := func(err error) (*otlpRun, error) {
 		for _, ln := range lns {
@@ -340,8 +341,11 @@ func (r *otlpRun) printStats(w io.Writer) {
 		fmt.Fprintf(w, "; refused %d requests (%d bad payload, %d wrong content type, %d too large, %d wrong method, %d gRPC errors)",
 			bad, st.BadPayload, st.BadContentType, st.TooLarge, st.BadMethod, st.GRPCErrors)
 	}
+	if st.Logs+st.RejectedLogs > 0 {
+		fmt.Fprintf(w, "; %d log records written", st.Logs)
+	}
 	if st.RejectedLogs > 0 {
-		fmt.Fprintf(w, "; %d log records not stored (logs are not yet supported)", st.RejectedLogs)
+		fmt.Fprintf(w, ", %d log records rejected", st.RejectedLogs)
 	}
 	fmt.Fprintln(w)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/viewer/server"
@@ -35,4 +36,15 @@ func (rd *redaction) traces() func(ptrace.Traces) {
 	}
 	r := rd.redactor()
 	return func(td ptrace.Traces) { r.Traces(td) }
+}
+
+// logs is traces for log records (redact.Redactor.Logs, as the collector
+// exporter redacts them): the official instrumentations put prompts and
+// completions in log record bodies. Nil with --no-redact.
+func (rd *redaction) logs() func(plog.Logs) {
+	if rd == nil || rd.off {
+		return nil
+	}
+	r := rd.redactor()
+	return func(ld plog.Logs) { r.Logs(ld) }
 }

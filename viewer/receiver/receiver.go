@@ -19,13 +19,18 @@
 // InvalidArgument, ResourceExhausted past the size limit, Unavailable
 // after Shutdown.
 //
-// Logs are accepted on /v1/logs and over gRPC and answered with a partial
-// success that rejects every log record and says that agenttrace stores
-// traces only: a log exporter configured alongside the trace exporter
-// (OTEL_EXPORTER_OTLP_ENDPOINT covers both) gets a clear answer rather
-// than a 404 it would retry.
+// Logs are taken on /v1/logs and over gRPC with the same envelope and
+// codes, and written with store.Store.WriteLogs: each log record goes into
+// its trace's artifact after its spans (held until that artifact exists,
+// a redelivered record skipped), as the collector exporter writes them.
+// The official instrumentations (instrumentation-openai and its
+// siblings) put the prompts and completions in log records, not in span
+// attributes, so without them a run would show model calls with no
+// content. Records the store cannot write are reported as a partial
+// success (rejected_log_records).
 //
-// Every refused request and rejected span is counted ([Receiver.Stats]).
+// Every refused request and rejected span or log record is counted
+// ([Receiver.Stats]).
 package receiver
 
 import (
@@ -43,6 +48,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
@@ -78,9 +84,6 @@ const (
 	ctJSON  = "application/json"
 )
 
-// logsUnsupported is the partial-success message of every logs request.
-const logsUnsupported = "agenttrace stores traces only: logs are not yet supported, every log record was rejected"
-
 // Stats count what the Receiver did. Refused requests are not counted as
 // received spans.
 type Stats struct {
@@ -89,8 +92,9 @@ type Stats struct {
 	// Spans written (or already in their artifact); RejectedSpans the
 	// store could not write (reported as partial success).
 	Spans, RejectedSpans int64
-	// RejectedLogs counts log records refused (logs are not stored).
-	RejectedLogs int64
+	// Logs counts log records written (or already in their artifact, or
+	// held for it); RejectedLogs those the store could not write.
+	Logs, RejectedLogs int64
 	// BadContentType, BadPayload and TooLarge count refused HTTP
 	// requests; BadMethod those with a method other than POST.
 	BadContentType, BadPayload, TooLarge, BadMethod int64
@@ -100,9 +104,9 @@ type Stats struct {
 }
 
 type counters struct {
-	httpReq, grpcReq, spans, rejSpans, rejLogs atomic.Int64
-	badType, badPayload, tooLarge, badMethod   atomic.Int64
-	grpcErr                                    atomic.Int64
+	httpReq, grpcReq, spans, rejSpans, logs, rejLogs atomic.Int64
+	badType, badPayload, tooLarge, badMethod         atomic.Int64
+	grpcErr                                          atomic.Int64
 }
 
 // Receiver receives OTLP and writes it to a Store. Create one with [New];
@@ -113,6 +117,7 @@ type Receiver struct {
 	log     *slog.Logger
 	onWrite func()
 	redact  func(ptrace.Traces) // nil: spans are written as received
+	redactL func(plog.Logs)     // nil: log records are written as received
 	c       counters
 
 	mu     sync.Mutex
@@ -147,6 +152,12 @@ func WithOnWrite(f func()) Option { return func(r *Receiver) { r.onWrite = f } }
 // share to show.
 func WithRedaction(f func(td ptrace.Traces)) Option { return func(r *Receiver) { r.redact = f } }
 
+// WithLogRedaction sets a function that redacts each batch of log records
+// in place before it is written (redact.Redactor.Logs, as the collector
+// exporter does): the official instrumentations put prompts and
+// completions in log record bodies, so logs need it as much as spans.
+func WithLogRedaction(f func(ld plog.Logs)) Option { return func(r *Receiver) { r.redactL = f } }
+
 // New returns a Receiver writing to st. The caller closes st after
 // [Receiver.Shutdown].
 func New(st *store.Store, opts ...Option) *Receiver {
@@ -165,7 +176,7 @@ func (r *Receiver) Stats() Stats {
 	c := &r.c
 	return Stats{
 		HTTPRequests: c.httpReq.Load(), GRPCRequests: c.grpcReq.Load(),
-		Spans: c.spans.Load(), RejectedSpans: c.rejSpans.Load(), RejectedLogs: c.rejLogs.Load(),
+		Spans: c.spans.Load(), RejectedSpans: c.rejSpans.Load(), Logs: c.logs.Load(), RejectedLogs: c.rejLogs.Load(),
 		BadContentType: c.badType.Load(), BadPayload: c.badPayload.Load(),
 		TooLarge: c.tooLarge.Load(), BadMethod: c.badMethod.Load(), GRPCErrors: c.grpcErr.Load(),
 	}
@@ -205,6 +216,39 @@ func (r *Receiver) consume(td ptrace.Traces) (rejected int64, msg string, err er
 	default:
 		r.c.rejSpans.Add(n)
 		r.log.Warn("spans not written", "rejected", n, "err", werr)
+		return n, werr.Error(), nil
+	}
+}
+
+// consumeLogs writes ld through the store as consume writes spans.
+func (r *Receiver) consumeLogs(ld plog.Logs) (rejected int64, msg string, err error) {
+	n := int64(ld.LogRecordCount())
+	if n == 0 {
+		return 0, "", nil
+	}
+	if r.redactL != nil {
+		r.redactL(ld)
+	}
+	werr := r.st.WriteLogs(converter.LogRecords(ld))
+	if r.onWrite != nil {
+		defer r.onWrite()
+	}
+	var we *store.LogWriteError
+	switch {
+	case werr == nil:
+		r.c.logs.Add(n)
+		return 0, "", nil
+	case errors.Is(werr, store.ErrClosed):
+		return 0, "", errClosed
+	case errors.As(werr, &we):
+		rej := int64(len(we.Failed))
+		r.c.logs.Add(n - rej)
+		r.c.rejLogs.Add(rej)
+		r.log.Warn("log records not written", "rejected", rej, "err", werr)
+		return rej, werr.Error(), nil
+	default:
+		r.c.rejLogs.Add(n)
+		r.log.Warn("log records not written", "rejected", n, "err", werr)
 		return n, werr.Error(), nil
 	}
 }
@@ -324,11 +368,17 @@ func (r *Receiver) serveLogs(w http.ResponseWriter, req *http.Request) {
 	}
 	if err != nil {
 		r.c.badPayload.Add(1)
+		r.log.Warn("refused OTLP request: payload", "content_type", ct, "err", err)
 		writeStatus(w, ct, http.StatusBadRequest, codes.InvalidArgument, "cannot decode "+ct+" ExportLogsServiceRequest: "+err.Error())
 		return
 	}
+	rej, msg, err := r.consumeLogs(er.Logs())
+	if err != nil {
+		writeStatus(w, ct, http.StatusServiceUnavailable, codes.Unavailable, err.Error())
+		return
+	}
 	r.c.httpReq.Add(1)
-	resp := r.logsResponse(er)
+	resp := logsResponse(rej, msg)
 	var b []byte
 	if ct == ctJSON {
 		b, err = resp.MarshalJSON()
@@ -338,12 +388,13 @@ func (r *Receiver) serveLogs(w http.ResponseWriter, req *http.Request) {
 	writeBody(w, ct, http.StatusOK, b, err)
 }
 
-func (r *Receiver) logsResponse(er plogotlp.ExportRequest) plogotlp.ExportResponse {
+// logsResponse is the answer to a logs request, a partial success when
+// rej records were not written.
+func logsResponse(rej int64, msg string) plogotlp.ExportResponse {
 	resp := plogotlp.NewExportResponse()
-	if n := int64(er.Logs().LogRecordCount()); n > 0 {
-		r.c.rejLogs.Add(n)
-		resp.PartialSuccess().SetRejectedLogRecords(n)
-		resp.PartialSuccess().SetErrorMessage(logsUnsupported)
+	if rej > 0 {
+		resp.PartialSuccess().SetRejectedLogRecords(rej)
+		resp.PartialSuccess().SetErrorMessage(strings.ToValidUTF8(msg, "\uFFFD"))
 	}
 	return resp
 }
@@ -401,8 +452,12 @@ type grpcLogs struct {
 }
 
 func (g *grpcLogs) Export(_ context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
+	rej, msg, err := g.r.consumeLogs(req.Logs())
+	if err != nil {
+		return plogotlp.ExportResponse{}, status.Error(codes.Unavailable, err.Error())
+	}
 	g.r.c.grpcReq.Add(1)
-	return g.r.logsResponse(req), nil
+	return logsResponse(rej, msg), nil
 }
 
 // errorCounter counts gRPC calls that end in an error, those refused

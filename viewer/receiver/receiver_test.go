@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/hex"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -33,6 +36,7 @@ import (
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
+	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/store"
 	"github.com/agenttrace/agenttrace/viewer/receiver"
@@ -279,33 +283,226 @@ func TestGRPCRefusals(t *testing.T) {
 	assert.Equal(t, int64(2), st.GRPCRequests)
 }
 
-// TestLogsNotSupported: logs get a partial success rejecting every record,
-// over HTTP and gRPC, with a message saying why.
-func TestLogsNotSupported(t *testing.T) {
-	h := start(t)
-	ld := plog.NewLogs()
-	ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Body().SetStr("hello")
-	req := plogotlp.NewExportRequestFromLogs(ld)
-	js, err := req.MarshalJSON()
-	require.NoError(t, err)
-	resp, err := http.Post("http://"+h.httpAddr+receiver.PathLogs, "application/json", bytes.NewReader(js))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	lr := plogotlp.NewExportResponse()
-	require.NoError(t, lr.UnmarshalJSON(b))
-	assert.Equal(t, int64(1), lr.PartialSuccess().RejectedLogRecords())
-	assert.Contains(t, lr.PartialSuccess().ErrorMessage(), "not yet supported")
+const realPayloads = "../../testdata/real/otel-instrumentation-openai/payloads/"
 
-	cc, err := grpc.NewClient(h.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+// logKeys is each log record of the artifacts in dir (or of ld) as its
+// trace, span and body, by the trace whose artifact holds it (its own
+// trace id for ld), sorted.
+func logKeys(recs []converter.LogRecord) []string {
+	out := make([]string, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r.Log.TraceID().String()+" "+r.Log.SpanID().String()+" "+r.Log.Body().AsString())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// storedLogs reads every artifact of dir: its log records, each prefixed
+// by the artifact's own trace (so a record in another trace's file shows).
+func storedLogs(t *testing.T, dir string) (byFile map[string][]string, spans int) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	defer cc.Close()
-	gr, err := plogotlp.NewGRPCClient(cc).Export(context.Background(), req)
+	byFile = map[string][]string{}
+	for _, e := range ents {
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		var logs []converter.LogRecord
+		r := converter.NewReader(f, converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }))
+		for {
+			_, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err)
+			spans++
+		}
+		f.Close()
+		byFile[e.Name()] = logKeys(logs)
+	}
+	return byFile, spans
+}
+
+// TestLogsStored sends the official openai instrumentation's captured
+// runs (its spans, and the log records that carry the prompts and
+// answers) over HTTP/protobuf (gzip), HTTP/JSON and gRPC, logs before and
+// after their spans, each twice: every log record lands once, in its
+// trace's artifact, and is counted.
+func TestLogsStored(t *testing.T) {
+	type payload struct {
+		td ptrace.Traces
+		ld plog.Logs
+	}
+	var runs []payload
+	for _, name := range []string{"tool-loop", "stream", "fail", "responses-tool-loop", "responses-stream", "responses-fail"} {
+		b, err := os.ReadFile(realPayloads + name + ".traces.pb")
+		require.NoError(t, err)
+		td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(b)
+		require.NoError(t, err)
+		b, err = os.ReadFile(realPayloads + name + ".logs.pb")
+		require.NoError(t, err)
+		ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(b)
+		require.NoError(t, err)
+		require.Positive(t, ld.LogRecordCount(), name)
+		runs = append(runs, payload{td, ld})
+	}
+	postHTTP := func(t *testing.T, h *harness, path, ct string, body []byte, gzipped bool) []byte {
+		t.Helper()
+		if gzipped {
+			body = gz(t, body)
+		}
+		req, err := http.NewRequest(http.MethodPost, "http://"+h.httpAddr+path, bytes.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", ct)
+		if gzipped {
+			req.Header.Set("Content-Encoding", "gzip")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+		return b
+	}
+	type sender struct {
+		traces func(t *testing.T, h *harness, td ptrace.Traces)
+		logs   func(t *testing.T, h *harness, ld plog.Logs) int64 // rejected
+	}
+	httpSender := func(ct string, gzipped bool) sender {
+		return sender{
+			traces: func(t *testing.T, h *harness, td ptrace.Traces) {
+				req := ptraceotlp.NewExportRequestFromTraces(td)
+				var b []byte
+				var err error
+				if ct == "application/json" {
+					b, err = req.MarshalJSON()
+				} else {
+					b, err = req.MarshalProto()
+				}
+				require.NoError(t, err)
+				postHTTP(t, h, receiver.PathTraces, ct, b, gzipped)
+			},
+			logs: func(t *testing.T, h *harness, ld plog.Logs) int64 {
+				req := plogotlp.NewExportRequestFromLogs(ld)
+				resp := plogotlp.NewExportResponse()
+				if ct == "application/json" {
+					b, err := req.MarshalJSON()
+					require.NoError(t, err)
+					require.NoError(t, resp.UnmarshalJSON(postHTTP(t, h, receiver.PathLogs, ct, b, gzipped)))
+				} else {
+					b, err := req.MarshalProto()
+					require.NoError(t, err)
+					require.NoError(t, resp.UnmarshalProto(postHTTP(t, h, receiver.PathLogs, ct, b, gzipped)))
+				}
+				return resp.PartialSuccess().RejectedLogRecords()
+			},
+		}
+	}
+	grpcSender := func(t *testing.T, h *harness) sender {
+		cc, err := grpc.NewClient(h.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		require.NoError(t, err)
+		t.Cleanup(func() { cc.Close() })
+		return sender{
+			traces: func(t *testing.T, _ *harness, td ptrace.Traces) {
+				_, err := ptraceotlp.NewGRPCClient(cc).Export(context.Background(), ptraceotlp.NewExportRequestFromTraces(td))
+				require.NoError(t, err)
+			},
+			logs: func(t *testing.T, _ *harness, ld plog.Logs) int64 {
+				resp, err := plogotlp.NewGRPCClient(cc).Export(context.Background(), plogotlp.NewExportRequestFromLogs(ld))
+				require.NoError(t, err)
+				return resp.PartialSuccess().RejectedLogRecords()
+			},
+		}
+	}
+	tests := []struct {
+		name   string
+		sender func(t *testing.T, h *harness) sender
+	}{
+		{"http/protobuf+gzip", func(*testing.T, *harness) sender { return httpSender("application/x-protobuf", true) }},
+		{"http/json", func(*testing.T, *harness) sender { return httpSender("application/json", false) }},
+		{"grpc", grpcSender},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := start(t)
+			snd := tt.sender(t, h)
+			var want []converter.LogRecord
+			wantSpans, wantLogs := 0, int64(0)
+			for i, run := range runs {
+				// Half the runs send their logs first (held until the
+				// trace's artifact exists), half after; each twice.
+				if i%2 == 0 {
+					assert.Zero(t, snd.logs(t, h, run.ld))
+				}
+				snd.traces(t, h, run.td)
+				assert.Zero(t, snd.logs(t, h, run.ld))
+				snd.traces(t, h, run.td)
+				if i%2 == 1 {
+					assert.Zero(t, snd.logs(t, h, run.ld))
+				}
+				want = append(want, converter.LogRecords(run.ld)...)
+				wantSpans += run.td.SpanCount()
+				wantLogs += 2 * int64(run.ld.LogRecordCount())
+			}
+			require.NoError(t, h.st.Flush())
+			byFile, spans := storedLogs(t, h.dir)
+			assert.Equal(t, wantSpans, spans, "every span once")
+			var got []string
+			for file, keys := range byFile {
+				for _, k := range keys {
+					trace, _, _ := strings.Cut(k, " ")
+					assert.Equal(t, store.FileName(store.TraceKey(traceIDOf(t, trace)), ""), file, "a log record in its trace's artifact")
+				}
+				got = append(got, keys...)
+			}
+			slices.Sort(got)
+			assert.Equal(t, logKeys(want), got, "every log record once")
+			st := h.rcv.Stats()
+			assert.Equal(t, wantLogs, st.Logs)
+			assert.Zero(t, st.RejectedLogs+st.BadPayload+st.GRPCErrors)
+		})
+	}
+}
+
+func traceIDOf(t *testing.T, s string) pcommon.TraceID {
+	t.Helper()
+	b, err := hex.DecodeString(s)
 	require.NoError(t, err)
-	assert.Equal(t, int64(1), gr.PartialSuccess().RejectedLogRecords())
-	assert.Equal(t, int64(2), h.rcv.Stats().RejectedLogs)
+	var id pcommon.TraceID
+	copy(id[:], b)
+	return id
+}
+
+// TestLogsRefusedAndRedacted: a logs request gets the refusals a traces
+// request gets, and a secret in a log record's body is redacted before it
+// is written.
+func TestLogsRefusedAndRedacted(t *testing.T) {
+	h := start(t, receiver.WithMaxRequest(4096), receiver.WithLogRedaction(func(ld plog.Logs) { redact.New(nil, true).Logs(ld) }))
+	secret := "sk-" + "proj-" + strings.Repeat("Xy9_", 10)
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetTraceID([16]byte{9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9})
+	lr.Body().SetStr("my key is " + secret)
+	js, err := plogotlp.NewExportRequestFromLogs(ld).MarshalJSON()
+	require.NoError(t, err)
+	post := func(ct string, body []byte) int {
+		resp, err := http.Post("http://"+h.httpAddr+receiver.PathLogs, ct, bytes.NewReader(body))
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusBadRequest, post("application/json", []byte(`{"resourceLogs": [`)))
+	assert.Equal(t, http.StatusUnsupportedMediaType, post("text/plain", js))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, post("application/x-protobuf", bytes.Repeat([]byte{0}, 5000)))
+	assert.Equal(t, http.StatusOK, post("application/json", js))
+	st := h.rcv.Stats()
+	assert.Equal(t, receiver.Stats{HTTPRequests: 1, Logs: 1, BadPayload: 1, BadContentType: 1, TooLarge: 1}, st)
+	require.NoError(t, h.st.Close()) // writes the held record
+	b, err := os.ReadFile(filepath.Join(h.dir, store.FileName(store.TraceKey(lr.TraceID()), "")))
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), secret)
+	assert.Contains(t, string(b), "my key is ")
 }
 
 // rawMsg and rawCodec send bytes as they are, for a message no
