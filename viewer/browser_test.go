@@ -108,11 +108,21 @@ func TestPageShowsTheRun(t *testing.T) {
 		require.Contains(t, cards, report.Thousands(rep.Tokens.Total))
 		require.Contains(t, cards, report.Thousands(rep.Tokens.Input))
 		require.Contains(t, cards, report.Thousands(rep.Tokens.Output))
+		// The cost card: what `agenttrace tokens` says the run cost.
+		require.NotNil(t, rep.Cost.CostUSD, "the demo run's models are priced")
+		wantCost := report.Dollars(rep.Cost.CostUSD)
+		if rep.Cost.CostUnknown > 0 {
+			wantCost += " or more"
+		}
+		costCard := eval[string](t, ctx, `Array.from(document.querySelectorAll('#cards .card')).filter(c => c.querySelector('.label').textContent === 'Cost').map(c => c.querySelector('.value').textContent).join('|')`)
+		require.Equal(t, wantCost, costCard)
+		require.NotEqual(t, "$0", costCard)
 		models := eval[[][]string](t, ctx, `Array.from(document.querySelectorAll('#by-model tbody tr')).map(tr => Array.from(tr.cells).map(c => c.innerText))`)
 		require.Len(t, models, len(rep.ByModel))
 		for i, m := range rep.ByModel {
 			require.Equal(t, m.Model, models[i][0])
 			require.Equal(t, report.Thousands(m.Total), models[i][8], "total of %s", m.Model)
+			require.Equal(t, report.Dollars(m.Cost.CostUSD), models[i][9], "cost of %s", m.Model)
 		}
 		tools := eval[[][]string](t, ctx, `Array.from(document.querySelectorAll('#by-tool tbody tr')).map(tr => Array.from(tr.cells).map(c => c.innerText))`)
 		require.Len(t, tools, len(rep.ByTool))
@@ -124,6 +134,7 @@ func TestPageShowsTheRun(t *testing.T) {
 		for i, a := range rep.ByAgent {
 			require.Equal(t, []string{a.Agent, fmt.Sprint(a.Runs), fmt.Sprint(a.Inferences)}, agents[i][:3])
 			require.Equal(t, report.Thousands(a.Total), agents[i][5])
+			require.Equal(t, report.Dollars(a.Cost.CostUSD), agents[i][6])
 		}
 	})
 

@@ -26,7 +26,8 @@ import (
 //	 "trailer": {…the artifact's last summary line…} or null,
 //	 "problems": [{"line": n, "message": "…"}, …],
 //	 "state": "running" or "done",
-//	 "pending": [{"trace_id": "…", "span_id": "…", "t0": ms, "children": n, "running": bool}, …]}
+//	 "pending": [{"trace_id": "…", "span_id": "…", "t0": ms, "children": n, "running": bool}, …],
+//	 "costs": {"run": "$0.0242", "note": "priced with …", "by_model": ["…"], "by_agent": ["…"]}}
 //
 // Pending are the parents the records name that the file does not hold
 // (yet): SDKs export a span when it ends, so while an agent runs its
@@ -69,6 +70,7 @@ type viewRun struct {
 	Problems []Problem           `json:"problems"`
 	State    string              `json:"state"`
 	Pending  []Pending           `json:"pending"`
+	Costs    *viewCosts          `json:"costs"`
 }
 
 // Run states of the view model.
@@ -147,7 +149,7 @@ func encodeView(run *Run) (*encodedRun, error) {
 	enc.SetDefaults(run.Meta)
 	meta := bytes.TrimSuffix(converter.AppendMeta(nil, run.Meta), []byte{'\n'})
 	rep := report.Tokens(run.Records, run.Meta, report.WithTop(10), report.WithTrailer(run.Summary, run.Records))
-	v := viewRun{Name: run.Name, Meta: meta, Report: rep, Problems: run.Problems}
+	v := viewRun{Name: run.Name, Meta: meta, Report: rep, Problems: run.Problems, Costs: costsOf(rep)}
 	if v.Problems == nil {
 		v.Problems = []Problem{}
 	}

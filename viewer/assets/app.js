@@ -408,6 +408,9 @@
       cards.push(card('Tokens out', num(t.tokens.output), 'reasoning ' + num(t.tokens.reasoning)));
       cards.push(card('Total', num(t.tokens.total), 'input + output' + src));
     }
+    // Cost is Go's text (report.Dollars): "unknown", never $0, when no
+    // call has a known cost; "$X or more" when some calls have none.
+    if (isObj(R.costs)) cards.push(card('Cost', R.costs.run, R.costs.note, R.costs.run === 'unknown' ? 'unknown' : ''));
     if (meta.service) cards.push(card('Service', meta.service, meta.trace_id ? 'trace ' + meta.trace_id : (meta.conversation_id ? 'conversation ' + meta.conversation_id : '')));
     const kids = [];
     if (R.asWritten) {
@@ -467,6 +470,12 @@
       h('tbody', null, ...rows.map((r) => h('tr', null, ...r.map((c) => (c instanceof Node ? h('td', null, c) : h('td', { text: c })))))));
   }
 
+  // costCell is a table row's cost as Go wrote it (viewer/cost.go).
+  function costCell(R, table, i) {
+    const c = isObj(R.costs) && Array.isArray(R.costs[table]) ? R.costs[table][i] : null;
+    return c == null ? 'unknown' : c;
+  }
+
   // renderTables shows Go's token report (report.Tokens, what `agenttrace
   // tokens` prints), in its order. With records dropped, the tables cover
   // the records the file holds.
@@ -480,8 +489,8 @@
     const models = rep.by_model || [], tools = rep.by_tool || [], agents = rep.by_agent || [], largest = rep.largest || [];
     if (models.length) {
       sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'By model' }),
-        table('by-model', ['model', 'provider', 'calls', 'input', 'output', 'cache read', 'cache write', 'reasoning', 'total'],
-          models.map((m) => [m.model, m.provider || '–', num(m.count), num(m.input), num(m.output), num(m.cache_read), num(m.cache_creation), num(m.reasoning), num(m.total)]))));
+        table('by-model', ['model', 'provider', 'calls', 'input', 'output', 'cache read', 'cache write', 'reasoning', 'total', 'cost'],
+          models.map((m, i) => [m.model, m.provider || '–', num(m.count), num(m.input), num(m.output), num(m.cache_read), num(m.cache_creation), num(m.reasoning), num(m.total), costCell(R, 'by_model', i)]))));
     }
     if (tools.length) {
       sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'By tool' }),
@@ -490,8 +499,8 @@
     }
     if (agents.length) {
       sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'By agent' }),
-        table('by-agent', ['agent', 'runs', 'model calls', 'input', 'output', 'total'],
-          agents.map((a) => [a.agent, num(a.runs), num(a.inferences), num(a.input), num(a.output), num(a.total)]))));
+        table('by-agent', ['agent', 'runs', 'model calls', 'input', 'output', 'total', 'cost'],
+          agents.map((a, i) => [a.agent, num(a.runs), num(a.inferences), num(a.input), num(a.output), num(a.total), costCell(R, 'by_agent', i)]))));
     }
     if (largest.length) {
       sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'Largest responses' }),
