@@ -128,7 +128,7 @@ func TestLookupFollowsTheData(t *testing.T) {
 	tests := []struct{ provider, model, wantProvider, wantID string }{
 		{"x_ai", "grok-4", "x-ai", "grok-4-0709"},
 		{"gcp.gemini", "gemini-2.5-pro-preview-tts", "google", "gemini-2.5-pro-tts"}, // the lookahead regex excludes TTS from gemini-2.5-pro
-		{"openai", "deepseek-chat", "deepseek", "deepseek-chat"},                       // an OpenAI-compatible client
+		{"openai", "deepseek-chat", "deepseek", "deepseek-chat"},                     // an OpenAI-compatible client
 		{"mistral_ai", "mistral-large-latest", "mistral", "mistral-large"},
 		{"litellm", "anthropic/claude-sonnet-4-20250514", "anthropic", "claude-sonnet-4-0"},
 		{"", "GPT-4o", "openai", "gpt-4o"},

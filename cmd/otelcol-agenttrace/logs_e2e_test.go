@@ -98,7 +98,9 @@ func grpcSender(t *testing.T, c *collector) sender {
 	conn, err := grpc.NewClient(c.grpc, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = conn.Close() })
-	ctx := func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), 30*time.Second) }
+	ctx := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), 30*time.Second)
+	}
 	return sender{
 		name: "grpc",
 		traces: func(t *testing.T, td ptrace.Traces) {
