@@ -491,7 +491,10 @@ func normMessage(m map[string]any, role string) (Message, bool) {
 	if ps, ok := m["parts"]; ok {
 		msg.Parts = partsOf(ps)
 	} else if ct, ok := m["content"]; ok {
-		if s, isStr := ct.(string); isStr && role == RoleTool {
+		// A string with a tool call id is that call's result, whatever
+		// the role: OpenInference's Anthropic instrumentation records a
+		// tool_result block as a "user" message with tool_call_id.
+		if s, isStr := ct.(string); isStr && (role == RoleTool || toolCallID != "") {
 			msg.Parts = []Part{{Type: PartToolResponse, ID: toolCallID, Response: maybeJSON(s)}}
 		} else {
 			msg.Parts = partsOf(ct)
