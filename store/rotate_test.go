@@ -62,7 +62,9 @@ func TestRotateByAge(t *testing.T) {
 			}
 			assert.Equal(t, written, total, "every record once")
 			if tc.wantRotated {
-				assert.GreaterOrEqual(t, len(ents), 4)
+				// The loop may stop right after a rotation, before a
+				// write opens the next current file: count the rotated.
+				assert.GreaterOrEqual(t, rotated(), 3)
 			} else {
 				assert.Len(t, ents, 1)
 			}
