@@ -200,24 +200,11 @@ func (r *Receiver) consume(td ptrace.Traces) (rejected int64, msg string, err er
 	if r.onWrite != nil {
 		defer r.onWrite()
 	}
-	var we *store.WriteError
-	switch {
-	case werr == nil:
-		r.c.spans.Add(n)
-		return 0, "", nil
-	case errors.Is(werr, store.ErrClosed):
-		return 0, "", errClosed
-	case errors.As(werr, &we):
-		rej := int64(len(we.Failed))
-		r.c.spans.Add(n - rej)
-		r.c.rejSpans.Add(rej)
-		r.log.Warn("spans not written", "rejected", rej, "err", werr)
-		return rej, werr.Error(), nil
-	default:
-		r.c.rejSpans.Add(n)
-		r.log.Warn("spans not written", "rejected", n, "err", werr)
-		return n, werr.Error(), nil
+	failed := -1
+	if we := (*store.WriteError)(nil); errors.As(werr, &we) {
+		failed = len(we.Failed)
 	}
+	return r.settle("spans", n, failed, werr, &r.c.spans, &r.c.rejSpans)
 }
 
 // consumeLogs writes ld through the store as consume writes spans.
@@ -233,24 +220,33 @@ func (r *Receiver) consumeLogs(ld plog.Logs) (rejected int64, msg string, err er
 	if r.onWrite != nil {
 		defer r.onWrite()
 	}
-	var we *store.LogWriteError
+	failed := -1
+	if we := (*store.LogWriteError)(nil); errors.As(werr, &we) {
+		failed = len(we.Failed)
+	}
+	return r.settle("log records", n, failed, werr, &r.c.logs, &r.c.rejLogs)
+}
+
+// settle counts a write of n spans or log records through the store, the
+// same for both signals: written into ok, refused into rej. failed is how
+// many a partial failure names, -1 when werr is no partial failure (then
+// all n were refused). It answers as consume does.
+func (r *Receiver) settle(what string, n int64, failed int, werr error, ok, rej *atomic.Int64) (rejected int64, msg string, err error) {
 	switch {
 	case werr == nil:
-		r.c.logs.Add(n)
+		ok.Add(n)
 		return 0, "", nil
 	case errors.Is(werr, store.ErrClosed):
 		return 0, "", errClosed
-	case errors.As(werr, &we):
-		rej := int64(len(we.Failed))
-		r.c.logs.Add(n - rej)
-		r.c.rejLogs.Add(rej)
-		r.log.Warn("log records not written", "rejected", rej, "err", werr)
-		return rej, werr.Error(), nil
-	default:
-		r.c.rejLogs.Add(n)
-		r.log.Warn("log records not written", "rejected", n, "err", werr)
-		return n, werr.Error(), nil
 	}
+	bad := n
+	if failed >= 0 {
+		bad = int64(failed)
+	}
+	ok.Add(n - bad)
+	rej.Add(bad)
+	r.log.Warn(what+" not written", "rejected", bad, "err", werr)
+	return bad, werr.Error(), nil
 }
 
 // HTTPHandler answers OTLP/HTTP on /v1/traces and /v1/logs.
