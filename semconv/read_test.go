@@ -180,3 +180,22 @@ func BenchmarkRead(b *testing.B) {
 		Read(&r, "chat gpt-4o", m, false)
 	}
 }
+
+// TestReadDoesNotAllocate: Read runs once per span on every writer's hot
+// path, over the current keys and the dialects' (here OpenInference and
+// Langfuse keys beside the GenAI ones), and must stay free of allocations.
+func TestReadDoesNotAllocate(t *testing.T) {
+	for name, m := range map[string]pcommon.Map{
+		"genai": attrs(OperationName, "chat", ProviderName, "openai", RequestModel, "gpt-4o",
+			UsageInputTokens, 1400, UsageOutputTokens, 200, UsageCacheReadInput, 512,
+			InputMessages, `[{"role":"user"}]`, OutputMessages, `[{"role":"assistant"}]`),
+		"openinference": attrs("openinference.span.kind", "LLM", "llm.model_name", "gpt-4o",
+			"llm.token_count.prompt", 1400, "llm.token_count.completion", 200),
+		"langfuse": attrs("langfuse.observation.type", "generation", "langfuse.observation.model.name", "gpt-4o",
+			"langfuse.observation.usage_details", `{"input":206,"output":25}`),
+	} {
+		var r Reading
+		Read(&r, "chat gpt-4o", m, false)
+		assert.Zero(t, testing.AllocsPerRun(100, func() { Read(&r, "chat gpt-4o", m, false) }), name)
+	}
+}
