@@ -1,0 +1,252 @@
+//go:build linux
+
+package bridge_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agenttrace/agenttrace/bridge"
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// mountTmpfs mounts a tmpfs of size bytes at a new directory, unmounted at
+// cleanup, or skips the test where mounting is not allowed (not root, no
+// CAP_SYS_ADMIN).
+func mountTmpfs(t *testing.T, size int64) string {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput()
+	if err != nil {
+		t.Skipf("full disk: cannot mount a tmpfs here (needs root on Linux): %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// freeBytes returns the bytes an unprivileged writer may still use on the
+// file system of path.
+func freeBytes(t *testing.T, path string) int64 {
+	t.Helper()
+	var st syscall.Statfs_t
+	require.NoError(t, syscall.Statfs(path, &st))
+	return int64(st.Bavail) * int64(st.Bsize)
+}
+
+// fillDisk writes a ballast file of all but leave bytes of the file
+// system of dir, and returns its path.
+func fillDisk(t *testing.T, dir string, leave int64) string {
+	t.Helper()
+	p := filepath.Join(dir, "ballast")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	defer f.Close()
+	n := freeBytes(t, dir) - leave
+	chunk := make([]byte, 64<<10)
+	for n > 0 {
+		w, err := f.Write(chunk[:min(int64(len(chunk)), n)])
+		require.NoError(t, err)
+		n -= int64(w)
+	}
+	return p
+}
+
+// endedTrace is what the agent ended of one run: its span ids and the
+// model usage of its chat spans.
+type endedTrace struct {
+	spans         map[string]bool
+	input, output int64
+	recovered     bool // started after space was freed
+}
+
+// fullDiskRun is one agent run: invoke_agent over two chat calls and a
+// tool call whose 1 KiB result fills the disk sooner.
+func fullDiskRun(tr trace.Tracer, result string) (string, *endedTrace) {
+	ended := &endedTrace{spans: map[string]bool{}}
+	end := func(sp trace.Span) {
+		sp.End()
+		ended.spans[sp.SpanContext().SpanID().String()] = true
+	}
+	ctx, root := tr.Start(context.Background(), "invoke_agent planner", trace.WithAttributes(
+		attribute.String(semconv.OperationName, "invoke_agent"), attribute.String(semconv.AgentName, "planner")))
+	for i := range 2 {
+		_, sp := tr.Start(ctx, "chat gpt-4o", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+			attribute.String(semconv.OperationName, "chat"),
+			attribute.String(semconv.ProviderName, "openai"),
+			attribute.String(semconv.RequestModel, "gpt-4o"),
+			attribute.Int64(semconv.UsageInputTokens, int64(100+i)),
+			attribute.Int64(semconv.UsageOutputTokens, int64(20+i))))
+		end(sp)
+		ended.input += int64(100 + i)
+		ended.output += int64(20 + i)
+	}
+	_, sp := tr.Start(ctx, "execute_tool fetch", trace.WithAttributes(
+		attribute.String(semconv.OperationName, "execute_tool"),
+		attribute.String(semconv.ToolName, "fetch"),
+		attribute.String(semconv.ToolCallArguments, `{"url":"https://example.com"}`),
+		attribute.String(semconv.ToolCallResult, result)))
+	end(sp)
+	end(root)
+	return root.SpanContext().TraceID().String(), ended
+}
+
+// TestFullDiskUnderTheProcessor: the SDK processor writes one artifact
+// per trace to a small tmpfs that fills up while the agent keeps running;
+// then space is freed and the agent runs on; then it shuts down. The
+// processor has no retry, so a span whose write failed is lost, but never
+// silently: afterwards every line of every artifact is one JSON value (no
+// glued lines) and the file reads without a problem, every trailer counts
+// its file's records and, in its tokens, the file's usage plus that of
+// the spans it says were dropped, every ended span is either in its
+// trace's artifact or counted in that artifact's trailer, and nothing
+// ended after space was freed is lost.
+func TestFullDiskUnderTheProcessor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a tmpfs")
+	}
+	disk := mountTmpfs(t, 8<<20)
+	dir := filepath.Join(disk, "runs")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	ballast := fillDisk(t, disk, 256<<10)
+	errs := recordErrors(t)
+	noSpace := func() int {
+		n := 0
+		for _, err := range errs() {
+			if errors.Is(err, syscall.ENOSPC) {
+				n++
+			}
+		}
+		return n
+	}
+
+	p, err := bridge.New(bridge.WithDirectory(dir, converter.ByTrace), bridge.WithBlocking(), bridge.WithBatchTimeout(5*time.Millisecond))
+	require.NoError(t, err)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p))
+	tr := tp.Tracer("agenttrace/fulldisk")
+	ctx := context.Background()
+	result := strings.Repeat("r", 1<<10)
+	ended := map[string]*endedTrace{}
+	runs := func(n int, recovered bool) {
+		for range n {
+			id, e := fullDiskRun(tr, result)
+			e.recovered = recovered
+			ended[id] = e
+		}
+		require.NoError(t, p.ForceFlush(ctx))
+	}
+
+	// Until writes fail, then as many runs again on the full disk.
+	deadline := time.Now().Add(time.Minute)
+	for noSpace() == 0 {
+		require.True(t, time.Now().Before(deadline), "the disk never filled: %d bytes free", freeBytes(t, disk))
+		runs(10, false)
+	}
+	beforeFull := len(ended)
+	runs(300, false)
+	failedWrites := noSpace()
+	freeWhileFull := freeBytes(t, disk)
+
+	require.NoError(t, os.Remove(ballast))
+	runs(400, true)
+	require.NoError(t, tp.Shutdown(ctx), "with space again every trailer is written")
+
+	// Read every artifact back.
+	type artifactRead struct {
+		spans   map[string]bool
+		summary *converter.Summary
+		file    converter.Tokens
+	}
+	arts := map[string]*artifactRead{}
+	where := map[string]string{}
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range ents {
+		name := e.Name()
+		require.True(t, strings.HasSuffix(name, ".jsonl"), "only artifacts in the folder: %s", name)
+		raw := readFile(t, filepath.Join(dir, name))
+		require.NotEmpty(t, raw, "%s: an empty artifact", name)
+		require.True(t, bytes.HasSuffix(raw, []byte("\n")), "%s: ends with a complete line", name)
+		for i, line := range bytes.Split(bytes.TrimSuffix(raw, []byte("\n")), []byte("\n")) {
+			require.True(t, json.Valid(line), "%s:%d: one JSON value per line (no glued or torn line): %.200s", name, i+1, line)
+		}
+		r := converter.NewReader(bytes.NewReader(raw), converter.WithSource(name))
+		a := &artifactRead{spans: map[string]bool{}}
+		var tally converter.Tally
+		for {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err)
+			id := rec.Span.SpanID().String()
+			prev, dup := where[id]
+			require.False(t, dup, "span %s in %s and %s", id, prev, name)
+			where[id] = name
+			a.spans[id] = true
+			assert.Equal(t, rec.Span.TraceID().String()+".jsonl", name, "span %s in its trace's artifact", id)
+			tally.Add(rec)
+		}
+		require.Empty(t, r.Problems(), "%s reads as valid", name)
+		require.NotNil(t, r.Summary(), "%s: a trailer", name)
+		a.summary, a.file = r.Summary(), tally.Summary(nil).Tokens
+		assert.Equal(t, int64(len(a.spans)), a.summary.Records, "%s: the trailer counts the file's records", name)
+		arts[strings.TrimSuffix(name, ".jsonl")] = a
+	}
+
+	var written, dropped, recoveredSpans, partial, withDrops int
+	for id, e := range ended {
+		a := arts[id]
+		if !assert.NotNil(t, a, "trace %s (recovered %v): no artifact, its %d spans lost silently", id, e.recovered, len(e.spans)) {
+			continue
+		}
+		for sid := range a.spans {
+			assert.True(t, e.spans[sid], "%s: span %s was never ended", id, sid)
+		}
+		lost := int64(len(e.spans) - len(a.spans))
+		assert.Equal(t, lost, a.summary.Dropped, "%s: every span not in the file is counted as dropped", id)
+		// The usage of a dropped chat span is read as it drops: the
+		// trailer's tokens are the run's, the file's plus the dropped's.
+		assert.Equal(t, e.input, a.summary.Tokens.Input, "%s: input tokens", id)
+		assert.Equal(t, e.output, a.summary.Tokens.Output, "%s: output tokens", id)
+		assert.LessOrEqual(t, a.file.Input, a.summary.Tokens.Input, "%s", id)
+		if e.recovered {
+			assert.Zero(t, lost, "%s: ended after space was freed, nothing lost", id)
+			recoveredSpans += len(e.spans)
+		}
+		if lost > 0 {
+			withDrops++
+			if len(a.spans) > 0 {
+				partial++
+			}
+		}
+		written += len(a.spans)
+		dropped += int(lost)
+	}
+	assert.Len(t, arts, len(ended), "one artifact per trace, no other")
+	assert.Zero(t, p.Dropped(), "blocking: no queue drops, every loss is a failed write")
+	assert.Positive(t, dropped, "the full disk cost spans (else it was not full)")
+	t.Logf("full disk under the SDK processor: %d runs (%d before the disk filled, %d ENOSPC errors reported, %d bytes free while full), %d spans ended, %d written, %d dropped and counted in %d trailers' \"dropped\" (%d artifacts partly written), %d spans ended after space was freed all written, %d artifacts",
+		len(ended), beforeFull, failedWrites, freeWhileFull, written+dropped, written, dropped, withDrops, partial, recoveredSpans, len(arts))
+}
