@@ -43,7 +43,10 @@ type HeaderOptions struct {
 //     agenttrace.budget.tokens, the resource's, the writer's (opts.Budget);
 //   - redacted when the resource says so or opts.Redacted.
 func Header(k Key, recs []converter.Record, opts HeaderOptions) *converter.Meta {
-	var h headerBuilder
+	// Only a whole run's header names a conversation it reads off the
+	// records: any other artifact's header need not read them (a third of
+	// the cost of starting a trace's artifact).
+	h := headerBuilder{skipConv: k.Kind != KindRun || !opts.Whole}
 	for i := range recs {
 		h.add(&recs[i])
 	}
@@ -64,6 +67,7 @@ type headerBuilder struct {
 	conv      string
 	oneConv   bool
 	budget    int64 // a local root's
+	skipConv  bool  // the header names no conversation read off records
 	rd        semconv.Reading
 }
 
@@ -82,12 +86,14 @@ func (h *headerBuilder) add(rec *converter.Record) {
 	if sp.TraceID() != h.trace {
 		h.oneTrace = false
 	}
-	rec.Read(&h.rd)
-	if c := h.rd.Str(semconv.FieldConversationID); c != "" {
-		if h.conv == "" {
-			h.conv = c
-		} else if c != h.conv {
-			h.oneConv = false
+	if !h.skipConv {
+		rec.Read(&h.rd)
+		if c := h.rd.Str(semconv.FieldConversationID); c != "" {
+			if h.conv == "" {
+				h.conv = c
+			} else if c != h.conv {
+				h.oneConv = false
+			}
 		}
 	}
 	if h.budget == 0 && converter.IsLocalRoot(sp) {
