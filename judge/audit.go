@@ -493,23 +493,7 @@ func (a *auditor) drift(inf, call *node, rq request) {
 	if !rq.hasArgs || !call.hasArgs || inf.redacted || call.redacted || jsonEqual(rq.args, call.args) {
 		return
 	}
-	cl := changeList{max: 1, maxValue: 80}
-	cl.walk("args", rq.args, call.args)
-	where := ""
-	if len(cl.out) > 0 {
-		ch := cl.out[0]
-		switch ch.Op {
-		case Changed:
-			where = fmt.Sprintf("%s is %s in the request, %s in the call", ch.Path, ch.A, ch.B)
-		case Added:
-			where = fmt.Sprintf("%s is only in the call (%s)", ch.Path, ch.B)
-		case Removed:
-			where = fmt.Sprintf("%s is only in the request (%s)", ch.Path, ch.A)
-		}
-		if cl.total > 1 {
-			where += fmt.Sprintf(", and %d more difference(s)", cl.total-1)
-		}
-	}
+	where := firstDifference(rq.args, call.args, "the request", "the call")
 	a.find(ArgumentDrift, inf, rq.id, "call %s ran with arguments other than the model requested: %s", orUnknown(call.tool), where)
 	a.also(call)
 }

@@ -754,6 +754,50 @@ func (c *changeList) walk(path string, a, b any) {
 	}
 }
 
+// writeChanges lists changes for a terminal, one a line ("~" changed, "+"
+// added, "-" removed), and says so when fewer are listed than were found
+// (total). Diff and replay reports list them alike.
+func writeChanges(b *strings.Builder, changes []Change, truncated bool, total int) {
+	for _, ch := range changes {
+		switch ch.Op {
+		case Changed:
+			fmt.Fprintf(b, "  ~ %s: %s -> %s\n", ch.Path, ch.A, ch.B)
+		case Added:
+			fmt.Fprintf(b, "  + %s: %s\n", ch.Path, ch.B)
+		case Removed:
+			fmt.Fprintf(b, "  - %s: %s\n", ch.Path, ch.A)
+		}
+	}
+	if truncated {
+		fmt.Fprintf(b, "  (%d of %d changes shown)\n", len(changes), total)
+	}
+}
+
+// firstDifference says where JSON values a and b (arguments, say) first
+// differ, naming the sides they come from (inA, inB), and how many more
+// differences there are: "path is x in inA, y in inB", "path is only in
+// inB (y)", "path is only in inA (x)". It is "" when they do not differ.
+func firstDifference(a, b any, inA, inB string) string {
+	cl := changeList{max: 1, maxValue: 80}
+	cl.walk("args", a, b)
+	if len(cl.out) == 0 {
+		return ""
+	}
+	where := ""
+	switch ch := cl.out[0]; ch.Op {
+	case Changed:
+		where = fmt.Sprintf("%s is %s in %s, %s in %s", ch.Path, ch.A, inA, ch.B, inB)
+	case Added:
+		where = fmt.Sprintf("%s is only in %s (%s)", ch.Path, inB, ch.B)
+	case Removed:
+		where = fmt.Sprintf("%s is only in %s (%s)", ch.Path, inA, ch.A)
+	}
+	if cl.total > 1 {
+		where += fmt.Sprintf(", and %d more difference(s)", cl.total-1)
+	}
+	return where
+}
+
 // joinKey appends an object key to a path: ".key" for a plain name,
 // `["key"]` otherwise.
 func joinKey(path, k string) string {
@@ -972,19 +1016,7 @@ func (r *DiffReport) WriteText(w io.Writer) error {
 		if d.B != nil {
 			p("  B[%d]  %s\n", *d.BIndex, d.B.text())
 		}
-		for _, ch := range d.Changes {
-			switch ch.Op {
-			case Changed:
-				p("  ~ %s: %s -> %s\n", ch.Path, ch.A, ch.B)
-			case Added:
-				p("  + %s: %s\n", ch.Path, ch.B)
-			case Removed:
-				p("  - %s: %s\n", ch.Path, ch.A)
-			}
-		}
-		if d.ChangesTruncated {
-			p("  (%d of %d changes shown)\n", len(d.Changes), d.ChangesTotal)
-		}
+		writeChanges(&b, d.Changes, d.ChangesTruncated, d.ChangesTotal)
 	}
 	if r.Truncated {
 		p("\n(report truncated: %d of %d findings listed)\n", len(r.Divergences), r.findings())

@@ -635,22 +635,9 @@ func (rc *reconciler) toolCalls() {
 		}
 		y := &ub[j]
 		if x.hasArgs && y.hasArgs && !x.redacted && !y.redacted && x.canon != y.canon {
-			cl := changeList{max: 1, maxValue: 80}
-			cl.walk("args", y.args, x.args)
-			where := ""
-			if len(cl.out) > 0 {
-				ch := cl.out[0]
-				switch ch.Op {
-				case Changed:
-					where = fmt.Sprintf(": %s is %s in B, %s in A", ch.Path, ch.A, ch.B)
-				case Added:
-					where = fmt.Sprintf(": %s is only in A (%s)", ch.Path, ch.B)
-				case Removed:
-					where = fmt.Sprintf(": %s is only in B (%s)", ch.Path, ch.A)
-				}
-				if cl.total > 1 {
-					where += fmt.Sprintf(", and %d more difference(s)", cl.total-1)
-				}
+			where := firstDifference(y.args, x.args, "B", "A")
+			if where != "" {
+				where = ": " + where
 			}
 			la := rc.loc(rc.a, x.node)
 			rc.find(ArgumentDrift, la, la, rc.loc(rc.b, y.node), x.id,

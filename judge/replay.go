@@ -504,19 +504,7 @@ func (r *ReplayReport) WriteText(w io.Writer) error {
 				p("  now    failed: %s\n", o.Message)
 			}
 		}
-		for _, ch := range rc.Changes {
-			switch ch.Op {
-			case Changed:
-				p("  ~ %s: %s -> %s\n", ch.Path, ch.A, ch.B)
-			case Added:
-				p("  + %s: %s\n", ch.Path, ch.B)
-			case Removed:
-				p("  - %s: %s\n", ch.Path, ch.A)
-			}
-		}
-		if rc.ChangesTruncated {
-			p("  (%d of %d changes shown)\n", len(rc.Changes), rc.ChangesTotal)
-		}
+		writeChanges(&b, rc.Changes, rc.ChangesTruncated, rc.ChangesTotal)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

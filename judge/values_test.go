@@ -2,6 +2,7 @@ package judge
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,4 +66,45 @@ func TestShowAndPaths(t *testing.T) {
 	assert.Equal(t, `x["1st"]`, joinKey("x", "1st"))
 	assert.Equal(t, `x["a.b"]`, joinKey("x", "a.b"))
 	assert.Equal(t, `x[""]`, joinKey("x", ""))
+}
+
+// TestFirstDifference pins the phrase audit's and reconcile's argument
+// drift findings quote: the first difference, each side named, and how
+// many more there are.
+func TestFirstDifference(t *testing.T) {
+	tests := []struct {
+		name     string
+		a, b     any
+		inA, inB string
+		want     string
+	}{
+		{"same", map[string]any{"x": "a"}, map[string]any{"x": "a"}, "A", "B", ""},
+		{"changed", map[string]any{"x": "LIS"}, map[string]any{"x": "OPO"}, "the request", "the call",
+			`args.x is "LIS" in the request, "OPO" in the call`},
+		{"added", map[string]any{}, map[string]any{"x": "a"}, "B", "A", `args.x is only in A ("a")`},
+		{"removed", map[string]any{"x": "a"}, map[string]any{}, "B", "A", `args.x is only in B ("a")`},
+		{"more", map[string]any{"x": "a", "y": "b", "z": "c"}, map[string]any{"x": "b", "y": "c", "z": "d"}, "A", "B",
+			`args.x is "a" in A, "b" in B, and 2 more difference(s)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, firstDifference(tt.a, tt.b, tt.inA, tt.inB))
+		})
+	}
+}
+
+// TestWriteChanges pins how diff and replay reports list changes.
+func TestWriteChanges(t *testing.T) {
+	changes := []Change{
+		{Path: "args.ref", Op: Changed, A: `"e9"`, B: `"e12"`},
+		{Path: "args.new", Op: Added, B: "1"},
+		{Path: "args.old", Op: Removed, A: "2"},
+	}
+	var b strings.Builder
+	writeChanges(&b, changes, false, 3)
+	assert.Equal(t, "  ~ args.ref: \"e9\" -> \"e12\"\n  + args.new: 1\n  - args.old: 2\n", b.String())
+
+	b.Reset()
+	writeChanges(&b, changes[:1], true, 7)
+	assert.Equal(t, "  ~ args.ref: \"e9\" -> \"e12\"\n  (1 of 7 changes shown)\n", b.String())
 }
