@@ -65,12 +65,7 @@ func TestReadAgentEvalFixtures(t *testing.T) {
 			},
 		},
 	}
-	for _, c := range cases {
-		t.Run(c.file, func(t *testing.T) {
-			t.Parallel()
-			checkFixture(t, c)
-		})
-	}
+	checkFixtures(t, cases)
 }
 
 func TestReadAgentEvalDetails(t *testing.T) {

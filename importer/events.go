@@ -732,17 +732,6 @@ func jsonText(raw json.RawMessage) (string, bool) {
 	return b.String(), true
 }
 
-// lenientBool reads true/false, also as a string or 0/1.
-func lenientBool(raw json.RawMessage) (bool, bool) {
-	switch strings.Trim(string(bytes.TrimSpace(raw)), `"`) {
-	case "true", "1", "True", "TRUE":
-		return true, true
-	case "false", "0", "False", "FALSE":
-		return false, true
-	}
-	return false, false
-}
-
 // lenientFloat reads a number, also as a string.
 func lenientFloat(raw json.RawMessage) (float64, bool) {
 	t := strings.Trim(string(bytes.TrimSpace(raw)), `"`)
@@ -773,40 +762,6 @@ func peekNonSpace(br *bufio.Reader) (byte, error) {
 			return 0, nil
 		}
 	}
-}
-
-// offsetLines maps byte offsets of a document to 1-based line numbers.
-type offsetLines struct {
-	data []byte
-	off  int // offsets before off are counted
-	line int // line of off
-}
-
-func newOffsetLines(data []byte) *offsetLines { return &offsetLines{data: data, line: 1} }
-
-// at returns the line of offset off; offsets asked for should mostly grow.
-func (l *offsetLines) at(off int) int {
-	off = min(max(off, 0), len(l.data))
-	if off < l.off {
-		l.off, l.line = 0, 1
-	}
-	l.line += bytes.Count(l.data[l.off:off], []byte{'\n'})
-	l.off = off
-	return l.line
-}
-
-// jsonValueStart returns the offset of the value that follows off in data,
-// skipping white space and the separators json.Decoder has not consumed.
-func jsonValueStart(data []byte, off int) int {
-	for off < len(data) {
-		switch data[off] {
-		case ' ', '\t', '\r', '\n', ',', ':':
-			off++
-		default:
-			return off
-		}
-	}
-	return off
 }
 
 // eventTime reads an event's timestamp (see parseTime). ok is false when

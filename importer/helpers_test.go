@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -260,4 +261,108 @@ func runSmall(t *testing.T, fn Func, cases []smallCase) {
 			c.check(t, recs, st)
 		})
 	}
+}
+
+// fixtureCase is what a fixture must import as.
+type fixtureCase struct {
+	file    string
+	read    Func
+	traces  int
+	records int64
+	// counts and tokens as converter.Tally sums them
+	calls, inferences, agents, errors int64
+	tokens                            converter.Tokens
+	// tools in the order they started
+	tools []string
+	// "span name: error.type" of every error span, sorted
+	errorSpans []string
+	// "child <- parent" for every span ("name <- " for a root), sorted
+	tree     []string
+	unknown  map[string]int64
+	problems []int // lines reported
+}
+
+// checkFixtures imports each fixture, in parallel, and holds it to its
+// case (checkFixture).
+func checkFixtures(t *testing.T, cases []fixtureCase) {
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			checkFixture(t, c)
+		})
+	}
+}
+
+// checkFixture imports a fixture and holds it to c, and to what every
+// import must be: sane ids and times, children before parents, one
+// resource and scope, deterministic ids, and a lossless round trip through
+// the artifact.
+func checkFixture(t *testing.T, c fixtureCase) {
+	t.Helper()
+	recs, st := importFixture(t, c.read, c.file)
+	assert.Equal(t, c.records, st.Records, "records")
+	assertImported(t, recs)
+
+	var tally converter.Tally
+	for _, r := range recs {
+		tally.Add(r)
+	}
+	sum := tally.Summary(nil)
+	assert.Equal(t, c.calls, sum.Calls, "calls")
+	assert.Equal(t, c.inferences, sum.Inferences, "inferences")
+	assert.Equal(t, c.agents, sum.Agents, "agents")
+	assert.Equal(t, c.errors, sum.Errors, "error spans")
+	want := c.tokens
+	want.Total = want.Input + want.Output
+	assert.Equal(t, want, sum.Tokens, "tokens")
+
+	traces := map[pcommon.TraceID]bool{}
+	for _, r := range recs {
+		traces[r.Span.TraceID()] = true
+	}
+	assert.Len(t, traces, c.traces, "traces")
+
+	var tools []ptrace.Span
+	var errs []string
+	byID := map[pcommon.SpanID]ptrace.Span{}
+	for _, r := range recs {
+		byID[r.Span.SpanID()] = r.Span
+		if attr(r.Span, semconv.OperationName) == semconv.OpExecuteTool {
+			tools = append(tools, r.Span)
+		}
+		if r.Span.Status().Code() == ptrace.StatusCodeError {
+			errs = append(errs, r.Span.Name()+": "+attr(r.Span, semconv.ErrorType))
+		}
+	}
+	slices.SortStableFunc(tools, func(a, b ptrace.Span) int { return int(a.StartTimestamp()) - int(b.StartTimestamp()) })
+	var names []string
+	for _, sp := range tools {
+		names = append(names, attr(sp, semconv.ToolName))
+	}
+	assert.Equal(t, c.tools, names, "tools in order")
+	slices.Sort(errs)
+	assert.Equal(t, c.errorSpans, errs, "error spans")
+
+	var tree []string
+	for _, r := range recs {
+		p := ""
+		if !r.Span.ParentSpanID().IsEmpty() {
+			ps, ok := byID[r.Span.ParentSpanID()]
+			require.True(t, ok, "%s: parent %s not emitted", r.Span.Name(), r.Span.ParentSpanID())
+			require.Equal(t, r.Span.TraceID(), ps.TraceID())
+			p = ps.Name()
+		}
+		tree = append(tree, r.Span.Name()+" <- "+p)
+	}
+	slices.Sort(tree)
+	assert.Equal(t, c.tree, tree, "tree")
+
+	assert.Equal(t, c.unknown, st.Unknown, "unknown")
+	assert.Equal(t, c.problems, problemLines(t, st, c.file), "problem lines: %v", st.Problems)
+
+	// Deterministic: a second import is the same, ids included.
+	again, _ := importFixture(t, c.read, c.file)
+	assert.Equal(t, spansOf(recs), spansOf(again), "a second import differs")
+
+	assertRoundTrip(t, recs)
 }

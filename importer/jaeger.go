@@ -641,47 +641,6 @@ func putJaegerKV(m pcommon.Map, kv jaegerKV) error {
 	return err
 }
 
-// putJSONValue puts an untyped JSON value: strings, bools and numbers as
-// themselves, anything else as its JSON text.
-func putJSONValue(m pcommon.Map, key string, raw []byte) {
-	switch firstByte(raw) {
-	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			m.PutStr(key, s)
-			return
-		}
-	case 't', 'f':
-		if b, ok := lenientBool(raw); ok {
-			m.PutBool(key, b)
-			return
-		}
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-			m.PutInt(key, n)
-			return
-		}
-		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
-			m.PutDouble(key, f)
-			return
-		}
-	}
-	m.PutStr(key, string(raw))
-}
-
-// firstByte returns the first byte of raw that is not JSON white space, 0
-// when there is none.
-func firstByte(raw []byte) byte {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		return c
-	}
-	return 0
-}
-
 // walkObject calls fn with each member of the JSON object raw (at offset
 // off of the document) and the member value's offset. A syntax error is
 // reported through bad and ends the walk.

@@ -1,10 +1,14 @@
 package importer
 
-// The helpers every importer shares: the line-oriented importers' plumbing
+// The helpers the importers share: the line-oriented importers' plumbing
 // (lineIO), reading members of a JSON object whatever their spelling
 // (memberKey, memberStr, memberInt, memberDuration), times (parseTime),
-// token usage (usageMembers, putUsage) and tool results (resultText,
-// shortMessage). transcript.go, trajectory.go and events.go use them.
+// token usage (usageMembers, putUsage), tool results (resultText,
+// shortMessage), untyped JSON values (firstByte, lenientBool,
+// putJSONValue) and line numbers of offsets in a whole document
+// (offsetLines, jsonValueStart). Span building is in spans.go, derived ids
+// in ids.go, emitting and problem reports in sink.go; a reader's own file
+// holds only what that reader uses.
 
 import (
 	"bytes"
@@ -314,3 +318,89 @@ func epochTime(s string) (ns uint64, ok, isNum bool) {
 
 // maxTime bounds the times read (2261-12-31, within int64 ns).
 const maxTime = 9214646400 * int64(time.Second)
+
+// putJSONValue puts an untyped JSON value: strings, bools and numbers as
+// themselves, anything else as its JSON text.
+func putJSONValue(m pcommon.Map, key string, raw []byte) {
+	switch firstByte(raw) {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			m.PutStr(key, s)
+			return
+		}
+	case 't', 'f':
+		if b, ok := lenientBool(raw); ok {
+			m.PutBool(key, b)
+			return
+		}
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			m.PutInt(key, n)
+			return
+		}
+		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			m.PutDouble(key, f)
+			return
+		}
+	}
+	m.PutStr(key, string(raw))
+}
+
+// firstByte returns the first byte of raw that is not JSON white space, 0
+// when there is none.
+func firstByte(raw []byte) byte {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// lenientBool reads true/false, also as a string or 0/1.
+func lenientBool(raw json.RawMessage) (bool, bool) {
+	switch strings.Trim(string(bytes.TrimSpace(raw)), `"`) {
+	case "true", "1", "True", "TRUE":
+		return true, true
+	case "false", "0", "False", "FALSE":
+		return false, true
+	}
+	return false, false
+}
+
+// offsetLines maps byte offsets of a document to 1-based line numbers.
+type offsetLines struct {
+	data []byte
+	off  int // offsets before off are counted
+	line int // line of off
+}
+
+func newOffsetLines(data []byte) *offsetLines { return &offsetLines{data: data, line: 1} }
+
+// at returns the line of offset off; offsets asked for should mostly grow.
+func (l *offsetLines) at(off int) int {
+	off = min(max(off, 0), len(l.data))
+	if off < l.off {
+		l.off, l.line = 0, 1
+	}
+	l.line += bytes.Count(l.data[l.off:off], []byte{'\n'})
+	l.off = off
+	return l.line
+}
+
+// jsonValueStart returns the offset of the value that follows off in data,
+// skipping white space and the separators json.Decoder has not consumed.
+func jsonValueStart(data []byte, off int) int {
+	for off < len(data) {
+		switch data[off] {
+		case ' ', '\t', '\r', '\n', ',', ':':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
