@@ -33,70 +33,50 @@ const scoutInstructions = `You are Hotel Scout, a sub-agent that shortlists hote
 	`and return at most three with the nightly and total price, the route to the address and one line on why each fits.`
 
 var plannerTools = []genai.ToolDef{
-	{
-		Type: "function", Name: "search_trains",
-		Description: "Search rail connections between two stations for a date, with departure and arrival times, changes and fares.",
-		Parameters: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"origin":      map[string]any{"type": "string", "description": "station name"},
-				"destination": map[string]any{"type": "string", "description": "station name"},
-				"date":        map[string]any{"type": "string", "format": "date"},
-				"return_date": map[string]any{"type": "string", "format": "date"},
-				"earliest":    map[string]any{"type": "string", "description": "earliest departure, HH:MM, per leg"},
-				"class":       map[string]any{"type": "string", "enum": []string{"first", "second"}},
-			},
-			"required": []string{"origin", "destination", "date"},
+	genai.Function("search_trains",
+		"Search rail connections between two stations for a date, with departure and arrival times, changes and fares.",
+		map[string]any{
+			"origin":      genai.StringParam("station name"),
+			"destination": genai.StringParam("station name"),
+			"date":        genai.DateParam(),
+			"return_date": genai.DateParam(),
+			"earliest":    genai.StringParam("earliest departure, HH:MM, per leg"),
+			"class":       genai.EnumParam("first", "second"),
 		},
-	},
-	{
-		Type: "function", Name: "search_flights",
-		Description: "Search scheduled flights between two airports and return fares per itinerary.",
-		Parameters: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"origin":      map[string]any{"type": "string", "description": "IATA code"},
-				"destination": map[string]any{"type": "string", "description": "IATA code"},
-				"depart_date": map[string]any{"type": "string", "format": "date"},
-				"return_date": map[string]any{"type": "string", "format": "date"},
-				"cabin":       map[string]any{"type": "string", "enum": []string{"economy", "business"}},
-			},
-			"required": []string{"origin", "destination", "depart_date"},
+		"origin", "destination", "date"),
+	genai.Function("search_flights",
+		"Search scheduled flights between two airports and return fares per itinerary.",
+		map[string]any{
+			"origin":      genai.StringParam("IATA code"),
+			"destination": genai.StringParam("IATA code"),
+			"depart_date": genai.DateParam(),
+			"return_date": genai.DateParam(),
+			"cabin":       genai.EnumParam("economy", "business"),
 		},
-	},
-	{
-		Type: "function", Name: "find_hotels",
-		Description: "Ask the hotel scout for a ranked shortlist of hotels near an address.",
-		Parameters: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"city":                    map[string]any{"type": "string"},
-				"near":                    map[string]any{"type": "string", "description": "address the traveller must reach"},
-				"check_in":                map[string]any{"type": "string", "format": "date"},
-				"check_out":               map[string]any{"type": "string", "format": "date"},
-				"max_price_per_night_eur": map[string]any{"type": "number"},
-				"max_transit_minutes":     map[string]any{"type": "integer"},
-			},
-			"required": []string{"city", "near", "check_in", "check_out"},
+		"origin", "destination", "depart_date"),
+	genai.Function("find_hotels",
+		"Ask the hotel scout for a ranked shortlist of hotels near an address.",
+		map[string]any{
+			"city":                    genai.StringParam(""),
+			"near":                    genai.StringParam("address the traveller must reach"),
+			"check_in":                genai.DateParam(),
+			"check_out":               genai.DateParam(),
+			"max_price_per_night_eur": genai.NumberParam(),
+			"max_transit_minutes":     genai.IntegerParam(),
 		},
-	},
+		"city", "near", "check_in", "check_out"),
 }
 
-var scoutTools = []genai.ToolDef{{
-	Type: "function", Name: "search_hotels",
-	Description: "Search hotel availability for a city and dates, with prices, ratings and public-transport time to an address.",
-	Parameters: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"city":          map[string]any{"type": "string"},
-			"check_in":      map[string]any{"type": "string", "format": "date"},
-			"check_out":     map[string]any{"type": "string", "format": "date"},
-			"max_price_eur": map[string]any{"type": "number"},
-			"transit_to":    map[string]any{"type": "string"},
-		},
-		"required": []string{"city", "check_in", "check_out"},
+var scoutTools = []genai.ToolDef{genai.Function("search_hotels",
+	"Search hotel availability for a city and dates, with prices, ratings and public-transport time to an address.",
+	map[string]any{
+		"city":          genai.StringParam(""),
+		"check_in":      genai.DateParam(),
+		"check_out":     genai.DateParam(),
+		"max_price_eur": genai.NumberParam(),
+		"transit_to":    genai.StringParam(""),
 	},
-}}
+	"city", "check_in", "check_out")}
 
 var trainOffers = map[string]any{
 	"currency": "EUR",

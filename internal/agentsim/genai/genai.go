@@ -55,6 +55,41 @@ type ToolDef struct {
 	Parameters  map[string]any `json:"parameters,omitempty"`
 }
 
+// Function is the definition of a function tool as the simulators declare
+// every tool: its parameters are a JSON Schema object of properties
+// (StringParam, DateParam and the like, or any schema), of which those named
+// in required must be given.
+func Function(name, description string, properties map[string]any, required ...string) ToolDef {
+	return ToolDef{Type: "function", Name: name, Description: description, Parameters: map[string]any{
+		"type":       "object",
+		"properties": properties,
+		"required":   required,
+	}}
+}
+
+// StringParam is a string parameter's schema, described when description
+// is not empty.
+func StringParam(description string) map[string]any {
+	if description == "" {
+		return map[string]any{"type": "string"}
+	}
+	return map[string]any{"type": "string", "description": description}
+}
+
+// DateParam is the schema of a parameter holding a date (YYYY-MM-DD).
+func DateParam() map[string]any { return map[string]any{"type": "string", "format": "date"} }
+
+// EnumParam is the schema of a string parameter that takes one of values.
+func EnumParam(values ...string) map[string]any {
+	return map[string]any{"type": "string", "enum": values}
+}
+
+// NumberParam is a number parameter's schema.
+func NumberParam() map[string]any { return map[string]any{"type": "number"} }
+
+// IntegerParam is an integer parameter's schema.
+func IntegerParam() map[string]any { return map[string]any{"type": "integer"} }
+
 // Text is a text part.
 func Text(s string) Part { return Part{Type: "text", Content: s} }
 

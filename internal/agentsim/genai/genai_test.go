@@ -31,3 +31,15 @@ func TestMustJSON(t *testing.T) {
 		`{"type":"tool_call","id":"c1","name":"f","arguments":{"a":2,"z":1}}],"finish_reason":"tool_call"}]`, got,
 		"compact, no HTML escaping, map keys sorted, empty fields left out")
 }
+
+func TestFunction(t *testing.T) {
+	t.Parallel()
+	got := MustJSON(Function("f", "Does f.", map[string]any{
+		"s": StringParam(""), "d": StringParam("described"), "t": DateParam(),
+		"e": EnumParam("a", "b"), "n": NumberParam(), "i": IntegerParam(),
+	}, "s", "t"))
+	assert.Equal(t, `{"type":"function","name":"f","description":"Does f.","parameters":{"properties":{`+
+		`"d":{"description":"described","type":"string"},"e":{"enum":["a","b"],"type":"string"},"i":{"type":"integer"},`+
+		`"n":{"type":"number"},"s":{"type":"string"},"t":{"format":"date","type":"string"}},`+
+		`"required":["s","t"],"type":"object"}}`, got, "a JSON Schema object of the properties, the required ones listed")
+}

@@ -362,69 +362,49 @@ const tripRequest = `Hi! My partner and I want to go from Lisbon to Tokyo for ab
 	`We like walking neighbourhoods, small restaurants and a quiet place to sleep. Could you put together a plan?`
 
 var plannerTools = []genai.ToolDef{
-	{
-		Type: "function", Name: "search_flights",
-		Description: "Search scheduled flights and return the cheapest fares per itinerary, including stops, duration and baggage.",
-		Parameters: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"origin":      map[string]any{"type": "string", "description": "IATA airport or city code"},
-				"destination": map[string]any{"type": "string", "description": "IATA airport or city code"},
-				"depart_date": map[string]any{"type": "string", "format": "date"},
-				"return_date": map[string]any{"type": "string", "format": "date"},
-				"cabin":       map[string]any{"type": "string", "enum": []string{"economy", "premium_economy", "business"}},
-				"passengers":  map[string]any{"type": "integer", "minimum": 1},
-			},
-			"required": []string{"origin", "destination", "depart_date", "passengers"},
+	genai.Function("search_flights",
+		"Search scheduled flights and return the cheapest fares per itinerary, including stops, duration and baggage.",
+		map[string]any{
+			"origin":      genai.StringParam("IATA airport or city code"),
+			"destination": genai.StringParam("IATA airport or city code"),
+			"depart_date": genai.DateParam(),
+			"return_date": genai.DateParam(),
+			"cabin":       genai.EnumParam("economy", "premium_economy", "business"),
+			"passengers":  map[string]any{"type": "integer", "minimum": 1},
 		},
-	},
-	{
-		Type: "function", Name: "get_weather",
-		Description: "Climate outlook for a location and date range: daily highs and lows, rain probability.",
-		Parameters: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"location":   map[string]any{"type": "string"},
-				"start_date": map[string]any{"type": "string", "format": "date"},
-				"end_date":   map[string]any{"type": "string", "format": "date"},
-			},
-			"required": []string{"location", "start_date", "end_date"},
+		"origin", "destination", "depart_date", "passengers"),
+	genai.Function("get_weather",
+		"Climate outlook for a location and date range: daily highs and lows, rain probability.",
+		map[string]any{
+			"location":   genai.StringParam(""),
+			"start_date": genai.DateParam(),
+			"end_date":   genai.DateParam(),
 		},
-	},
-	{
-		Type: "function", Name: "find_hotels",
-		Description: "Ask the hotel-finder agent for a ranked shortlist of hotels.",
-		Parameters: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"city":                    map[string]any{"type": "string"},
-				"check_in":                map[string]any{"type": "string", "format": "date"},
-				"check_out":               map[string]any{"type": "string", "format": "date"},
-				"guests":                  map[string]any{"type": "integer"},
-				"max_price_per_night_eur": map[string]any{"type": "number"},
-				"preferences":             map[string]any{"type": "string"},
-			},
-			"required": []string{"city", "check_in", "check_out", "guests"},
+		"location", "start_date", "end_date"),
+	genai.Function("find_hotels",
+		"Ask the hotel-finder agent for a ranked shortlist of hotels.",
+		map[string]any{
+			"city":                    genai.StringParam(""),
+			"check_in":                genai.DateParam(),
+			"check_out":               genai.DateParam(),
+			"guests":                  genai.IntegerParam(),
+			"max_price_per_night_eur": genai.NumberParam(),
+			"preferences":             genai.StringParam(""),
 		},
-	},
+		"city", "check_in", "check_out", "guests"),
 }
 
-var hotelTools = []genai.ToolDef{{
-	Type: "function", Name: "search_hotels",
-	Description: "Search hotel availability and prices for a city, dates and party size, optionally limited to neighbourhoods.",
-	Parameters: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"city":           map[string]any{"type": "string"},
-			"check_in":       map[string]any{"type": "string", "format": "date"},
-			"check_out":      map[string]any{"type": "string", "format": "date"},
-			"guests":         map[string]any{"type": "integer"},
-			"max_price_eur":  map[string]any{"type": "number"},
-			"neighbourhoods": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-		},
-		"required": []string{"city", "check_in", "check_out", "guests"},
+var hotelTools = []genai.ToolDef{genai.Function("search_hotels",
+	"Search hotel availability and prices for a city, dates and party size, optionally limited to neighbourhoods.",
+	map[string]any{
+		"city":           genai.StringParam(""),
+		"check_in":       genai.DateParam(),
+		"check_out":      genai.DateParam(),
+		"guests":         genai.IntegerParam(),
+		"max_price_eur":  genai.NumberParam(),
+		"neighbourhoods": map[string]any{"type": "array", "items": genai.StringParam("")},
 	},
-}}
+	"city", "check_in", "check_out", "guests")}
 
 var flightOffers = map[string]any{
 	"currency": "EUR",
@@ -685,20 +665,15 @@ func conversationScenario(seed uint64) ([][]sdktrace.ReadOnlySpan, error) {
 	ctx := context.Background()
 	const conversation = "conv_2b9e4f10c7d84a6f9e31b5a07c2d8e64"
 
-	policyTool := genai.ToolDef{
-		Type: "function", Name: "lookup_airline_policy",
-		Description: "Look up an airline's published policy on a topic (baggage, special items, pets) for a route and fare.",
-		Parameters: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"airline": map[string]any{"type": "string", "description": "IATA airline code"},
-				"topic":   map[string]any{"type": "string", "enum": []string{"baggage", "special_items", "pets"}},
-				"route":   map[string]any{"type": "string"},
-				"fare":    map[string]any{"type": "string"},
-			},
-			"required": []string{"airline", "topic"},
+	policyTool := genai.Function("lookup_airline_policy",
+		"Look up an airline's published policy on a topic (baggage, special items, pets) for a route and fare.",
+		map[string]any{
+			"airline": genai.StringParam("IATA airline code"),
+			"topic":   genai.EnumParam("baggage", "special_items", "pets"),
+			"route":   genai.StringParam(""),
+			"fare":    genai.StringParam(""),
 		},
-	}
+		"airline", "topic")
 	system := []genai.Part{genai.Text("You are Travel Planner. Answer questions about the travellers' existing bookings. " +
 		"Use lookup_airline_policy for anything an airline publishes; never guess fees or limits.")}
 
