@@ -851,6 +851,10 @@ func (d *decoder) decodeMeta(line []byte) (*Meta, error) {
 				switch string(s.key()) {
 				case "budget_tokens", "tokens":
 					budget.Tokens = int64(s.float())
+				case "budget_usd":
+					if usd := s.float(); ValidUSD(usd) {
+						budget.USD = usd
+					}
 				case "warn_threshold":
 					budget.WarnThreshold = s.float()
 				default:
@@ -978,6 +982,18 @@ func (d *decoder) decodeSummary(line []byte) (*Summary, error) {
 					b.NearBudget = s.boolean()
 				case "warn_threshold":
 					b.WarnThreshold = s.float()
+				case "budget_usd":
+					b.cost().BudgetUSD = s.float()
+				case "spent_usd":
+					b.cost().SpentUSD = s.float()
+				case "remaining_usd":
+					b.cost().RemainingUSD = s.float()
+				case "over_budget_usd":
+					b.cost().OverBudgetUSD = s.boolean()
+				case "near_budget_usd":
+					b.cost().NearBudgetUSD = s.boolean()
+				case "unpriced_calls":
+					b.cost().UnpricedCalls = s.int()
 				default:
 					s.skipValue()
 				}

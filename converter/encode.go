@@ -18,7 +18,6 @@ import (
 type Encoder struct {
 	rd  semconv.Reading
 	ext *semconv.Reading // AppendRecordReading's, in place of rd while it runs
-	sc  scanner
 	def origin
 	set bool
 	lim lineLimit
@@ -199,7 +198,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 			continue
 		}
 		dst = appendField(dst, f.Name())
-		dst, structured[i] = appendJSONValue(dst, rd.Value(f), &e.sc)
+		dst, structured[i] = appendJSONValue(dst, rd.Value(f))
 	}
 	if est := estimatedTokens(rd, sp.Attributes()); est > 0 {
 		dst = append(dst, `,"estimated_tokens":`...)
@@ -436,8 +435,8 @@ func AppendMeta(dst []byte, m *Meta) []byte {
 		// The budget and redaction attributes are said by the fields below:
 		// the first of each, as a map that repeats a key (OTLP input may)
 		// keeps only one of them anyway.
-		var skip [3]int32
-		var owned [3]string
+		var skip [4]int32
+		var owned [4]string
 		n, i := 0, int32(0)
 		for k, v := range res.Attributes().All() {
 			i++
@@ -469,6 +468,10 @@ func AppendMeta(dst []byte, m *Meta) []byte {
 	if b := m.Budget; b != nil {
 		dst = append(dst, `,"budget":{"budget_tokens":`...)
 		dst = strconv.AppendInt(dst, b.Tokens, 10)
+		if b.USD > 0 {
+			dst = append(dst, `,"budget_usd":`...)
+			dst = strconv.AppendFloat(dst, b.USD, 'g', -1, 64)
+		}
 		dst = append(dst, `,"warn_threshold":`...)
 		dst = strconv.AppendFloat(dst, b.Threshold(), 'g', -1, 64)
 		dst = append(dst, '}')
@@ -522,6 +525,9 @@ func AppendSummary(dst []byte, s *Summary) []byte {
 		dst = strconv.AppendBool(dst, b.NearBudget)
 		dst = append(dst, `,"warn_threshold":`...)
 		dst = strconv.AppendFloat(dst, b.WarnThreshold, 'g', -1, 64)
+		if c := b.CostBudget; c != nil {
+			dst = appendCostBudget(dst, c)
+		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"dropped":`...)
@@ -531,4 +537,21 @@ func AppendSummary(dst []byte, s *Summary) []byte {
 		dst = strconv.AppendInt(dst, s.Truncated, 10)
 	}
 	return append(dst, '}', '\n')
+}
+
+// appendCostBudget appends the cost budget's members of a trailer's
+// budget, after the token budget's (docs/format.md §10).
+func appendCostBudget(dst []byte, c *CostBudget) []byte {
+	dst = append(dst, `,"budget_usd":`...)
+	dst = strconv.AppendFloat(dst, c.BudgetUSD, 'g', -1, 64)
+	dst = append(dst, `,"spent_usd":`...)
+	dst = strconv.AppendFloat(dst, c.SpentUSD, 'g', -1, 64)
+	dst = append(dst, `,"remaining_usd":`...)
+	dst = strconv.AppendFloat(dst, c.RemainingUSD, 'g', -1, 64)
+	dst = append(dst, `,"over_budget_usd":`...)
+	dst = strconv.AppendBool(dst, c.OverBudgetUSD)
+	dst = append(dst, `,"near_budget_usd":`...)
+	dst = strconv.AppendBool(dst, c.NearBudgetUSD)
+	dst = append(dst, `,"unpriced_calls":`...)
+	return strconv.AppendInt(dst, c.UnpricedCalls, 10)
 }

@@ -24,7 +24,7 @@ type gen struct {
 }
 
 func newGen(seed uint64) *gen {
-	return &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), keys: append(semconv.KnownKeys(), semconv.BudgetTokens, semconv.BudgetWarnThreshold, semconv.Redacted)}
+	return &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), keys: append(semconv.KnownKeys(), semconv.BudgetTokens, semconv.BudgetUSD, semconv.BudgetWarnThreshold, semconv.Redacted)}
 }
 
 func (g *gen) traces() ptrace.Traces {

@@ -179,12 +179,21 @@ func fillService(m *Meta) {
 	if v, ok := attrs.Get("service.name"); ok {
 		m.Service = v.AsString()
 	}
-	if v, ok := attrs.Get(semconv.BudgetTokens); ok && v.Type() == pcommon.ValueTypeInt && m.Budget == nil {
-		b := &Budget{Tokens: v.Int()}
-		if w, ok := attrs.Get(semconv.BudgetWarnThreshold); ok && w.Type() == pcommon.ValueTypeDouble {
-			b.WarnThreshold = w.Double()
+	if m.Budget == nil {
+		var b Budget
+		has := false
+		if v, ok := attrs.Get(semconv.BudgetTokens); ok && v.Type() == pcommon.ValueTypeInt {
+			b.Tokens, has = v.Int(), true
 		}
-		m.Budget = b
+		if v, ok := attrs.Get(semconv.BudgetUSD); ok && v.Type() == pcommon.ValueTypeDouble && v.Double() > 0 && ValidUSD(v.Double()) {
+			b.USD, has = v.Double(), true
+		}
+		if has {
+			if w, ok := attrs.Get(semconv.BudgetWarnThreshold); ok && w.Type() == pcommon.ValueTypeDouble {
+				b.WarnThreshold = w.Double()
+			}
+			m.Budget = &b
+		}
 	}
 	if v, ok := attrs.Get(semconv.Redacted); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
 		m.Redacted = true
@@ -198,6 +207,8 @@ func headerOwned(m *Meta, k string, v pcommon.Value) bool {
 	switch k {
 	case semconv.BudgetTokens:
 		return m.Budget != nil && v.Type() == pcommon.ValueTypeInt && v.Int() == m.Budget.Tokens
+	case semconv.BudgetUSD:
+		return m.Budget != nil && m.Budget.USD > 0 && v.Type() == pcommon.ValueTypeDouble && v.Double() == m.Budget.USD
 	case semconv.BudgetWarnThreshold:
 		return m.Budget != nil && v.Type() == pcommon.ValueTypeDouble && v.Double() == m.Budget.Threshold()
 	case semconv.Redacted:
@@ -211,8 +222,12 @@ func headerOwned(m *Meta, k string, v pcommon.Value) bool {
 func putHeaderOwned(m *Meta) {
 	attrs := m.Resource.Attributes()
 	if b := m.Budget; b != nil {
-		if _, ok := attrs.Get(semconv.BudgetTokens); !ok {
+		// A cost budget alone says no token budget: no tokens attribute.
+		if _, ok := attrs.Get(semconv.BudgetTokens); !ok && (b.Tokens != 0 || !(b.USD > 0)) {
 			attrs.PutInt(semconv.BudgetTokens, b.Tokens)
+		}
+		if _, ok := attrs.Get(semconv.BudgetUSD); !ok && b.USD > 0 {
+			attrs.PutDouble(semconv.BudgetUSD, b.USD)
 		}
 		if _, ok := attrs.Get(semconv.BudgetWarnThreshold); !ok {
 			attrs.PutDouble(semconv.BudgetWarnThreshold, b.Threshold())

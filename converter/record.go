@@ -177,9 +177,10 @@ type Meta struct {
 	ResourceSchemaURL string
 	Scope             pcommon.InstrumentationScope
 	ScopeSchemaURL    string
-	// Budget is the token budget the run was held to, if any. In OTLP it
-	// travels as the resource attributes agenttrace.budget.tokens and
-	// agenttrace.budget.warn_threshold: a header's budget and those
+	// Budget is the token and cost budget the run was held to, if any. In
+	// OTLP it travels as the resource attributes agenttrace.budget.tokens,
+	// agenttrace.budget.usd and agenttrace.budget.warn_threshold: a
+	// header's budget and those
 	// attributes of its resource are one fact, written once (in the header)
 	// and present in both once read, so JSONL -> OTLP -> JSONL keeps it.
 	Budget *Budget
@@ -205,10 +206,16 @@ func NewMeta(startedAt time.Time) *Meta {
 	}
 }
 
-// Budget is a token budget: what the header promises to hold the run to.
+// Budget is a token budget, a cost budget, or both: what the header
+// promises to hold the run to.
 type Budget struct {
-	// Tokens is the budget in tokens (input + output of model calls).
+	// Tokens is the budget in tokens (input + output of model calls); 0
+	// when the run has only a cost budget.
 	Tokens int64
+	// USD is the cost budget in dollars (the header's budget_usd); 0 means
+	// none. The dollars spent are the known costs of the model calls (see
+	// [CostBudget]).
+	USD float64
 	// WarnThreshold is the fraction of Tokens at which a run is near its
 	// budget; 0 means the default, 0.8.
 	WarnThreshold float64
@@ -248,6 +255,11 @@ type BudgetStatus struct {
 	OverBudget    bool    `json:"over_budget"`
 	NearBudget    bool    `json:"near_budget"`
 	WarnThreshold float64 `json:"warn_threshold"`
+	// CostBudget is the cost budget's state, nil when the budget has no
+	// budget_usd. Its members sit beside the token members in JSON, as in
+	// the trailer; OverBudget and NearBudget keep their token meaning, so
+	// readers written before cost budgets judge them as before.
+	*CostBudget
 }
 
 // Tokens are token totals over a run's model calls.

@@ -6,12 +6,16 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // A Tally accumulates the summary of an artifact as records go by. It is
-// the one place counts, tokens and budget are computed: writers, readers,
-// the bridge, the exporter and the CLI all use it, so their numbers agree.
+// the one place counts, tokens, dollars and budget are computed: writers,
+// readers, the bridge, the exporter and the CLI all use it, so their
+// numbers agree. Dollars follow the tokens' leaf rule, and each model
+// call is priced as package pricing prices it (a cost the span reports
+// wins; an unknown price adds nothing and is counted as unpriced).
 // A Tally is not safe for concurrent use; its zero value is empty.
 type Tally struct {
 	counts    [semconv.NumKinds]int64
@@ -23,6 +27,8 @@ type Tally struct {
 	truncated int64
 	end       uint64
 	nest      semconv.Nesting  // tells wrapper inferences from leaves
+	cost      pricing.Total    // of leaf inference records, like usage
+	pc        *tallyCost       // prices model calls; made on the first
 	rd        *semconv.Reading // Add's scratch, made on first use: a Tally is
 	// kept per open artifact, and a Reading is some kilobytes
 }
@@ -46,7 +52,7 @@ func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
 		u = rd.TokenUsage()
 	}
 	e := t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind, u)
-	t.takeBack(e)
+	t.takeBack(e, sp)
 	t.counts[e.Kind]++
 	if Failed(sp, rd) {
 		t.errors++
@@ -54,21 +60,29 @@ func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
 	switch e.Kind {
 	case semconv.Inference:
 		t.AddUsage(u)
+		c := t.price(sp, rd, u)
+		t.cost.Add(c)
+		t.rememberCost(sp, true, c)
+	case semconv.Span:
+		if rd.Kind == semconv.Inference {
+			t.rememberCost(sp, false, pricing.Cost{}) // a wrapper
+		}
 	case semconv.Call:
 		t.estimate += CallEstimate(rd, sp.Attributes())
 	}
 	t.end = max(t.end, uint64(sp.EndTimestamp()))
 }
 
-// takeBack uncounts earlier records that turned out to wrap this one:
-// they become spans, and their usage leaves the totals.
-func (t *Tally) takeBack(e semconv.Ended) {
+// takeBack uncounts an earlier record that turned out to wrap sp: it
+// becomes a span, and its usage and cost leave the totals.
+func (t *Tally) takeBack(e semconv.Ended, sp ptrace.Span) {
 	if e.Undo == nil {
 		return
 	}
 	t.counts[semconv.Inference]--
 	t.counts[semconv.Span]++
 	t.usage.Sub(*e.Undo)
+	t.takeBackCost(sp)
 }
 
 // Failed reports whether a span failed: its status is Error, or, with
@@ -107,9 +121,15 @@ func (t *Tally) AddDropped(sp ptrace.Span, rd *semconv.Reading) {
 		u = rd.TokenUsage()
 	}
 	e := t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind, u)
-	t.takeBack(e)
-	if e.Kind == semconv.Inference {
+	t.takeBack(e, sp)
+	switch {
+	case e.Kind == semconv.Inference:
 		t.AddUsage(u)
+		c := t.price(sp, rd, u)
+		t.cost.Add(c)
+		t.rememberCost(sp, true, c)
+	case rd.Kind == semconv.Inference:
+		t.rememberCost(sp, false, pricing.Cost{}) // a wrapper
 	}
 	t.end = max(t.end, uint64(sp.EndTimestamp()))
 }
@@ -169,6 +189,7 @@ func (t *Tally) Summary(budget *Budget) Summary {
 	}
 	if budget != nil {
 		st := budget.Status(t.Spent())
+		st.CostBudget = budget.CostStatus(t.cost)
 		s.Budget = &st
 	}
 	return s

@@ -4,13 +4,18 @@ import (
 	"testing"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // BenchmarkTally measures the one tally over the benchmark batch, the
 // readings already made (as a writer hands them over): the wrapper
-// check, failures and token usage per span.
+// check, failures, token usage and cost per span. The price data is
+// loaded before (once per process, not per tally).
 func BenchmarkTally(b *testing.B) {
+	if _, err := pricing.Default(); err != nil {
+		b.Fatal(err)
+	}
 	recs := converter.Records(benchBatch())
 	rds := make([]semconv.Reading, len(recs))
 	for i := range recs {

@@ -144,6 +144,9 @@ const (
 const (
 	// BudgetTokens carries a token budget on a resource or root span.
 	BudgetTokens = "agenttrace.budget.tokens"
+	// BudgetUSD carries a cost budget in dollars (a double) on a resource
+	// or root span.
+	BudgetUSD = "agenttrace.budget.usd"
 	// BudgetWarnThreshold carries the near-budget fraction (0..1).
 	BudgetWarnThreshold = "agenttrace.budget.warn_threshold"
 	// Redacted marks spans whose content was redacted before writing.

@@ -1,0 +1,128 @@
+package converter
+
+import (
+	"math"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/pricing"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// CostBudget is a cost budget's state, as the trailer's budget records it
+// beside the token budget's (docs/format.md §10).
+//
+// SpentUSD is the sum of the known costs of the run's model calls, leaves
+// only (a wrapper's cost repeats its children's): a cost a span reports
+// itself, else its usage priced with the genai-prices data. A model call
+// whose cost is unknown (a model the data does not price, a call that
+// reported no usage) adds nothing and is counted in UnpricedCalls: the
+// dollars are then a lower bound, never a $0 passed off as a price.
+type CostBudget struct {
+	BudgetUSD    float64 `json:"budget_usd"`
+	SpentUSD     float64 `json:"spent_usd"`
+	RemainingUSD float64 `json:"remaining_usd"`
+	// OverBudgetUSD: budget_usd > 0 and spent_usd ≥ budget_usd. It is a
+	// flag of its own, not folded into OverBudget, so that a reader
+	// written before cost budgets still finds OverBudget follows from the
+	// tokens.
+	OverBudgetUSD bool `json:"over_budget_usd"`
+	// NearBudgetUSD: not over, and spent_usd ≥ warn_threshold × budget_usd.
+	NearBudgetUSD bool `json:"near_budget_usd"`
+	// UnpricedCalls counts the model calls SpentUSD leaves out.
+	UnpricedCalls int64 `json:"unpriced_calls"`
+}
+
+// CostStatus returns the cost budget's state after spent (nil when b has
+// no cost budget). The flags are judged on the dollars as written,
+// spent.USD(), so a reader recomputes them from the trailer exactly.
+func (b Budget) CostStatus(spent pricing.Total) *CostBudget {
+	if !(b.USD > 0) {
+		return nil
+	}
+	usd := spent.USD()
+	c := &CostBudget{
+		BudgetUSD:     b.USD,
+		SpentUSD:      usd,
+		RemainingUSD:  max(b.USD-usd, 0),
+		OverBudgetUSD: usd >= b.USD,
+		UnpricedCalls: spent.Unknown,
+	}
+	c.NearBudgetUSD = !c.OverBudgetUSD && usd >= b.Threshold()*b.USD
+	return c
+}
+
+// ValidUSD reports whether usd can be a cost budget: a finite number of
+// dollars, 0 (none) or more.
+func ValidUSD(usd float64) bool { return usd >= 0 && !math.IsInf(usd, 0) }
+
+// tallyCost is the part of a Tally that prices model calls, made on the
+// first one: a Tally is kept per open artifact.
+type tallyCost struct {
+	pricer pricing.Pricer
+	// recent mirrors the last model calls semconv.Nesting remembers (it
+	// keeps recentCalls = 4, and Undo names only one of them: the direct
+	// parent of the span that ended), with the cost each was counted for,
+	// so that a wrapper found late gives back its dollars as it gives
+	// back its tokens.
+	recent [4]recentCost
+	next   int
+}
+
+type recentCost struct {
+	trace   pcommon.TraceID
+	span    pcommon.SpanID
+	counted bool
+	cost    pricing.Cost
+}
+
+// price is the cost of a model call that counts (a leaf).
+func (t *Tally) price(sp ptrace.Span, rd *semconv.Reading, u semconv.Usage) pricing.Cost {
+	if t.pc == nil {
+		t.pc = new(tallyCost)
+	}
+	return t.pc.pricer.SpanCost(sp, rd, u)
+}
+
+// rememberCost records a span that classified as a model call, with the
+// cost it was counted for when counted (a leaf), in the order
+// semconv.Nesting records it.
+func (t *Tally) rememberCost(sp ptrace.Span, counted bool, c pricing.Cost) {
+	if t.pc == nil {
+		t.pc = new(tallyCost)
+	}
+	p := t.pc
+	p.recent[p.next] = recentCost{trace: sp.TraceID(), span: sp.SpanID(), counted: counted, cost: c}
+	p.next = (p.next + 1) % len(p.recent)
+}
+
+// takeBackCost uncounts the cost of sp's parent, a model call counted
+// before sp ended below it.
+func (t *Tally) takeBackCost(sp ptrace.Span) {
+	if t.pc == nil {
+		return
+	}
+	trace, parent := sp.TraceID(), sp.ParentSpanID()
+	for i := range t.pc.recent {
+		r := &t.pc.recent[i]
+		if r.counted && r.span == parent && r.trace == trace {
+			r.counted = false
+			t.cost.Sub(r.cost)
+			return
+		}
+	}
+}
+
+// Cost returns the summed cost of the leaf model calls counted, for live
+// totals; the trailer's spent_usd is its USD.
+func (t *Tally) Cost() pricing.Total { return t.cost }
+
+// cost returns b's cost budget, made when a trailer's first cost member
+// is read.
+func (b *BudgetStatus) cost() *CostBudget {
+	if b.CostBudget == nil {
+		b.CostBudget = new(CostBudget)
+	}
+	return b.CostBudget
+}
