@@ -117,10 +117,12 @@ func BenchmarkEncode(b *testing.B) {
 	b.Run("impl=agenttrace", func(b *testing.B) {
 		var buf bytes.Buffer
 		b.ReportAllocs()
+		cpu := converter.CPUTime()
 		for b.Loop() {
 			buf.Reset()
 			encodeArtifact(b, td, &buf)
 		}
+		converter.ReportCPU(b, cpu)
 		b.ReportMetric(float64(buf.Len()), "out-bytes")
 	})
 	b.Run("impl=pdata", func(b *testing.B) {

@@ -1,7 +1,6 @@
 package converter
 
 import (
-	"bytes"
 	"encoding/base64"
 	"math"
 	"strconv"
@@ -104,12 +103,12 @@ func oneTagLikeKey(m pcommon.Map) bool {
 // artifact reads naturally and the string comes back byte for byte; any other
 // string is written as a string. A structured (map or array) value is
 // written in the typed encoding and reported, so the record can mark it.
-func appendJSONValue(dst []byte, v pcommon.Value, sc *scanner) (out []byte, structured bool) {
+func appendJSONValue(dst []byte, v pcommon.Value) (out []byte, structured bool) {
 	if v.Type() != pcommon.ValueTypeStr {
 		return appendValue(dst, v), true
 	}
 	s := v.Str()
-	if embeddable(s, sc) {
+	if embeddable(s) {
 		return append(dst, s...), false
 	}
 	return appendString(dst, s), false
@@ -118,7 +117,7 @@ func appendJSONValue(dst []byte, v pcommon.Value, sc *scanner) (out []byte, stru
 // embeddable reports whether s is a JSON object or array that can stand in
 // a line as it is: valid, UTF-8, no newline, no space around it (the raw
 // bytes of a value are all a reader can give back).
-func embeddable(s string, sc *scanner) bool {
+func embeddable(s string) bool {
 	if len(s) < 2 {
 		return false
 	}
@@ -134,15 +133,7 @@ func embeddable(s string, sc *scanner) bool {
 	default:
 		return false
 	}
-	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
-	if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
-		return false
-	}
-	sc.reset(b)
-	sc.skipValue()
-	ok := sc.err == nil && sc.pos == len(b)
-	sc.reset(nil)
-	return ok
+	return validEmbed(unsafe.Slice(unsafe.StringData(s), len(s))) // read only
 }
 
 // value decodes one typed value into dst, which must be empty.
