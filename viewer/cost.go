@@ -22,8 +22,12 @@ type viewCosts struct {
 	ByAgent []string `json:"by_agent"`
 }
 
-// costText is a cost for a card or a cell.
-func costText(c report.Cost) string {
+// CostText is a cost as every page of the viewer writes it (a card, a
+// table cell, a row of `agenttrace serve`'s runs list, its side-by-side
+// comparison): report.Dollars, "unknown" (never $0) when no model call has
+// a known cost, and "$X or more" when some calls have none, so that a sum
+// missing unpriced calls never reads as the whole cost.
+func CostText(c report.Cost) string {
 	s := report.Dollars(c.CostUSD)
 	if c.CostUSD != nil && c.CostUnknown > 0 {
 		s += " or more"
@@ -33,12 +37,12 @@ func costText(c report.Cost) string {
 
 // costsOf is rep's costs for the page.
 func costsOf(rep *report.TokenReport) *viewCosts {
-	v := &viewCosts{Run: costText(rep.Cost), ByModel: make([]string, len(rep.ByModel)), ByAgent: make([]string, len(rep.ByAgent))}
+	v := &viewCosts{Run: CostText(rep.Cost), ByModel: make([]string, len(rep.ByModel)), ByAgent: make([]string, len(rep.ByAgent))}
 	for i := range rep.ByModel {
-		v.ByModel[i] = costText(rep.ByModel[i].Cost)
+		v.ByModel[i] = CostText(rep.ByModel[i].Cost)
 	}
 	for i := range rep.ByAgent {
-		v.ByAgent[i] = costText(rep.ByAgent[i].Cost)
+		v.ByAgent[i] = CostText(rep.ByAgent[i].Cost)
 	}
 	var how []string
 	if rep.PriceData != "" && rep.Cost.CostUSD != nil {

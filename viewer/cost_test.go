@@ -24,6 +24,6 @@ func TestCostText(t *testing.T) {
 		{"priced at zero", report.Cost{CostUSD: &zero}, "$0"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, costText(tt.c)) })
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, CostText(tt.c)) })
 	}
 }

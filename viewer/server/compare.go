@@ -13,8 +13,8 @@ import (
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
-// comparePage shows two runs side by side: their totals, tools and models
-// from report.Tokens, and where their tool calls diverge, from
+// comparePage shows two runs side by side: their totals and cost, tools
+// and models from report.Tokens, and where their tool calls diverge, from
 // judge.Diff (what `agenttrace diff` prints), each call linked to its
 // span on its run's page. It has no script; the list page's style.
 var comparePage = template.Must(template.New("compare").Funcs(template.FuncMap{
@@ -22,6 +22,7 @@ var comparePage = template.Must(template.New("compare").Funcs(template.FuncMap{
 	"escape": escapeRel,
 	"ms":     func(v int64) string { return strconv.FormatFloat(float64(v)/1000, 'f', 2, 64) + " s" },
 	"inc":    func(i int) int { return i + 1 },
+	"cost":   viewer.CostText,
 }).Parse(`<!doctype html>
 <html lang="en">
 <head>
@@ -48,11 +49,12 @@ var comparePage = template.Must(template.New("compare").Funcs(template.FuncMap{
 <tr><th>Tokens in</th><td class="n">{{num .Diff.Runs.A.Tokens.Input}}</td><td class="n">{{num .Diff.Runs.B.Tokens.Input}}</td></tr>
 <tr><th>Tokens out</th><td class="n">{{num .Diff.Runs.A.Tokens.Output}}</td><td class="n">{{num .Diff.Runs.B.Tokens.Output}}</td></tr>
 <tr><th>Tokens total</th><td class="n">{{num .Diff.Runs.A.Tokens.Total}}</td><td class="n">{{num .Diff.Runs.B.Tokens.Total}}</td></tr>
+<tr id="cost"><th>Cost</th><td class="n">{{cost .A.Report.Cost}}</td><td class="n">{{cost .B.Report.Cost}}</td></tr>
 {{- range .Tools}}
 <tr data-tool="{{.Name}}"><th>tool {{.Name}}</th><td class="n">{{.A}} call{{if ne .A 1}}s{{end}}{{if .AErr}}, <span class="bad">{{.AErr}} failed</span>{{end}}</td><td class="n">{{.B}} call{{if ne .B 1}}s{{end}}{{if .BErr}}, <span class="bad">{{.BErr}} failed</span>{{end}}</td></tr>
 {{- end}}
 {{- range .Models}}
-<tr data-model="{{.Name}}"><th>model {{.Name}}</th><td class="n">{{.A}} call{{if ne .A 1}}s{{end}} · {{num .ATok}} tokens</td><td class="n">{{.B}} call{{if ne .B 1}}s{{end}} · {{num .BTok}} tokens</td></tr>
+<tr data-model="{{.Name}}"><th>model {{.Name}}</th><td class="n">{{.A}} call{{if ne .A 1}}s{{end}} · {{num .ATok}} tokens{{if .A}} · {{cost .ACost}}{{end}}</td><td class="n">{{.B}} call{{if ne .B 1}}s{{end}} · {{num .BTok}} tokens{{if .B}} · {{cost .BCost}}{{end}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -89,6 +91,25 @@ type compareRow struct {
 	A, B       int64
 	AErr, BErr int64
 	ATok, BTok int64
+	// ACost and BCost are a model's cost in each run (its calls under
+	// every provider that names it).
+	ACost, BCost report.Cost
+}
+
+// addCost is the cost of the model calls of a and b together: unknown
+// only when neither has a known cost.
+func addCost(a, b report.Cost) report.Cost {
+	out := report.Cost{CostUnknown: a.CostUnknown + b.CostUnknown, CostFromSpans: a.CostFromSpans + b.CostFromSpans}
+	if a.CostUSD != nil || b.CostUSD != nil {
+		var usd float64
+		for _, c := range []*float64{a.CostUSD, b.CostUSD} {
+			if c != nil {
+				usd += *c
+			}
+		}
+		out.CostUSD = &usd
+	}
+	return out
 }
 
 type compareData struct {
@@ -156,9 +177,9 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 		for _, m := range rep.ByModel {
 			c := row(models, m.Model)
 			if i == 0 {
-				c.A, c.ATok = c.A+m.Count, c.ATok+m.Total
+				c.A, c.ATok, c.ACost = c.A+m.Count, c.ATok+m.Total, addCost(c.ACost, m.Cost)
 			} else {
-				c.B, c.BTok = c.B+m.Count, c.BTok+m.Total
+				c.B, c.BTok, c.BCost = c.B+m.Count, c.BTok+m.Total, addCost(c.BCost, m.Cost)
 			}
 		}
 	}

@@ -36,6 +36,10 @@ type runInfo struct {
 	Tokens   converter.Tokens
 	Duration time.Duration // from started_at to the latest span end; -1 when unknown
 	Budget   *converter.BudgetStatus
+	// Cost is what the run's model calls cost (runCost: the rules of
+	// report.Tokens, wrappers told apart as Tokens' are), computed once
+	// per change of the file, with the rest of the row.
+	Cost report.Cost
 	// Complete tells that the last line is a trailer marked complete: the
 	// writer closed the run. Otherwise it is still being written, or its
 	// writer died.
@@ -45,7 +49,8 @@ type runInfo struct {
 	Problems int64
 	// Dropped counts the records the trailer accounts for that the file
 	// does not hold (a producer's full queue or record cap); when it is
-	// not 0, Tokens and Budget are the trailer's (report.WithTrailer).
+	// not 0, Tokens and Budget are the trailer's (report.WithTrailer),
+	// and Cost covers the records in the file.
 	Dropped int64
 	// Err says why the artifact could not be read, when it could not.
 	Err string
@@ -69,11 +74,12 @@ type indexer struct {
 	agents, models, tools map[string]struct{}
 	text                  strings.Builder
 	spans, parents        map[[24]byte]struct{}
+	cost                  runCost
 }
 
 func newIndexer() *indexer {
 	return &indexer{agents: map[string]struct{}{}, models: map[string]struct{}{}, tools: map[string]struct{}{},
-		spans: map[[24]byte]struct{}{}, parents: map[[24]byte]struct{}{}}
+		spans: map[[24]byte]struct{}{}, parents: map[[24]byte]struct{}{}, cost: runCost{prices: listPrices()}}
 }
 
 func (ix *indexer) add(rec *converter.Record) {
@@ -89,6 +95,7 @@ func (ix *indexer) add(rec *converter.Record) {
 		ix.parents[k] = struct{}{}
 	}
 	rec.Read(&ix.rd)
+	ix.cost.add(sp, &ix.rd)
 	if m := ix.rd.Model(); m != "" {
 		ix.models[m] = struct{}{}
 	}
@@ -128,8 +135,9 @@ func (ix *indexer) write(s string) {
 	ix.text.WriteByte('\n')
 }
 
-// finish sets ri's names, state and search text.
+// finish sets ri's names, state, cost and search text.
 func (ix *indexer) finish(ri *runInfo, trailer bool) {
+	ri.Cost = ix.cost.cost()
 	keys := func(m map[string]struct{}) []string { return slices.Sorted(maps.Keys(m)) }
 	ri.Agents, ri.Models, ri.Tools = keys(ix.agents), keys(ix.models), keys(ix.tools)
 	pending := false
@@ -336,7 +344,7 @@ func (l *lister) read(f found) *runInfo {
 	return ri
 }
 
-// trailerTruth sets ri's tokens and budget to what the report makes of
+// trailerTruth sets ri's tokens, budget and cost to what the report makes of
 // an artifact whose trailer accounts for records it does not hold: the
 // trailer's (report.WithTrailer, the rule "agenttrace tokens" and the
 // viewer page follow), with the count of the dropped records. Only such a
@@ -353,5 +361,5 @@ func (l *lister) trailerTruth(ri *runInfo, a *artifact, tr *converter.Summary) {
 		return
 	}
 	rep := report.Tokens(run.Records, run.Meta, report.WithTop(0), report.WithTrailer(tr, run.Records))
-	ri.Tokens, ri.Budget, ri.Dropped = rep.Tokens, rep.Budget, rep.Dropped
+	ri.Tokens, ri.Budget, ri.Dropped, ri.Cost = rep.Tokens, rep.Budget, rep.Dropped, rep.Cost
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/viewer"
 )
 
 // row is one run of the list page, as the page shows it.
@@ -163,6 +164,7 @@ func TestListShowsEveryRunNewestFirst(t *testing.T) {
 		require.Equal(t, w.rep.Tokens.Input, number(t, r.cols["in"]), r.path)
 		require.Equal(t, w.rep.Tokens.Output, number(t, r.cols["out"]), r.path)
 		require.Equal(t, w.rep.Errors, number(t, r.cols["errors"]), r.path)
+		require.Equal(t, viewer.CostText(w.rep.Cost), r.cols["cost"], r.path)
 		require.Equal(t, w.when.UTC().Format("2006-01-02 15:04:05Z"), r.cols["started"], r.path)
 		if b := w.rep.Budget; b != nil {
 			spent, rest, ok := strings.Cut(r.cols["budget"], " / ")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/viewer"
 )
 
 // listStyle is the list page's only style sheet. The page's policy allows
@@ -79,6 +80,8 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 	"budget":   budget,
 	"escape":   escapeRel,
 	"names":    runNames,
+	"cost":     viewer.CostText,
+	"costNote": costNote,
 }).Parse(`<!doctype html>
 <html lang="en">
 <head>
@@ -101,20 +104,22 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 <select name="since" aria-label="Time"><option value="">any time</option><option value="1h"{{if eq .Query.Since "1h"}} selected{{end}}>last hour</option><option value="24h"{{if eq .Query.Since "24h"}} selected{{end}}>last 24 hours</option><option value="7d"{{if eq .Query.Since "7d"}} selected{{end}}>last 7 days</option></select>
 <input type="text" name="min_tokens" value="{{.Query.MinTokens}}" placeholder="≥ tokens" size="8" aria-label="At least this many tokens">
 <input type="text" name="min_duration" value="{{.Query.MinDuration}}" placeholder="≥ duration (30s)" size="12" aria-label="At least this long">
+<input type="text" name="min_cost" value="{{.Query.MinCost}}" placeholder="≥ $" size="6" aria-label="Costs at least this many dollars">
+<input type="text" name="max_cost" value="{{.Query.MaxCost}}" placeholder="≤ $" size="6" aria-label="Costs at most this many dollars">
 <input type="hidden" name="sort" value="{{.Query.Sort}}">
 <button type="submit">Filter</button>{{if .Query.Filtering}} <a href="/">clear</a>{{end}}
 </form>
 <form id="cmp" method="get" action="/compare"></form>
 {{- if .Runs}}
 <table>
-<thead><tr><th title="pick two to compare"><button type="submit" form="cmp">Compare</button></th><th><a href="{{.Query.SortURL "run"}}">Run{{.Query.Arrow "run"}}</a></th><th><a href="{{.Query.SortURL "started"}}">Started{{.Query.Arrow "started"}}</a></th><th><a href="{{.Query.SortURL "service"}}">Service{{.Query.Arrow "service"}}</a></th><th>Agents · models · tools</th><th class="n"><a href="{{.Query.SortURL "records"}}">Records{{.Query.Arrow "records"}}</a></th><th class="n">Tokens in</th><th class="n">Tokens out</th><th class="n"><a href="{{.Query.SortURL "tokens"}}">Total{{.Query.Arrow "tokens"}}</a></th><th class="n"><a href="{{.Query.SortURL "errors"}}">Errors{{.Query.Arrow "errors"}}</a></th><th class="n"><a href="{{.Query.SortURL "duration"}}">Duration{{.Query.Arrow "duration"}}</a></th><th>Budget</th><th>State</th><th></th></tr></thead>
+<thead><tr><th title="pick two to compare"><button type="submit" form="cmp">Compare</button></th><th><a href="{{.Query.SortURL "run"}}">Run{{.Query.Arrow "run"}}</a></th><th><a href="{{.Query.SortURL "started"}}">Started{{.Query.Arrow "started"}}</a></th><th><a href="{{.Query.SortURL "service"}}">Service{{.Query.Arrow "service"}}</a></th><th>Agents · models · tools</th><th class="n"><a href="{{.Query.SortURL "records"}}">Records{{.Query.Arrow "records"}}</a></th><th class="n">Tokens in</th><th class="n">Tokens out</th><th class="n"><a href="{{.Query.SortURL "tokens"}}">Total{{.Query.Arrow "tokens"}}</a></th><th class="n"><a href="{{.Query.SortURL "cost"}}">Cost{{.Query.Arrow "cost"}}</a></th><th class="n"><a href="{{.Query.SortURL "errors"}}">Errors{{.Query.Arrow "errors"}}</a></th><th class="n"><a href="{{.Query.SortURL "duration"}}">Duration{{.Query.Arrow "duration"}}</a></th><th>Budget</th><th>State</th><th></th></tr></thead>
 <tbody>
 {{- range .Runs}}
 <tr data-path="{{.Rel}}">
 <td><input type="checkbox" name="c" value="{{.Rel}}" form="cmp" aria-label="compare {{.Rel}}"></td>
 <td class="run"><a href="/run/{{escape .Rel}}">{{.Rel}}</a></td>
 {{- if .Err}}
-<td data-col="error" colspan="11" class="bad">cannot read: {{.Err}}</td>
+<td data-col="error" colspan="12" class="bad">cannot read: {{.Err}}</td>
 {{- else}}
 <td data-col="started">{{started .Started}}</td>
 <td data-col="service">{{or .Service "—"}}</td>
@@ -123,6 +128,7 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 <td data-col="in" class="n">{{num .Tokens.Input}}</td>
 <td data-col="out" class="n">{{num .Tokens.Output}}</td>
 <td data-col="total" class="n">{{num .Tokens.Total}}</td>
+<td data-col="cost" class="n{{if not .Cost.CostUSD}} mute{{end}}" title="{{costNote .}}">{{cost .Cost}}</td>
 <td data-col="errors" class="n{{if .Errors}} bad{{end}}">{{num .Errors}}</td>
 <td data-col="duration" class="n">{{duration .Duration}}</td>
 {{- with .Budget}}
@@ -146,6 +152,28 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 </body>
 </html>
 `))
+
+// costNote says how a run's cost was found, in the cost cell's title: the
+// price data, the calls that reported their own cost, the unpriced ones.
+func costNote(ri *runInfo) string {
+	c := ri.Cost
+	var how []string
+	if c.CostUSD != nil {
+		if t := listPrices(); t != nil {
+			how = append(how, "priced with genai-prices "+t.Version)
+		}
+	}
+	if c.CostFromSpans > 0 {
+		how = append(how, report.Thousands(c.CostFromSpans)+" reported by the spans")
+	}
+	if c.CostUnknown > 0 {
+		how = append(how, report.Thousands(c.CostUnknown)+" model calls unpriced: no price or no usage")
+	}
+	if ri.Dropped > 0 {
+		how = append(how, "for the records in the file")
+	}
+	return strings.Join(how, " · ")
+}
 
 // runNames is a run's agents, models and tools, each list comma-separated,
 // the lists separated by " · ".

@@ -5,12 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agenttrace/agenttrace/report"
 )
 
 // listQuery is what the list page was asked to show: its filters, search
@@ -22,7 +25,7 @@ type listQuery struct {
 	Model   string
 	Status  string // "", running, done, error, over (budget), open
 	Since   string // "", 1h, 24h, 7d
-	Sort    string // started, run, service, records, tokens, errors, duration
+	Sort    string // started, run, service, records, tokens, cost, errors, duration
 	Desc    bool
 	// MinTokens and MinDuration keep the runs with at least that many
 	// tokens (input + output) or that long ("30s", "2m"); empty for any.
@@ -30,13 +33,20 @@ type listQuery struct {
 	MinDuration string
 	minTokens   int64
 	minDuration time.Duration
+	// MinCost and MaxCost keep the runs whose cost in dollars ("0.05",
+	// "$1.20") is known to be at least, or at most, that much; empty for
+	// any. A run of unknown cost passes neither; one with unpriced calls
+	// (a lower bound) passes a minimum it reaches, never a maximum.
+	MinCost, MaxCost string
+	minCost, maxCost float64
+	hasMin, hasMax   bool
 }
 
 // Status filters and time windows the list offers.
 var (
 	listStatuses = []string{"running", "done", "error", "over", "open"}
 	listSinces   = map[string]time.Duration{"1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour}
-	listSorts    = []string{"started", "run", "service", "records", "tokens", "errors", "duration"}
+	listSorts    = []string{"started", "run", "service", "records", "tokens", "cost", "errors", "duration"}
 )
 
 func parseListQuery(v url.Values) listQuery {
@@ -55,6 +65,12 @@ func parseListQuery(v url.Values) listQuery {
 	}
 	if d, err := time.ParseDuration(strings.TrimSpace(v.Get("min_duration"))); err == nil && d > 0 {
 		q.MinDuration, q.minDuration = d.String(), d
+	}
+	if usd, ok := parseDollars(v.Get("min_cost")); ok {
+		q.MinCost, q.minCost, q.hasMin = dollarsParam(usd), usd, true
+	}
+	if usd, ok := parseDollars(v.Get("max_cost")); ok {
+		q.MaxCost, q.maxCost, q.hasMax = dollarsParam(usd), usd, true
 	}
 	if !slices.Contains(listSorts, q.Sort) {
 		q.Sort = "started"
@@ -75,7 +91,51 @@ func parseListQuery(v url.Values) listQuery {
 // Filtering tells whether any filter or search is set.
 func (q listQuery) Filtering() bool {
 	return q.Q != "" || q.Service != "" || q.Agent != "" || q.Model != "" || q.Status != "" || q.Since != "" ||
-		q.minTokens > 0 || q.minDuration > 0
+		q.minTokens > 0 || q.minDuration > 0 || q.hasMin || q.hasMax
+}
+
+// parseDollars reads a cost filter: a number of dollars, 0 or more, with
+// or without a "$" and thousands separators.
+func parseDollars(s string) (float64, bool) {
+	s = strings.ReplaceAll(strings.TrimPrefix(strings.TrimSpace(s), "$"), ",", "")
+	if s == "" {
+		return 0, false
+	}
+	usd, err := strconv.ParseFloat(s, 64)
+	if err != nil || usd < 0 || math.IsInf(usd, 0) || math.IsNaN(usd) {
+		return 0, false
+	}
+	return usd, true
+}
+
+// dollarsParam writes a cost filter back into the URL and the form.
+func dollarsParam(usd float64) string { return strconv.FormatFloat(usd, 'f', -1, 64) }
+
+// costKnownAtLeast reports whether c is known to be usd or more: its
+// known part (a lower bound when some calls are unpriced) reaches usd.
+func costKnownAtLeast(c report.Cost, usd float64) bool {
+	return c.CostUSD != nil && *c.CostUSD >= usd
+}
+
+// costKnownAtMost reports whether c is known to be usd or less: every
+// call priced, and the sum within usd.
+func costKnownAtMost(c report.Cost, usd float64) bool {
+	return c.CostUSD != nil && c.CostUnknown == 0 && *c.CostUSD <= usd
+}
+
+// compareCost orders costs for the list: an unknown cost below every
+// known one (below $0), then by the known dollars, a lower bound (some
+// calls unpriced) just above the same exact sum.
+func compareCost(a, b report.Cost) int {
+	switch {
+	case a.CostUSD == nil && b.CostUSD == nil:
+		return 0
+	case a.CostUSD == nil:
+		return -1
+	case b.CostUSD == nil:
+		return 1
+	}
+	return cmp.Or(cmp.Compare(*a.CostUSD, *b.CostUSD), cmp.Compare(min(a.CostUnknown, 1), min(b.CostUnknown, 1)))
 }
 
 // keep tells whether ri passes the filters.
@@ -117,6 +177,12 @@ func (q listQuery) keep(ri *runInfo, now time.Time) bool {
 	if q.minDuration > 0 && ri.Duration < q.minDuration {
 		return false
 	}
+	if q.hasMin && (ri.Err != "" || !costKnownAtLeast(ri.Cost, q.minCost)) {
+		return false
+	}
+	if q.hasMax && (ri.Err != "" || !costKnownAtMost(ri.Cost, q.maxCost)) {
+		return false
+	}
 	if d, ok := listSinces[q.Since]; ok && ri.when().Before(now.Add(-d)) {
 		return false
 	}
@@ -144,6 +210,8 @@ func (q listQuery) apply(runs []*runInfo, now time.Time) []*runInfo {
 			return cmp.Compare(a.Records, b.Records)
 		case "tokens":
 			return cmp.Compare(a.Tokens.Total, b.Tokens.Total)
+		case "cost":
+			return compareCost(a.Cost, b.Cost)
 		case "errors":
 			return cmp.Compare(a.Errors, b.Errors)
 		case "duration":
@@ -168,7 +236,7 @@ func (q listQuery) apply(runs []*runInfo, now time.Time) []*runInfo {
 func (q listQuery) values() url.Values {
 	v := url.Values{}
 	for k, s := range map[string]string{"q": q.Q, "service": q.Service, "agent": q.Agent, "model": q.Model, "status": q.Status, "since": q.Since,
-		"min_tokens": q.MinTokens, "min_duration": q.MinDuration} {
+		"min_tokens": q.MinTokens, "min_duration": q.MinDuration, "min_cost": q.MinCost, "max_cost": q.MaxCost} {
 		if s != "" {
 			v.Set(k, s)
 		}

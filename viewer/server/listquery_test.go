@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/viewer"
 )
 
 var listRowRe = regexp.MustCompile(`<tr data-path="([^"]*)"`)
@@ -63,6 +65,18 @@ func TestListFiltersAndSorts(t *testing.T) {
 		{"sort=tokens", []string{"agent-run.jsonl", "openinference.jsonl", "conversation.jsonl", "langfuse.jsonl"}},
 		{"sort=tokens&dir=asc", []string{"langfuse.jsonl", "conversation.jsonl", "openinference.jsonl", "agent-run.jsonl"}},
 		{"sort=duration", []string{"conversation.jsonl", "agent-run.jsonl", "openinference.jsonl", "langfuse.jsonl"}},
+		// Costs: agent-run $0.0242, openinference $0.0115 or more (a call
+		// of no known model), conversation $0.0090, langfuse $0.0035 or
+		// more (two embedding calls of no known price).
+		{"sort=cost", []string{"agent-run.jsonl", "openinference.jsonl", "conversation.jsonl", "langfuse.jsonl"}},
+		{"sort=cost&dir=asc", []string{"langfuse.jsonl", "conversation.jsonl", "openinference.jsonl", "agent-run.jsonl"}},
+		{"min_cost=0.01&sort=cost", []string{"agent-run.jsonl", "openinference.jsonl"}}, // a lower bound that reaches the minimum
+		{"min_cost=%240.009&sort=cost&dir=asc", []string{"openinference.jsonl", "agent-run.jsonl"}},
+		{"max_cost=0.01", []string{"conversation.jsonl"}}, // unpriced calls: not known to be within
+		{"max_cost=%241&sort=cost", []string{"agent-run.jsonl", "conversation.jsonl"}},
+		{"min_cost=0.005&max_cost=0.01", []string{"conversation.jsonl"}},
+		{"min_cost=0.1", nil},
+		{"min_cost=lots&max_cost=-1", []string{"conversation.jsonl", "agent-run.jsonl", "langfuse.jsonl", "openinference.jsonl"}},
 		{"sort=run", []string{"agent-run.jsonl", "conversation.jsonl", "langfuse.jsonl", "openinference.jsonl"}},
 		{"sort=bogus&status=bogus", []string{"conversation.jsonl", "agent-run.jsonl", "langfuse.jsonl", "openinference.jsonl"}}, // newest first
 	}
@@ -102,6 +116,13 @@ func TestCompare(t *testing.T) {
 	for _, want := range []string{`data-tool="find_hotels"`, `data-tool="read_file"`, `data-model="gpt-4o-2024-08-06"`, `id="divergences"`, `href="/run/agent-run.jsonl#span=`, `href="/run/openinference.jsonl#span=`} {
 		assert.Contains(t, body, want)
 	}
+	// Cost side by side, as the run pages and `agenttrace tokens` say it:
+	// a run with a call of no known model is a lower bound.
+	costA := viewer.CostText(expect(t, filepath.Join(dir, "agent-run.jsonl")).rep.Cost)
+	costB := viewer.CostText(expect(t, filepath.Join(dir, "openinference.jsonl")).rep.Cost)
+	assert.True(t, strings.HasSuffix(costB, " or more"), costB)
+	assert.Contains(t, body, `<tr id="cost"><th>Cost</th><td class="n">`+costA+`</td><td class="n">`+costB+`</td></tr>`)
+	assert.Regexp(t, `data-model="gpt-4.1-2025-04-14"><th>[^<]*</th><td class="n">0 calls · 0 tokens</td><td class="n">\d+ calls? · [\d,]+ tokens · \$0\.\d{4}</td>`, body)
 	resp, body = ts.get(t, "/compare?a=agent-run.jsonl&b=agent-run.jsonl")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, body, "Same tool calls, same outcomes")

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -17,6 +18,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenttrace/agenttrace/internal/browsertest"
+	"github.com/agenttrace/agenttrace/pricing"
+	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/store"
 	"github.com/agenttrace/agenttrace/viewer/receiver"
 )
@@ -43,8 +47,9 @@ func otlpInto(t *testing.T, dir string) string {
 // An agent exporting with the Go SDK's OTLP/HTTP exporter, span by span as
 // they end: its page shows the run as soon as the first span lands, the
 // agent (whose children arrived, itself not yet) as running with its
-// elapsed time growing, the token total growing with each model call,
-// and the run done when the agent's span ends.
+// elapsed time growing, the token total and the cost in dollars growing
+// with each model call (on the run's page and in the runs list), and the
+// run done when the agent's span ends.
 func TestViewerShowsOTLPRunLive(t *testing.T) {
 	dir := t.TempDir()
 	addr := otlpInto(t, dir)
@@ -57,8 +62,15 @@ func TestViewerShowsOTLPRunLive(t *testing.T) {
 	tr := tp.Tracer("live")
 	ctx, root := tr.Start(t.Context(), "invoke_agent planner", trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "planner")))
+	prices, err := pricing.Default()
+	require.NoError(t, err)
+	var spent []float64 // each call's cost, priced from the data by hand
 	chat := func(in, out int) {
-		_, sp := tr.Start(ctx, "chat gpt-4o", trace.WithAttributes(
+		at := time.Now()
+		c := prices.UsageCost("openai", "gpt-4o", at, semconv.Usage{Input: int64(in), Output: int64(out)})
+		require.Equal(t, pricing.FromPrices, c.Source)
+		spent = append(spent, c.USD)
+		_, sp := tr.Start(ctx, "chat gpt-4o", trace.WithTimestamp(at), trace.WithAttributes(
 			attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", "gpt-4o"),
 			attribute.String("gen_ai.provider.name", "openai"),
 			attribute.Int("gen_ai.usage.input_tokens", in), attribute.Int("gen_ai.usage.output_tokens", out)))
@@ -72,9 +84,19 @@ func TestViewerShowsOTLPRunLive(t *testing.T) {
 	require.NoError(t, chromedp.Do(b, chromedp.Navigate(ts.url+"/")))
 	_, err = chromedp.Run(b, chromedp.Evaluate[bool](`window.sameDocument = true; true`))
 	require.NoError(t, err)
-	chat(100, 20)
+	dollars := func() string {
+		var usd float64
+		for _, c := range spent {
+			usd += c
+		}
+		return report.Dollars(&usd)
+	}
+	chat(1234, 321)
 	require.NoError(t, pollAcrossNavigation(b, `!window.sameDocument && !!document.querySelector('tr[data-path=`+jsString(name)+`] .running')`),
 		"the list reloads itself and shows the new run running")
+	listCost, err := chromedp.Run(b, chromedp.Evaluate[string](`document.querySelector('tr[data-path=`+jsString(name)+`] td[data-col=cost]').innerText`))
+	require.NoError(t, err)
+	assert.Equal(t, dollars(), listCost, "the running run's cost in the list")
 
 	require.NoError(t, chromedp.Do(b, chromedp.Navigate(ts.url+"/run/"+name)))
 	_, err = chromedp.Run(b, chromedp.Poll[bool](`document.body.dataset.ready === "1" && document.body.dataset.runState === "running" && document.querySelectorAll('#rows .row.running').length === 1`))
@@ -83,12 +105,13 @@ func TestViewerShowsOTLPRunLive(t *testing.T) {
 	require.NoError(t, err)
 	_, err = chromedp.Run(b, chromedp.Poll[bool](`document.querySelector('#rows .row.running .dur').textContent !== `+jsString(first)))
 	require.NoError(t, err, "its elapsed time ticks")
-	_, err = chromedp.Run(b, chromedp.Poll[bool](`document.getElementById('cards').innerText.includes('120')`))
-	require.NoError(t, err, "the first call's tokens")
+	costCard := `(Array.from(document.querySelectorAll('#cards .card')).find(c => c.querySelector('.label').textContent === 'Cost') || {textContent: ''}).textContent`
+	_, err = chromedp.Run(b, chromedp.Poll[bool](`document.getElementById('cards').innerText.includes('1,555') && `+costCard+`.includes(`+jsString(dollars())+`)`))
+	require.NoError(t, err, "the first call's tokens and cost (%s)", dollars())
 
-	chat(200, 30)
-	_, err = chromedp.Run(b, chromedp.Poll[bool](`document.getElementById('cards').innerText.includes('350') && document.body.dataset.runState === "running"`))
-	require.NoError(t, err, "the total grows as spans land")
+	chat(2000, 300)
+	_, err = chromedp.Run(b, chromedp.Poll[bool](`document.getElementById('cards').innerText.includes('3,855') && `+costCard+`.includes(`+jsString(dollars())+`) && document.body.dataset.runState === "running"`))
+	require.NoError(t, err, "the total and the cost (%s) grow as spans land", dollars())
 	browsertest.Screenshot(t, b, "viewer-otlp-running.png")
 
 	root.End()

@@ -1,0 +1,86 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agenttrace/agenttrace/viewer/server"
+)
+
+// thousandRuns is a folder of 1,000 artifacts, the reference artifacts
+// of every dialect copied round-robin, in ten subfolders.
+func thousandRuns(b *testing.B) string {
+	b.Helper()
+	goldens, err := filepath.Glob(filepath.Join(golden, "*.jsonl"))
+	if err != nil || len(goldens) == 0 {
+		b.Fatalf("no reference artifacts: %v", err)
+	}
+	data := make([][]byte, len(goldens))
+	for i, g := range goldens {
+		if data[i], err = os.ReadFile(g); err != nil {
+			b.Fatal(err)
+		}
+	}
+	dir := b.TempDir()
+	for i := range 1000 {
+		sub := filepath.Join(dir, fmt.Sprintf("day-%d", i%10))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("run-%04d.jsonl", i)), data[i%len(data)], 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// getList serves the list page of h once, sorted and filtered by query.
+func getList(b *testing.B, h http.Handler, query string) {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://127.0.0.1/?"+query, nil))
+	if rec.Code != http.StatusOK {
+		b.Fatalf("list: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+// BenchmarkList1000 is the list page over 1,000 runs: "first" is a
+// server's first listing, which reads every artifact (tokens, cost, the
+// search text); "cached" a later one, the files unchanged, which only
+// walks the folder, filters, sorts and renders; "sorted" the same, sorted
+// by tokens with a filter on them.
+func BenchmarkList1000(b *testing.B) {
+	dir := thousandRuns(b)
+	b.Run("first", func(b *testing.B) {
+		for b.Loop() {
+			s, err := server.New(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			getList(b, s.Handler(), "")
+			if err := s.Shutdown(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	s, err := server.New(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	getList(b, s.Handler(), "")
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			getList(b, s.Handler(), "")
+		}
+	})
+	b.Run("sorted", func(b *testing.B) {
+		for b.Loop() {
+			getList(b, s.Handler(), "sort=tokens&min_tokens=1000")
+		}
+	})
+}
