@@ -97,13 +97,15 @@ func startShippedQueue(t *testing.T, bin, dir, queueDir, grpcAddr, httpAddr stri
 	return startShippedLog(t, bin, dir, queueDir, grpcAddr, httpAddr, filepath.Join(t.TempDir(), "collector.log"))
 }
 
-func startShippedLog(t *testing.T, bin, dir, queueDir, grpcAddr, httpAddr, log string) *collector {
+// startShippedLog is startShipped with the queue in queueDir, the log in
+// log, and extra arguments after the config's (more --config layers).
+func startShippedLog(t *testing.T, bin, dir, queueDir, grpcAddr, httpAddr, log string, extra ...string) *collector {
 	t.Helper()
 	c := &collector{done: make(chan struct{}), grpc: grpcAddr, http: httpAddr, log: log}
 	logf, err := os.Create(c.log)
 	require.NoError(t, err)
 	defer logf.Close()
-	c.cmd = exec.Command(bin, killConfig(t, grpcAddr, httpAddr)...)
+	c.cmd = exec.Command(bin, append(killConfig(t, grpcAddr, httpAddr), extra...)...)
 	c.cmd.Env = append(os.Environ(), "AGENTTRACE_DIR="+dir, "AGENTTRACE_QUEUE_DIR="+queueDir)
 	c.cmd.Stdout, c.cmd.Stderr = logf, logf
 	require.NoError(t, c.cmd.Start())
