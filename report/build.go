@@ -60,6 +60,7 @@ func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *Toke
 	if b.prices != nil {
 		b.rep.PriceData = "genai-prices " + b.prices.Version
 	}
+	b.pricer.Table = b.prices
 	b.scan(recs)
 	b.markWrappers()
 	b.attribute(recs)
@@ -82,31 +83,21 @@ type group struct {
 	pricedAs       string
 }
 
-// costAcc sums the costs of a row's model calls.
-type costAcc struct {
-	usd            float64
-	known, unknown int64
-	fromSpan       int64
-}
+// costAcc sums the costs of a row's model calls, as the artifact's tally
+// sums its trailer's spent_usd (pricing.Total).
+type costAcc struct{ pricing.Total }
 
-func (c *costAcc) add(pc pricing.Cost) {
-	switch pc.Source {
-	case pricing.Unknown:
-		c.unknown++
-		return
-	case pricing.FromSpan:
-		c.fromSpan++
-	}
-	c.known++
-	c.usd += pc.USD
-}
+func (c *costAcc) add(pc pricing.Cost) { c.Add(pc) }
 
 // cost is the row's Cost: null only when it has model calls and none has
 // a known cost, so an unknown price never reads as $0.
-func (c *costAcc) cost() Cost {
-	out := Cost{CostUnknown: c.unknown, CostFromSpans: c.fromSpan}
-	if c.known > 0 || c.unknown == 0 {
-		usd := c.usd
+func (c *costAcc) cost() Cost { return costOf(c.Total) }
+
+// costOf is the Cost of a total.
+func costOf(t pricing.Total) Cost {
+	out := Cost{CostUnknown: t.Unknown, CostFromSpans: t.FromSpan}
+	if t.Known > 0 || t.Unknown == 0 {
+		usd := t.USD()
 		out.CostUSD = &usd
 	}
 	return out
@@ -123,6 +114,7 @@ type builder struct {
 	agents  map[string]*group
 	largest []Response
 	prices  *pricing.Table
+	pricer  pricing.Pricer // prices with prices, the last model remembered
 	cost    costAcc
 	// truncated counts the values records mark as cut short when written.
 	truncated int64
@@ -258,12 +250,7 @@ func (b *builder) attribute(recs []converter.Record) {
 		if b.info[i].under {
 			continue // a wrapper: its children are priced
 		}
-		pc := pricing.Cost{}
-		if b.prices != nil {
-			pc = b.prices.SpanCost(rec.Span, rd, rd.TokenUsage())
-		} else if usd, ok := pricing.ReportedCost(rec.Span.Attributes(), rd); ok {
-			pc = pricing.Cost{USD: usd, Source: pricing.FromSpan}
-		}
+		pc := b.pricer.SpanCost(rec.Span, rd, rd.TokenUsage())
 		b.cost.add(pc)
 		ag.cost.add(pc)
 		if g := b.info[i].model; g != nil {
@@ -312,7 +299,7 @@ func (b *builder) finish(budget *converter.Budget, top int) {
 		gs := g.tally.Summary(nil)
 		r.ByModel = append(r.ByModel, ModelUsage{Model: g.name, Provider: g.provider, Count: gs.Inferences, Tokens: gs.Tokens,
 			Cost: g.cost.cost(), PricedAs: g.pricedAs})
-		if g.cost.unknown > 0 && !slices.Contains(r.CostUnknownModels, g.name) {
+		if g.cost.Unknown > 0 && !slices.Contains(r.CostUnknownModels, g.name) {
 			r.CostUnknownModels = append(r.CostUnknownModels, g.name)
 		}
 	}
@@ -403,7 +390,7 @@ func failure(sp ptrace.Span, rd *semconv.Reading) Failure {
 // dropped or truncated (see WithTrailer).
 func (b *builder) trailers(ts []trailer, budget *converter.Budget) {
 	r := b.rep
-	tokens, spent := r.Tokens, b.tally.Spent()
+	tokens, spent, cost := r.Tokens, b.tally.Spent(), b.tally.Cost()
 	var said int64                         // the values the trailers count as truncated
 	var budgetSaid *converter.BudgetStatus // a trailer's budget, for a header without one
 	for _, t := range ts {
@@ -420,6 +407,12 @@ func (b *builder) trailers(ts []trailer, budget *converter.Budget) {
 		r.FromTrailer = true
 		tokens = shift(tokens, t.sum.Tokens, own.Summary(nil).Tokens)
 		spent += trailerSpent(t.sum, &own) - own.Spent()
+		if c := t.sum.Budget; c != nil && c.CostBudget != nil {
+			// The trailer's dollars replace its records' share, as its
+			// tokens do.
+			cost.Nanos += pricing.Nanos(c.SpentUSD) - own.Cost().Nanos
+			cost.Unknown += c.UnpricedCalls - own.Cost().Unknown
+		}
 		if budgetSaid == nil {
 			budgetSaid = t.sum.Budget
 		}
@@ -434,9 +427,13 @@ func (b *builder) trailers(ts []trailer, budget *converter.Budget) {
 		r.InFile, r.Tokens = &inFile, tokens
 		if budget == nil && budgetSaid != nil {
 			budget = &converter.Budget{Tokens: budgetSaid.BudgetTokens, WarnThreshold: budgetSaid.WarnThreshold}
+			if c := budgetSaid.CostBudget; c != nil {
+				budget.USD = c.BudgetUSD
+			}
 		}
 		if budget != nil {
 			st := budget.Status(spent)
+			st.CostBudget = budget.CostStatus(cost)
 			r.Budget = &st
 		}
 		r.Notes = append(r.Notes, fmt.Sprintf("%s not in the file (dropped by the producer: a full queue or a record cap; "+

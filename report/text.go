@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/agenttrace/agenttrace/converter"
 )
 
 // WriteText renders the report as aligned plain text for a terminal:
@@ -97,16 +99,55 @@ func (r *TokenReport) budgetLine() string {
 	if b == nil {
 		return "none"
 	}
-	s := fmt.Sprintf("%s tokens, spent %s", Thousands(b.BudgetTokens), Thousands(b.Spent))
-	if b.BudgetTokens > 0 {
-		s += fmt.Sprintf(" (%.1f%%)", 100*float64(b.Spent)/float64(b.BudgetTokens))
+	var parts []string
+	if b.BudgetTokens > 0 || b.CostBudget == nil {
+		s := fmt.Sprintf("%s tokens, spent %s", Thousands(b.BudgetTokens), Thousands(b.Spent))
+		if b.BudgetTokens > 0 {
+			s += fmt.Sprintf(" (%.1f%%)", 100*float64(b.Spent)/float64(b.BudgetTokens))
+		}
+		s += ", remaining " + Thousands(b.Remaining)
+		switch {
+		case b.OverBudget:
+			s += ": OVER BUDGET"
+		case b.NearBudget:
+			s += fmt.Sprintf(": near budget (warns at %.0f%%)", 100*b.WarnThreshold)
+		}
+		parts = append(parts, s)
 	}
-	s += ", remaining " + Thousands(b.Remaining)
+	if c := b.CostBudget; c != nil {
+		parts = append(parts, costBudgetLine(c, b.WarnThreshold))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// costBudgetLine says where a cost budget stands: the dollars spent are
+// the known costs, "or more" when some calls have none, and "unknown"
+// when no call's cost is known.
+func costBudgetLine(c *converter.CostBudget, warn float64) string {
+	budget, spent := c.BudgetUSD, c.SpentUSD
+	s := Dollars(&budget) + ", spent "
 	switch {
-	case b.OverBudget:
-		s += ": OVER BUDGET"
-	case b.NearBudget:
-		s += fmt.Sprintf(": near budget (warns at %.0f%%)", 100*b.WarnThreshold)
+	case c.UnpricedCalls > 0 && spent == 0:
+		s += "unknown"
+	default:
+		s += Dollars(&spent)
+		if budget > 0 {
+			s += fmt.Sprintf(" (%.1f%%)", 100*spent/budget)
+		}
+		if c.UnpricedCalls > 0 {
+			s += " or more"
+		}
+	}
+	rem := c.RemainingUSD
+	s += ", remaining " + Dollars(&rem)
+	if c.UnpricedCalls > 0 {
+		s += " (" + plural(c.UnpricedCalls, "model call", "model calls") + " of unknown cost not counted)"
+	}
+	switch {
+	case c.OverBudgetUSD:
+		s += ": OVER COST BUDGET"
+	case c.NearBudgetUSD:
+		s += fmt.Sprintf(": near cost budget (warns at %.0f%%)", 100*warn)
 	}
 	return s
 }
