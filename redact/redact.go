@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"bytes"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -327,17 +326,14 @@ func (w *walker) walkText(s string) (string, bool) {
 // (and a \u at any depth shows as \u in b), the others only quotes,
 // backslashes, slashes and control characters, which keywords have few
 // of. Named keys are not keywords, so a Redactor with keys always walks.
+// The escapes are keywords of the automaton quick runs (ruleSet.quick), so
+// one pass checks for both; like every keyword they match in either case,
+// so a \U (no JSON escape) makes the walk run too, which is only slower.
 func (w *walker) quick(b []byte) bool {
 	if !w.r.secrets || len(w.r.keys) != 0 {
 		return false
 	}
-	rs := loadRules()
-	if bytes.IndexByte(b, '\\') >= 0 {
-		if rs.kwEscaped || bytes.Contains(b, []byte(`\u`)) || rs.kwSlash && bytes.Contains(b, []byte(`\/`)) {
-			return false
-		}
-	}
-	return !rs.candidate(b)
+	return !loadRules().quick.any(b)
 }
 
 // named reports whether key is one of the Redactor's keys, ignoring case.

@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -183,10 +184,14 @@ type gitleaksAllow struct {
 type ruleSet struct {
 	rules []*rule
 	dfa   *keywordDFA
+	// quick is dfa with the escapes walker.quick looks for as keywords
+	// too (\u, and \/ or \ where kwSlash or kwEscaped), so that its one
+	// pass over a string is the whole check.
+	quick *keywordDFA
 	// kwRules lists, for each keyword of the automaton, the rules it is a
-	// keyword of; kwLen is its length.
-	kwRules [][]int
-	kwLen   []int
+	// keyword of; keywords are the keywords, lower case.
+	kwRules  [][]int
+	keywords []string
 	// kwSlash and kwEscaped say a keyword has a byte JSON can escape
 	// other than by \u: a slash (\/), or a quote, a backslash or a
 	// control character. See walker.quick.
@@ -234,7 +239,6 @@ func compileRules(data []byte) (*ruleSet, error) {
 				kwIndex[k] = i
 				kws = append(kws, k)
 				rs.kwRules = append(rs.kwRules, nil)
-				rs.kwLen = append(rs.kwLen, len(k))
 			}
 			rs.kwRules[i] = append(rs.kwRules[i], ri)
 		}
@@ -266,7 +270,6 @@ func compileRules(data []byte) (*ruleSet, error) {
 			kwIndex[k] = len(kws)
 			kws = append(kws, k)
 			rs.kwRules = append(rs.kwRules, nil)
-			rs.kwLen = append(rs.kwLen, len(k))
 		}
 	}
 	for _, k := range kws {
@@ -279,7 +282,22 @@ func compileRules(data []byte) (*ruleSet, error) {
 			}
 		}
 	}
-	rs.dfa = newKeywordDFA(kws)
+	rs.keywords = kws
+	dfa, err := buildKeywordDFA(kws)
+	if err != nil {
+		return nil, err
+	}
+	rs.dfa = dfa
+	esc := []string{`\u`}
+	switch {
+	case rs.kwEscaped:
+		esc = []string{`\`}
+	case rs.kwSlash:
+		esc = append(esc, `\/`)
+	}
+	if rs.quick, err = buildKeywordDFA(append(slices.Clip(kws), esc...)); err != nil {
+		return nil, err
+	}
 	return rs, nil
 }
 
@@ -676,7 +694,7 @@ func (rs *ruleSet) replace(s string) (string, bool) {
 			hitPool.Put(hp)
 		}
 	}()
-	hits := rs.dfa.hits(bytesOf(s), (*hp)[:0], rs.kwLen)
+	hits := rs.dfa.hits(bytesOf(s), (*hp)[:0])
 	*hp = hits
 	if len(hits) == 0 {
 		return s, false
@@ -703,7 +721,7 @@ func (rs *ruleSet) replace(s string) (string, bool) {
 		}
 		if ns, ok := r.apply(s, matches); ok {
 			s, changed = ns, true
-			hits = rs.dfa.hits(bytesOf(s), hits[:0], rs.kwLen)
+			hits = rs.dfa.hits(bytesOf(s), hits[:0])
 			*hp = hits
 			cand = ruleMask{}
 			rs.mark(&cand, hits)
