@@ -96,8 +96,6 @@ type pending struct {
 	estimated  int64
 	hasEst     bool
 	hasName    bool
-	ownRes     bool
-	ownScope   bool
 }
 
 const maxInterned = 4096
@@ -216,9 +214,7 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 	sp := rec.Span
 	sp.SetKind(ptrace.SpanKindInternal) // what a record without span_kind means
 	attrs := sp.Attributes()
-	var resRaw, scopeRaw []byte
-	var resDropped uint32
-	var resSchema string
+	var own ownMeta
 	if !s.open('{') {
 		return s.err
 	}
@@ -231,19 +227,13 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 			sp.SetName(d.str())
 			p.hasName = true
 		case "trace_id":
-			var id pcommon.TraceID
-			d.hexID(id[:])
-			sp.SetTraceID(id)
+			sp.SetTraceID(d.traceID())
 			p.hasTrace = true
 		case "span_id":
-			var id pcommon.SpanID
-			d.hexID(id[:])
-			sp.SetSpanID(id)
+			sp.SetSpanID(d.spanID())
 			p.hasSpan = true
 		case "parent_span_id":
-			var id pcommon.SpanID
-			d.hexID(id[:])
-			sp.SetParentSpanID(id)
+			sp.SetParentSpanID(d.spanID())
 		case "span_kind":
 			sp.SetKind(d.spanKind())
 		case "started_at":
@@ -327,16 +317,8 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 					s.skipValue()
 				}
 			}
-		case "resource":
-			resRaw = s.skip()
-			p.ownRes = true
-		case "resource_dropped":
-			resDropped = d.uint32()
-		case "resource_schema_url":
-			resSchema = s.str()
-		case "scope":
-			scopeRaw = s.skip()
-			p.ownScope = true
+		case "resource", "resource_dropped", "resource_schema_url", "scope":
+			d.ownMetaField(key, &own)
 		default:
 			if f, ok := semconv.FieldByName(string(key)); ok {
 				d.field(f)
@@ -354,21 +336,56 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 		return err
 	}
 	d.viewable = false // resource and scope are decoded from copies
-	if p.ownRes {
-		if err := d.resource(rec, resRaw, resDropped, resSchema); err != nil {
-			return fmt.Errorf("resource: %w", err)
-		}
-	} else {
-		rec.Resource, rec.ResourceSchemaURL = def.Resource, def.ResourceSchemaURL
+	res, resSchema, sc, scSchema, err := d.resourceAndScope(&own, def)
+	if err != nil {
+		return err
 	}
-	if p.ownScope {
-		if err := d.scope(rec, scopeRaw); err != nil {
-			return fmt.Errorf("scope: %w", err)
-		}
-	} else {
-		rec.Scope, rec.ScopeSchemaURL = def.Scope, def.ScopeSchemaURL
-	}
+	rec.Resource, rec.ResourceSchemaURL, rec.Scope, rec.ScopeSchemaURL = res, resSchema, sc, scSchema
 	return nil
+}
+
+// ownMeta holds the resource and scope fields of a record or log line,
+// which are decoded once the line is read (see resourceAndScope).
+type ownMeta struct {
+	resRaw, scopeRaw []byte
+	resDropped       uint32
+	resSchema        string
+	ownRes, ownScope bool
+}
+
+// ownMetaField reads key, one of "resource", "resource_dropped",
+// "resource_schema_url" and "scope", into m.
+func (d *decoder) ownMetaField(key []byte, m *ownMeta) {
+	s := &d.sc
+	switch string(key) {
+	case "resource":
+		m.resRaw, m.ownRes = s.skip(), true
+	case "resource_dropped":
+		m.resDropped = d.uint32()
+	case "resource_schema_url":
+		m.resSchema = s.str()
+	case "scope":
+		m.scopeRaw, m.ownScope = s.skip(), true
+	}
+}
+
+// resourceAndScope returns a line's resource and scope: its own, as m
+// read them, or def's when it carries none.
+func (d *decoder) resourceAndScope(m *ownMeta, def *Meta) (res pcommon.Resource, resSchema string, sc pcommon.InstrumentationScope, scSchema string, err error) {
+	res, resSchema = def.Resource, def.ResourceSchemaURL
+	if m.ownRes {
+		if res, err = d.resource(m.resRaw, m.resDropped, m.resSchema); err != nil {
+			return res, resSchema, sc, scSchema, fmt.Errorf("resource: %w", err)
+		}
+		resSchema = m.resSchema
+	}
+	sc, scSchema = def.Scope, def.ScopeSchemaURL
+	if m.ownScope {
+		if sc, scSchema, err = d.scope(m.scopeRaw); err != nil {
+			return res, resSchema, sc, scSchema, fmt.Errorf("scope: %w", err)
+		}
+	}
+	return res, resSchema, sc, scSchema, nil
 }
 
 // kindName returns the record kind spelled k without allocating for the
@@ -507,40 +524,38 @@ func (d *decoder) applyFields(attrs pcommon.Map) error {
 	return nil
 }
 
-func (d *decoder) resource(rec *Record, raw []byte, dropped uint32, schema string) error {
+// resource decodes a resource's attributes, reusing the last line's
+// resource when it is the same.
+func (d *decoder) resource(raw []byte, dropped uint32, schema string) (pcommon.Resource, error) {
 	lr := &d.lastRes
 	if lr.ok && bytes.Equal(lr.raw, raw) && lr.res.DroppedAttributesCount() == dropped && lr.schema == schema {
-		rec.Resource, rec.ResourceSchemaURL = lr.res, schema
-		return nil
+		return lr.res, nil
 	}
 	res := pcommon.NewResource()
 	d.sc.reset(raw)
-	if d.sc.open('{') {
-		d.members(res.Attributes())
-	}
+	d.attrs(res.Attributes())
 	if d.sc.err != nil {
-		return d.sc.err
+		return res, d.sc.err
 	}
 	res.SetDroppedAttributesCount(dropped)
 	lr.raw, lr.res, lr.schema, lr.ok = append(lr.raw[:0], raw...), res, schema, true
-	rec.Resource, rec.ResourceSchemaURL = res, schema
-	return nil
+	return res, nil
 }
 
-func (d *decoder) scope(rec *Record, raw []byte) error {
+// scope decodes a scope and its schema URL, reusing the last line's scope
+// when it is the same.
+func (d *decoder) scope(raw []byte) (pcommon.InstrumentationScope, string, error) {
 	ls := &d.lastScope
 	if ls.ok && bytes.Equal(ls.raw, raw) {
-		rec.Scope, rec.ScopeSchemaURL = ls.sc, ls.schema
-		return nil
+		return ls.sc, ls.schema, nil
 	}
 	sc := pcommon.NewInstrumentationScope()
 	schema, err := d.scopeInto(sc, raw)
 	if err != nil {
-		return err
+		return sc, "", err
 	}
 	ls.raw, ls.sc, ls.schema, ls.ok = append(ls.raw[:0], raw...), sc, schema, true
-	rec.Scope, rec.ScopeSchemaURL = sc, schema
-	return nil
+	return sc, schema, nil
 }
 
 // scopeInto decodes a scope object {"name","version","attrs","dropped","schema_url"}.
@@ -557,9 +572,7 @@ func (d *decoder) scopeInto(sc pcommon.InstrumentationScope, raw []byte) (schema
 		case "version":
 			sc.SetVersion(s.str())
 		case "attrs":
-			if s.open('{') {
-				d.members(sc.Attributes())
-			}
+			d.attrs(sc.Attributes())
 		case "dropped":
 			sc.SetDroppedAttributesCount(d.uint32())
 		case "schema_url":
@@ -588,9 +601,7 @@ func (d *decoder) events(evs ptrace.SpanEventSlice) {
 			case "time":
 				ev.SetTimestamp(pcommon.Timestamp(d.timestamp()))
 			case "attrs":
-				if s.open('{') {
-					d.members(ev.Attributes())
-				}
+				d.attrs(ev.Attributes())
 			case "dropped":
 				ev.SetDroppedAttributesCount(d.uint32())
 			default:
@@ -613,27 +624,40 @@ func (d *decoder) links(links ptrace.SpanLinkSlice) {
 		for first := true; s.more(&first, '}'); {
 			switch string(s.key()) {
 			case "trace_id":
-				var id pcommon.TraceID
-				d.hexID(id[:])
-				l.SetTraceID(id)
+				l.SetTraceID(d.traceID())
 			case "span_id":
-				var id pcommon.SpanID
-				d.hexID(id[:])
-				l.SetSpanID(id)
+				l.SetSpanID(d.spanID())
 			case "trace_state":
 				l.TraceState().FromRaw(s.str())
 			case "flags":
 				l.SetFlags(d.uint32())
 			case "attrs":
-				if s.open('{') {
-					d.members(l.Attributes())
-				}
+				d.attrs(l.Attributes())
 			case "dropped":
 				l.SetDroppedAttributesCount(d.uint32())
 			default:
 				s.skipValue()
 			}
 		}
+	}
+}
+
+// traceID reads a trace id: 32 hex digits.
+func (d *decoder) traceID() (id pcommon.TraceID) {
+	d.hexID(id[:])
+	return id
+}
+
+// spanID reads a span id: 16 hex digits.
+func (d *decoder) spanID() (id pcommon.SpanID) {
+	d.hexID(id[:])
+	return id
+}
+
+// attrs reads an object of attributes into m.
+func (d *decoder) attrs(m pcommon.Map) {
+	if d.sc.open('{') {
+		d.members(m)
 	}
 }
 
@@ -887,9 +911,7 @@ func (d *decoder) decodeMeta(line []byte) (*Meta, error) {
 	}
 	if resRaw != nil {
 		s.reset(resRaw)
-		if s.open('{') {
-			d.members(m.Resource.Attributes())
-		}
+		d.attrs(m.Resource.Attributes())
 		if s.err != nil {
 			return nil, fmt.Errorf("resource: %w", s.err)
 		}

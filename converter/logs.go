@@ -103,23 +103,16 @@ func (d *decoder) decodeLog(line []byte, rec *LogRecord, def *Meta) error {
 	s.reset(line)
 	d.viewable = false // strings are copied: a log record does not keep its line
 	lr := rec.Log
-	var resRaw, scopeRaw []byte
-	var resDropped uint32
-	var resSchema string
-	ownRes, ownScope := false, false
+	var own ownMeta
 	if !s.open('{') {
 		return s.err
 	}
 	for first := true; s.more(&first, '}'); {
-		switch string(s.key()) {
+		switch key := s.key(); string(key) {
 		case "trace_id":
-			var id pcommon.TraceID
-			d.hexID(id[:])
-			lr.SetTraceID(id)
+			lr.SetTraceID(d.traceID())
 		case "span_id":
-			var id pcommon.SpanID
-			d.hexID(id[:])
-			lr.SetSpanID(id)
+			lr.SetSpanID(d.spanID())
 		case "time":
 			lr.SetTimestamp(pcommon.Timestamp(d.timestamp()))
 		case "observed_time":
@@ -137,9 +130,7 @@ func (d *decoder) decodeLog(line []byte, rec *LogRecord, def *Meta) error {
 		case "body":
 			d.value(lr.Body())
 		case "attrs":
-			if s.open('{') {
-				d.members(lr.Attributes())
-			}
+			d.attrs(lr.Attributes())
 		case "flags":
 			lr.SetFlags(plog.LogRecordFlags(d.uint32()))
 		case "dropped":
@@ -152,16 +143,8 @@ func (d *decoder) decodeLog(line []byte, rec *LogRecord, def *Meta) error {
 					}
 				}
 			}
-		case "resource":
-			resRaw = s.skip()
-			ownRes = true
-		case "resource_dropped":
-			resDropped = d.uint32()
-		case "resource_schema_url":
-			resSchema = s.str()
-		case "scope":
-			scopeRaw = s.skip()
-			ownScope = true
+		case "resource", "resource_dropped", "resource_schema_url", "scope":
+			d.ownMetaField(key, &own)
 		default:
 			s.skipValue() // "kind", and fields of later versions
 		}
@@ -170,23 +153,11 @@ func (d *decoder) decodeLog(line []byte, rec *LogRecord, def *Meta) error {
 	if s.err != nil {
 		return s.err
 	}
-	var tmp Record
-	if ownRes {
-		if err := d.resource(&tmp, resRaw, resDropped, resSchema); err != nil {
-			return fmt.Errorf("resource: %w", err)
-		}
-		rec.Resource, rec.ResourceSchemaURL = tmp.Resource, tmp.ResourceSchemaURL
-	} else {
-		rec.Resource, rec.ResourceSchemaURL = def.Resource, def.ResourceSchemaURL
+	res, resSchema, sc, scSchema, err := d.resourceAndScope(&own, def)
+	if err != nil {
+		return err
 	}
-	if ownScope {
-		if err := d.scope(&tmp, scopeRaw); err != nil {
-			return fmt.Errorf("scope: %w", err)
-		}
-		rec.Scope, rec.ScopeSchemaURL = tmp.Scope, tmp.ScopeSchemaURL
-	} else {
-		rec.Scope, rec.ScopeSchemaURL = def.Scope, def.ScopeSchemaURL
-	}
+	rec.Resource, rec.ResourceSchemaURL, rec.Scope, rec.ScopeSchemaURL = res, resSchema, sc, scSchema
 	return nil
 }
 
