@@ -41,6 +41,7 @@ type HeaderOptions struct {
 //     that may hold several (an attribute's, a live run's) names neither;
 //   - the budget is, first found: a local root span's
 //     agenttrace.budget.tokens, the resource's, the writer's (opts.Budget);
+//     and the cost budget the same way from agenttrace.budget.usd;
 //   - redacted when the resource says so or opts.Redacted.
 func Header(k Key, recs []converter.Record, opts HeaderOptions) *converter.Meta {
 	// Only a whole run's header names a conversation it reads off the
@@ -66,9 +67,10 @@ type headerBuilder struct {
 	oneTrace  bool
 	conv      string
 	oneConv   bool
-	budget    int64 // a local root's
-	skipConv  bool  // the header names no conversation read off records
-	rd        semconv.Reading
+	budget    int64            // a local root's
+	usd       float64          // a local root's cost budget
+	skipConv  bool             // the header names no conversation read off records
+	rd        *semconv.Reading // made on first use: some kilobytes to zero
 }
 
 func (h *headerBuilder) add(rec *converter.Record) {
@@ -87,7 +89,10 @@ func (h *headerBuilder) add(rec *converter.Record) {
 		h.oneTrace = false
 	}
 	if !h.skipConv {
-		rec.Read(&h.rd)
+		if h.rd == nil {
+			h.rd = new(semconv.Reading)
+		}
+		rec.Read(h.rd)
 		if c := h.rd.Str(semconv.FieldConversationID); c != "" {
 			if h.conv == "" {
 				h.conv = c
@@ -96,8 +101,13 @@ func (h *headerBuilder) add(rec *converter.Record) {
 			}
 		}
 	}
-	if h.budget == 0 && converter.IsLocalRoot(sp) {
-		h.budget = budgetAttr(sp.Attributes())
+	if (h.budget == 0 || h.usd == 0) && converter.IsLocalRoot(sp) {
+		if h.budget == 0 {
+			h.budget = budgetAttr(sp.Attributes())
+		}
+		if h.usd == 0 {
+			h.usd = budgetUSDAttr(sp.Attributes())
+		}
 	}
 }
 
@@ -131,14 +141,7 @@ func (h *headerBuilder) meta(k Key, opts HeaderOptions) *converter.Meta {
 	if v, ok := attrs.Get("service.name"); ok {
 		m.Service = v.AsString()
 	}
-	if h.budget > 0 {
-		m.Budget = &converter.Budget{Tokens: h.budget, WarnThreshold: warnOf(attrs, opts.Budget)}
-	} else if b := budgetAttr(attrs); b > 0 {
-		m.Budget = &converter.Budget{Tokens: b, WarnThreshold: warnOf(attrs, nil)}
-	} else if opts.Budget != nil && opts.Budget.Tokens > 0 {
-		b := *opts.Budget
-		m.Budget = &b
-	}
+	m.Budget = budgetOf(h.budget, h.usd, attrs, opts.Budget)
 	if v, ok := attrs.Get(semconv.Redacted); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
 		m.Redacted = true
 	}
@@ -154,6 +157,57 @@ func warnOf(attrs pcommon.Map, def *converter.Budget) float64 {
 	}
 	if def != nil {
 		return def.WarnThreshold
+	}
+	return 0
+}
+
+// budgetOf is the one budget rule: the token budget and the cost budget
+// each from the first that sets it: a local root span's attribute
+// (rootTokens, rootUSD; 0 for none), the resource's (attrs), the writer's
+// (def). The warn threshold goes with the token budget (the resource's,
+// else the writer's); nil when there is neither budget.
+func budgetOf(rootTokens int64, rootUSD float64, attrs pcommon.Map, def *converter.Budget) *converter.Budget {
+	var b converter.Budget
+	switch res := budgetAttr(attrs); {
+	case rootTokens > 0:
+		b.Tokens, b.WarnThreshold = rootTokens, warnOf(attrs, def)
+	case res > 0:
+		b.Tokens, b.WarnThreshold = res, warnOf(attrs, nil)
+	case def != nil && def.Tokens > 0:
+		b.Tokens, b.WarnThreshold = def.Tokens, def.WarnThreshold
+	default:
+		b.WarnThreshold = warnOf(attrs, def)
+	}
+	switch res := budgetUSDAttr(attrs); {
+	case rootUSD > 0:
+		b.USD = rootUSD
+	case res > 0:
+		b.USD = res
+	case def != nil && def.USD > 0:
+		b.USD = def.USD
+	}
+	if b.Tokens == 0 && b.USD == 0 {
+		return nil
+	}
+	return &b
+}
+
+// budgetUSDAttr returns the cost budget an attribute map sets
+// (agenttrace.budget.usd: a double, or an integer number of dollars), or 0.
+func budgetUSDAttr(attrs pcommon.Map) float64 {
+	v, ok := attrs.Get(semconv.BudgetUSD)
+	if !ok {
+		return 0
+	}
+	var usd float64
+	switch v.Type() {
+	case pcommon.ValueTypeDouble:
+		usd = v.Double()
+	case pcommon.ValueTypeInt:
+		usd = float64(v.Int())
+	}
+	if usd > 0 && converter.ValidUSD(usd) {
+		return usd
 	}
 	return 0
 }

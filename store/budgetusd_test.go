@@ -1,0 +1,50 @@
+package store
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// The token and the cost budget each come from the first that sets it: a
+// local root span's attribute, the resource's, the writer's.
+func TestHeaderCostBudget(t *testing.T) {
+	tests := []struct {
+		name            string
+		rootUSD, resUSD any // attribute values; nil: not set
+		rootTokens      int64
+		writer          *converter.Budget
+		want            *converter.Budget
+	}{
+		{name: "none", want: nil},
+		{name: "writer's", writer: &converter.Budget{USD: 2.5, WarnThreshold: 0.5}, want: &converter.Budget{USD: 2.5, WarnThreshold: 0.5}},
+		{name: "resource over writer", resUSD: 1.25, writer: &converter.Budget{Tokens: 900, USD: 2.5}, want: &converter.Budget{Tokens: 900, USD: 1.25}},
+		{name: "root over resource", rootUSD: 0.5, resUSD: 1.25, writer: &converter.Budget{USD: 2.5}, want: &converter.Budget{USD: 0.5}},
+		{name: "an integer number of dollars", resUSD: int64(3), want: &converter.Budget{USD: 3}},
+		{name: "root tokens keep the writer's dollars", rootTokens: 20, writer: &converter.Budget{Tokens: 1000, USD: 2.5, WarnThreshold: 0.5}, want: &converter.Budget{Tokens: 20, USD: 2.5, WarnThreshold: 0.5}},
+		{name: "negative is none", resUSD: -1.0, writer: &converter.Budget{USD: 2.5}, want: &converter.Budget{USD: 2.5}},
+		{name: "a string is none", resUSD: "2", want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			recs := records(span{trace: 1, id: 2, parent: 1}, span{trace: 1, id: 1})
+			if tt.resUSD != nil {
+				require.NoError(t, recs[0].Resource.Attributes().PutEmpty(semconv.BudgetUSD).FromRaw(tt.resUSD))
+			}
+			root := recs[0].Span // records sorts by end: the root ends first here
+			require.True(t, root.ParentSpanID().IsEmpty())
+			if tt.rootUSD != nil {
+				require.NoError(t, root.Attributes().PutEmpty(semconv.BudgetUSD).FromRaw(tt.rootUSD))
+			}
+			if tt.rootTokens > 0 {
+				root.Attributes().PutInt(semconv.BudgetTokens, tt.rootTokens)
+			}
+			m := Header(TraceKey(tid(1)), recs, HeaderOptions{Budget: tt.writer})
+			assert.Equal(t, tt.want, m.Budget)
+		})
+	}
+}
