@@ -73,15 +73,64 @@ func FuzzQuick(f *testing.F) {
 	f.Add(`{"u":"postgres:\/\/admin:` + fakeURLPass + `@db\n"}`)
 	f.Add(`{"a":"{\"b\":\"\\u0073k-` + strings.Repeat("a1B2", 8) + `\"}"}`)
 	f.Add(`["{\"u\":\"https:\\/\\/admin:` + fakeURLPass + `@h\"}"]`)
-	r := New(nil, true)
+	f.Add(`{"PassWord":"x"}`)
+	f.Add(`{"pa\u0073sword":"x","a/b":1,"a\/b":2}`)
+	f.Add(`{"API_KEY":"x","toKen":"y","ſecret":"z"}`)
+	f.Add(`{"x":"{\"Api_Key\":\"v\"}"}`)
+	// With the secret scan alone (the collector exporter's default), with
+	// named keys too (one with a slash), and with named keys alone.
+	redactors := []*Redactor{
+		New(nil, true),
+		New([]string{"password", "api_key", "Secret", "a/b", "token"}, true),
+		New([]string{"password", "Secret", "x-key"}, false),
+	}
 	f.Fuzz(func(t *testing.T, s string) {
-		w := r.get()
-		defer r.put(w)
-		if !w.quick(bytesOf(s)) {
-			return
-		}
-		if out, changed := w.walkText(s); changed {
-			t.Fatalf("quick says unchanged, the walk changed it:\n%q\n%q", s, out)
+		for i, r := range redactors {
+			w := r.get()
+			if w.quick(bytesOf(s)) {
+				if out, changed := w.walkText(s); changed {
+					t.Fatalf("redactor %d: quick says unchanged, the walk changed it:\n%q\n%q", i, s, out)
+				}
+			}
+			r.put(w)
 		}
 	})
+}
+
+// TestQuickKeys: with named keys, the quick check passes a text only when
+// none of the keys can be a field name in it, spelled in any case, with
+// the Kelvin sign or the long s, or through an escape.
+func TestQuickKeys(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		keys    []string
+		secrets bool
+		text    string
+		quick   bool
+	}{
+		{"no key in it", []string{"password"}, false, `{"user":"x","n":[1,2]}`, true},
+		{"the key", []string{"password"}, false, `{"password":"x"}`, false},
+		{"another case", []string{"password"}, false, `{"PassWord":"x"}`, false},
+		{"in a value", []string{"password"}, false, `{"m":"the password is"}`, false},
+		{"a \\u escape", []string{"password"}, false, `{"pa\u0073sword":"x"}`, false},
+		{"the long s", []string{"password"}, false, "{\"pa\u017f\u017fword\":\"x\"}", false},
+		{"the Kelvin sign", []string{"api_key"}, false, "{\"api_\u212aey\":\"x\"}", false},
+		{"a \\/ escape", []string{"a/b"}, false, `{"a\/b":1}`, false},
+		{"\\/ with no slash in a key", []string{"ab"}, false, `{"a\/c":1}`, true},
+		{"a quote in a key", []string{`a"b`}, false, `{"x\n":1}`, false},
+		{"keys and the secret scan", []string{"password"}, true, `{"m":"plan a trip"}`, true},
+		{"a rule's keyword with keys", []string{"password"}, true, `{"m":"hf_ is a prefix"}`, false},
+		{"a key outside ASCII", []string{"pässword"}, false, `{"user":"x"}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := New(c.keys, c.secrets)
+			w := r.get()
+			defer r.put(w)
+			assert.Equal(t, c.quick, w.quick([]byte(c.text)))
+			if c.quick {
+				_, changed := w.walkText(c.text)
+				assert.False(t, changed)
+			}
+		})
+	}
 }

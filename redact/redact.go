@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"slices"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -43,6 +45,9 @@ type Redactor struct {
 	minLen, maxLen int
 	secrets        bool
 	pool           sync.Pool // *walker
+	// quick is the automaton of walker.quick, built on first use: nil
+	// when every string must be walked.
+	quick func() *keywordDFA
 }
 
 // New returns a Redactor for the named keys (case-insensitive exact match on
@@ -68,7 +73,48 @@ func New(keys []string, secrets bool) *Redactor {
 		r.maxLen = max(r.maxLen, len(c))
 	}
 	r.pool.New = func() any { return &walker{r: r} }
+	r.quick = sync.OnceValue(r.quickDFA)
 	return r
+}
+
+// quickDFA builds the automaton of walker.quick: the rules' keywords when
+// the secret scan is on, the named keys (with the Kelvin sign and the long
+// s, which fold into k and s, where a key has those letters), and the
+// escapes that could spell any of them. A key outside ASCII folds in ways
+// this does not follow, and turns the quick check off.
+func (r *Redactor) quickDFA() *keywordDFA {
+	if len(r.keys) == 0 {
+		if r.secrets {
+			return loadRules().quick
+		}
+		return nil
+	}
+	var words []string
+	if r.secrets {
+		words = slices.Clone(loadRules().keywords)
+	}
+	for c := range r.keys {
+		for i := range len(c) {
+			if c[i] >= utf8.RuneSelf {
+				return nil
+			}
+		}
+		k := strings.ToLower(c)
+		words = append(words, k)
+		if strings.IndexByte(k, 'k') >= 0 {
+			words = append(words, "\u212a")
+		}
+		if strings.IndexByte(k, 's') >= 0 {
+			words = append(words, "\u017f")
+		}
+	}
+	slices.Sort(words)
+	words = slices.Compact(words)
+	d, err := buildKeywordDFA(append(words, escapes(words)...))
+	if err != nil {
+		return nil // too many keys for one automaton: walk every string
+	}
+	return d
 }
 
 // Enabled reports whether the redactor can change anything: with no keys
@@ -325,15 +371,15 @@ func (w *walker) walkText(s string) (string, bool) {
 // itself unless an escape wrote one of its bytes: \u can write any byte
 // (and a \u at any depth shows as \u in b), the others only quotes,
 // backslashes, slashes and control characters, which keywords have few
-// of. Named keys are not keywords, so a Redactor with keys always walks.
-// The escapes are keywords of the automaton quick runs (ruleSet.quick), so
-// one pass checks for both; like every keyword they match in either case,
-// so a \U (no JSON escape) makes the walk run too, which is only slower.
+// of. A named key is matched as a whole field name, so a text that does not
+// hold it (in any case) cannot have it as a field name either: the named
+// keys are keywords of the automaton too. The escapes are keywords of it
+// as well (Redactor.quickDFA), so one pass checks for all; like every
+// keyword they match in either case, so a \U (no JSON escape) makes the
+// walk run too, which is only slower.
 func (w *walker) quick(b []byte) bool {
-	if !w.r.secrets || len(w.r.keys) != 0 {
-		return false
-	}
-	return !loadRules().quick.any(b)
+	d := w.r.quick()
+	return d != nil && !d.any(b)
 }
 
 // named reports whether key is one of the Redactor's keys, ignoring case.

@@ -288,17 +288,30 @@ func compileRules(data []byte) (*ruleSet, error) {
 		return nil, err
 	}
 	rs.dfa = dfa
-	esc := []string{`\u`}
-	switch {
-	case rs.kwEscaped:
-		esc = []string{`\`}
-	case rs.kwSlash:
-		esc = append(esc, `\/`)
-	}
+	esc := escapes(kws)
 	if rs.quick, err = buildKeywordDFA(append(slices.Clip(kws), esc...)); err != nil {
 		return nil, err
 	}
 	return rs, nil
+}
+
+// escapes are the escapes that could spell one of words in a JSON string
+// without its bytes, for walker.quick: \u always (it can write any
+// byte), and \/ where a word has a slash, or any escape where one has a
+// quote, a backslash or a control character.
+func escapes(words []string) []string {
+	esc := []string{`\u`}
+	for _, w := range words {
+		for i := range len(w) {
+			switch c := w[i]; {
+			case c == '"' || c == '\\' || c < 0x20:
+				return []string{`\`}
+			case c == '/' && len(esc) == 1:
+				esc = append(esc, `\/`)
+			}
+		}
+	}
+	return esc
 }
 
 // compileAll compiles every rule now; the tests use it to find a bad
