@@ -212,6 +212,24 @@ func budgetUSDAttr(attrs pcommon.Map) float64 {
 	return 0
 }
 
+// rootAttrs are the budgets a local root span's attributes set (0: none),
+// which hold from the trailer on when the root arrives after the header
+// was written.
+type rootAttrs struct {
+	tokens int64
+	usd    float64
+}
+
+// read takes the budgets attrs set, keeping the others.
+func (r *rootAttrs) read(attrs pcommon.Map) {
+	if b := budgetAttr(attrs); b > 0 {
+		r.tokens = b
+	}
+	if u := budgetUSDAttr(attrs); u > 0 {
+		r.usd = u
+	}
+}
+
 // budgetAttr returns the budget an attribute map sets, or 0.
 func budgetAttr(attrs pcommon.Map) int64 {
 	if v, ok := attrs.Get(semconv.BudgetTokens); ok && v.Type() == pcommon.ValueTypeInt && v.Int() > 0 {
