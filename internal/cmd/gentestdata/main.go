@@ -241,18 +241,24 @@ func toolResponse(c toolCall) genai.Part {
 	return genai.ToolResponse(c.id, c.result)
 }
 
+// modelSettings are what an agent sends with each of its model calls.
+type modelSettings struct {
+	model, responseModel string
+	temperature          float64 // 0: not sent (reasoning models)
+	maxTokens            int
+	system               []genai.Part
+	tools                []genai.ToolDef
+}
+
 // chatCall is one model call: a CLIENT span named "chat {model}".
 type chatCall struct {
-	model, responseModel, responseID string
-	temperature                      float64 // 0: not sent (reasoning models)
-	maxTokens                        int
-	system                           []genai.Part
-	tools                            []genai.ToolDef
-	input                            []genai.Message
-	output                           []genai.Message
-	finishReasons                    []string
-	usage                            semconv.Usage
-	start, end                       time.Duration
+	modelSettings
+	responseID    string
+	input         []genai.Message
+	output        []genai.Message
+	finishReasons []string
+	usage         semconv.Usage
+	start, end    time.Duration
 }
 
 // chat records a chat span and returns its usage for the enclosing agent.
@@ -554,6 +560,15 @@ func agentRunScenario(seed uint64) ([]sdktrace.ReadOnlySpan, error) {
 	turn2Out := genai.Assistant("tool_call", toolCallPart(hotels))
 	answer := genai.Assistant("stop", genai.Text(tripAnswer))
 
+	planner := modelSettings{
+		model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", temperature: 0.3, maxTokens: 2048,
+		system: []genai.Part{genai.Text(plannerInstructions)}, tools: plannerTools,
+	}
+	finder := modelSettings{
+		model: "o4-mini", responseModel: "o4-mini-2025-04-16", maxTokens: 4096,
+		system: []genai.Part{genai.Text(hotelInstructions)}, tools: hotelTools,
+	}
+
 	history1 := []genai.Message{request}
 	history2 := append(append([]genai.Message{}, history1...), turn1Out, genai.Tool(toolResponse(flights)), genai.Tool(toolResponse(weather)))
 	history3 := append(append([]genai.Message{}, history2...), turn2Out, genai.Tool(toolResponse(hotels)))
@@ -569,9 +584,7 @@ func agentRunScenario(seed uint64) ([]sdktrace.ReadOnlySpan, error) {
 	}, func(ctx context.Context) (string, semconv.Usage, time.Duration) {
 		var total semconv.Usage
 		total.Add(s.chat(ctx, chatCall{
-			model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: "chatcmpl-BSd3kQ9vX2mT7pL4nR8wY1zE6aF0",
-			temperature: 0.3, maxTokens: 2048,
-			system: []genai.Part{genai.Text(plannerInstructions)}, tools: plannerTools,
+			modelSettings: planner, responseID: "chatcmpl-BSd3kQ9vX2mT7pL4nR8wY1zE6aF0",
 			input: history1, output: []genai.Message{turn1Out}, finishReasons: []string{"tool_calls"},
 			usage: semconv.Usage{Input: 1342, Output: 96},
 			start: ms(12), end: ms(2184),
@@ -585,9 +598,7 @@ func agentRunScenario(seed uint64) ([]sdktrace.ReadOnlySpan, error) {
 		s.tool(ctx, weather, nil)
 
 		total.Add(s.chat(ctx, chatCall{
-			model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: "chatcmpl-BSd3wH5kN1qR9tV3mX7cZ2pL8yJ4",
-			temperature: 0.3, maxTokens: 2048,
-			system: []genai.Part{genai.Text(plannerInstructions)}, tools: plannerTools,
+			modelSettings: planner, responseID: "chatcmpl-BSd3wH5kN1qR9tV3mX7cZ2pL8yJ4",
 			input: history2, output: []genai.Message{turn2Out}, finishReasons: []string{"tool_calls"},
 			usage: semconv.Usage{Input: 2198, Output: 41, CacheRead: 1280},
 			start: ms(12210), end: ms(13020),
@@ -610,16 +621,14 @@ func agentRunScenario(seed uint64) ([]sdktrace.ReadOnlySpan, error) {
 
 				var sub semconv.Usage
 				sub.Add(s.chat(ctx, chatCall{
-					model: "o4-mini", responseModel: "o4-mini-2025-04-16", responseID: "chatcmpl-BSd4Aa1bC2dE3fG4hI5jK6lM7nO8",
-					maxTokens: 4096, system: []genai.Part{genai.Text(hotelInstructions)}, tools: hotelTools,
+					modelSettings: finder, responseID: "chatcmpl-BSd4Aa1bC2dE3fG4hI5jK6lM7nO8",
 					input: []genai.Message{hotelTask}, output: []genai.Message{searchOut}, finishReasons: []string{"tool_calls"},
 					usage: semconv.Usage{Input: 890, Output: 154, Reasoning: 128},
 					start: ms(13040), end: ms(15870),
 				}))
 				s.tool(ctx, hotelSearch, nil)
 				sub.Add(s.chat(ctx, chatCall{
-					model: "o4-mini", responseModel: "o4-mini-2025-04-16", responseID: "chatcmpl-BSd4Qp9oN8mL7kJ6iH5gF4eD3cB2",
-					maxTokens: 4096, system: []genai.Part{genai.Text(hotelInstructions)}, tools: hotelTools,
+					modelSettings: finder, responseID: "chatcmpl-BSd4Qp9oN8mL7kJ6iH5gF4eD3cB2",
 					input:  []genai.Message{hotelTask, searchOut, genai.Tool(toolResponse(hotelSearch))},
 					output: []genai.Message{final}, finishReasons: []string{"stop"},
 					usage: semconv.Usage{Input: 1420, Output: 380, CacheRead: 768, Reasoning: 192},
@@ -630,9 +639,7 @@ func agentRunScenario(seed uint64) ([]sdktrace.ReadOnlySpan, error) {
 		})
 
 		total.Add(s.chat(ctx, chatCall{
-			model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: "chatcmpl-BSd5Xy2wV4uT6sR8qP0oN1mL3kJ5",
-			temperature: 0.3, maxTokens: 2048,
-			system: []genai.Part{genai.Text(plannerInstructions)}, tools: plannerTools,
+			modelSettings: planner, responseID: "chatcmpl-BSd5Xy2wV4uT6sR8qP0oN1mL3kJ5",
 			input: history3, output: []genai.Message{answer}, finishReasons: []string{"stop"},
 			usage: semconv.Usage{Input: 3104, Output: 612, CacheRead: 2048},
 			start: ms(21650), end: ms(29410),
@@ -674,8 +681,12 @@ func conversationScenario(seed uint64) ([][]sdktrace.ReadOnlySpan, error) {
 			"fare":    genai.StringParam(""),
 		},
 		"airline", "topic")
-	system := []genai.Part{genai.Text("You are Travel Planner. Answer questions about the travellers' existing bookings. " +
-		"Use lookup_airline_policy for anything an airline publishes; never guess fees or limits.")}
+	planner := modelSettings{
+		model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", temperature: 0.3, maxTokens: 1024,
+		system: []genai.Part{genai.Text("You are Travel Planner. Answer questions about the travellers' existing bookings. " +
+			"Use lookup_airline_policy for anything an airline publishes; never guess fees or limits.")},
+		tools: []genai.ToolDef{policyTool},
+	}
 
 	type turn struct {
 		question, answer string
@@ -730,15 +741,13 @@ func conversationScenario(seed uint64) ([][]sdktrace.ReadOnlySpan, error) {
 		}, func(ctx context.Context) (string, semconv.Usage, time.Duration) {
 			var total semconv.Usage
 			total.Add(s.chat(ctx, chatCall{
-				model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: t.ids[0],
-				temperature: 0.3, maxTokens: 1024, system: system, tools: []genai.ToolDef{policyTool},
+				modelSettings: planner, responseID: t.ids[0],
 				input: in1, output: []genai.Message{callOut}, finishReasons: []string{"tool_calls"},
 				usage: t.usage[0], start: t.start + ms(8), end: t.start + ms(1481),
 			}))
 			s.tool(ctx, t.call, nil)
 			total.Add(s.chat(ctx, chatCall{
-				model: "gpt-4o", responseModel: "gpt-4o-2024-08-06", responseID: t.ids[1],
-				temperature: 0.3, maxTokens: 1024, system: system, tools: []genai.ToolDef{policyTool},
+				modelSettings: planner, responseID: t.ids[1],
 				input: in2, output: []genai.Message{final}, finishReasons: []string{"stop"},
 				usage: t.usage[1], start: t.start + ms(1741), end: t.start + ms(5208),
 			}))
