@@ -131,15 +131,7 @@ func TestFullDiskUnderTheProcessor(t *testing.T) {
 	require.NoError(t, os.Mkdir(dir, 0o755))
 	ballast := fillDisk(t, disk, 256<<10)
 	errs := recordErrors(t)
-	noSpace := func() int {
-		n := 0
-		for _, err := range errs() {
-			if errors.Is(err, syscall.ENOSPC) {
-				n++
-			}
-		}
-		return n
-	}
+	noSpace := func() int { return countNoSpace(errs()) }
 
 	p, err := bridge.New(bridge.WithDirectory(dir, converter.ByTrace), bridge.WithBlocking(), bridge.WithBatchTimeout(5*time.Millisecond))
 	require.NoError(t, err)
@@ -249,4 +241,85 @@ func TestFullDiskUnderTheProcessor(t *testing.T) {
 	assert.Positive(t, dropped, "the full disk cost spans (else it was not full)")
 	t.Logf("full disk under the SDK processor: %d runs (%d before the disk filled, %d ENOSPC errors reported, %d bytes free while full), %d spans ended, %d written, %d dropped and counted in %d trailers' \"dropped\" (%d artifacts partly written), %d spans ended after space was freed all written, %d artifacts",
 		len(ended), beforeFull, failedWrites, freeWhileFull, written+dropped, written, dropped, withDrops, partial, recoveredSpans, len(arts))
+}
+
+// TestFullDiskSingleArtifact: the same for the one artifact of WithFile,
+// the way a tool-dispatch trace records a run: the file fills up, space
+// is freed, the run goes on. Every line is one JSON value, the trailer
+// counts the file's records, says how many spans were dropped (all the
+// others), and its tokens are the run's; nothing ended after space was
+// freed is lost.
+func TestFullDiskSingleArtifact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a tmpfs")
+	}
+	disk := mountTmpfs(t, 4<<20)
+	path := filepath.Join(disk, "run.jsonl")
+	ballast := fillDisk(t, disk, 64<<10)
+	errs := recordErrors(t)
+
+	p, err := bridge.New(bridge.WithFile(path), bridge.WithBlocking(), bridge.WithBatchTimeout(5*time.Millisecond))
+	require.NoError(t, err)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p))
+	tr := tp.Tracer("agenttrace/fulldisk")
+	ctx := context.Background()
+	result := strings.Repeat("r", 1<<10)
+	var ended, input, output int64
+	var after map[string]bool
+	runs := func(n int) {
+		for range n {
+			_, e := fullDiskRun(tr, result)
+			ended += int64(len(e.spans))
+			input, output = input+e.input, output+e.output
+			for id := range e.spans {
+				if after != nil {
+					after[id] = true
+				}
+			}
+		}
+		require.NoError(t, p.ForceFlush(ctx))
+	}
+	deadline := time.Now().Add(time.Minute)
+	for countNoSpace(errs()) == 0 {
+		require.True(t, time.Now().Before(deadline), "the disk never filled: %d bytes free", freeBytes(t, disk))
+		runs(10)
+	}
+	runs(100)
+	require.NoError(t, os.Remove(ballast))
+	after = map[string]bool{}
+	runs(100)
+	require.NoError(t, tp.Shutdown(ctx), "with space again the trailer is written")
+
+	raw := readFile(t, path)
+	for i, line := range bytes.Split(bytes.TrimSuffix(raw, []byte("\n")), []byte("\n")) {
+		require.True(t, json.Valid(line), "line %d: one JSON value per line (no glued or torn line): %.200s", i+1, line)
+	}
+	recs, r := artifact(t, raw)
+	sum := r.Summary()
+	require.NotNil(t, sum)
+	written := map[string]bool{}
+	for _, rec := range recs {
+		written[rec.Span.SpanID().String()] = true
+	}
+	assert.Equal(t, int64(len(recs)), sum.Records, "the trailer counts the file")
+	assert.Equal(t, ended-int64(len(recs)), sum.Dropped, "every span not in the file is counted as dropped")
+	assert.Positive(t, sum.Dropped, "the full disk cost spans (else it was not full)")
+	assert.Equal(t, input, sum.Tokens.Input, "input tokens: the file's and the dropped spans'")
+	assert.Equal(t, output, sum.Tokens.Output, "output tokens")
+	for id := range after {
+		assert.True(t, written[id], "span %s ended after space was freed is in the file", id)
+	}
+	t.Logf("full disk, one artifact: %d spans ended, %d written, %d dropped and counted in the trailer; %d ended after space was freed, all written; %d ENOSPC reports",
+		ended, len(recs), sum.Dropped, len(after), countNoSpace(errs()))
+}
+
+// countNoSpace counts the errors that say the disk was full.
+func countNoSpace(errs []error) int {
+	n := 0
+	for _, err := range errs {
+		if errors.Is(err, syscall.ENOSPC) {
+			n++
+		}
+	}
+	return n
 }
