@@ -94,8 +94,11 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 	ad.meta = r.Meta()
 	if sum := r.Summary(); sum != nil {
 		ad.tally.Drop(sum.Dropped)
-		if b := sum.Budget; b != nil && b.BudgetTokens > 0 {
+		if b := sum.Budget; b != nil && (b.BudgetTokens > 0 || b.CostBudget != nil) {
 			ad.meta.Budget = &converter.Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}
+			if b.CostBudget != nil {
+				ad.meta.Budget.USD = b.BudgetUSD
+			}
 		}
 		ad.trailerLast = int64(r.SummaryLine()) == r.Stats().Lines
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,4 +48,33 @@ func TestHeaderCostBudget(t *testing.T) {
 			assert.Equal(t, tt.want, m.Budget)
 		})
 	}
+}
+
+// A store that adopts an artifact (a restart, a late span) keeps its cost
+// budget: the next trailer judges the dollars against it.
+func TestAdoptKeepsCostBudget(t *testing.T) {
+	dir := t.TempDir()
+	s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &converter.Budget{USD: 0.0002}}})
+	chats := func(ids ...byte) []converter.Record {
+		var sp []span
+		for _, id := range ids {
+			sp = append(sp, span{trace: 1, id: id, parent: 1})
+		}
+		recs := records(sp...)
+		for i := range recs { // gpt-4o: 10 × 2.5 + 5 × 10 = 75 $/M a call
+			recs[i].Span.Attributes().PutStr(semconv.ProviderName, "openai")
+			recs[i].Span.Attributes().PutStr(semconv.RequestModel, "gpt-4o")
+		}
+		return recs
+	}
+	require.NoError(t, s.Write(append(chats(2, 3), records(span{trace: 1, id: 1})...)))
+	require.NoError(t, s.Close())
+
+	s2 := newStore(t, Options{Dir: dir})
+	require.NoError(t, s2.Write(chats(4)))
+	require.NoError(t, s2.Close())
+	a := readPath(t, filepath.Join(dir, FileName(TraceKey(tid(1)), "")))
+	require.NotNil(t, a.summary.Budget)
+	// Three calls, $0.000225, over $0.0002.
+	assert.Equal(t, &converter.CostBudget{BudgetUSD: 0.0002, SpentUSD: 0.000225, OverBudgetUSD: true}, a.summary.Budget.CostBudget)
 }
