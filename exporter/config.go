@@ -3,6 +3,7 @@ package agenttraceexporter
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -51,7 +52,8 @@ type Config struct {
 	MaxOpenFiles int `mapstructure:"max_open_files"`
 	// Fsync is trace_end (default), always or never.
 	Fsync string `mapstructure:"fsync"`
-	// Budget is the token budget written into every artifact's header.
+	// Budget is the token and cost budget written into every artifact's
+	// header.
 	Budget BudgetConfig `mapstructure:"budget"`
 	// Redact says what is removed from spans before they are written.
 	Redact RedactConfig `mapstructure:"redact"`
@@ -78,14 +80,19 @@ type Config struct {
 	_ struct{}
 }
 
-// BudgetConfig is a token budget. A resource or root-span attribute
-// agenttrace.budget.tokens overrides Tokens for its trace.
+// BudgetConfig is a token budget, a cost budget, or both. A resource or
+// root-span attribute agenttrace.budget.tokens overrides Tokens for its
+// trace, and agenttrace.budget.usd overrides USD.
 type BudgetConfig struct {
 	// Tokens is the budget in tokens (input + output of model calls); 0
 	// means no budget.
 	Tokens int64 `mapstructure:"tokens"`
-	// WarnThreshold is the fraction of Tokens at which a run is near its
-	// budget; 0 means the default, 0.8.
+	// USD is the cost budget in dollars, written as the header's
+	// budget_usd; the trailers judge the run's known model-call costs
+	// against it (docs/format.md §10). 0 means no cost budget.
+	USD float64 `mapstructure:"usd"`
+	// WarnThreshold is the fraction of Tokens (and of USD) at which a run
+	// is near its budget; 0 means the default, 0.8.
 	WarnThreshold float64 `mapstructure:"warn_threshold"`
 }
 
@@ -133,6 +140,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Budget.Tokens < 0 {
 		errs = append(errs, fmt.Errorf("budget.tokens: must not be negative, got %d", c.Budget.Tokens))
+	}
+	if !(c.Budget.USD >= 0) || math.IsInf(c.Budget.USD, 0) {
+		errs = append(errs, fmt.Errorf("budget.usd: must be a number of dollars, 0 or more, got %g", c.Budget.USD))
 	}
 	if c.Budget.WarnThreshold < 0 || c.Budget.WarnThreshold > 1 {
 		errs = append(errs, fmt.Errorf("budget.warn_threshold: must be between 0 and 1, got %g", c.Budget.WarnThreshold))

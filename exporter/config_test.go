@@ -24,7 +24,7 @@ func TestLoadConfig(t *testing.T) {
 	full.FinalizeAfter = 2 * time.Minute
 	full.MaxOpenFiles = 16
 	full.Fsync = FsyncAlways
-	full.Budget = BudgetConfig{Tokens: 50000, WarnThreshold: 0.9}
+	full.Budget = BudgetConfig{Tokens: 50000, USD: 2.5, WarnThreshold: 0.9}
 	full.Redact = RedactConfig{Keys: []string{"password", "api_key"}, Secrets: false}
 	full.MaxRecordsPerArtifact = 10000
 	full.RotateBytes = 256 << 20
@@ -38,6 +38,9 @@ func TestLoadConfig(t *testing.T) {
 
 	def := createDefaultConfig().(*Config)
 	def.Directory = "/var/lib/agenttrace/runs"
+
+	usdOnly := createDefaultConfig().(*Config)
+	usdOnly.Directory, usdOnly.Budget.USD = "./runs", 0.75
 
 	conv := createDefaultConfig().(*Config)
 	conv.Directory, conv.GroupBy = "./runs", GroupByConversation
@@ -59,11 +62,14 @@ func TestLoadConfig(t *testing.T) {
 			"finalize_after: must be positive",
 			"max_open_files: must be at least 1",
 			"budget.tokens: must not be negative",
+			"budget.usd: must be a number of dollars, 0 or more, got -0.5",
 			"budget.warn_threshold: must be between 0 and 1",
 			"max_records_per_artifact: must not be negative",
 			"rotate_bytes: must not be negative",
 			"rotate_after: must not be negative",
 		}},
+		{name: "budget_usd_only", want: usdOnly},
+		{name: "budget_usd_inf", wantErr: []string{"budget.usd: must be a number of dollars, 0 or more, got +Inf"}},
 		{name: "typo", wantErr: []string{"finalise_after"}},
 	}
 	for _, tt := range tests {

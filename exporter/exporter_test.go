@@ -139,6 +139,9 @@ func readArtifact(t *testing.T, path string) artifactFile {
 		budget := a.meta.Budget
 		if b := a.summary.Budget; b != nil {
 			budget = &converter.Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}
+			if b.CostBudget != nil {
+				budget.USD = b.BudgetUSD
+			}
 		}
 		want := tally.Summary(budget)
 		want.Complete = true
