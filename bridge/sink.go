@@ -44,8 +44,10 @@ func newSink(c *config, dropped *atomic.Int64, dropUsage *usageCounter) (*sink, 
 			SecretsScanned: c.secrets,
 		},
 	}
-	if c.budget > 0 {
-		opts.Header.Budget = &converter.Budget{Tokens: c.budget, WarnThreshold: c.warnThreshold}
+	if c.budget > 0 || c.budgetUSD > 0 {
+		// The header records both budgets (budget_usd for WithBudgetUSD),
+		// as the collector exporter's does, so their artifacts agree.
+		opts.Header.Budget = &converter.Budget{Tokens: c.budget, USD: c.budgetUSD, WarnThreshold: c.warnThreshold}
 	}
 	switch c.fsync {
 	case FsyncAlways:
