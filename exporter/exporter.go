@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer/consumererror"
@@ -73,8 +71,14 @@ func (e *agenttraceExporter) storeOptions() store.Options {
 		Hooks:    e.tel.hooks(e.logger),
 		LogHooks: e.tel.logHooks(),
 	}
-	if c.Budget.Tokens > 0 {
-		opts.Header.Budget = &converter.Budget{Tokens: c.Budget.Tokens, WarnThreshold: c.Budget.WarnThreshold}
+	if red := e.red; red != nil {
+		// The store redacts each span right before it encodes it, on the
+		// cores that encode: the secret scan reads every string, the
+		// largest part of a batch's work after encoding.
+		opts.Prepare = func(rec *converter.Record) { red.Span(rec.Span) }
+	}
+	if c.Budget.Tokens > 0 || c.Budget.USD > 0 {
+		opts.Header.Budget = &converter.Budget{Tokens: c.Budget.Tokens, USD: c.Budget.USD, WarnThreshold: c.Budget.WarnThreshold}
 	}
 	switch {
 	case c.GroupBy == GroupByConversation:
@@ -117,11 +121,10 @@ func (e *agenttraceExporter) pushTraces(_ context.Context, td ptrace.Traces) err
 	if e.st == nil {
 		return consumererror.NewPermanent(errShutdown)
 	}
-	recs := converter.Records(td)
 	if e.red != nil {
-		redactBatch(e.red, td, recs)
+		redactOrigins(e.red, td) // the spans: in the store (Options.Prepare)
 	}
-	err := e.st.Write(recs)
+	err := e.st.Write(converter.Records(td))
 	var we *store.WriteError
 	switch {
 	case err == nil:
@@ -149,41 +152,13 @@ func failedTraces(recs []converter.Record) ptrace.Traces {
 	return converter.ToTraces(recs)
 }
 
-// minRedactShare is the fewest spans worth a goroutine of their own when
-// redacting a batch.
-const minRedactShare = 128
-
-// redactBatch redacts a batch in place, as redact.Redactor.Traces does, with
-// its spans (recs') shared among the cores: the secret scan reads every
-// string, and is the largest part of a batch's work.
-func redactBatch(red *redact.Redactor, td ptrace.Traces, recs []converter.Record) {
+// redactOrigins redacts the attributes of a batch's resources and scopes in
+// place, as redact.Redactor.Traces does before it redacts the spans.
+func redactOrigins(red *redact.Redactor, td ptrace.Traces) {
 	for _, rs := range td.ResourceSpans().All() {
 		red.Map(rs.Resource().Attributes())
 		for _, ss := range rs.ScopeSpans().All() {
 			red.Map(ss.Scope().Attributes())
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(recs)/minRedactShare)
-	if workers < 2 {
-		for i := range recs {
-			red.Span(recs[i].Span)
-		}
-		return
-	}
-	per := (len(recs) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := range workers {
-		share := recs[w*per : min((w+1)*per, len(recs))]
-		job := func() {
-			for i := range share {
-				red.Span(share[i].Span)
-			}
-		}
-		if w == workers-1 {
-			job()
-			continue
-		}
-		wg.Go(job)
-	}
-	wg.Wait()
 }

@@ -80,10 +80,12 @@ type encoder struct {
 	buf  []byte
 	keys []converter.SpanKey
 	todo []int32
-	// a share of a group encoded in parallel: the readings of its records
-	// and how many values AppendRecord cut in each (-1: skipped whole)
+	// a chunk of a group encoded in a pipeline: the readings of its
+	// records, how many values AppendRecord cut in each (-1: skipped
+	// whole) and where each one's line ends in buf
 	rds   []semconv.Reading
 	trunc []int64
+	ends  []int32
 }
 
 var encoders = sync.Pool{New: func() any { return new(encoder) }}
@@ -153,14 +155,24 @@ func (s *Store) setAside(from, to string, why error) {
 // partial write is cut back to the last complete line, and nothing of it
 // is counted: the caller gets the error, and may retry. It reports
 // whether a local root span was among what it took. a.mu is held.
-func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, err error) {
+//
+// prep, when not nil, is Options.Prepare, still to be called on recs.
+func (s *Store) writeLocked(a *artifact, recs []converter.Record, prep func(*converter.Record)) (root bool, err error) {
 	if a.broken != nil {
 		return false, a.broken
 	}
 	if !a.loaded {
+		if prep != nil {
+			// The header reads the records.
+			prepareAll(recs, prep)
+			prep = nil
+		}
 		if err := s.load(a, recs); err != nil {
 			return false, err
 		}
+	}
+	if w := pipelineWorkers(len(recs)); w > 1 && (s.opts.RecordCap == 0 || a.tally.Records()+int64(len(recs)) <= s.opts.RecordCap) {
+		return s.writePipelined(a, recs, prep, w)
 	}
 	e := encoders.Get().(*encoder)
 	defer encoders.Put(e)
@@ -172,7 +184,7 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, er
 	keys := e.keys[:0]
 	todo := e.todo[:0]
 	var written, capped, dups int64
-	var budget int64
+	var budget rootAttrs
 	for i := range recs {
 		sp := recs[i].Span
 		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
@@ -182,59 +194,46 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, er
 		}
 		keys = append(keys, k)
 		todo = append(todo, int32(i))
-		if converter.IsLocalRoot(sp) {
-			root = true
-			if b := budgetAttr(sp.Attributes()); b > 0 {
-				budget = b
-			}
-		}
 		if a.traces != nil {
 			a.traces[k.Trace] = struct{}{}
 		}
 	}
 	e.todo = todo[:0]
 	capN := s.opts.RecordCap
-	if workers := encodeWorkers(len(todo)); workers > 1 && (capN == 0 || next.Records()+int64(len(todo)) <= capN) {
-		buf, written, capped = encodeParallel(buf, a.meta, recs, todo, &next, workers)
-	} else {
-		e.enc.SetDefaults(a.meta)
-		for _, i := range todo {
-			rec := &recs[i]
-			sp := rec.Span
-			if capN > 0 && next.Records() >= capN {
-				rec.Read(&e.rd)
-				next.AddDropped(sp, &e.rd)
-				capped++
-				continue
-			}
-			buf = e.enc.AppendRecord(buf, rec)
-			if e.enc.Skipped() {
-				// No cut fits it in a line: counted as dropped, its usage kept.
-				next.AddDropped(sp, e.enc.Reading())
-				capped++
-				continue
-			}
-			next.AddReading(sp, e.enc.Reading())
-			next.Truncate(e.enc.Truncated()) // values cut to fit the line limit
-			written++
+	e.enc.SetDefaults(a.meta)
+	for _, i := range todo {
+		rec := &recs[i]
+		sp := rec.Span
+		if prep != nil {
+			prep(rec)
 		}
+		if converter.IsLocalRoot(sp) {
+			root = true
+			budget.read(sp.Attributes())
+		}
+		if capN > 0 && next.Records() >= capN {
+			rec.Read(&e.rd)
+			next.AddDropped(sp, &e.rd)
+			capped++
+			continue
+		}
+		buf = e.enc.AppendRecord(buf, rec)
+		if e.enc.Skipped() {
+			// No cut fits it in a line: counted as dropped, its usage kept.
+			next.AddDropped(sp, e.enc.Reading())
+			capped++
+			continue
+		}
+		next.AddReading(sp, e.enc.Reading())
+		next.Truncate(e.enc.Truncated()) // values cut to fit the line limit
+		written++
 	}
 	if len(keys) == 0 {
 		e.buf, e.keys = buf[:0], keys[:0]
 		s.hooks.duplicates(dups)
 		return false, nil
 	}
-	if budget > 0 {
-		// A root's budget holds from the trailer on; the header says
-		// what was known when it was written.
-		warn := 0.0
-		if a.meta.Budget != nil {
-			warn = a.meta.Budget.WarnThreshold
-		} else if b := s.opts.Header.Budget; b != nil {
-			warn = b.WarnThreshold
-		}
-		a.meta.Budget = &converter.Budget{Tokens: budget, WarnThreshold: warn}
-	}
+	s.rootBudget(a, budget)
 	// A local root ends the trace's part in its process: the trailer goes
 	// out with it, in the same write, so an artifact is complete on disk
 	// as soon as its run is, crash or not. A late span appends, and
@@ -271,6 +270,27 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record) (root bool, er
 	s.hooks.dropped(capped)
 	s.hooks.duplicates(dups)
 	return root, nil
+}
+
+// rootBudget makes budget, a local root's (zero: none), a's from the trailer
+// on; the header says what was known when it was written. a.mu is held.
+func (s *Store) rootBudget(a *artifact, budget rootAttrs) {
+	if budget.tokens <= 0 && budget.usd <= 0 {
+		return
+	}
+	var b converter.Budget // the header's, the root's tokens or dollars over it
+	if a.meta.Budget != nil {
+		b = *a.meta.Budget
+	} else if w := s.opts.Header.Budget; w != nil {
+		b.WarnThreshold = w.WarnThreshold
+	}
+	if budget.tokens > 0 {
+		b.Tokens = budget.tokens
+	}
+	if budget.usd > 0 {
+		b.USD = budget.usd
+	}
+	a.meta.Budget = &b
 }
 
 // append writes b, whole lines, to a's file or writer in one call. On a

@@ -128,6 +128,15 @@ type Options struct {
 	LogHooks    LogHooks
 	// OnError hears errors of the background finalizer; nil drops them.
 	OnError func(error)
+	// Prepare, when set, is called on every record a Write writes, once,
+	// before the store reads more of its span than its ids (a record
+	// skipped as already written may go without), from as many goroutines
+	// as encode the records: the collector exporter redacts there, so that
+	// the secret scan shares the cores with encoding and each span is
+	// encoded while it is still in the cache. It may change the span only
+	// (records share their resource and scope), and must be safe for
+	// concurrent use on different spans.
+	Prepare func(rec *converter.Record)
 }
 
 func (o *Options) trackPaths() bool { return o.TrackPaths }
@@ -395,10 +404,13 @@ type group struct {
 }
 
 // Write writes recs, each to its artifact, skipping spans an artifact
-// already holds. Records of one artifact are written in one piece and
-// counted only once written. When some artifacts fail, the others are
-// still written and the error is a *WriteError holding the records not
-// written; after Close it is ErrClosed.
+// already holds. Records of one artifact are written whole or not at all
+// (what a failed write left is cut back off the file) and counted only
+// once written. Artifacts are written on every core, and a large group of
+// one artifact's records is encoded on every core while its lines are
+// appended in order. When some artifacts fail, the others are still
+// written and the error is a *WriteError holding the records not written;
+// after Close it is ErrClosed.
 func (s *Store) Write(recs []converter.Record) error {
 	s.life.RLock()
 	defer s.life.RUnlock()
@@ -409,17 +421,36 @@ func (s *Store) Write(recs []converter.Record) error {
 		return nil
 	}
 	defer s.releaseAfterWrite(recs) // log records held for these traces follow their spans
+	prep := s.opts.Prepare
+	if prep != nil && s.run == nil && s.opts.Route == ByConversation {
+		// Routing reads the spans' conversation ids.
+		prepareAll(recs, prep)
+		prep = nil
+	}
 	groups, err := s.route(recs)
 	if err != nil {
 		return err
 	}
-	// One artifact after another: their files are mostly created in one
-	// folder, and creating files in one folder from several goroutines
-	// only queues them on the folder's lock (measured: slower). Callers
-	// writing at once still never wait for each other's artifacts.
 	gerrs := make([]error, len(groups))
-	for i := range groups {
-		gerrs[i] = s.writeGroup(groups[i].key, groups[i].recs, true)
+	if w := groupWorkers(groups, len(recs)); w > 1 {
+		// Artifacts on every core, each whole (encoded, created, written)
+		// by one goroutine: encoding is most of a small artifact's cost,
+		// and a file creation waits on the folder's lock only as long as
+		// the other core's creation takes.
+		var next atomic.Int64
+		parallel(w, func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(groups) {
+					return
+				}
+				gerrs[i] = s.writeGroup(groups[i].key, groups[i].recs, prep, true)
+			}
+		})
+	} else {
+		for i := range groups {
+			gerrs[i] = s.writeGroup(groups[i].key, groups[i].recs, prep, true)
+		}
 	}
 	var errs []error
 	var failed []converter.Record
@@ -437,7 +468,7 @@ func (s *Store) Write(recs []converter.Record) error {
 
 // writeGroup writes recs to the artifact of k, finalizing it when its root
 // ended and the store finalizes at once.
-func (s *Store) writeGroup(k Key, recs []converter.Record, evict bool) error {
+func (s *Store) writeGroup(k Key, recs []converter.Record, prep func(*converter.Record), evict bool) error {
 	if evict {
 		defer s.closeEvicted()
 	}
@@ -454,7 +485,7 @@ func (s *Store) writeGroup(k Key, recs []converter.Record, evict bool) error {
 			continue
 		}
 		a.lastWrite.Store(time.Now().UnixNano())
-		root, err := s.writeLocked(a, recs)
+		root, err := s.writeLocked(a, recs, prep)
 		if err == nil {
 			err = s.afterWrite(a, root)
 		}
@@ -517,19 +548,66 @@ func (s *Store) route(recs []converter.Record) ([]group, error) {
 			return nil, err
 		}
 	}
+	return groupRecords(recs, s.opts.Route, s.opts.Attribute, convs), nil
+}
+
+// groupRecords groups recs by artifact, in order of first appearance.
+// Neighbours mostly share an artifact (a trace's spans, a resource's), so
+// a record whose resource (by attribute) or trace (otherwise) is its
+// predecessor's joins its group without computing its key; a batch of one
+// artifact is recs itself, not a copy.
+func groupRecords(recs []converter.Record, route Route, attr string, convs map[pcommon.TraceID]string) []group {
 	var groups []group
-	idx := make(map[Key]int, 8)
+	var idx map[Key]int
+	one := true // groups[0] alone, its records recs[:i] so far
+	j := -1
 	for i := range recs {
-		k := keyOf(&recs[i], s.opts.Route, s.opts.Attribute, convs)
-		j, ok := idx[k]
-		if !ok {
-			j = len(groups)
-			idx[k] = j
-			groups = append(groups, group{key: k})
+		rec := &recs[i]
+		if i == 0 || !sameArtifact(&recs[i-1], rec, route, groups[j].key.Kind) {
+			k := keyOf(rec, route, attr, convs)
+			switch {
+			case j >= 0 && groups[j].key == k:
+			case len(groups) == 0:
+				groups = append(groups, group{key: k})
+				j = 0
+			default:
+				if idx == nil {
+					idx = make(map[Key]int, 8)
+					idx[groups[0].key] = 0
+				}
+				var ok bool
+				if j, ok = idx[k]; !ok {
+					j = len(groups)
+					idx[k] = j
+					groups = append(groups, group{key: k})
+				}
+			}
 		}
-		groups[j].recs = append(groups[j].recs, recs[i])
+		if one {
+			if j == 0 {
+				continue
+			}
+			groups[0].recs = append(make([]converter.Record, 0, i+len(recs)/len(groups)), recs[:i]...)
+			one = false
+		}
+		groups[j].recs = append(groups[j].recs, *rec)
 	}
-	return groups, nil
+	if one && len(groups) == 1 {
+		groups[0].recs = recs
+	}
+	return groups
+}
+
+// sameArtifact reports whether b surely goes where a, of an artifact of
+// kind, goes, when that is cheap to tell: the same resource (by attribute,
+// when it has the attribute), the same trace (by trace or conversation,
+// which maps a trace to one conversation; by attribute with the same
+// resource).
+func sameArtifact(a, b *converter.Record, route Route, kind Kind) bool {
+	if route == ByAttribute && kind == KindAttribute && a.Resource == b.Resource {
+		return true
+	}
+	return a.Span.TraceID() == b.Span.TraceID() && (route != ByAttribute || a.Resource == b.Resource)
 }
 
 // conversations returns the conversation of every trace of recs that has
@@ -622,7 +700,7 @@ func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
 		s.drops.add(tid, dropped, semconv.Usage{})
 	}
 	if len(recs) > 0 {
-		if err := s.writeGroup(conv, recs, false); err != nil {
+		if err := s.writeGroup(conv, recs, nil, false); err != nil {
 			return fmt.Errorf("fold %s into %s: %w", path, conv, err)
 		}
 	}

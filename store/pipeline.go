@@ -1,0 +1,350 @@
+package store
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// minShare is the fewest records worth a goroutine of their own: below
+// it, starting one costs more than encoding them.
+const minShare = 96
+
+// chunkRecs is how many records of a large group a pipeline encodes at a
+// time: small enough that the last chunk's write, which nothing overlaps,
+// is short, large enough that handing chunks over costs nothing.
+const chunkRecs = 48
+
+// maxKeptReadings bounds the readings a pooled encoder keeps between
+// chunks: a reading is some kilobytes.
+const maxKeptReadings = 1024
+
+// parallel runs f on w goroutines, this one among them, and waits for all.
+func parallel(w int, f func()) {
+	var wg sync.WaitGroup
+	for range w - 1 {
+		wg.Go(f)
+	}
+	f()
+	wg.Wait()
+}
+
+// prepareAll calls prep on every record of recs, on every core when they
+// are many.
+func prepareAll(recs []converter.Record, prep func(*converter.Record)) {
+	w := min(runtime.GOMAXPROCS(0), len(recs)/minShare)
+	if w < 2 {
+		for i := range recs {
+			prep(&recs[i])
+		}
+		return
+	}
+	var next atomic.Int64
+	parallel(w, func() {
+		for {
+			lo := int(next.Add(chunkRecs)) - chunkRecs
+			if lo >= len(recs) {
+				return
+			}
+			for i := lo; i < min(lo+chunkRecs, len(recs)); i++ {
+				prep(&recs[i])
+			}
+		}
+	})
+}
+
+// groupWorkers is how many goroutines write the groups of a Write of n
+// records: one per core when there are several artifacts and enough
+// records to share.
+func groupWorkers(groups []group, n int) int {
+	if len(groups) < 2 || n < minShare/2 {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), len(groups))
+}
+
+// pipelineWorkers is how many goroutines write a group of n records
+// through a pipeline: 1 (no pipeline) for a small group.
+func pipelineWorkers(n int) int {
+	if n < 2*minShare {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), (n+chunkRecs-1)/chunkRecs)
+}
+
+// A pipeline writes a large group of records to its artifact on several
+// cores. The records are cut into chunks, which workers take in order,
+// prepare (Options.Prepare) and encode, each into an encoder of its own;
+// a chunk once encoded waits for its turn, and whoever finishes the chunk
+// whose turn it is takes the turn: checks the chunk's spans against the
+// artifact's span-id set, counts them in the tally and appends their lines
+// to the file, then does the same for the chunks after it that are ready.
+// So the part that must be done in order (the span-id set, the tally, the
+// write system call) runs beside the encoding of later chunks instead of
+// after all of it, and what the artifact's file and tally end up with is
+// exactly what writing the group in one piece gives. A chunk whose write
+// fails stops the pipeline, and everything it wrote is cut back off the
+// file: the group is written whole or not at all, as by the serial path.
+type pipeline struct {
+	s    *Store
+	a    *artifact
+	recs []converter.Record
+	prep func(*converter.Record)
+	n    int // chunks
+
+	claim atomic.Int64 // the next chunk to encode
+	stop  atomic.Bool  // a write failed: encode no more
+
+	mu    sync.Mutex
+	ready []*encoder // encoded chunks waiting for their turn
+	turn  int        // the chunk whose turn it is
+	busy  bool       // a worker holds the turn
+
+	// Only the worker holding the turn touches these (and, once every
+	// worker is done, writePipelined).
+	next                  converter.Tally
+	keys                  []converter.SpanKey
+	written, capped, dups int64
+	root                  bool
+	budget                rootAttrs
+	trailer               bool
+	dn                    int64 // drops taken for the trailer
+	du                    semconv.Usage
+	done                  int // records of the chunks taken their turn
+	startSize             int64
+	startHeader           bool
+	acc                   []byte // a Writer's lines, written once at the end
+	scratch               []byte
+	err                   error
+}
+
+// writePipelined is writeLocked for a large group of a loaded artifact,
+// on w goroutines (see pipeline). a.mu is held.
+func (s *Store) writePipelined(a *artifact, recs []converter.Record, prep func(*converter.Record), w int) (bool, error) {
+	p := &pipeline{
+		s: s, a: a, recs: recs, prep: prep,
+		n:         (len(recs) + chunkRecs - 1) / chunkRecs,
+		next:      a.tally,
+		startSize: a.size, startHeader: a.headerOnDisk,
+	}
+	p.ready = make([]*encoder, p.n)
+	p.keys = make([]converter.SpanKey, 0, len(recs))
+	parallel(w, p.work)
+	for _, e := range p.ready {
+		if e != nil {
+			putEncoder(e)
+		}
+	}
+	if p.err == nil && a.w != nil && len(p.acc) > 0 {
+		if err := s.append(a, p.acc); err != nil {
+			p.err = err
+		} else {
+			a.headerOnDisk = true
+		}
+	}
+	if p.err != nil {
+		return false, p.fail()
+	}
+	if len(p.keys) == 0 {
+		s.hooks.duplicates(p.dups)
+		return false, nil
+	}
+	a.tally = p.next
+	a.trailerLast = p.trailer
+	if p.root {
+		a.rootEnded.Store(true)
+	}
+	s.hooks.written(p.written)
+	s.hooks.dropped(p.capped)
+	s.hooks.duplicates(p.dups)
+	return p.root, nil
+}
+
+// work encodes chunks and takes turns until there are none left.
+func (p *pipeline) work() {
+	for !p.stop.Load() {
+		c := int(p.claim.Add(1) - 1)
+		if c >= p.n {
+			return
+		}
+		lo := c * chunkRecs
+		e := encoders.Get().(*encoder)
+		e.encodeChunk(p.a.meta, p.recs[lo:min(lo+chunkRecs, len(p.recs))], p.prep)
+		p.mu.Lock()
+		p.ready[c] = e
+		if p.busy {
+			// The holder of the turn sees this chunk before it lets go.
+			p.mu.Unlock()
+			continue
+		}
+		p.busy = true
+		for p.turn < p.n && p.ready[p.turn] != nil {
+			t := p.turn
+			e := p.ready[t]
+			p.ready[t] = nil
+			p.mu.Unlock()
+			p.take(t, e)
+			putEncoder(e)
+			p.mu.Lock()
+			p.turn++
+		}
+		p.busy = false
+		p.mu.Unlock()
+	}
+}
+
+// take is chunk t's turn: its spans not in the artifact yet are counted
+// and their lines appended (with the header when none is on disk, and,
+// after the last chunk, the trailer when a local root ended).
+func (p *pipeline) take(t int, e *encoder) {
+	if p.err != nil {
+		return
+	}
+	a, lo := p.a, t*chunkRecs
+	data := e.buf
+	compact := false // data is p.scratch: some lines left out
+	begin := 0
+	for j := range e.trunc {
+		sp := p.recs[lo+j].Span
+		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
+		end := int(e.ends[j])
+		if !a.seen.addNew(k) {
+			p.dups++
+			if !compact {
+				p.scratch = append(p.scratch[:0], e.buf[:begin]...)
+				compact = true
+			}
+			begin = end
+			continue
+		}
+		if compact {
+			p.scratch = append(p.scratch, e.buf[begin:end]...)
+		}
+		begin = end
+		p.keys = append(p.keys, k)
+		if a.traces != nil {
+			a.traces[k.Trace] = struct{}{}
+		}
+		if converter.IsLocalRoot(sp) {
+			p.root = true
+			p.budget.read(sp.Attributes())
+		}
+		if e.trunc[j] < 0 {
+			// No cut fits it in a line: counted as dropped, its usage kept.
+			p.next.AddDropped(sp, &e.rds[j])
+			p.capped++
+			continue
+		}
+		p.next.AddReading(sp, &e.rds[j])
+		p.next.Truncate(e.trunc[j]) // values cut to fit the line limit
+		p.written++
+	}
+	p.done = lo + len(e.trunc)
+	if compact {
+		data = p.scratch
+	}
+	if len(data) > 0 && !a.headerOnDisk && len(p.acc) == 0 {
+		data = append(converter.AppendMeta(make([]byte, 0, len(data)+4096), a.meta), data...)
+	}
+	if t == p.n-1 && len(p.keys) > 0 {
+		p.s.rootBudget(a, p.budget)
+		// A local root ends the trace's part in its process: the trailer
+		// goes out with its records (see writeLocked).
+		if p.trailer = p.root && a.key.Kind != KindRun; p.trailer {
+			p.dn, p.du = p.s.drops.take(a.traceSet())
+			p.next.Drop(p.dn)
+			p.next.AddUsage(p.du)
+			data = appendTrailer(data, a.meta, &p.next)
+		}
+	}
+	if compact {
+		p.scratch = data[:0]
+	} else {
+		e.buf = data[:0]
+	}
+	if len(data) == 0 {
+		return
+	}
+	if a.w != nil {
+		p.acc = append(p.acc, data...)
+		return
+	}
+	if err := p.s.append(a, data); err != nil {
+		p.err = err
+		p.stop.Store(true)
+		return
+	}
+	a.headerOnDisk = true
+}
+
+// fail undoes a pipeline whose write failed: the lines it wrote are cut
+// off the file, its spans leave the span-id set, the drops it took go back,
+// and what it was given counts as dropped, as the serial path counts it.
+func (p *pipeline) fail() error {
+	a, s := p.a, p.s
+	for i := p.done; i < len(p.recs); i++ {
+		sp := p.recs[i].Span
+		if k := (converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}); a.seen.addNew(k) {
+			p.keys = append(p.keys, k)
+			p.written++
+		}
+	}
+	for _, k := range p.keys {
+		a.seen.del(k)
+	}
+	if a.size != p.startSize && a.broken == nil && a.f != nil {
+		if err := a.f.Truncate(p.startSize); err != nil {
+			a.broken = fmt.Errorf("%w; cutting back the lines written: %w", p.err, err)
+		}
+	}
+	a.size, a.headerOnDisk = p.startSize, p.startHeader
+	if p.dn > 0 {
+		s.drops.giveBack(a, p.dn, p.du)
+	}
+	s.hooks.dropped(p.written + p.capped)
+	if a.broken != nil {
+		return a.broken
+	}
+	return p.err
+}
+
+// encodeChunk prepares and encodes recs into e.buf, keeping each one's
+// reading, cut count and line end for its turn.
+func (e *encoder) encodeChunk(meta *converter.Meta, recs []converter.Record, prep func(*converter.Record)) {
+	e.enc.SetDefaults(meta)
+	e.buf = e.buf[:0]
+	if cap(e.rds) < len(recs) {
+		e.rds = make([]semconv.Reading, len(recs))
+	}
+	e.rds = e.rds[:len(recs)]
+	e.trunc, e.ends = e.trunc[:0], e.ends[:0]
+	for j := range recs {
+		rec := &recs[j]
+		if prep != nil {
+			prep(rec)
+		}
+		// The encoder reads the span into the reading the tally takes
+		// later: neither a second reading nor a copy of one (a reading is
+		// some kilobytes, with pointers).
+		e.buf = e.enc.AppendRecordReading(e.buf, rec, &e.rds[j])
+		n := e.enc.Truncated()
+		if e.enc.Skipped() {
+			n = -1
+		}
+		e.trunc = append(e.trunc, n)
+		e.ends = append(e.ends, int32(len(e.buf)))
+	}
+}
+
+// putEncoder returns e to the pool, without what it should not keep.
+func putEncoder(e *encoder) {
+	e.buf = e.buf[:0]
+	if cap(e.rds) > maxKeptReadings {
+		e.rds = nil
+	}
+	encoders.Put(e)
+}
