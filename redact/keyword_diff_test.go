@@ -131,3 +131,26 @@ func itoa(n int) string {
 	}
 	return s
 }
+
+// TestRuleMaskNext: next visits the members of a set in order, as a scan
+// of every index with has does.
+func TestRuleMaskNext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		var m ruleMask
+		for range rng.IntN(12) {
+			i := rng.IntN(maxRules)
+			m[i/64] |= 1 << (i % 64)
+		}
+		var want, got []int
+		for i := range maxRules {
+			if m.has(i) {
+				want = append(want, i)
+			}
+		}
+		for i := m.next(0); i >= 0; i = m.next(i + 1) {
+			got = append(got, i)
+		}
+		require.Equal(t, want, got)
+	}
+}

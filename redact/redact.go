@@ -48,6 +48,8 @@ type Redactor struct {
 	// quick is the automaton of walker.quick, built on first use: nil
 	// when every string must be walked.
 	quick func() *keywordDFA
+	// seen remembers long strings that came out unchanged (nil: off).
+	seen *verdicts
 }
 
 // New returns a Redactor for the named keys (case-insensitive exact match on
@@ -74,6 +76,7 @@ func New(keys []string, secrets bool) *Redactor {
 	}
 	r.pool.New = func() any { return &walker{r: r} }
 	r.quick = sync.OnceValue(r.quickDFA)
+	r.seen = newVerdicts()
 	return r
 }
 
@@ -338,10 +341,24 @@ func (w *walker) text(s string) (string, bool) {
 	if len(s) == 0 {
 		return s, false
 	}
+	var h0, h1 uint64
+	remember := w.r.seen != nil && len(s) >= verdictMin && len(s) <= verdictMax
+	if remember {
+		if h0, h1 = w.r.seen.fingerprint(s); w.r.seen.clean(h0, h1) {
+			return s, false
+		}
+	}
 	if w.quick(bytesOf(s)) {
+		if remember {
+			w.r.seen.remember(h0, h1)
+		}
 		return s, false
 	}
-	return w.walkText(s)
+	ns, changed := w.walkText(s)
+	if !changed && remember {
+		w.r.seen.remember(h0, h1)
+	}
+	return ns, changed
 }
 
 // walkText is text without the quick check: the JSON walked, or the text

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -718,10 +719,10 @@ func (rs *ruleSet) replace(s string) (string, bool) {
 	if cand == (ruleMask{}) {
 		return s, false // only the patterns' keywords, which run no rule
 	}
-	for ri, r := range rs.rules {
-		if !cand.has(ri) {
-			continue
-		}
+	// The candidates in order, by their bits: a string with a keyword
+	// has a few of some 260 rules.
+	for ri := cand.next(0); ri >= 0; ri = cand.next(ri + 1) {
+		r := rs.rules[ri]
 		r.ready()
 		var matches [][]int
 		if r.atStart {
@@ -778,6 +779,20 @@ type ruleMask [maxRules / 64]uint64
 const maxRules = 512
 
 func (m *ruleMask) has(i int) bool { return m[i/64]&(1<<(i%64)) != 0 }
+
+// next returns the smallest rule in m at or after i, or -1.
+func (m *ruleMask) next(i int) int {
+	for w := i / 64; w < len(m); w++ {
+		word := m[w]
+		if w == i/64 {
+			word &^= 1<<(i%64) - 1
+		}
+		if word != 0 {
+			return w*64 + bits.TrailingZeros64(word)
+		}
+	}
+	return -1
+}
 
 // mark adds the rules of every keyword in hits.
 func (rs *ruleSet) mark(m *ruleMask, hits []hit) {
