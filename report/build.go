@@ -93,6 +93,11 @@ func (c *costAcc) add(pc pricing.Cost) { c.Add(pc) }
 // a known cost, so an unknown price never reads as $0.
 func (c *costAcc) cost() Cost { return costOf(c.Total) }
 
+// CostOf is the Cost of a total, as a report's rows give it: for a reader
+// that sums a run with its own converter.Tally (Tally.Cost), such as the
+// viewer's runs list, so that it says what the report says.
+func CostOf(t pricing.Total) Cost { return costOf(t) }
+
 // costOf is the Cost of a total.
 func costOf(t pricing.Total) Cost {
 	out := Cost{CostUnknown: t.Unknown, CostFromSpans: t.FromSpan}
