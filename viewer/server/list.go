@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"html/template"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -36,10 +37,14 @@ type runInfo struct {
 	Tokens   converter.Tokens
 	Duration time.Duration // from started_at to the latest span end; -1 when unknown
 	Budget   *converter.BudgetStatus
-	// Cost is what the run's model calls cost (runCost: the rules of
-	// report.Tokens, wrappers told apart as Tokens' are), computed once
-	// per change of the file, with the rest of the row.
-	Cost report.Cost
+	// Cost is what the run's model calls cost, from the same tally as
+	// Tokens (converter.Tally.Cost: each leaf model call priced as
+	// report.Tokens prices it, a wrapper left out as from the tokens),
+	// computed once per change of the file, with the rest of the row;
+	// CostCell is its cell (viewer.CostText, and how it was priced in its
+	// title), written then too.
+	Cost     report.Cost
+	CostCell template.HTML
 	// Complete tells that the last line is a trailer marked complete: the
 	// writer closed the run. Otherwise it is still being written, or its
 	// writer died.
@@ -74,12 +79,11 @@ type indexer struct {
 	agents, models, tools map[string]struct{}
 	text                  strings.Builder
 	spans, parents        map[[24]byte]struct{}
-	cost                  runCost
 }
 
 func newIndexer() *indexer {
 	return &indexer{agents: map[string]struct{}{}, models: map[string]struct{}{}, tools: map[string]struct{}{},
-		spans: map[[24]byte]struct{}{}, parents: map[[24]byte]struct{}{}, cost: runCost{prices: listPrices()}}
+		spans: map[[24]byte]struct{}{}, parents: map[[24]byte]struct{}{}}
 }
 
 func (ix *indexer) add(rec *converter.Record) {
@@ -95,7 +99,6 @@ func (ix *indexer) add(rec *converter.Record) {
 		ix.parents[k] = struct{}{}
 	}
 	rec.Read(&ix.rd)
-	ix.cost.add(sp, &ix.rd)
 	if m := ix.rd.Model(); m != "" {
 		ix.models[m] = struct{}{}
 	}
@@ -135,9 +138,8 @@ func (ix *indexer) write(s string) {
 	ix.text.WriteByte('\n')
 }
 
-// finish sets ri's names, state, cost and search text.
+// finish sets ri's names, state and search text.
 func (ix *indexer) finish(ri *runInfo, trailer bool) {
-	ri.Cost = ix.cost.cost()
 	keys := func(m map[string]struct{}) []string { return slices.Sorted(maps.Keys(m)) }
 	ri.Agents, ri.Models, ri.Tools = keys(ix.agents), keys(ix.models), keys(ix.tools)
 	pending := false
@@ -333,6 +335,7 @@ func (l *lister) read(f found) *runInfo {
 		}
 	}
 	ri.Records, ri.Errors, ri.Tokens, ri.Budget = sum.Records, sum.Errors, sum.Tokens, sum.Budget
+	ri.setCost(report.CostOf(tally.Cost()))
 	tr := rd.Summary()
 	ix.finish(ri, tr != nil)
 	if tr != nil && tr.Complete && rd.SummaryLine() > lastRec {
@@ -361,5 +364,6 @@ func (l *lister) trailerTruth(ri *runInfo, a *artifact, tr *converter.Summary) {
 		return
 	}
 	rep := report.Tokens(run.Records, run.Meta, report.WithTop(0), report.WithTrailer(tr, run.Records))
-	ri.Tokens, ri.Budget, ri.Dropped, ri.Cost = rep.Tokens, rep.Budget, rep.Dropped, rep.Cost
+	ri.Tokens, ri.Budget, ri.Dropped = rep.Tokens, rep.Budget, rep.Dropped
+	ri.setCost(rep.Cost)
 }

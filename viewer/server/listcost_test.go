@@ -30,8 +30,9 @@ type costSpan struct {
 }
 
 // writeCostRun writes the spans, ending in the order given, as an
-// artifact in dir, closed with its trailer or not.
-func writeCostRun(t *testing.T, dir, name string, spans []costSpan, closed bool) string {
+// artifact in dir, closed with its trailer or not, held to budget (nil
+// for none).
+func writeCostRun(t *testing.T, dir, name string, spans []costSpan, closed bool, budget *converter.Budget) string {
 	t.Helper()
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
@@ -68,7 +69,9 @@ func writeCostRun(t *testing.T, dir, name string, spans []costSpan, closed bool)
 	f, err := os.Create(path)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, f.Close()) }()
-	w := converter.NewWriter(f, nil)
+	meta := converter.NewMeta(t0)
+	meta.Budget = budget
+	w := converter.NewWriter(f, meta)
 	require.NoError(t, w.WriteTraces(td))
 	if closed {
 		require.NoError(t, w.Close())
@@ -122,7 +125,7 @@ func TestListCost(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				dir := t.TempDir()
-				path := writeCostRun(t, dir, "run.jsonl", spans, closed)
+				path := writeCostRun(t, dir, "run.jsonl", spans, closed, nil)
 				recs, meta := artifacttest.Read(t, path)
 				rep := report.Tokens(recs, meta)
 				require.Equal(t, tt.want, viewer.CostText(rep.Cost), "the report")
@@ -142,3 +145,35 @@ func TestListCost(t *testing.T) {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// A cost budget (the header's budget_usd) shows in the budget column in
+// dollars, and "over budget" lists the runs over either budget, tokens
+// or dollars, running or closed.
+func TestListCostBudget(t *testing.T) {
+	dir := t.TempDir()
+	calls := []costSpan{{id: 2, parent: 1, op: "chat", model: "gpt-4o", in: 1000, out: 200}, {id: 1, op: "invoke_agent"}}
+	prices, err := pricing.Default()
+	require.NoError(t, err)
+	usd := prices.UsageCost("openai", "gpt-4o", time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), semconv.Usage{Input: 1000, Output: 200}).USD
+	limit := usd / 2
+	writeCostRun(t, dir, "dollars-over.jsonl", calls, true, &converter.Budget{USD: limit})
+	writeCostRun(t, dir, "dollars-over-running.jsonl", calls[:1], false, &converter.Budget{USD: limit})
+	writeCostRun(t, dir, "dollars-within.jsonl", calls, true, &converter.Budget{USD: 100})
+	writeCostRun(t, dir, "tokens-over.jsonl", calls, true, &converter.Budget{Tokens: 1000})
+	writeCostRun(t, dir, "both-within.jsonl", calls, true, &converter.Budget{Tokens: 100000, USD: 100})
+	ts := start(t, dir)
+
+	assert.Equal(t, []string{"dollars-over-running.jsonl", "dollars-over.jsonl", "tokens-over.jsonl"}, listed(t, ts, "status=over&sort=run"))
+	_, page := ts.get(t, "/")
+	cells := map[string]string{}
+	for _, r := range rows(t, page) {
+		cells[r.path] = r.cols["budget"]
+	}
+	half := report.Dollars(&limit)
+	assert.Equal(t, report.Dollars(&usd)+" / "+half+" (200%) over", cells["dollars-over.jsonl"])
+	assert.Equal(t, cells["dollars-over.jsonl"], cells["dollars-over-running.jsonl"], "over while running")
+	assert.Equal(t, report.Dollars(&usd)+" / $100.00 (0%)", cells["dollars-within.jsonl"])
+	assert.Equal(t, "1,200 / 1,000 (120%) over", cells["tokens-over.jsonl"])
+	assert.Equal(t, "1,200 / 100,000 (1%) · "+report.Dollars(&usd)+" / $100.00 (0%)", cells["both-within.jsonl"])
+	assert.Contains(t, page, `<td data-col="budget" class="bad">`+report.Dollars(&usd))
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"html"
 	"html/template"
 	"net/http"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/viewer"
 )
@@ -78,10 +80,10 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 	"duration": duration,
 	"started":  started,
 	"budget":   budget,
+	"over":     overBudget,
+	"near":     nearBudget,
 	"escape":   escapeRel,
 	"names":    runNames,
-	"cost":     viewer.CostText,
-	"costNote": costNote,
 }).Parse(`<!doctype html>
 <html lang="en">
 <head>
@@ -128,11 +130,11 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 <td data-col="in" class="n">{{num .Tokens.Input}}</td>
 <td data-col="out" class="n">{{num .Tokens.Output}}</td>
 <td data-col="total" class="n">{{num .Tokens.Total}}</td>
-<td data-col="cost" class="n{{if not .Cost.CostUSD}} mute{{end}}" title="{{costNote .}}">{{cost .Cost}}</td>
+{{with .CostCell}}{{.}}{{else}}<td data-col="cost" class="n mute">—</td>{{end}}
 <td data-col="errors" class="n{{if .Errors}} bad{{end}}">{{num .Errors}}</td>
 <td data-col="duration" class="n">{{duration .Duration}}</td>
 {{- with .Budget}}
-<td data-col="budget" class="{{if .OverBudget}}bad{{else if .NearBudget}}warn{{end}}">{{budget .}}</td>
+<td data-col="budget" class="{{if over .}}bad{{else if near .}}warn{{end}}">{{budget .}}</td>
 {{- else}}
 <td data-col="budget" class="mute">—</td>
 {{- end}}
@@ -153,13 +155,29 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 </html>
 `))
 
+// setCost sets ri's cost, with its cell: written once per change of the
+// file, like the rest of the row's numbers, not at every listing.
+func (ri *runInfo) setCost(c report.Cost) {
+	ri.Cost = c
+	var b strings.Builder
+	b.WriteString(`<td data-col="cost" class="n`)
+	if c.CostUSD == nil {
+		b.WriteString(` mute`)
+	}
+	b.WriteString(`"`)
+	if note := costNote(ri, c); note != "" {
+		b.WriteString(` title="` + html.EscapeString(note) + `"`)
+	}
+	b.WriteString(`>` + html.EscapeString(viewer.CostText(c)) + `</td>`)
+	ri.CostCell = template.HTML(b.String()) //nolint:gosec // every text in it is escaped above
+}
+
 // costNote says how a run's cost was found, in the cost cell's title: the
 // price data, the calls that reported their own cost, the unpriced ones.
-func costNote(ri *runInfo) string {
-	c := ri.Cost
+func costNote(ri *runInfo, c report.Cost) string {
 	var how []string
 	if c.CostUSD != nil {
-		if t := listPrices(); t != nil {
+		if t, err := pricing.Default(); err == nil {
 			how = append(how, "priced with genai-prices "+t.Version)
 		}
 	}
@@ -251,16 +269,47 @@ func started(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05Z")
 }
 
-// budget writes what a run spent of its budget.
+// budget writes what a run spent of its budget: the tokens of a token
+// budget, the dollars of a cost budget (budget_usd), or both.
 func budget(b *converter.BudgetStatus) string {
-	s := report.Thousands(b.Spent) + " / " + report.Thousands(b.BudgetTokens)
-	if b.BudgetTokens > 0 {
-		s += fmt.Sprintf(" (%d%%)", b.Spent*100/b.BudgetTokens)
+	var parts []string
+	mark := func(s string, over, near bool) string {
+		if over {
+			return s + " over"
+		}
+		if near {
+			return s + " near"
+		}
+		return s
 	}
-	if b.OverBudget {
-		s += " over"
-	} else if b.NearBudget {
-		s += " near"
+	if b.BudgetTokens > 0 || b.CostBudget == nil {
+		s := report.Thousands(b.Spent) + " / " + report.Thousands(b.BudgetTokens)
+		if b.BudgetTokens > 0 {
+			s += fmt.Sprintf(" (%d%%)", b.Spent*100/b.BudgetTokens)
+		}
+		parts = append(parts, mark(s, b.OverBudget, b.NearBudget))
 	}
-	return s
+	if c := b.CostBudget; c != nil {
+		spent, limit := c.SpentUSD, c.BudgetUSD
+		s := report.Dollars(&spent)
+		if c.UnpricedCalls > 0 {
+			s += " or more" // unpriced calls are left out of the dollars
+		}
+		s += " / " + report.Dollars(&limit)
+		if limit > 0 {
+			s += fmt.Sprintf(" (%d%%)", int64(spent*100/limit))
+		}
+		parts = append(parts, mark(s, c.OverBudgetUSD, c.NearBudgetUSD))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// overBudget reports whether a run is over its token budget or its cost
+// budget; nearBudget whether it is near either and over neither.
+func overBudget(b *converter.BudgetStatus) bool {
+	return b != nil && (b.OverBudget || b.CostBudget != nil && b.CostBudget.OverBudgetUSD)
+}
+
+func nearBudget(b *converter.BudgetStatus) bool {
+	return b != nil && !overBudget(b) && (b.NearBudget || b.CostBudget != nil && b.CostBudget.NearBudgetUSD)
 }

@@ -23,7 +23,7 @@ type listQuery struct {
 	Service string
 	Agent   string
 	Model   string
-	Status  string // "", running, done, error, over (budget), open
+	Status  string // "", running, done, error, over (a token or cost budget), open
 	Since   string // "", 1h, 24h, 7d
 	Sort    string // started, run, service, records, tokens, cost, errors, duration
 	Desc    bool
@@ -163,7 +163,7 @@ func (q listQuery) keep(ri *runInfo, now time.Time) bool {
 			return false
 		}
 	case "over":
-		if ri.Budget == nil || !ri.Budget.OverBudget {
+		if !overBudget(ri.Budget) { // tokens or dollars
 			return false
 		}
 	case "open":
