@@ -41,15 +41,21 @@ func (b Budget) CostStatus(spent pricing.Total) *CostBudget {
 	if !(b.USD > 0) {
 		return nil
 	}
-	usd := spent.USD()
+	return b.CostStatusUSD(spent.USD(), spent.Unknown)
+}
+
+// CostStatusUSD is the cost budget's state after spentUSD dollars, with
+// unpriced calls left out of them: what a checker recomputes from a
+// trailer's spent_usd.
+func (b Budget) CostStatusUSD(spentUSD float64, unpriced int64) *CostBudget {
 	c := &CostBudget{
 		BudgetUSD:     b.USD,
-		SpentUSD:      usd,
-		RemainingUSD:  max(b.USD-usd, 0),
-		OverBudgetUSD: usd >= b.USD,
-		UnpricedCalls: spent.Unknown,
+		SpentUSD:      spentUSD,
+		RemainingUSD:  max(b.USD-spentUSD, 0),
+		OverBudgetUSD: b.USD > 0 && spentUSD >= b.USD,
+		UnpricedCalls: unpriced,
 	}
-	c.NearBudgetUSD = !c.OverBudgetUSD && usd >= b.Threshold()*b.USD
+	c.NearBudgetUSD = !c.OverBudgetUSD && b.USD > 0 && spentUSD >= b.Threshold()*b.USD
 	return c
 }
 

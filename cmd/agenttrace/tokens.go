@@ -28,6 +28,12 @@ it, the total sums the known costs (a lower bound then) and
 cost_unknown_models names the models without a price; null when no call
 has a known cost.
 
+A cost budget (the header's budget_usd: bridge.WithBudgetUSD, the
+exporter's budget.usd, demo --budget-usd) is shown beside the token
+budget, and --json's budget carries budget_usd, spent_usd (the known
+dollars, as cost_usd), remaining_usd, over_budget_usd, near_budget_usd and
+unpriced_calls (calls of unknown cost, not in spent_usd).
+
 Inputs are artifacts or OTLP files, told apart by their content; several
 are reported together. Only model calls count toward tokens: agent and
 wrapper spans repeat their children's usage.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
+	"github.com/agenttrace/agenttrace/pricing"
 )
 
 func newValidateCmd(e *env) *cobra.Command {
@@ -22,8 +23,10 @@ line per problem: a line that is not valid JSON or not a valid record, a
 torn last line, a missing header, a line over the size limit, a header of
 a newer schema version, a span_id used twice, a record that finishes
 before it starts, and a summary trailer that disagrees with the records
-(its counts, tokens, truncation count and budget; a trailer that reports
-dropped records may count more tokens than the records hold, never less).
+(its counts, tokens, truncation count and budget, the dollars of a cost
+budget too, recounted with the price data this agenttrace vendors; a
+trailer that reports dropped records may count more tokens and dollars
+than the records hold, never less).
 Lines of an unknown kind are valid (noted on standard error), and so are
 values a writer truncated to keep a line within the limit: each is noted
 on standard error with its original size, and counted in the "ok" line.
@@ -232,6 +235,44 @@ func (v *validation) budget(line int, got *converter.Summary, meta *converter.Me
 		v.problem(line, "summary's budget does not follow from its spent %d of %d: want remaining %d, over_budget %v, near_budget %v",
 			b.Spent, b.BudgetTokens, want.Remaining, want.OverBudget, want.NearBudget)
 	}
+	v.costBudget(line, b, got.Dropped > 0)
+}
+
+// costBudget checks a trailer's cost budget: spent_usd and unpriced_calls
+// as the records say, priced with the data this agenttrace vendors (to the
+// nano-dollar; more, never less, when the trailer counts dropped spans),
+// and the rest following from spent_usd. A header's budget_usd is not
+// compared: a late root span's agenttrace.budget.usd rightly changes the
+// trailer's.
+func (v *validation) costBudget(line int, b *converter.BudgetStatus, dropped bool) {
+	c := b.CostBudget
+	if c == nil {
+		return
+	}
+	own := v.tally.Cost()
+	said := pricing.Nanos(c.SpentUSD)
+	switch {
+	case dropped && said < own.Nanos:
+		v.problem(line, "summary says budget.spent_usd %g, less than the records cost (%g)", c.SpentUSD, own.USD())
+	case !dropped && said != own.Nanos:
+		v.problem(line, "summary says budget.spent_usd %g, the records cost %g (priced with genai-prices %s)", c.SpentUSD, own.USD(), priceVersion())
+	}
+	if c.UnpricedCalls < own.Unknown || !dropped && c.UnpricedCalls != own.Unknown {
+		v.problem(line, "summary says budget.unpriced_calls %d, the records have %d model call(s) of unknown cost", c.UnpricedCalls, own.Unknown)
+	}
+	want := converter.Budget{USD: c.BudgetUSD, WarnThreshold: b.WarnThreshold}.CostStatusUSD(c.SpentUSD, c.UnpricedCalls)
+	if want.RemainingUSD != c.RemainingUSD || want.OverBudgetUSD != c.OverBudgetUSD || want.NearBudgetUSD != c.NearBudgetUSD {
+		v.problem(line, "summary's cost budget does not follow from its spent_usd %g of %g: want remaining_usd %g, over_budget_usd %v, near_budget_usd %v",
+			c.SpentUSD, c.BudgetUSD, want.RemainingUSD, want.OverBudgetUSD, want.NearBudgetUSD)
+	}
+}
+
+// priceVersion names the vendored price data, for messages.
+func priceVersion() string {
+	if t, err := pricing.Default(); err == nil {
+		return t.Version
+	}
+	return "(not loaded)"
 }
 
 func stamp(ts pcommon.Timestamp) string {
