@@ -2,6 +2,8 @@ package converter_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -259,4 +261,37 @@ func TestDecodeCostBudget(t *testing.T) {
 	assert.Equal(t, &converter.Budget{USD: 0.01, WarnThreshold: 0.8}, r.Meta().Budget)
 	require.NotNil(t, r.Summary())
 	assert.Equal(t, &converter.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.012, OverBudgetUSD: true, UnpricedCalls: 2}, r.Summary().Budget.CostBudget)
+}
+
+// TestCostBudgetGolden pins the bytes of a header and trailer with a cost
+// budget (docs/format.md §3, §10): a run of three priced models, a call of
+// unknown price and a wrapper (see TestTallyCost for the dollars: $0.0006
+// + $0.00408 + $0.0014 = $0.00608 known), held to 10,000 tokens and $0.006.
+// Run with -update to accept a change, which must come with the docs'.
+func TestCostBudgetGolden(t *testing.T) {
+	td := costTrace([]call{
+		{id: 2, parent: 1, provider: "openai", model: "gpt-4o-mini", in: 2_000, out: 500},
+		{id: 3, parent: 1, provider: "anthropic", model: "claude-3-5-haiku-latest", in: 4_000, out: 400, read: 1_000},
+		{id: 5, parent: 4, provider: "gcp.gemini", model: "gemini-2.0-flash", in: 10_000, out: 1_000},
+		{id: 4, parent: 1, provider: "gcp.gemini", model: "gemini-2.0-flash", in: 10_000, out: 1_000},
+		{id: 6, parent: 1, provider: "acme", model: "acme-private-7b", in: 100, out: 10},
+		{id: 1, kind: "agent"},
+	})
+	recs := converter.Records(td)
+	meta := converter.MetaFor(recs)
+	meta.Budget = &converter.Budget{Tokens: 10_000, USD: 0.006}
+	var buf bytes.Buffer
+	w := converter.NewWriter(&buf, meta)
+	for i := range recs {
+		require.NoError(t, w.Write(&recs[i]))
+	}
+	require.NoError(t, w.Close())
+	got := headerAndTrailer(buf.Bytes())
+	golden := filepath.Join("testdata", "cost-budget.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got[0]+"\n"+got[1]+"\n"), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "missing golden file; run go test ./converter -run TestCostBudgetGolden -update")
+	assert.Equal(t, string(want), got[0]+"\n"+got[1]+"\n")
 }
