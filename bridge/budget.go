@@ -44,6 +44,18 @@ type budgets struct {
 	// ends them, which is the order Nesting needs.
 	nestMu sync.Mutex
 	nest   semconv.Nesting
+	// The nano-dollars the last model calls were counted for, as Nesting
+	// remembers their tokens (its last 4): a wrapper found late gives
+	// back its dollars with its tokens. Guarded by nestMu.
+	recentNano [4]recentNano
+	nextNano   int
+}
+
+type recentNano struct {
+	trace   pcommon.TraceID
+	span    pcommon.SpanID
+	nano    int64
+	counted bool
 }
 
 type budgetState struct {
@@ -141,17 +153,24 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) semconv.Usage {
 	if f.Kind != semconv.Inference {
 		f.Usage = semconv.Usage{} // only model calls spend
 	}
-	undo := b.leaf(s, &f)
+	var nano int64
+	if b.usdBudget > 0 && f.Kind == semconv.Inference {
+		nano = b.cost(s, f.Usage) // before the leaf rule takes a wrapper's usage
+	}
+	undo, undoNano := b.leaf(s, &f, nano)
 	// Any span that names a conversation ties its trace to that
 	// conversation's budget.
-	if f.Kind == semconv.Inference || undo > 0 || b.scope == PerConversation && f.Conversation != "" {
+	if f.Kind == semconv.Inference || undo > 0 || undoNano > 0 || b.scope == PerConversation && f.Conversation != "" {
 		st := b.state(s.SpanContext().TraceID(), f.Conversation)
 		if undo > 0 {
 			st.spent.Add(-undo) // a parent counted before this, its child, ended
 		}
+		if undoNano > 0 {
+			st.nano.Add(-undoNano)
+		}
 		b.count(st, f.Usage.Total())
 		if b.usdBudget > 0 && f.Kind == semconv.Inference {
-			b.countCost(st, b.cost(s, f.Usage))
+			b.countCost(st, nano)
 		}
 	}
 	b.forgetIfRoot(s)
@@ -160,24 +179,37 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) semconv.Usage {
 
 // leaf applies the leaf rule to a span that ended: a model call found
 // to wrap another becomes a plain span that spends nothing (f is changed
-// so), and the tokens of a wrapper counted before its child ended are
-// returned, to take back. Spans that are no model call pass without the
-// lock's cost beyond a check while no span waits to learn what is below.
-func (b *budgets) leaf(s sdktrace.ReadOnlySpan, f *semconv.Facts) int64 {
+// so), and the tokens and nano-dollars of a wrapper counted before its
+// child ended are returned, to take back; nano is what this span costs if
+// it counts. Spans that are no model call pass without the lock's cost
+// beyond a check while no span waits to learn what is below.
+func (b *budgets) leaf(s sdktrace.ReadOnlySpan, f *semconv.Facts, nano int64) (tokens, undoNano int64) {
 	b.nestMu.Lock()
 	defer b.nestMu.Unlock()
 	if f.Kind != semconv.Inference && b.nest.Quiet() {
-		return 0
+		return 0, 0
 	}
 	sc := s.SpanContext()
-	e := b.nest.End(pcommon.TraceID(sc.TraceID()), pcommon.SpanID(sc.SpanID()), pcommon.SpanID(s.Parent().SpanID()), f.Kind, f.Usage)
+	trace, parent := pcommon.TraceID(sc.TraceID()), pcommon.SpanID(s.Parent().SpanID())
+	e := b.nest.End(trace, pcommon.SpanID(sc.SpanID()), parent, f.Kind, f.Usage)
+	if f.Kind == semconv.Inference {
+		b.recentNano[b.nextNano] = recentNano{trace: trace, span: pcommon.SpanID(sc.SpanID()), nano: nano, counted: e.Kind == semconv.Inference}
+		b.nextNano = (b.nextNano + 1) % len(b.recentNano)
+	}
 	if e.Kind != semconv.Inference && f.Kind == semconv.Inference {
 		f.Kind, f.Usage = e.Kind, semconv.Usage{}
 	}
-	if e.Undo != nil {
-		return e.Undo.Total()
+	if e.Undo == nil {
+		return 0, 0
 	}
-	return 0
+	for i := range b.recentNano {
+		if r := &b.recentNano[i]; r.counted && r.span == parent && r.trace == trace {
+			r.counted = false
+			undoNano = r.nano
+			break
+		}
+	}
+	return e.Undo.Total(), undoNano
 }
 
 // count adds n spent tokens to st and calls back on the crossings.
