@@ -120,6 +120,12 @@ func TestViewerShowsOTLPRunLive(t *testing.T) {
 	status, err := chromedp.Run(b, chromedp.Evaluate[string](`document.querySelector('.card.done').innerText`))
 	require.NoError(t, err)
 	assert.Contains(t, status, "done")
+
+	// The list's row followed: both calls' cost, no longer running.
+	require.NoError(t, chromedp.Do(b, chromedp.Navigate(ts.url+"/")))
+	row := `document.querySelector('tr[data-path=` + jsString(name) + `]')`
+	_, err = chromedp.Run(b, chromedp.Poll[bool](row+` && !`+row+`.querySelector('.running') && `+row+`.querySelector('td[data-col=cost]').innerText === `+jsString(dollars())))
+	require.NoError(t, err, "the list shows the run's whole cost (%s), done", dollars())
 }
 
 func jsString(s string) string {
