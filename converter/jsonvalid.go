@@ -1,6 +1,11 @@
 package converter
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
 
 // validEmbed reports whether d is one JSON value, valid and UTF-8, with no
 // '\n' or '\r' anywhere: a value that can stand in a line as it is.
@@ -127,47 +132,153 @@ key: // an object's key is next
 	goto value
 }
 
+// plainText reports whether b, a stretch of a string between its quotes
+// and escapes, holds no control byte and is UTF-8.
+func plainText(b []byte) bool {
+	ctrl, high := byteClasses(b)
+	return !ctrl && (!high || utf8.Valid(b))
+}
+
+// byteClasses reports whether d holds a byte below 0x20 (a control
+// character) and one at or above 0x80 (not ASCII). It looks at eight
+// bytes at a time and never stops early: both are rare in JSON text, and
+// a loop without a branch per word runs at several bytes a cycle.
+func byteClasses(d []byte) (ctrl, high bool) {
+	const (
+		lows  = 0x7f7f7f7f7f7f7f7f
+		highs = 0x8080808080808080
+		to20  = 0x6060606060606060 // + the low seven bits: high bit set from 0x20 up
+	)
+	all, any := uint64(highs), uint64(0)
+	for len(d) >= 16 {
+		x := binary.LittleEndian.Uint64(d)
+		y := binary.LittleEndian.Uint64(d[8:16])
+		all &= ((x & lows) + to20) | x
+		all &= ((y & lows) + to20) | y
+		any |= x | y
+		d = d[16:]
+	}
+	for len(d) >= 8 {
+		x := binary.LittleEndian.Uint64(d)
+		all &= ((x & lows) + to20) | x
+		any |= x
+		d = d[8:]
+	}
+	for _, c := range d {
+		ctrl = ctrl || c < 0x20
+		high = high || c >= utf8.RuneSelf
+	}
+	return ctrl || all&highs != highs, high || any&highs != 0
+}
+
 // stringEnd checks the string whose content starts at d[i] and returns the
 // index just past its closing quote, or -1 if it is not a valid JSON
 // string of UTF-8.
+//
+// Short strings and the pieces between escapes are looked at eight bytes
+// at a time for the bytes that need a look (see plainRun). Past shortRun
+// bytes without one, the string is likely long text: its quote is found
+// with bytes.IndexByte (vector instructions where there are), then a
+// backslash before it, and the stretch up to the first of them is checked
+// in bulk to hold no control byte and to be UTF-8.
 func stringEnd(d []byte, i int) int {
+	const shortRun = 32
+	q := -1 // the next quote at or after i, when known
 	for {
-		i = plainRun(d, i)
-		if i >= len(d) {
-			return -1
+		j := i
+		for ; j+8 <= len(d); j += 8 {
+			if m := special(binary.LittleEndian.Uint64(d[j:])); m != 0 {
+				j += bits.TrailingZeros64(m) / 8
+				goto found
+			}
+			if j-i >= shortRun {
+				goto bulk
+			}
 		}
-		switch c := d[i]; {
-		case c == '"':
-			return i + 1
-		case c == '\\':
-			if i+1 >= len(d) {
+		for ; j < len(d); j++ {
+			if c := d[j]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+				goto found
+			}
+		}
+		return -1
+	bulk:
+		// d[j] starts a character (the bytes before it are ASCII).
+		if q < j {
+			if q = bytes.IndexByte(d[j:], '"'); q < 0 {
 				return -1
 			}
-			switch d[i+1] {
+			q += j
+		}
+		if b := bytes.IndexByte(d[j:q], '\\'); b >= 0 {
+			// d[j+b] is ASCII: d[j:j+b] is UTF-8 exactly when each
+			// character in it is.
+			if !plainText(d[j : j+b]) {
+				return -1
+			}
+			j += b
+		} else {
+			if !plainText(d[j:q]) {
+				return -1
+			}
+			return q + 1
+		}
+	found:
+		switch c := d[j]; {
+		case c == '"':
+			return j + 1
+		case c == '\\':
+			if j+1 >= len(d) {
+				return -1
+			}
+			switch d[j+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
+				i = j + 2
 			case 'u':
-				if _, ok := hex4(d, i+2); !ok {
+				if _, ok := hex4(d, j+2); !ok {
 					return -1
 				}
-				i += 6
+				i = j + 6
 			default:
 				return -1
 			}
 		case c < 0x20:
 			return -1
 		default:
-			// Text that is not ASCII tends to come in runs: check the run
-			// before going back to the eight-bytes-at-a-time loop.
-			for i < len(d) && d[i] >= utf8.RuneSelf {
-				r, size := utf8.DecodeRune(d[i:])
+			// Not ASCII: a word or two in other text is decoded here; a
+			// longer run, text in another script, is checked in bulk.
+			for k := j + 16; d[j] >= utf8.RuneSelf; {
+				if j >= k {
+					goto bulk
+				}
+				r, size := utf8.DecodeRune(d[j:])
 				if r == utf8.RuneError && size == 1 {
 					return -1
 				}
-				i += size
+				if j += size; j >= len(d) {
+					return -1
+				}
 			}
+			i = j
 		}
 	}
+}
+
+// special returns x with the high bit set in each byte that is a quote, a
+// backslash, a control character or not ASCII, and only in those.
+func special(x uint64) uint64 {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+		lows  = 0x7f7f7f7f7f7f7f7f
+	)
+	// On the low seven bits of each byte, additions carry into the high
+	// bit of the same byte only: a byte is 0 after the xor, or below 0x20,
+	// exactly when the sum leaves its high bit clear.
+	y := x & lows
+	q := (y ^ (ones * '"')) + lows
+	b := (y ^ (ones * '\\')) + lows
+	c := y + ones*(0x80-0x20)
+	return (x | ^(q & b & c)) & highs
 }
 
 // numberEnd checks the JSON number at d[i] and returns the index just past

@@ -61,6 +61,9 @@ var embedSeeds = []string{
 	"{\"a\":\n1}", "{\"a\":\r1}", `[tru]`, `[nul]`, `[fals]`, `[truex]`, `[true false]`, `{1:2}`, `{"a"}`,
 	`{"a":}`, `[,1]`, `[1,,2]`, `{,}`, `{"a":1 "b":2}`, `]`, `[`, `{`, `"x"`, `1`, `true`, `{}}`, `[]]`, `[][]`,
 	`{"a":[{"b":[{"c":"d"}]}]}`, " [1] ", "[\x00]", `["a"]x`,
+	`["` + strings.Repeat("long text ", 8) + `\"` + strings.Repeat("more ", 9) + `"]`,
+	`["` + strings.Repeat("long text ", 8) + "\x01" + `"]`, `["` + strings.Repeat("long text ", 8) + "\xe6\x97" + `"]`,
+	`["` + strings.Repeat("日本語", 12) + `\u0041` + strings.Repeat("x", 40) + `"]`,
 }
 
 func TestValidEmbedAgreesWithScanner(t *testing.T) {
@@ -98,6 +101,24 @@ func TestValidEmbedDepth(t *testing.T) {
 			require.Equal(t, n <= maxDepth, validEmbed([]byte(s)), "depth %d %s", n, open)
 			require.Equal(t, refValidEmbed([]byte(s)), validEmbed([]byte(s)), "depth %d %s", n, open)
 		}
+	}
+}
+
+// TestValidEmbedEveryByte puts each kind of byte the string check treats
+// apart at every position of a text with short and long strings, ASCII
+// and not, escapes near and far, and holds validEmbed to the scanner.
+func TestValidEmbedEveryByte(t *testing.T) {
+	long := strings.Repeat("plain words, ", 6)
+	base := `{"k":"` + long + `\n` + long + `\"","u":"` + strings.Repeat("日本語", 12) + `é","e":"\u00e9` + long + `"}`
+	require.True(t, validEmbed([]byte(base)))
+	for p := range len(base) {
+		for _, c := range []byte{0x00, '\t', '\n', ' ', '"', '\\', 'u', '0', 'a', 0x7f, 0x80, 0xa9, 0xc3, 0xe6, 0xed, 0xf0, 0xff} {
+			b := []byte(base)
+			b[p] = c
+			require.Equal(t, refValidEmbed(b), validEmbed(b), "%q", b)
+		}
+		b := []byte(base[:p] + base[p+1:]) // and without it
+		require.Equal(t, refValidEmbed(b), validEmbed(b), "%q", b)
 	}
 }
 
