@@ -64,6 +64,10 @@ func seedArtifacts(f *testing.F) {
 	f.Add([]byte(`{"v":1,"kind":"meta","started_at":"2026-01-01T00:00:00Z","core_version":"0.9.0","budget":{"spent":10,"warn_threshold":0.8,"overflowed":false}}` + "\n" +
 		`{"kind":"call","tool":"click","ok":false,"code":"trace.BUDGET_EXCEEDED","started_at":1767225600000,"finished_at":1767225600012,"elapsed_ms":12,"estimated_tokens":340,"args":{"ref":"[redacted]"},"result":{"ok":false}}` + "\n"))
 	f.Add([]byte(`{"v":2,"kind":"meta","started_at":"2026-01-01T00:00:00Z"}` + "\n"))
+	// A cost budget's header and trailer (testdata/cost-budget.golden).
+	cost, err := os.ReadFile(filepath.Join("testdata", "cost-budget.golden"))
+	require.NoError(f, err)
+	f.Add(cost)
 	f.Add([]byte(`{"kind":"span","attrs":{"a":{"@map":{"@bytes":"AAE="}},"b":{"@double":"NaN"},"c":null,"d":[1,1.0,"x"]}}` + "\n{\"kind\":\"inf"))
 }
 
