@@ -2,6 +2,7 @@ package converter
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -108,48 +109,59 @@ func appendBase64(dst []byte, b []byte) []byte {
 }
 
 func appendHex(dst []byte, b []byte) []byte {
-	for _, c := range b {
-		dst = append(dst, hexDigits[c>>4], hexDigits[c&0xf])
-	}
-	return dst
+	return hex.AppendEncode(dst, b)
 }
 
+// digitPairs holds "00" to "99": two digits per lookup.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
 // appendTimestamp appends nanoseconds since the Unix epoch as RFC 3339 in
-// UTC with all nine fractional digits, without going through time.Time:
-// pdata timestamps are uint64 and reach past what time.Unix accepts.
+// UTC with all nine fractional digits, quoted, without going through
+// time.Time: pdata timestamps are uint64 and reach past what time.Unix
+// accepts. Every record has two, so it fills a fixed array two digits at
+// a time and appends it once.
 func appendTimestamp(dst []byte, ns uint64) []byte {
 	secs := ns / 1e9
 	frac := ns % 1e9
 	days := secs / 86400
 	rem := secs % 86400
+	// A uint64 of nanoseconds ends in 2554: the year has four digits.
 	y, m, d := civilFromDays(int64(days))
-	dst = append(dst, '"')
-	dst = appendDigits(dst, uint64(y), 4)
-	dst = append(dst, '-')
-	dst = appendDigits(dst, uint64(m), 2)
-	dst = append(dst, '-')
-	dst = appendDigits(dst, uint64(d), 2)
-	dst = append(dst, 'T')
-	dst = appendDigits(dst, rem/3600, 2)
-	dst = append(dst, ':')
-	dst = appendDigits(dst, rem%3600/60, 2)
-	dst = append(dst, ':')
-	dst = appendDigits(dst, rem%60, 2)
-	dst = append(dst, '.')
-	dst = appendDigits(dst, frac, 9)
-	return append(dst, 'Z', '"')
+	var b [32]byte
+	b[0] = '"'
+	putPair(b[1:], int(y/100))
+	putPair(b[3:], int(y%100))
+	b[5] = '-'
+	putPair(b[6:], m)
+	b[8] = '-'
+	putPair(b[9:], d)
+	b[11] = 'T'
+	putPair(b[12:], int(rem/3600))
+	b[14] = ':'
+	putPair(b[15:], int(rem%3600/60))
+	b[17] = ':'
+	putPair(b[18:], int(rem%60))
+	b[20] = '.'
+	f := int(frac)
+	putPair(b[28:], f%100)
+	f /= 100
+	putPair(b[26:], f%100)
+	f /= 100
+	putPair(b[24:], f%100)
+	f /= 100
+	putPair(b[22:], f%100)
+	b[21] = byte('0' + f/100)
+	b[30] = 'Z'
+	b[31] = '"'
+	return append(dst, b[:]...)
 }
 
-func appendDigits(dst []byte, v uint64, width int) []byte {
-	var b [20]byte
-	i := len(b)
-	for v > 0 || width > 0 {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-		width--
-	}
-	return append(dst, b[i:]...)
+// putPair writes v, 0 to 99, as two digits at b[0:2].
+func putPair(b []byte, v int) {
+	_ = b[1]
+	b[0], b[1] = digitPairs[2*v], digitPairs[2*v+1]
 }
 
 // civilFromDays converts days since 1970-01-01 to a proleptic Gregorian
