@@ -246,8 +246,8 @@ func TestHTTPRefusals(t *testing.T) {
 	assert.Equal(t, int64(2*len(tests)), h.rcv.Stats().Spans)
 }
 
-// TestGRPCRefusals: an oversized or undecodable message gets its gRPC
-// code and is counted; the same connection's good calls are written.
+// TestGRPCRefusals: an oversized, garbage or truncated message gets its
+// gRPC code and is counted; the same connection's good calls are written.
 func TestGRPCRefusals(t *testing.T) {
 	h := start(t, receiver.WithMaxRequest(4096))
 	cc, err := grpc.NewClient(h.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -256,7 +256,7 @@ func TestGRPCRefusals(t *testing.T) {
 	client := ptraceotlp.NewGRPCClient(cc)
 	ctx := context.Background()
 
-	td, _, _ := goodRequest(t, "good")
+	td, pb, _ := goodRequest(t, "good")
 	_, err = client.Export(ctx, ptraceotlp.NewExportRequestFromTraces(td))
 	require.NoError(t, err)
 
@@ -272,13 +272,18 @@ func TestGRPCRefusals(t *testing.T) {
 	assert.NotEqual(t, codes.OK, status.Code(err), "%v", err)
 	assert.Contains(t, []codes.Code{codes.Internal, codes.InvalidArgument}, status.Code(err))
 
+	// A protobuf request cut short: its last field's bytes are missing.
+	truncated := rawMsg(pb[:len(pb)-7])
+	err = cc.Invoke(ctx, "/opentelemetry.proto.collector.trace.v1.TraceService/Export", &truncated, new(rawMsg), grpc.ForceCodecV2(rawCodec{}))
+	assert.Contains(t, []codes.Code{codes.Internal, codes.InvalidArgument}, status.Code(err), "%v", err)
+
 	td2, _, _ := goodRequest(t, "good-after")
 	resp, err := client.Export(ctx, ptraceotlp.NewExportRequestFromTraces(td2))
 	require.NoError(t, err)
 	assert.Zero(t, resp.PartialSuccess().RejectedSpans())
 
 	st := h.rcv.Stats()
-	assert.Equal(t, int64(2), st.GRPCErrors)
+	assert.Equal(t, int64(3), st.GRPCErrors)
 	assert.Equal(t, int64(2), st.Spans)
 	assert.Equal(t, int64(2), st.GRPCRequests)
 }
