@@ -150,11 +150,13 @@ func BenchmarkDecode(b *testing.B) {
 	require.NoError(b, err)
 	b.Run("impl=agenttrace", func(b *testing.B) {
 		b.ReportAllocs()
+		cpu := converter.CPUTime()
 		for b.Loop() {
 			if decodeArtifact(b, artifact.Bytes()).SpanCount() != 700 {
 				b.Fatal("lost spans")
 			}
 		}
+		converter.ReportCPU(b, cpu)
 		b.ReportMetric(float64(artifact.Len()), "in-bytes")
 	})
 	b.Run("impl=pdata", func(b *testing.B) {

@@ -58,11 +58,20 @@ func (e *Encoder) AppendRecordReading(dst []byte, rec *Record, rd *semconv.Readi
 	return e.AppendRecord(dst, rec)
 }
 
+// sameResource and sameScope compare by content; a record reported
+// under the very resource (scope) the header took, the usual case, is
+// told by identity without walking the attributes.
 func sameResource(a, b pcommon.Resource) bool {
+	if a == b {
+		return true
+	}
 	return a.DroppedAttributesCount() == b.DroppedAttributesCount() && a.Attributes().Equal(b.Attributes())
 }
 
 func sameScope(a, b pcommon.InstrumentationScope) bool {
+	if a == b {
+		return true
+	}
 	return a.Name() == b.Name() && a.Version() == b.Version() &&
 		a.DroppedAttributesCount() == b.DroppedAttributesCount() && a.Attributes().Equal(b.Attributes())
 }

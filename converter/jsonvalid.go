@@ -263,24 +263,6 @@ func stringEnd(d []byte, i int) int {
 	}
 }
 
-// special returns x with the high bit set in each byte that is a quote, a
-// backslash, a control character or not ASCII, and only in those.
-func special(x uint64) uint64 {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-		lows  = 0x7f7f7f7f7f7f7f7f
-	)
-	// On the low seven bits of each byte, additions carry into the high
-	// bit of the same byte only: a byte is 0 after the xor, or below 0x20,
-	// exactly when the sum leaves its high bit clear.
-	y := x & lows
-	q := (y ^ (ones * '"')) + lows
-	b := (y ^ (ones * '\\')) + lows
-	c := y + ones*(0x80-0x20)
-	return (x | ^(q & b & c)) & highs
-}
-
 // numberEnd checks the JSON number at d[i] and returns the index just past
 // it, or -1 if there is none.
 func numberEnd(d []byte, i int) int {

@@ -2,7 +2,9 @@ package converter
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -172,5 +174,87 @@ func BenchmarkEmbeddable(b *testing.B) {
 				ReportCPU(b, cpu)
 			})
 		}
+	}
+}
+
+// refPlainRun is plainRun as it was before it looked at two words a
+// time with exact per-byte flags: the reference TestPlainRunAgrees holds
+// it to.
+func refPlainRun(d []byte, i int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for ; i+8 <= len(d); i += 8 {
+		x := binary.LittleEndian.Uint64(d[i:])
+		q := x ^ (ones * '"')
+		b := x ^ (ones * '\\')
+		if special := (((q - ones) & ^q) | ((b - ones) & ^b) | ((x - ones*0x20) & ^x) | x) & highs; special != 0 {
+			return i + bits.TrailingZeros64(special)/8
+		}
+	}
+	for ; i < len(d); i++ {
+		if c := d[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
+}
+
+// TestPlainRunAgrees tries every byte value at every position of texts
+// of every length up to 40, from every start, and two special bytes in a
+// row (a borrow from one must not hide or invent the other).
+func TestPlainRunAgrees(t *testing.T) {
+	for n := range 41 {
+		for p := range n {
+			for c := range 256 {
+				b := []byte(strings.Repeat("a", n))
+				b[p] = byte(c)
+				for i := 0; i <= n; i++ {
+					if want, got := refPlainRun(b, i), plainRun(b, i); got != want { // (require is slow in this loop)
+						require.Equal(t, want, got, "%q from %d", b, i)
+					}
+				}
+				if p+1 < n {
+					for _, c2 := range []byte{0, '"', '\\', 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xff} {
+						b[p+1] = c2
+						if want, got := refPlainRun(b, 0), plainRun(b, 0); got != want {
+							require.Equal(t, want, got, "%q", b)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzPlainRun holds plainRun to the reference on any bytes.
+func FuzzPlainRun(f *testing.F) {
+	f.Add([]byte(`plain text, then a "quote"`), 0)
+	f.Add([]byte("\x00\x1f\x20\x7f\x80\xff\\\""), 3)
+	f.Fuzz(func(t *testing.T, b []byte, i int) {
+		if i < 0 || i > len(b) {
+			return
+		}
+		require.Equal(t, refPlainRun(b, i), plainRun(b, i), "%q from %d", b, i)
+	})
+}
+
+func BenchmarkPlainRun(b *testing.B) {
+	text := []byte(strings.Repeat("Lisbon in March: mild days, showers likely; pack layers and a light rain jacket. ", 10) + `"`)
+	for _, impl := range []struct {
+		name string
+		f    func([]byte, int) int
+	}{{"reference", refPlainRun}, {"plainRun", plainRun}} {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			cpu := CPUTime()
+			for b.Loop() {
+				if impl.f(text, 0) != len(text)-1 {
+					b.Fatal("wrong end")
+				}
+			}
+			ReportCPU(b, cpu)
+		})
 	}
 }
