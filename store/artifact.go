@@ -94,6 +94,7 @@ var encoders = sync.Pool{New: func() any { return new(encoder) }}
 // one is there, else made from recs, its first records.
 func (s *Store) load(a *artifact, recs []converter.Record) error {
 	a.seen = newSpanSet(nil)
+	a.seen.reserve(len(recs))
 	if a.key.Kind == KindConversation {
 		// Its traces' drops are its own, and finalizing it ends their
 		// tie to it.
@@ -105,7 +106,7 @@ func (s *Store) load(a *artifact, recs []converter.Record) error {
 		f, err := openFile(a.path, true)
 		if err == nil {
 			s.attach(a, f)
-			a.meta = Header(a.key, recs, s.opts.Header)
+			a.meta = header(a.key, recs, s.opts.Header, &s.origins)
 			a.loaded = true
 			s.hooks.opened()
 			return nil
@@ -118,7 +119,7 @@ func (s *Store) load(a *artifact, recs []converter.Record) error {
 			return err
 		}
 	}
-	a.meta = Header(a.key, recs, s.opts.Header)
+	a.meta = header(a.key, recs, s.opts.Header, &s.origins)
 	a.loaded = true
 	s.hooks.opened()
 	return nil
@@ -131,6 +132,9 @@ func (s *Store) adoptInto(a *artifact) (bool, error) {
 	ad, err := adopt(a.path, s.setAside)
 	if err != nil || ad == nil {
 		return false, err
+	}
+	if ad.cut > 0 {
+		s.hooks.repaired(a.path, ad.cut)
 	}
 	if a.key.Kind == KindConversation && a.traces == nil {
 		a.traces = make(map[pcommon.TraceID]struct{})

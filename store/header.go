@@ -44,10 +44,16 @@ type HeaderOptions struct {
 //     and the cost budget the same way from agenttrace.budget.usd;
 //   - redacted when the resource says so or opts.Redacted.
 func Header(k Key, recs []converter.Record, opts HeaderOptions) *converter.Meta {
+	return header(k, recs, opts, nil)
+}
+
+// header is Header, its resource and scope shared with other headers
+// through origins (nil: copied).
+func header(k Key, recs []converter.Record, opts HeaderOptions, origins *originCache) *converter.Meta {
 	// Only a whole run's header names a conversation it reads off the
 	// records: any other artifact's header need not read them (a third of
 	// the cost of starting a trace's artifact).
-	h := headerBuilder{skipConv: k.Kind != KindRun || !opts.Whole}
+	h := headerBuilder{skipConv: k.Kind != KindRun || !opts.Whole, origins: origins}
 	for i := range recs {
 		h.add(&recs[i])
 	}
@@ -71,15 +77,14 @@ type headerBuilder struct {
 	usd       float64          // a local root's cost budget
 	skipConv  bool             // the header names no conversation read off records
 	rd        *semconv.Reading // made on first use: some kilobytes to zero
+	origins   *originCache     // shares resource and scope copies; nil: copy
 }
 
 func (h *headerBuilder) add(rec *converter.Record) {
 	sp := rec.Span
 	if h.n == 0 {
-		h.res, h.resSchema = pcommon.NewResource(), rec.ResourceSchemaURL
-		rec.Resource.CopyTo(h.res)
-		h.scope, h.scSchema = pcommon.NewInstrumentationScope(), rec.ScopeSchemaURL
-		rec.Scope.CopyTo(h.scope)
+		h.res, h.scope = h.origins.copyOf(rec.Resource, rec.Scope)
+		h.resSchema, h.scSchema = rec.ResourceSchemaURL, rec.ScopeSchemaURL
 		h.start = uint64(sp.StartTimestamp())
 		h.trace, h.oneTrace, h.oneConv = sp.TraceID(), true, true
 	}

@@ -23,10 +23,20 @@ type spanSet struct {
 
 func newSpanSet(m map[converter.SpanKey]struct{}) spanSet {
 	var s spanSet
+	s.reserve(len(m))
 	for k := range m {
 		s.cur.insert(k, hashKey(k))
 	}
 	return s
+}
+
+// reserve makes room for n more ids in the current generation (what a
+// new artifact's first records need: one allocation, not one per
+// doubling).
+func (s *spanSet) reserve(n int) {
+	if n = min(s.cur.n+n, maxSeen); 4*n > 3*len(s.cur.slots) {
+		s.cur.grow(n)
+	}
 }
 
 func (s *spanSet) has(k converter.SpanKey) bool {
@@ -66,15 +76,22 @@ func (s *spanSet) each(f func(converter.SpanKey)) {
 }
 
 // idTable is a set of span keys: open addressing with linear probing over
-// the keys' hashes, and the keys themselves beside them, read only when a
-// hash matches. A Go map of the 24-byte keys cost a batch of one large
+// entries that hold a key and its hash, the key read only when the hash
+// matches. A Go map of the 24-byte keys cost a batch of one large
 // artifact about a tenth of its time (two look-ups and an insert per span,
-// each a cache miss in a table of 2^17 keys); a look-up here reads one
-// 8-byte slot per probe, and a miss rarely reads a key.
+// each a cache miss in a table of 2^17 keys); a probe here reads one
+// 32-byte entry, its key in the same cache line as its hash, and a table
+// is one allocation.
 type idTable struct {
-	hashes []uint64 // 0 for an empty slot; a key's hash is never 0
-	keys   []converter.SpanKey
-	n      int
+	slots []idEntry
+	n     int
+}
+
+// idEntry is a slot of an idTable: h is 0 when it is empty (a key's hash
+// is never 0).
+type idEntry struct {
+	h uint64
+	k converter.SpanKey
 }
 
 // minSlots is an idTable's size when it gets its first key: a trace's
@@ -97,7 +114,7 @@ func hashKey(k converter.SpanKey) uint64 {
 
 // slot is where h's probe sequence starts.
 func (t *idTable) slot(h uint64) int {
-	return int(h>>32) & (len(t.hashes) - 1)
+	return int(h>>32) & (len(t.slots) - 1)
 }
 
 // find returns k's slot, or -1.
@@ -105,13 +122,13 @@ func (t *idTable) find(k converter.SpanKey, h uint64) int {
 	if t.n == 0 {
 		return -1
 	}
-	mask := len(t.hashes) - 1
+	mask := len(t.slots) - 1
 	for i := t.slot(h); ; i = (i + 1) & mask {
-		switch t.hashes[i] {
+		switch e := &t.slots[i]; e.h {
 		case 0:
 			return -1
 		case h:
-			if t.keys[i] == k {
+			if e.k == k {
 				return i
 			}
 		}
@@ -120,36 +137,40 @@ func (t *idTable) find(k converter.SpanKey, h uint64) int {
 
 // insert adds k unless it is there, and reports whether it added it.
 func (t *idTable) insert(k converter.SpanKey, h uint64) bool {
-	if 4*(t.n+1) > 3*len(t.hashes) {
-		t.grow()
+	if 4*(t.n+1) > 3*len(t.slots) {
+		t.grow(t.n + 1)
 	}
-	mask := len(t.hashes) - 1
+	mask := len(t.slots) - 1
 	i := t.slot(h)
-	for ; t.hashes[i] != 0; i = (i + 1) & mask {
-		if t.hashes[i] == h && t.keys[i] == k {
+	for ; t.slots[i].h != 0; i = (i + 1) & mask {
+		if t.slots[i].h == h && t.slots[i].k == k {
 			return false
 		}
 	}
-	t.hashes[i], t.keys[i] = h, k
+	t.slots[i] = idEntry{h, k}
 	t.n++
 	return true
 }
 
-// grow doubles the table (or makes its first).
-func (t *idTable) grow() {
-	hashes, keys := t.hashes, t.keys
-	size := max(minSlots, 2*len(hashes))
-	t.hashes, t.keys = make([]uint64, size), make([]converter.SpanKey, size)
+// grow makes room for n keys at most three quarters full, at least
+// doubling the table (or making its first).
+func (t *idTable) grow(n int) {
+	old := t.slots
+	size := max(minSlots, 2*len(old))
+	for 3*size < 4*n {
+		size *= 2
+	}
+	t.slots = make([]idEntry, size)
 	mask := size - 1
-	for j, h := range hashes {
-		if h == 0 {
+	for _, e := range old {
+		if e.h == 0 {
 			continue
 		}
-		i := t.slot(h)
-		for t.hashes[i] != 0 {
+		i := t.slot(e.h)
+		for t.slots[i].h != 0 {
 			i = (i + 1) & mask
 		}
-		t.hashes[i], t.keys[i] = h, keys[j]
+		t.slots[i] = e
 	}
 }
 
@@ -160,25 +181,25 @@ func (t *idTable) remove(k converter.SpanKey, h uint64) {
 	if i < 0 {
 		return
 	}
-	mask := len(t.hashes) - 1
-	for j := (i + 1) & mask; t.hashes[j] != 0; j = (j + 1) & mask {
+	mask := len(t.slots) - 1
+	for j := (i + 1) & mask; t.slots[j].h != 0; j = (j + 1) & mask {
 		// The key at j may move into the hole at i when its home slot
 		// is not in (i, j], cyclically.
-		home := t.slot(t.hashes[j])
+		home := t.slot(t.slots[j].h)
 		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
-			t.hashes[i], t.keys[i] = t.hashes[j], t.keys[j]
+			t.slots[i] = t.slots[j]
 			i = j
 		}
 	}
-	t.hashes[i], t.keys[i] = 0, converter.SpanKey{}
+	t.slots[i] = idEntry{}
 	t.n--
 }
 
 // each calls f with every key.
 func (t *idTable) each(f func(converter.SpanKey)) {
-	for i, h := range t.hashes {
-		if h != 0 {
-			f(t.keys[i])
+	for i := range t.slots {
+		if t.slots[i].h != 0 {
+			f(t.slots[i].k)
 		}
 	}
 }

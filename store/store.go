@@ -153,6 +153,9 @@ type Hooks struct {
 	OpenFiles func(delta int64)
 	// SetAside is a file that could not be continued, renamed from to to.
 	SetAside func(from, to string, why error)
+	// Repaired is a file continued after cutting cut bytes off its end: a
+	// torn last line a crash left, whose record was never counted.
+	Repaired func(path string, cut int64)
 }
 
 func (h *Hooks) written(n int64) {
@@ -197,6 +200,12 @@ func (h *Hooks) setAside(from, to string, why error) {
 	}
 }
 
+func (h *Hooks) repaired(path string, cut int64) {
+	if h.Repaired != nil {
+		h.Repaired(path, cut)
+	}
+}
+
 // WriteError is what Write returns when some records could not be
 // written: the records of the artifacts that failed (the others were
 // written), for a caller that retries only those.
@@ -235,6 +244,8 @@ type Store struct {
 	nOpen  atomic.Int64
 	drops  dropTable
 	run    *artifact // the artifact of Path or Writer
+
+	origins originCache // the headers' resource and scope, shared
 
 	life   sync.RWMutex // Write holds it shared; Close exclusively
 	logs   logState
@@ -559,7 +570,7 @@ func (s *Store) route(recs []converter.Record) ([]group, error) {
 func groupRecords(recs []converter.Record, route Route, attr string, convs map[pcommon.TraceID]string) []group {
 	var groups []group
 	var idx map[Key]int
-	one := true // groups[0] alone, its records recs[:i] so far
+	var of []int32 // each record's group, once there are two
 	j := -1
 	for i := range recs {
 		rec := &recs[i]
@@ -583,17 +594,39 @@ func groupRecords(recs []converter.Record, route Route, attr string, convs map[p
 				}
 			}
 		}
-		if one {
+		if of == nil {
 			if j == 0 {
 				continue
 			}
-			groups[0].recs = append(make([]converter.Record, 0, i+len(recs)/len(groups)), recs[:i]...)
-			one = false
+			of = make([]int32, len(recs)) // recs[:i] are group 0's
 		}
-		groups[j].recs = append(groups[j].recs, *rec)
+		of[i] = int32(j)
 	}
-	if one && len(groups) == 1 {
-		groups[0].recs = recs
+	if of == nil {
+		if len(groups) == 1 {
+			groups[0].recs = recs
+		}
+		return groups
+	}
+	// Each group a run of one copy of recs, in order.
+	end := make([]int, len(groups))
+	for _, g := range of {
+		end[g]++
+	}
+	n := 0
+	for g := range end {
+		n += end[g]
+		end[g] = n - end[g] // its start, for now
+	}
+	out := make([]converter.Record, len(recs))
+	for i, g := range of {
+		out[end[g]] = recs[i]
+		end[g]++
+	}
+	start := 0
+	for g := range groups {
+		groups[g].recs = out[start:end[g]:end[g]]
+		start = end[g]
 	}
 	return groups
 }
