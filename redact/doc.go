@@ -53,10 +53,14 @@
 // scanned as text. Redacting twice gives what redacting once gave.
 //
 // The cost is paid on every span, so the common case is cheap: a string with
-// no candidate for any secret pattern is rejected by one pass of an
-// automaton over the keywords of the rules and the patterns, before any
-// regular expression runs; a span with nothing to redact costs no
-// allocation. A rule runs only where its keyword is (anchored there when
-// its matches start with it), and is compiled the first time one of its
-// keywords is seen. See docs/benchmarks.md for what the scan costs.
+// no candidate for any secret pattern (nor any named key) is rejected by
+// one pass of an automaton over the keywords of the rules, the patterns
+// and the named keys, before any JSON is walked or any regular expression
+// runs; a long string that came out unchanged is remembered (by a keyed
+// 128-bit fingerprint, in a fixed table), so the instructions and messages
+// agents repeat on span after span are scanned once; a span with nothing
+// to redact costs no allocation. A rule runs only where its keyword is
+// (anchored there when its matches start with it), and is compiled the
+// first time one of its keywords is seen. See docs/benchmarks.md for what
+// the scan costs.
 package redact
