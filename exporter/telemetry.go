@@ -25,6 +25,7 @@ const meterScope = "github.com/agenttrace/agenttrace/exporter"
 //	agenttrace_exporter_artifacts_finalized  trailers written on finalization
 //	agenttrace_exporter_open_files           artifact files open now
 //	agenttrace_exporter_artifacts_set_aside  files that could not be continued, renamed aside
+//	agenttrace_exporter_artifacts_repaired   files continued after a torn last line was cut off
 //	agenttrace_exporter_logs_written         log records written to their trace's artifact
 //	agenttrace_exporter_logs_duplicates      log records already in their artifact, or already held
 //	agenttrace_exporter_logs_held            log records held until their trace's artifact existed
@@ -32,6 +33,7 @@ const meterScope = "github.com/agenttrace/agenttrace/exporter"
 //	agenttrace_exporter_logs_failed          log records whose write failed (returned for retrying)
 type telemetry struct {
 	written, dropped, duplicates, opened, finalized, setAside metric.Int64Counter
+	repaired                                                  metric.Int64Counter
 	openFiles                                                 metric.Int64UpDownCounter
 	logsWritten, logsDups, logsHeld, logsUntraced, logsFailed metric.Int64Counter
 }
@@ -54,6 +56,7 @@ func newTelemetry(mp metric.MeterProvider) (*telemetry, error) {
 	counter(&t.opened, "agenttrace_exporter_artifacts_opened", "Artifacts created, or adopted from disk to append to.", "{artifact}")
 	counter(&t.finalized, "agenttrace_exporter_artifacts_finalized", "Artifacts finalized: trailer written, file closed.", "{artifact}")
 	counter(&t.setAside, "agenttrace_exporter_artifacts_set_aside", "Files that could not be continued (torn header, garbage), renamed aside.", "{file}")
+	counter(&t.repaired, "agenttrace_exporter_artifacts_repaired", "Files continued after cutting off a torn last line a crash left (its span, never counted, is written again when redelivered).", "{file}")
 	counter(&t.logsWritten, "agenttrace_exporter_logs_written", "Log records written to their trace's artifact.", "{log}")
 	counter(&t.logsDups, "agenttrace_exporter_logs_duplicates", "Log records skipped because their artifact already holds them, or they are already held.", "{log}")
 	counter(&t.logsHeld, "agenttrace_exporter_logs_held", "Log records held until their trace's artifact existed.", "{log}")
@@ -67,7 +70,7 @@ func newTelemetry(mp metric.MeterProvider) (*telemetry, error) {
 }
 
 // hooks reports what the store does through the metrics, and logs the
-// files it sets aside.
+// files it sets aside or repairs.
 func (t *telemetry) hooks(logger *zap.Logger) store.Hooks {
 	return store.Hooks{
 		Written:    func(n int64) { t.written.Add(bg, n) },
@@ -79,6 +82,10 @@ func (t *telemetry) hooks(logger *zap.Logger) store.Hooks {
 		SetAside: func(from, to string, why error) {
 			t.setAside.Add(bg, 1)
 			logger.Warn("artifact cannot be continued; set aside", zap.String("path", from), zap.String("moved_to", to), zap.Error(why))
+		},
+		Repaired: func(path string, cut int64) {
+			t.repaired.Add(bg, 1)
+			logger.Warn("artifact continued after cutting off a torn last line", zap.String("path", path), zap.Int64("bytes_cut", cut))
 		},
 	}
 }

@@ -27,7 +27,8 @@ type adopted struct {
 	seen        map[converter.SpanKey]struct{}
 	rootEnded   bool
 	trailerLast bool  // the last complete line is a trailer
-	size        int64 // after a torn last line was closed off
+	size        int64 // after a torn last line was cut off
+	cut         int64 // bytes of a torn last line cut off
 }
 
 // adopt reads the artifact at path so that the store can continue it. It
@@ -37,9 +38,13 @@ type adopted struct {
 // torn header, a blank line, garbage: what a crash or another program
 // left) is not continued: it is renamed aside to path.corrupt-<unix ns>
 // and nil is returned, so that a fresh artifact takes the name; setAside
-// reports it. A torn last line (a crash mid-write) is closed off with a
-// newline, so the next record starts a line of its own; the torn line
-// stays, reported and skipped by readers.
+// reports it. A torn last line (a crash mid-write) is cut off, the file
+// truncated to the end of its last complete line (adopted.cut says how
+// much): write, then count, so the record it held was never counted, and
+// the sender's redelivery writes it again whole. Left in place and closed
+// off, it would sit mid-file once appended to, and the artifact would
+// fail validation for ever. A last line without its newline that still
+// reads as a line (format §11 rule 7) is kept and closed off.
 func adopt(path string, setAside func(from, to string, why error)) (*adopted, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -75,7 +80,10 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("adopt artifact: %w", err)
 	}
-	r := converter.NewReader(f, converter.WithSource(path))
+	bad := 0 // the line of the last problem
+	r := converter.NewReader(f, converter.WithSource(path), converter.WithProblemHandler(func(le *converter.LineError) {
+		bad = le.Line
+	}))
 	ad := &adopted{seen: make(map[converter.SpanKey]struct{}), size: st.Size()}
 	for {
 		rec, err := r.Next()
@@ -106,7 +114,22 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
 		return nil, fmt.Errorf("adopt artifact: %w", err)
 	}
-	if last[0] != '\n' {
+	switch {
+	case last[0] == '\n':
+	case bad > 0 && int64(bad) == r.Stats().Lines:
+		// The last line was cut short and does not read (or is too long).
+		end, err := lastLineEnd(f, st.Size())
+		if err != nil {
+			return nil, fmt.Errorf("adopt artifact: %w", err)
+		}
+		if err := os.Truncate(path, end); err != nil {
+			return nil, fmt.Errorf("adopt artifact: cut the torn last line off %s: %w", path, err)
+		}
+		ad.size, ad.cut = end, st.Size()-end
+		// A trailer may have ended the complete part: one more is
+		// written at finalization all the same.
+		ad.trailerLast = false
+	default:
 		ad.trailerLast = false
 		if err := appendNewline(path); err != nil {
 			return nil, err
@@ -114,6 +137,25 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 		ad.size++
 	}
 	return ad, nil
+}
+
+// lastLineEnd returns the offset just past the last newline of f, whose
+// size is size: the end of its last complete line. The header is one, so
+// there is a newline.
+func lastLineEnd(f *os.File, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		off := max(end-int64(len(buf)), 0)
+		b := buf[:end-off]
+		if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return off + int64(i) + 1, nil
+		}
+		end = off
+	}
+	return 0, errors.New("no complete line")
 }
 
 // checkHeader returns why f's first line is not a complete header an

@@ -62,10 +62,15 @@
 //
 // # Adoption
 //
-// An artifact already on disk is continued, never truncated: its header
-// stays the only one, its records are counted in later trailers and its
-// span ids skip redelivered spans; the budget of its last trailer holds.
-// A torn last line (a crash mid-write) is closed off with a newline. A
+// An artifact already on disk is continued: its header stays the only
+// one, its records are counted in later trailers and its span ids skip
+// redelivered spans; the budget of its last trailer holds. A torn last
+// line (a crash mid-write) that does not read is cut off, back to the end
+// of the last complete line (reported through Hooks.Repaired): its record
+// was never counted, the sender redelivers it, and it is written whole,
+// so the artifact stays valid; closed off instead, it would stay mid-file
+// and fail validation for ever. A last line that lacks only its newline
+// still reads (format §11 rule 7): it is kept and closed off. A
 // file whose first line is not a complete header (a torn header, a blank
 // line, garbage) is renamed aside to <name>.corrupt-<unix ns> (reported
 // through Hooks.SetAside) and a fresh artifact takes its name; a header

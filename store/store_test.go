@@ -274,26 +274,6 @@ func TestNewerVersionIsNotAppendedTo(t *testing.T) {
 	assert.Len(t, readPath(t, filepath.Join(dir, FileName(TraceKey(tid(2)), ""))).recs, 1)
 }
 
-func TestTornLastLineIsClosedOff(t *testing.T) {
-	dir := t.TempDir()
-	s := newStore(t, Options{Dir: dir, FinalizeAfter: time.Hour})
-	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1})))
-	require.NoError(t, s.Close())
-	path := filepath.Join(dir, FileName(TraceKey(tid(1)), ""))
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	require.NoError(t, err)
-	_, err = f.WriteString(`{"kind":"inference","name":"torn`)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-	s = newStore(t, Options{Dir: dir})
-	require.NoError(t, s.Write(records(span{trace: 1, id: 1})))
-	require.NoError(t, s.Close())
-	a := readPath(t, path)
-	assert.Equal(t, 1, a.headers)
-	assert.Len(t, a.problems, 1, "the torn line, reported and skipped")
-	assert.Len(t, a.recs, 2)
-}
-
 // failAfter is a file that accepts n more bytes, then fails: a full disk.
 type failAfter struct {
 	file
