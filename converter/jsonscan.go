@@ -17,6 +17,15 @@ import (
 //
 // Errors are sticky: after the first one every method returns zero values,
 // so decoders check s.err once per line rather than after every call.
+//
+// redact/json.go keeps its own walker on purpose: it rewrites JSON (a scan
+// pass, then an emit pass, a decision per member name, JSON inside strings
+// walked again) and passes non-ASCII bytes through unchecked, while this
+// scanner decodes into pdata and validEmbed only answers yes or no, UTF-8
+// included. Sharing one loop would put redact's per-member work into the
+// encoder's hottest check or UTF-8 checks into redact's: dropping even
+// this scanner's positions and errors made the encoder's check 1.5-3×
+// faster (validEmbed), so the two share the grammar, not the code.
 type scanner struct {
 	data    []byte
 	pos     int
