@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -411,6 +412,12 @@ func (s *Store) sync(a *artifact) error {
 // adopts its file again. With later not nil, a file still to sync is
 // added to it rather than synced now (Close syncs many at once). a.mu is
 // held.
+//
+// When the trailer cannot be written (a full disk), a is not forgotten
+// even without keep: it stays live, with its span ids and tally, and the
+// finalizer tries again once it has been idle for as long again (a later
+// write, or Close, may do it sooner). Forgotten, its file would keep no
+// trailer until a restart's recovery.
 func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 	var n int64
 	var u semconv.Usage
@@ -420,6 +427,7 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 		n, u = s.drops.take(a.traceSet())
 	}
 	var errs []error
+	unfinished := false // no trailer could be written
 	if !a.loaded && n > 0 {
 		// Only drops: an artifact that says so rather than nothing.
 		if err := s.load(a, nil); err != nil {
@@ -432,6 +440,7 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 		t.AddUsage(u)
 		if err := s.writeTrailer(a, &t); err != nil {
 			errs = append(errs, err)
+			unfinished = true
 			if n > 0 {
 				s.drops.giveBack(a, n, u)
 			}
@@ -450,9 +459,13 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 		if err := s.closeFile(a); err != nil {
 			errs = append(errs, err)
 		}
-		a.gone = true
-		s.forget(a)
-		s.hooks.finalized()
+		if unfinished {
+			a.lastWrite.Store(time.Now().UnixNano())
+		} else {
+			a.gone = true
+			s.forget(a)
+			s.hooks.finalized()
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -507,13 +507,28 @@ func (s *Store) writeGroup(k Key, recs []converter.Record, prep func(*converter.
 
 // afterWrite applies the sync, finalization and rotation policies to a,
 // just written. a.mu is held.
+//
+// The records are written and counted by now, so a rotation or
+// finalization that fails (no room for the trailer) is not theirs: it goes
+// to Options.OnError, never back to the caller as failed records (which a
+// caller would retry into the next rotated file, or count as dropped while
+// they are in the file). The artifact stays live with its span ids, and a
+// later write, the finalizer or Close finishes it. Only FsyncAlways's sync
+// fails the Write: its records stay remembered, so the retry writes
+// nothing twice and syncs again.
 func (s *Store) afterWrite(a *artifact, root bool) error {
 	if s.rotateDue(a) {
-		return s.rotate(a)
+		if err := s.rotate(a); err != nil {
+			s.handle(fmt.Errorf("rotate %s: %w", a.path, err))
+		}
+		return nil
 	}
 	switch {
 	case root && a.key.Kind != KindRun && s.opts.FinalizeAfter == 0:
-		return s.finalizeLocked(a, false, nil)
+		if err := s.finalizeLocked(a, false, nil); err != nil {
+			s.handle(fmt.Errorf("finalize %s: %w", a.path, err))
+		}
+		return nil
 	case s.opts.Fsync == FsyncAlways, root && a.key.Kind == KindRun && s.opts.Fsync == FsyncTraceEnd:
 		return s.sync(a)
 	}
@@ -524,9 +539,17 @@ func (s *Store) afterWrite(a *artifact, root bool) error {
 // forgets it: the next record starts a new file under its name. No value
 // names a file so (plain names hold no upper case; hashed ones end in hex
 // digits). a.mu is held, and stays held until the file is out of the way,
-// so that no writer adopts it meanwhile.
+// so that no writer adopts it meanwhile. The trailer is on disk (and, but
+// with FsyncNever, synced) before the rename: a rotated file always has
+// one. When it cannot be written (a full disk), the file keeps its name and
+// a stays live: a later write rotates it, or finalization gives it its
+// trailer.
 func (s *Store) rotate(a *artifact) error {
-	errs := []error{s.finalizeLocked(a, true, nil), s.closeFile(a)}
+	ferr := s.finalizeLocked(a, true, nil)
+	if !a.trailerLast {
+		return ferr
+	}
+	errs := []error{ferr, s.closeFile(a)}
 	to := strings.TrimSuffix(a.path, Ext) + ".R" + strconv.FormatInt(time.Now().UnixNano(), 10) + Ext
 	if err := os.Rename(a.path, to); err != nil {
 		errs = append(errs, fmt.Errorf("rotate %s: %w", a.path, err))

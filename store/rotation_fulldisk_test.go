@@ -1,0 +1,170 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// fillsAt is a file system that fills up as the file under test reaches
+// full bytes: a write that starts below it is written whole, any later one
+// fails (after writing what is left of room, as a real full disk does).
+type fillsAt struct {
+	file
+	size *int64
+	full *int64
+	mu   *sync.Mutex
+}
+
+func (f fillsAt) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if *f.size < *f.full {
+		n, err := f.file.Write(p)
+		*f.size += int64(n)
+		return n, err
+	}
+	return 0, errFull
+}
+
+func (f fillsAt) Truncate(n int64) error {
+	f.mu.Lock()
+	*f.size = n
+	f.mu.Unlock()
+	return f.file.Truncate(n)
+}
+
+// TestRotationOnAFullDisk: the disk fills just as a resource value's
+// artifact reaches rotate_bytes, so the rotation's trailer cannot be
+// written; the caller retries what Write returned, space comes back. No
+// span is in two files, and after Close every file ends with a trailer
+// that counts it: a rotation without its trailer leaves the artifact live
+// under its name (rotated by a later write), and the records it followed
+// are not reported as failed.
+func TestRotationOnAFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	const rotateAt = 2000
+	var mu sync.Mutex
+	var size int64
+	full := int64(rotateAt)
+	orig := openFile
+	t.Cleanup(func() { openFile = orig })
+	openFile = func(path string, excl bool) (file, error) {
+		f, err := orig(path, excl)
+		if err != nil {
+			return f, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		st, err := os.Stat(path)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		size = st.Size()
+		return fillsAt{file: f, size: &size, full: &full, mu: &mu}, nil
+	}
+	s := newStore(t, Options{Dir: dir, Route: ByAttribute, Attribute: "service.name", RotateBytes: rotateAt, FinalizeAfter: time.Hour})
+	var failed []converter.Record
+	for i := range byte(12) {
+		err := s.Write(records(span{trace: i + 1, id: 2, parent: 1}))
+		var we *WriteError
+		if err != nil {
+			require.ErrorAs(t, err, &we)
+			failed = append(failed, we.Failed...)
+		}
+		if i == 6 {
+			mu.Lock()
+			full = 1 << 30 // space freed
+			mu.Unlock()
+			if len(failed) > 0 {
+				require.NoError(t, s.Write(failed), "the retry")
+				failed = nil
+			}
+		}
+	}
+	require.NoError(t, s.Close())
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	seen := map[string]string{}
+	for _, e := range ents {
+		a := readPath(t, filepath.Join(dir, e.Name()))
+		assert.Empty(t, a.problems, e.Name())
+		if assert.NotNil(t, a.summary, "%s: a trailer", e.Name()) {
+			assert.Equal(t, int64(len(a.recs)), a.summary.Records, e.Name())
+		}
+		for _, r := range a.recs {
+			k := r.Span.TraceID().String() + r.Span.SpanID().String()
+			if prev, dup := seen[k]; dup {
+				t.Errorf("span %s in %s and %s", k, prev, e.Name())
+			}
+			seen[k] = e.Name()
+		}
+	}
+	assert.Equal(t, 12, len(seen), "every span once")
+}
+
+// fullWhen is a file that refuses every write while full is set.
+type fullWhen struct {
+	file
+	full *atomic.Bool
+}
+
+func (f fullWhen) Write(p []byte) (int, error) {
+	if f.full.Load() {
+		return 0, errFull
+	}
+	return f.file.Write(p)
+}
+
+// TestFinalizeOnAFullDiskKeepsTheArtifact: the finalizer cannot write an
+// idle artifact's trailer (the disk filled after its records were
+// written). The artifact is not forgotten without one: OnError hears why,
+// it stays live, and once there is room the finalizer writes a trailer
+// that counts its records.
+func TestFinalizeOnAFullDiskKeepsTheArtifact(t *testing.T) {
+	dir := t.TempDir()
+	var full atomic.Bool
+	orig := openFile
+	t.Cleanup(func() { openFile = orig })
+	openFile = func(path string, excl bool) (file, error) {
+		f, err := orig(path, excl)
+		if err != nil {
+			return f, err
+		}
+		return fullWhen{file: f, full: &full}, nil
+	}
+	var errs atomic.Int64
+	s := newStore(t, Options{Dir: dir, FinalizeAfter: 20 * time.Millisecond, OrphanAfter: 20 * time.Millisecond, OnError: func(err error) {
+		if errors.Is(err, errFull) {
+			errs.Add(1)
+		}
+	}})
+	full.Store(true)
+	require.ErrorIs(t, s.Write(records(span{trace: 1, id: 2, parent: 1})), errFull, "nothing written, the caller told")
+	full.Store(false)
+	// No root: an orphan, finalized once idle for OrphanAfter.
+	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1}, span{trace: 1, id: 3, parent: 1})))
+	full.Store(true)
+	k := TraceKey(tid(1))
+	require.Eventually(t, func() bool { return errs.Load() > 0 }, 10*time.Second, time.Millisecond, "the finalizer tried")
+	assert.True(t, s.IsActive(k), "kept live without a trailer")
+	full.Store(false)
+	require.Eventually(t, func() bool { return !s.IsActive(k) }, 10*time.Second, time.Millisecond, "finalized once there is room")
+	a := readPath(t, filepath.Join(dir, FileName(k, "")))
+	assert.Empty(t, a.problems)
+	assert.Len(t, a.recs, 2)
+	if assert.NotNil(t, a.summary) {
+		assert.Equal(t, int64(2), a.summary.Records)
+	}
+	require.NoError(t, s.Close())
+}
