@@ -39,3 +39,15 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPricerUsageCost is what the tally pays per model call: the
+// model remembered from the call before, so no lookup at all.
+func BenchmarkPricerUsageCost(b *testing.B) {
+	p := Pricer{Table: table(b)}
+	at := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
+	u := semconv.Usage{Input: 10_000, Output: 1_000, CacheRead: 4_000}
+	b.ReportAllocs()
+	for b.Loop() {
+		p.UsageCost("anthropic", "claude-sonnet-4-20250514", at, u)
+	}
+}

@@ -1,0 +1,49 @@
+package pricing
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// A Total takes back exactly what it added, whatever the order, and never
+// counts an unknown cost as $0 known.
+func TestTotal(t *testing.T) {
+	costs := []Cost{
+		{USD: 0.00325, Source: FromPrices},
+		{USD: 0.5, Source: FromSpan},
+		{Source: Unknown},
+		{USD: 0.0000045, Source: FromPrices},
+	}
+	var tot Total
+	for _, c := range costs {
+		tot.Add(c)
+	}
+	assert.Equal(t, Total{Nanos: 3_250_000 + 500_000_000 + 4_500, Known: 3, FromSpan: 1, Unknown: 1}, tot)
+	assert.Equal(t, int64(4), tot.Calls())
+	assert.Equal(t, 0.5032545, tot.USD())
+	for _, c := range []Cost{costs[1], costs[2], costs[0], costs[3]} {
+		tot.Sub(c)
+	}
+	assert.Equal(t, Total{}, tot)
+}
+
+// A Pricer prices as the table does, model after model, remembering only
+// the last lookup; its zero value uses the vendored data.
+func TestPricerAgreesWithTable(t *testing.T) {
+	tb := table(t)
+	at := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
+	u := semconv.Usage{Input: 10_000, Output: 1_000, CacheRead: 4_000}
+	calls := []struct{ provider, model string }{
+		{"openai", "gpt-4o"}, {"openai", "gpt-4o"}, {"anthropic", "claude-sonnet-4-20250514"},
+		{"acme", "acme-private-7b"}, {"openai", "gpt-4o"}, {"", ""}, {"gcp.gemini", "gemini-2.0-flash"},
+	}
+	var p Pricer // zero: Default
+	for _, c := range calls {
+		assert.Equal(t, tb.UsageCost(c.provider, c.model, at, u), p.UsageCost(c.provider, c.model, at, u), "%s/%s", c.provider, c.model)
+	}
+	assert.False(t, p.UsageCost("acme", "acme-private-7b", at, u).Known(), "unknown, not $0")
+}
