@@ -34,7 +34,7 @@ func newSpanSet(m map[converter.SpanKey]struct{}) spanSet {
 // new artifact's first records need: one allocation, not one per
 // doubling).
 func (s *spanSet) reserve(n int) {
-	if n = min(s.cur.n+n, maxSeen); 4*n > 3*len(s.cur.slots) {
+	if n = min(s.cur.n+n, maxSeen); 4*n > 3*len(s.cur.fps) {
 		s.cur.grow(n)
 	}
 }
@@ -76,22 +76,17 @@ func (s *spanSet) each(f func(converter.SpanKey)) {
 }
 
 // idTable is a set of span keys: open addressing with linear probing over
-// entries that hold a key and its hash, the key read only when the hash
-// matches. A Go map of the 24-byte keys cost a batch of one large
-// artifact about a tenth of its time (two look-ups and an insert per span,
-// each a cache miss in a table of 2^17 keys); a probe here reads one
-// 32-byte entry, its key in the same cache line as its hash, and a table
-// is one allocation.
+// 32-bit fingerprints of the keys' hashes, with the keys in an array
+// beside them, read only when a fingerprint matches. A Go map of the
+// 24-byte keys cost a batch of one large artifact about a tenth of its
+// time (two look-ups and an insert per span, each a cache miss in a table
+// of 2^17 keys); here a look-up that misses, the common case, reads one
+// cache line of an array a sixth of the keys' size (16 fingerprints a
+// line), which mostly stays in the cache.
 type idTable struct {
-	slots []idEntry
-	n     int
-}
-
-// idEntry is a slot of an idTable: h is 0 when it is empty (a key's hash
-// is never 0).
-type idEntry struct {
-	h uint64
-	k converter.SpanKey
+	fps  []uint32 // 0 for an empty slot; a key's fingerprint is never 0
+	keys []converter.SpanKey
+	n    int
 }
 
 // minSlots is an idTable's size when it gets its first key: a trace's
@@ -114,21 +109,24 @@ func hashKey(k converter.SpanKey) uint64 {
 
 // slot is where h's probe sequence starts.
 func (t *idTable) slot(h uint64) int {
-	return int(h>>32) & (len(t.slots) - 1)
+	return int(h>>32) & (len(t.fps) - 1)
 }
+
+// fingerprint is what a slot keeps of hash h: its low half, never 0.
+func fingerprint(h uint64) uint32 { return uint32(h) | 1 }
 
 // find returns k's slot, or -1.
 func (t *idTable) find(k converter.SpanKey, h uint64) int {
 	if t.n == 0 {
 		return -1
 	}
-	mask := len(t.slots) - 1
+	fp, mask := fingerprint(h), len(t.fps)-1
 	for i := t.slot(h); ; i = (i + 1) & mask {
-		switch e := &t.slots[i]; e.h {
+		switch t.fps[i] {
 		case 0:
 			return -1
-		case h:
-			if e.k == k {
+		case fp:
+			if t.keys[i] == k {
 				return i
 			}
 		}
@@ -137,40 +135,42 @@ func (t *idTable) find(k converter.SpanKey, h uint64) int {
 
 // insert adds k unless it is there, and reports whether it added it.
 func (t *idTable) insert(k converter.SpanKey, h uint64) bool {
-	if 4*(t.n+1) > 3*len(t.slots) {
+	if 4*(t.n+1) > 3*len(t.fps) {
 		t.grow(t.n + 1)
 	}
-	mask := len(t.slots) - 1
+	fp, mask := fingerprint(h), len(t.fps)-1
 	i := t.slot(h)
-	for ; t.slots[i].h != 0; i = (i + 1) & mask {
-		if t.slots[i].h == h && t.slots[i].k == k {
+	for ; t.fps[i] != 0; i = (i + 1) & mask {
+		if t.fps[i] == fp && t.keys[i] == k {
 			return false
 		}
 	}
-	t.slots[i] = idEntry{h, k}
+	t.fps[i], t.keys[i] = fp, k
 	t.n++
 	return true
 }
 
 // grow makes room for n keys at most three quarters full, at least
-// doubling the table (or making its first).
+// doubling the table (or making its first). The slot of a key comes from
+// the high half of its hash, which its fingerprint does not keep: it is
+// hashed again.
 func (t *idTable) grow(n int) {
-	old := t.slots
-	size := max(minSlots, 2*len(old))
+	keys, fps := t.keys, t.fps
+	size := max(minSlots, 2*len(fps))
 	for 3*size < 4*n {
 		size *= 2
 	}
-	t.slots = make([]idEntry, size)
+	t.fps, t.keys = make([]uint32, size), make([]converter.SpanKey, size)
 	mask := size - 1
-	for _, e := range old {
-		if e.h == 0 {
+	for j, fp := range fps {
+		if fp == 0 {
 			continue
 		}
-		i := t.slot(e.h)
-		for t.slots[i].h != 0 {
+		i := t.slot(hashKey(keys[j]))
+		for t.fps[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = e
+		t.fps[i], t.keys[i] = fp, keys[j]
 	}
 }
 
@@ -181,25 +181,25 @@ func (t *idTable) remove(k converter.SpanKey, h uint64) {
 	if i < 0 {
 		return
 	}
-	mask := len(t.slots) - 1
-	for j := (i + 1) & mask; t.slots[j].h != 0; j = (j + 1) & mask {
+	mask := len(t.fps) - 1
+	for j := (i + 1) & mask; t.fps[j] != 0; j = (j + 1) & mask {
 		// The key at j may move into the hole at i when its home slot
 		// is not in (i, j], cyclically.
-		home := t.slot(t.slots[j].h)
+		home := t.slot(hashKey(t.keys[j]))
 		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
-			t.slots[i] = t.slots[j]
+			t.fps[i], t.keys[i] = t.fps[j], t.keys[j]
 			i = j
 		}
 	}
-	t.slots[i] = idEntry{}
+	t.fps[i], t.keys[i] = 0, converter.SpanKey{}
 	t.n--
 }
 
 // each calls f with every key.
 func (t *idTable) each(f func(converter.SpanKey)) {
-	for i := range t.slots {
-		if t.slots[i].h != 0 {
-			f(t.slots[i].k)
+	for i, fp := range t.fps {
+		if fp != 0 {
+			f(t.keys[i])
 		}
 	}
 }
