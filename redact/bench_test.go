@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -141,30 +140,20 @@ func BenchmarkSecrets(b *testing.B) {
 const verdictSlotsUsed = 1024
 
 // loop runs f as the benchmark's loop and reports, beside the wall time,
-// the CPU time of the goroutine's thread per op (cpu-ns/op): on a shared,
-// loaded machine the wall time counts the time other processes ran, the
-// CPU time much less so, and benchstat compares it like any metric.
+// the CPU time of the goroutine's thread per op (cpu-ns/op, where the
+// system can tell it: threadCPU): on a shared, loaded machine the wall
+// time counts the time other processes ran, the CPU time much less so,
+// and benchstat compares it like any metric.
 func loop(b *testing.B, f func()) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	start := threadCPU(b)
+	start, ok := threadCPU()
 	n := 0
 	for b.Loop() {
 		f()
 		n++
 	}
-	b.ReportMetric(float64(threadCPU(b)-start)/float64(n), "cpu-ns/op")
-}
-
-// threadCPU is the calling thread's user and system time, in nanoseconds.
-func threadCPU(b *testing.B) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
-		b.Fatal(err)
+	if end, ok2 := threadCPU(); ok && ok2 {
+		b.ReportMetric(float64(end-start)/float64(n), "cpu-ns/op")
 	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
-
-// rusageThread is Linux's RUSAGE_THREAD, which package syscall does not
-// name.
-const rusageThread = 1
