@@ -21,6 +21,7 @@ type Encoder struct {
 	def origin
 	set bool
 	lim lineLimit
+	day dayCache
 }
 
 // origin is where a span was reported: resource and scope with their
@@ -138,9 +139,9 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	}
 	start, end := sp.StartTimestamp(), sp.EndTimestamp()
 	dst = append(dst, `,"started_at":`...)
-	dst = appendTimestamp(dst, uint64(start))
+	dst = appendTimestampOn(dst, uint64(start), &e.day)
 	dst = append(dst, `,"finished_at":`...)
-	dst = appendTimestamp(dst, uint64(end))
+	dst = appendTimestampOn(dst, uint64(end), &e.day)
 	dst = append(dst, `,"elapsed_ms":`...)
 	dst = appendMillis(dst, int64(end)-int64(start))
 	if isErr {
@@ -252,7 +253,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 		dst = append(dst, `,"attrs":`...)
 		dst = appendMap(dst, attrs, rd.Consumed())
 	}
-	dst = appendEvents(dst, sp.Events())
+	dst = appendEvents(dst, sp.Events(), &e.day)
 	dst = appendLinks(dst, sp.Links())
 	if ts := sp.TraceState().AsRaw(); ts != "" {
 		dst = append(dst, `,"trace_state":`...)
@@ -285,7 +286,7 @@ func estimatedTokens(rd *semconv.Reading, attrs pcommon.Map) int64 {
 	return 0
 }
 
-func appendEvents(dst []byte, evs ptrace.SpanEventSlice) []byte {
+func appendEvents(dst []byte, evs ptrace.SpanEventSlice, day *dayCache) []byte {
 	if evs.Len() == 0 {
 		return dst
 	}
@@ -298,7 +299,7 @@ func appendEvents(dst []byte, evs ptrace.SpanEventSlice) []byte {
 		dst = append(dst, `{"name":`...)
 		dst = appendString(dst, ev.Name())
 		dst = append(dst, `,"time":`...)
-		dst = appendTimestamp(dst, uint64(ev.Timestamp()))
+		dst = appendTimestampOn(dst, uint64(ev.Timestamp()), day)
 		if ev.Attributes().Len() > 0 {
 			dst = append(dst, `,"attrs":`...)
 			dst = appendMap(dst, ev.Attributes(), nil)

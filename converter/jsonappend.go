@@ -122,13 +122,37 @@ const digitPairs = "000102030405060708091011121314151617181920212223242526272829
 // time.Time: pdata timestamps are uint64 and reach past what time.Unix
 // accepts. Every record has two, so it fills a fixed array two digits at
 // a time and appends it once.
-func appendTimestamp(dst []byte, ns uint64) []byte {
+func appendTimestamp(dst []byte, ns uint64) []byte { return appendTimestampOn(dst, ns, nil) }
+
+// A dayCache keeps the date of the day the last timestamp fell on: the
+// times of a record, and of a batch, are mostly on one day, and the
+// calendar arithmetic costs more than the digits.
+type dayCache struct {
+	days    uint64
+	year    int64
+	mon, dd int
+	set     bool
+}
+
+// appendTimestampOn is appendTimestamp taking the date from c when the
+// day is the one c holds (c may be nil).
+func appendTimestampOn(dst []byte, ns uint64, c *dayCache) []byte {
 	secs := ns / 1e9
 	frac := ns % 1e9
 	days := secs / 86400
 	rem := secs % 86400
 	// A uint64 of nanoseconds ends in 2554: the year has four digits.
-	y, m, d := civilFromDays(int64(days))
+	var y int64
+	var m, d int
+	switch {
+	case c == nil:
+		y, m, d = civilFromDays(int64(days))
+	case c.set && c.days == days:
+		y, m, d = c.year, c.mon, c.dd
+	default:
+		y, m, d = civilFromDays(int64(days))
+		*c = dayCache{days: days, year: y, mon: m, dd: d, set: true}
+	}
 	var b [32]byte
 	b[0] = '"'
 	putPair(b[1:], int(y/100))

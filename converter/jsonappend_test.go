@@ -52,9 +52,17 @@ func TestAppendTimestampAgreesWithReference(t *testing.T) {
 	for range 20000 {
 		edges = append(edges, r.Uint64())
 	}
-	for _, ns := range edges {
+	var day dayCache
+	for i, ns := range edges {
 		got := appendTimestamp([]byte("x"), ns)
 		require.Equal(t, string(refAppendTimestamp([]byte("x"), ns)), string(got), "%d", ns)
+		on := ns
+		if i%2 == 1 && edges[i-1] < math.MaxUint64-86400e9 {
+			// Another time on the day before it, which the cache holds;
+			// the next one is on another day, which it must follow.
+			on = edges[i-1] - edges[i-1]%86400e9 + ns%86400e9
+		}
+		require.Equal(t, string(refAppendTimestamp([]byte("x"), on)), string(appendTimestampOn([]byte("x"), on, &day)), "%d", on)
 		if ns <= math.MaxInt64 {
 			want := `x"` + time.Unix(0, int64(ns)).UTC().Format("2006-01-02T15:04:05.000000000Z") + `"`
 			require.Equal(t, want, string(got), "%d", ns)
@@ -67,7 +75,9 @@ func FuzzAppendTimestamp(f *testing.F) {
 	f.Add(uint64(0))
 	f.Add(uint64(math.MaxUint64))
 	f.Add(uint64(1_777_000_000_123_456_789))
+	var day dayCache
 	f.Fuzz(func(t *testing.T, ns uint64) {
 		require.Equal(t, string(refAppendTimestamp(nil, ns)), string(appendTimestamp(nil, ns)))
+		require.Equal(t, string(refAppendTimestamp(nil, ns)), string(appendTimestampOn(nil, ns, &day)))
 	})
 }
