@@ -46,6 +46,16 @@ func (s *Store) recoverDir() {
 		if err != nil || done {
 			continue
 		}
+		if base, ok := rotatedBase(name); ok {
+			if k, ok := s.keyOfFile(base, path); ok && k.Kind == KindAttribute {
+				s.life.RLock()
+				if !s.closed {
+					s.handle(s.finishRotated(k, path))
+				}
+				s.life.RUnlock()
+			}
+			continue
+		}
 		k, ok := s.keyOfFile(name, path)
 		if !ok {
 			continue
@@ -83,6 +93,45 @@ func (s *Store) take(k Key, ent os.DirEntry) {
 		at = info.ModTime()
 	}
 	a.lastWrite.Store(at.UnixNano())
+}
+
+// finishRotated writes the trailer of a rotated file (see rotate) left
+// without one: the trailer goes to disk before the rename, but with
+// FsyncNever a power cut may keep the rename and lose the trailer, and an
+// earlier version renamed a file whose trailer failed. No record goes to a
+// rotated file again, so it is finalized at once, apart from the live
+// artifact of its key.
+func (s *Store) finishRotated(k Key, path string) error {
+	defer s.closeEvicted() // with a.mu let go: it may be among them
+	a := &artifact{key: k, path: path}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ok, err := s.adoptInto(a)
+	if err != nil || !ok {
+		return err
+	}
+	err = errors.Join(s.finalizeLocked(a, true, nil), s.closeFile(a))
+	s.hooks.finalized()
+	if err != nil {
+		return fmt.Errorf("recover %s: %w", path, err)
+	}
+	return nil
+}
+
+// rotatedBase returns the name of the artifact a rotated file named name
+// (<base>.R<unix ns>.jsonl) was rotated from, and false for any other.
+func rotatedBase(name string) (string, bool) {
+	b := strings.TrimSuffix(name, Ext)
+	i := strings.LastIndex(b, ".R")
+	if i <= 0 || i+2 == len(b) {
+		return "", false
+	}
+	for _, c := range b[i+2:] {
+		if c < '0' || c > '9' {
+			return "", false
+		}
+	}
+	return b[:i] + Ext, true
 }
 
 // hasTrailer reports whether the last complete line of the file at path

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -167,4 +168,42 @@ func TestFinalizeOnAFullDiskKeepsTheArtifact(t *testing.T) {
 		assert.Equal(t, int64(2), a.summary.Records)
 	}
 	require.NoError(t, s.Close())
+}
+
+// TestRecoverFinishesARotatedFile: a rotated file left without a trailer
+// (FsyncNever and a power cut between the trailer and the rename, or an
+// earlier version that renamed when the trailer failed) is finalized by
+// Recover on its own, apart from the live artifact of its value, which it
+// never joins; a rotated file with a trailer is left as it is.
+func TestRecoverFinishesARotatedFile(t *testing.T) {
+	dir := t.TempDir()
+	s := newStore(t, Options{Dir: dir, Route: ByAttribute, Attribute: "service.name", FinalizeAfter: time.Hour})
+	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1}, span{trace: 2, id: 2, parent: 1})))
+	require.NoError(t, s.Close())
+	live := filepath.Join(dir, "service.name-svc.jsonl")
+	raw, err := os.ReadFile(live)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(raw), "\n")
+	require.Len(t, lines, 5, "header, two records, trailer")
+	unfinished := strings.Join(lines[:3], "")
+	rotated := filepath.Join(dir, "service.name-svc.R1700000000000000000.jsonl")
+	require.NoError(t, os.WriteFile(rotated, []byte(unfinished), 0o644))
+	done := filepath.Join(dir, "service.name-svc.R1700000000000000001.jsonl")
+	require.NoError(t, os.WriteFile(done, raw, 0o644))
+	require.NoError(t, os.WriteFile(live, []byte(unfinished), 0o644))
+
+	s = newStore(t, Options{Dir: dir, Route: ByAttribute, Attribute: "service.name", FinalizeAfter: time.Hour, Recover: true})
+	require.Eventually(t, func() bool { ok, err := hasTrailer(rotated); return err == nil && ok }, 10*time.Second, time.Millisecond)
+	a := readPath(t, rotated)
+	assert.Empty(t, a.problems)
+	assert.Equal(t, 1, a.headers)
+	assert.Len(t, a.recs, 2)
+	assert.Equal(t, int64(2), a.summary.Records)
+	require.NoError(t, s.Write(records(span{trace: 3, id: 2, parent: 1})))
+	require.NoError(t, s.Close())
+	assert.Len(t, readPath(t, rotated).recs, 2, "the live artifact's records go to its own file")
+	assert.Len(t, readPath(t, live).recs, 3, "the live artifact recovered and continued")
+	after, err := os.ReadFile(done)
+	require.NoError(t, err)
+	assert.Equal(t, raw, after, "a rotated file with a trailer is untouched")
 }
