@@ -125,20 +125,32 @@ type pipeline struct {
 // writePipelined is writeLocked for a large group of a loaded artifact,
 // on w goroutines (see pipeline). a.mu is held.
 func (s *Store) writePipelined(a *artifact, recs []converter.Record, prep func(*converter.Record), w int) (bool, error) {
-	p := &pipeline{
-		s: s, a: a, recs: recs, prep: prep,
-		n:         (len(recs) + chunkRecs - 1) / chunkRecs,
-		next:      a.tally,
-		startSize: a.size, startHeader: a.headerOnDisk,
-	}
-	p.ready = make([]*encoder, p.n)
-	p.keys = make([]converter.SpanKey, 0, len(recs))
+	p := s.newPipeline(a, recs, prep, (len(recs)+chunkRecs-1)/chunkRecs)
 	parallel(w, p.work)
 	for _, e := range p.ready {
 		if e != nil {
 			putEncoder(e)
 		}
 	}
+	return p.finish()
+}
+
+// newPipeline is a pipeline of n chunks writing recs to a. a.mu is held.
+func (s *Store) newPipeline(a *artifact, recs []converter.Record, prep func(*converter.Record), n int) *pipeline {
+	p := &pipeline{
+		s: s, a: a, recs: recs, prep: prep, n: n,
+		next:      a.tally,
+		startSize: a.size, startHeader: a.headerOnDisk,
+	}
+	p.ready = make([]*encoder, p.n)
+	p.keys = make([]converter.SpanKey, 0, len(recs))
+	return p
+}
+
+// finish settles a pipeline whose chunks all took their turn: what was
+// written counts, or, when a write failed, nothing does. a.mu is held.
+func (p *pipeline) finish() (bool, error) {
+	s, a := p.s, p.a
 	if p.err == nil && a.w != nil && len(p.acc) > 0 {
 		if err := s.append(a, p.acc); err != nil {
 			p.err = err

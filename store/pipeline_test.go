@@ -1,6 +1,10 @@
 package store
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -17,7 +22,8 @@ import (
 // parallelBatches is what TestParallelWriteIsSerialWrite writes: 60 traces
 // of batch 1 (420 records, a pipeline's worth) with a budget on one root;
 // then batch 1 again with 40 traces of batch 2 among it (a redelivery:
-// every span of batch 1 a duplicate).
+// every span of batch 1 a duplicate); then, under another resource, late
+// spans of 10 traces of batch 2 among 10 new ones.
 func parallelBatches() [][]converter.Record {
 	first := benchRecords(60)
 	fresh(first, 1)
@@ -33,13 +39,26 @@ func parallelBatches() [][]converter.Record {
 	fresh(more, 2)
 	mixed := append(again[:210:210], more...)
 	mixed = append(mixed, again[210:]...)
-	return [][]converter.Record{first, mixed}
+	late := benchRecords(20)
+	fresh(late, 3)
+	late[0].Resource.Attributes().PutStr("service.version", "2")
+	for i := range late[:70] {
+		var id pcommon.TraceID
+		binary.BigEndian.PutUint64(id[:8], 2)
+		binary.BigEndian.PutUint64(id[8:], uint64(i/7))
+		late[i].Span.SetTraceID(id)
+		sid := late[i].Span.SpanID()
+		sid[7] = 0xee // not a span batch 2 had
+		late[i].Span.SetSpanID(sid)
+	}
+	return [][]converter.Record{first, mixed, late}
 }
 
 // writeTree writes parallelBatches with opts on procs cores (opts.Dir or
 // opts.Path under dir), redacting by way of Options.Prepare, and returns
-// the files written, by name, and how often Prepare ran.
-func writeTree(t *testing.T, opts Options, procs int) (map[string][]byte, int64) {
+// the files written, by name, and how often Prepare ran. With restart, a
+// new store continues the files for each batch.
+func writeTree(t *testing.T, opts Options, procs int, restart bool) (map[string][]byte, int64) {
 	t.Helper()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	var prepared atomic.Int64
@@ -56,6 +75,11 @@ func writeTree(t *testing.T, opts Options, procs int) (map[string][]byte, int64)
 	s, err := New(opts)
 	require.NoError(t, err)
 	for _, recs := range parallelBatches() {
+		if restart {
+			require.NoError(t, s.Close())
+			s, err = New(opts)
+			require.NoError(t, err)
+		}
 		require.NoError(t, s.Write(recs))
 	}
 	require.NoError(t, s.Close())
@@ -77,29 +101,39 @@ func writeTree(t *testing.T, opts Options, procs int) (map[string][]byte, int64)
 // headers and trailers (with a root's budget).
 func TestParallelWriteIsSerialWrite(t *testing.T) {
 	tests := []struct {
-		name  string
-		opts  Options
-		files int
+		name    string
+		opts    Options
+		restart bool // a new store for each batch: artifacts adopted
+		files   int
+		recs    int
 	}{
-		{"one run file", Options{Path: "run.jsonl"}, 1},
-		{"one attribute's artifact", Options{Route: ByAttribute, Attribute: "service.name"}, 1},
-		{"one artifact per trace", Options{}, 100},
-		{"per trace, finalized later", Options{FinalizeAfter: 1 << 40}, 100},
-		{"by conversation", Options{Route: ByConversation}, 100},
+		{"one run file", Options{Path: "run.jsonl"}, false, 1, 840},
+		{"one attribute's artifact", Options{Route: ByAttribute, Attribute: "service.name"}, false, 1, 840},
+		{"one artifact per trace", Options{}, false, 110, 840},
+		{"per trace, finalized later", Options{FinalizeAfter: 1 << 40}, false, 110, 840},
+		{"per trace, adopted", Options{FinalizeAfter: 1 << 40}, true, 110, 840},
+		{"per trace, a record cap", Options{FinalizeAfter: 1 << 40, RecordCap: 5}, false, 110, 550},
+		{"by conversation", Options{Route: ByConversation}, false, 110, 840},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			want, wantPrep := writeTree(t, tt.opts, 1)
-			got, gotPrep := writeTree(t, tt.opts, 4)
+			want, wantPrep := writeTree(t, tt.opts, 1, tt.restart)
+			got, gotPrep := writeTree(t, tt.opts, 4, tt.restart)
 			for _, n := range []int64{wantPrep, gotPrep} {
-				assert.GreaterOrEqual(t, n, int64(700), "every record written prepared")
-				assert.LessOrEqual(t, n, int64(420+420+280), "no record prepared twice")
+				assert.GreaterOrEqual(t, n, int64(840), "every record written prepared")
+				assert.LessOrEqual(t, n, int64(420+420+280+140), "no record prepared twice")
 			}
 			require.Len(t, want, tt.files)
 			require.Len(t, got, len(want))
 			total := 0
 			for name, raw := range want {
 				require.Equal(t, string(raw), string(got[name]), name)
+				if tt.opts.RecordCap > 0 {
+					// The trailer counts the capped spans' usage and end
+					// too: readBack's check is for what the file holds.
+					total += countRecords(t, raw)
+					continue
+				}
 				a := readBack(t, got[name])
 				assert.Empty(t, a.problems, name)
 				assert.Equal(t, 1, a.headers, name)
@@ -110,7 +144,7 @@ func TestParallelWriteIsSerialWrite(t *testing.T) {
 				}
 				total += len(a.recs)
 			}
-			assert.Equal(t, 700, total, "every span once")
+			assert.Equal(t, tt.recs, total, "every span once (up to the cap)")
 		})
 	}
 }
@@ -163,4 +197,22 @@ func TestPipelineFailureWritesNothing(t *testing.T) {
 	assert.Len(t, a.recs, 840)
 	require.NotNil(t, a.summary)
 	assert.Equal(t, int64(840), a.summary.Records)
+}
+
+// countRecords reads an artifact and returns its records, failing on any
+// line that does not read.
+func countRecords(t *testing.T, raw []byte) int {
+	t.Helper()
+	r := converter.NewReader(bytes.NewReader(raw))
+	n := 0
+	for {
+		_, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		n++
+	}
+	require.Empty(t, r.Problems())
+	return n
 }
