@@ -24,6 +24,7 @@ type artifact struct {
 	key  Key
 	path string    // "" for a Writer
 	w    io.Writer // the Writer of a store that writes to one
+	held []byte    // what w did not take of a write it failed part-way (see appendWriter)
 
 	mu   sync.Mutex
 	gone bool // finalized (or folded) and forgotten: look it up again
@@ -301,13 +302,11 @@ func (s *Store) rootBudget(a *artifact, budget rootAttrs) {
 // append writes b, whole lines, to a's file or writer in one call. On a
 // failure the file is cut back to its last complete line; when even that
 // fails the artifact is broken: every later write fails with the error,
-// and nothing more is appended to a file whose end is unknown.
+// and nothing more is appended to a file whose end is unknown. A Writer
+// cannot be cut back: see appendWriter.
 func (s *Store) append(a *artifact, b []byte) error {
 	if a.w != nil {
-		if _, err := a.w.Write(b); err != nil {
-			return fmt.Errorf("write artifact: %w", err)
-		}
-		return nil
+		return s.appendWriter(a, b)
 	}
 	if err := s.openFile(a); err != nil {
 		return err
@@ -447,6 +446,12 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 		} else {
 			a.tally = t
 			a.trailerLast = true
+		}
+	}
+	if a.w != nil && !unfinished {
+		// What a failed write left held, when no trailer took it out.
+		if err := s.writeHeld(a); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if later != nil && a.dirty && a.path != "" && s.opts.Fsync != FsyncNever {

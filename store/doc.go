@@ -58,7 +58,24 @@
 // complete line, nothing of it is counted or remembered, and the error is
 // returned as a *WriteError naming the records of the failed artifacts
 // only; the other artifacts of the same Write are written. An artifact
-// whose file cannot even be cut back refuses every later write.
+// whose file cannot even be cut back refuses every later write. What
+// follows a successful write (a rotation, a finalization, and their
+// trailer) never turns its records into failed ones: when it fails, the
+// error goes to Options.OnError and the artifact stays live, to be
+// finished by a later write, the finalizer or Close (only FsyncAlways's
+// sync fails the Write; its records are remembered, so the retry writes
+// nothing twice).
+//
+// Options.Writer is no file and cannot be cut back. When it takes part of
+// a write and fails, the store holds the rest and writes it first, before
+// anything else, once the writer takes writes again: the stream never
+// holds a torn or glued line, that write's records count as written
+// (every trailer comes after them), and its error goes to OnError; until
+// the rest is written every later write fails whole, and Close reports
+// it. (A newline closing the torn line off instead would leave a bad line
+// mid-stream; refusing the writer for good would leave it without a
+// trailer.) A writer that never recovers leaves a torn last line and no
+// trailer after it.
 //
 // # Adoption
 //

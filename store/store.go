@@ -68,7 +68,8 @@ type Options struct {
 	// is continued (one header, its records counted in the trailer).
 	Path string
 	// Writer receives the one artifact of the whole run. The store never
-	// closes it.
+	// closes it. A write it fails part-way is finished before anything
+	// else is written (see the package documentation).
 	Writer io.Writer
 
 	// Route and Attribute (for ByAttribute) say which artifact of Dir a
@@ -112,7 +113,8 @@ type Options struct {
 	// artifact without a trailer is taken back as if last written at its
 	// file's modification time, and finalized by the usual rules (root
 	// ended and FinalizeAfter passed, OrphanAfter, Close). A file that
-	// cannot be continued is set aside.
+	// cannot be continued is set aside. A rotated file left without a
+	// trailer (see RotateBytes) gets one at once.
 	Recover bool
 	// TrackPaths keeps the paths of the artifacts written, for Paths.
 	TrackPaths bool
