@@ -464,9 +464,12 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 		if err := s.closeFile(a); err != nil {
 			errs = append(errs, err)
 		}
-		if unfinished {
+		if unfinished && a.broken == nil {
 			a.lastWrite.Store(time.Now().UnixNano())
 		} else {
+			// Finalized; or broken (its file's end unknown), when a later
+			// record is better off adopting the file, which cuts a torn
+			// end off, than being refused for good.
 			a.gone = true
 			s.forget(a)
 			s.hooks.finalized()

@@ -207,3 +207,64 @@ func TestRecoverFinishesARotatedFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, raw, after, "a rotated file with a trailer is untouched")
 }
+
+// tearsWhen is a file that, while tear is set, takes half of a write,
+// fails, and cannot be cut back either.
+type tearsWhen struct {
+	file
+	tear *atomic.Bool
+}
+
+func (f tearsWhen) Write(p []byte) (int, error) {
+	if !f.tear.Load() {
+		return f.file.Write(p)
+	}
+	n, _ := f.file.Write(p[:len(p)/2])
+	return n, errFull
+}
+
+func (f tearsWhen) Truncate(n int64) error {
+	if f.tear.Load() {
+		return errors.New("truncate: input/output error")
+	}
+	return f.file.Truncate(n)
+}
+
+// TestTrailerThatBreaksTheFile: a trailer write that tears and cannot be
+// cut back leaves a file whose end the store no longer knows. That
+// artifact is forgotten rather than kept live (it would refuse every
+// record): the next record adopts the file again, which cuts the torn
+// trailer off, and the artifact ends valid, every span once.
+func TestTrailerThatBreaksTheFile(t *testing.T) {
+	dir := t.TempDir()
+	var tear atomic.Bool
+	orig := openFile
+	t.Cleanup(func() { openFile = orig })
+	openFile = func(path string, excl bool) (file, error) {
+		f, err := orig(path, excl)
+		if err != nil {
+			return f, err
+		}
+		return tearsWhen{file: f, tear: &tear}, nil
+	}
+	var heard atomic.Int64
+	s := newStore(t, Options{Dir: dir, FinalizeAfter: 20 * time.Millisecond, OrphanAfter: 20 * time.Millisecond, OnError: func(err error) {
+		if errors.Is(err, errFull) {
+			heard.Add(1)
+		}
+	}})
+	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1})))
+	k := TraceKey(tid(1))
+	tear.Store(true)
+	require.Eventually(t, func() bool { return heard.Load() > 0 && !s.IsActive(k) }, 10*time.Second, time.Millisecond, "the torn trailer heard, the artifact let go")
+	tear.Store(false)
+	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1}, span{trace: 1, id: 3, parent: 1})))
+	require.NoError(t, s.Close())
+	a := readPath(t, filepath.Join(dir, FileName(k, "")))
+	assert.Empty(t, a.problems)
+	assert.Equal(t, 1, a.headers)
+	assert.Len(t, a.recs, 2)
+	if assert.NotNil(t, a.summary) {
+		assert.Equal(t, int64(2), a.summary.Records)
+	}
+}
