@@ -148,7 +148,11 @@ func WithDirectory(dir string, by converter.GroupBy) Option {
 	return optionFunc(func(c *config) { c.sink, c.path, c.groupBy = sinkDir, dir, by })
 }
 
-// WithWriter writes one artifact to w. The Processor never closes w.
+// WithWriter writes one artifact to w. The Processor never closes w. A
+// write w fails part-way cannot be taken back: its rest is written first
+// once w takes writes again, so no line is glued onto a torn one; the
+// spans of writes w refuses meanwhile are counted as dropped in the
+// trailer.
 func WithWriter(w io.Writer) Option {
 	return optionFunc(func(c *config) { c.sink, c.w = sinkWriter, w })
 }
