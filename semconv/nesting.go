@@ -23,8 +23,9 @@ import (
 // ended, and only as the direct parent. Readers that hold a whole batch
 // use converter.Wrappers, which needs no order at all.
 //
-// A Nesting costs one pointer until its first model call, and about two
-// kilobytes after (fixed tables, no map, so every End is a few compares):
+// A Nesting costs one pointer until its first model call, and a few
+// hundred bytes after (fixed tables, no map, so every End is a few
+// compares):
 // tallies keep one per open artifact. A span with a model call below it
 // is remembered in a slot picked by its id until it ends; when more such
 // spans are open at once than slots collide, an older one is forgotten,
@@ -45,9 +46,54 @@ const (
 type nestState struct {
 	recent [recentCalls]recentCall // ring, oldest overwritten
 	next   int
-	under  [underSlots]nestKey // spans with an inference ended below them, until they end; zero = free
-	live   int                 // slots in use
-	undo   Usage               // what End last took back
+	// under is the table of underSlots slots of spans with an inference
+	// ended below them, until they end, held sparsely: the slots not
+	// free, in no order (a trace mostly has one or two open at once, and
+	// a state made per artifact should not be two kilobytes of fresh
+	// memory; measured, that first touch was a tenth of the exporter's
+	// CPU with one artifact per trace). Its first entries are inline.
+	under  []underEntry
+	inline [2]underEntry
+	live   int   // slots in use
+	undo   Usage // what End last took back
+}
+
+// underEntry is a slot of the under table that is not free.
+type underEntry struct {
+	slot int
+	key  nestKey
+}
+
+// get returns the key in slot i, zero when it is free.
+func (s *nestState) get(i int) nestKey {
+	for j := range s.under {
+		if s.under[j].slot == i {
+			return s.under[j].key
+		}
+	}
+	return nestKey{}
+}
+
+// set puts k in slot i; the zero key frees it.
+func (s *nestState) set(i int, k nestKey) {
+	for j := range s.under {
+		if s.under[j].slot == i {
+			if k == (nestKey{}) {
+				last := len(s.under) - 1
+				s.under[j] = s.under[last]
+				s.under = s.under[:last]
+			} else {
+				s.under[j].key = k
+			}
+			return
+		}
+	}
+	if k != (nestKey{}) {
+		if s.under == nil {
+			s.under = s.inline[:0]
+		}
+		s.under = append(s.under, underEntry{i, k})
+	}
 }
 
 type recentCall struct {
@@ -152,8 +198,8 @@ func (s *nestState) takeUnder(k nestKey) bool {
 		return false
 	}
 	i := slot(k)
-	if s.under[i] == k {
-		s.under[i] = nestKey{}
+	if s.get(i) == k {
+		s.set(i, nestKey{})
 		s.live--
 		return true
 	}
@@ -162,10 +208,10 @@ func (s *nestState) takeUnder(k nestKey) bool {
 
 func (s *nestState) putUnder(k nestKey) {
 	i := slot(k)
-	if s.under[i] == (nestKey{}) {
+	if s.get(i) == (nestKey{}) {
 		s.live++
 	}
-	s.under[i] = k
+	s.set(i, k)
 }
 
 // Quiet reports whether a span that is no model call can be skipped:

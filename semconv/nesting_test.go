@@ -1,9 +1,11 @@
 package semconv
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
@@ -93,5 +95,41 @@ func BenchmarkNestingEnd(b *testing.B) {
 		i++
 		n.End(trace, pcommon.SpanID{i, 1}, pcommon.SpanID{i, 2}, Inference, Usage{Input: 1})
 		n.End(trace, pcommon.SpanID{i, 2}, pcommon.SpanID{}, Agent, Usage{})
+	}
+}
+
+// TestUnderTableIsTheFixedTable: the sparse under table behaves as the
+// fixed table of underSlots slots it stands for (a slot holds one key, a
+// zero key is a free slot, a later key in a slot replaces the earlier),
+// whatever the keys: random ones, ones that collide in a few slots, and
+// the zero key.
+func TestUnderTableIsTheFixedTable(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, spread := range []uint64{0, 3, 1 << 20} {
+		var s nestState
+		var want [underSlots]nestKey
+		live := 0
+		for i := range 5000 {
+			k := nestKey{trace0: uint64(r.IntN(3)), span: r.Uint64N(spread + 1)}
+			if r.IntN(2) == 0 {
+				s.putUnder(k)
+				if want[slot(k)] == (nestKey{}) {
+					live++
+				}
+				want[slot(k)] = k
+			} else {
+				got := s.takeUnder(k)
+				ok := live > 0 && want[slot(k)] == k
+				if ok {
+					want[slot(k)] = nestKey{}
+					live--
+				}
+				require.Equal(t, ok, got, "take %v at %d", k, i)
+			}
+			require.Equal(t, live, s.live, "at %d", i)
+			for j := range underSlots {
+				require.Equal(t, want[j], s.get(j), "slot %d at %d", j, i)
+			}
+		}
 	}
 }
