@@ -119,6 +119,26 @@ func newBatch(root bool) ptrace.Traces {
 	return td
 }
 
+// setMessages makes the messages of every chat span in td new text for
+// batch n: the same length and shape as newBatch's, with the batch and
+// span numbers written into the user's question and the answer.
+func setMessages(td ptrace.Traces, n uint64) {
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	for i := range spans.Len() {
+		a := spans.At(i).Attributes()
+		for _, k := range [...]string{"gen_ai.input.messages", "gen_ai.output.messages"} {
+			v, ok := a.Get(k)
+			if !ok {
+				continue
+			}
+			old := v.Str()
+			at := strings.Index(old, `"content":"`) + len(`"content":"`)
+			tag := fmt.Sprintf("[%016x/%04d] ", n, i)
+			v.SetStr(old[:at] + tag + old[at+len(tag):])
+		}
+	}
+}
+
 // setBatch gives td the trace ids of batch n (td's spans are in trace
 // order, the same number per trace).
 func setBatch(td ptrace.Traces, n uint64) {

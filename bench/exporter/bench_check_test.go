@@ -193,3 +193,32 @@ func TestTenThousandOpenTraces(t *testing.T) {
 	require.NoError(t, exp.Shutdown(ctx))
 	assert.Equal(t, fds0, openFDs(t), "shutdown closes every file")
 }
+
+// TestUniqueMessagesAreNewValidJSON holds mode=one-artifact-unique to what
+// it claims: every chat span's messages stay valid JSON of the same
+// length, and differ from span to span and from batch to batch.
+func TestUniqueMessagesAreNewValidJSON(t *testing.T) {
+	td := newBatch(true)
+	seen := map[string]bool{}
+	for _, n := range []uint64{1, 2} {
+		setMessages(td, n)
+		spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+		orig := newBatch(true).ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+		changed := 0
+		for i := range spans.Len() {
+			for _, k := range []string{"gen_ai.input.messages", "gen_ai.output.messages"} {
+				v, ok := spans.At(i).Attributes().Get(k)
+				if !ok {
+					continue
+				}
+				o, _ := orig.At(i).Attributes().Get(k)
+				require.True(t, json.Valid([]byte(v.Str())), "span %d %s", i, k)
+				assert.Len(t, v.Str(), len(o.Str()), "span %d %s", i, k)
+				assert.False(t, seen[v.Str()], "span %d %s repeats a text", i, k)
+				seen[v.Str()] = true
+				changed++
+			}
+		}
+		assert.Equal(t, 2*3*tracesPerBatch, changed, "every chat span has both messages")
+	}
+}

@@ -131,28 +131,37 @@ func reportSpans(b *testing.B, batches uint64) {
 	}
 }
 
-// side is one implementation in BenchmarkInterleaved: step writes batch n,
-// finish writes what is still held.
+// side is one implementation in BenchmarkInterleaved: prepare makes
+// batch n (not timed), step writes it, finish writes what is still held.
 type side struct {
-	step   func(n uint64) error
-	finish func() error
+	prepare func(n uint64)
+	step    func() error
+	finish  func() error
 }
 
-func exporterSide(exp exporter.Traces) side {
+// exporterSide feeds exp the batch; with unique, every chat span's
+// messages are new text in every batch (setMessages), so nothing can be
+// remembered from one span to the next.
+func exporterSide(exp exporter.Traces, unique bool) side {
 	td := newBatch(true)
 	return side{
-		step: func(n uint64) error {
+		prepare: func(n uint64) {
 			setBatch(td, n)
-			return exp.ConsumeTraces(context.Background(), td)
+			if unique {
+				setMessages(td, n)
+			}
 		},
+		step:   func() error { return exp.ConsumeTraces(context.Background(), td) },
 		finish: func() error { return exp.Shutdown(context.Background()) },
 	}
 }
 
 func floorSide(dir string, data [][]byte) side {
+	var batch uint64
 	return side{
-		step:   func(n uint64) error { return writeFloor(dir, n, data) },
-		finish: func() error { return nil },
+		prepare: func(n uint64) { batch = n },
+		step:    func() error { return writeFloor(dir, batch, data) },
+		finish:  func() error { return nil },
 	}
 }
 
@@ -164,16 +173,30 @@ func floorSide(dir string, data [][]byte) side {
 // targets are >= 2 for one-artifact and >= 0.83 (1/1.2) for per-trace.
 // Its B/op and allocs/op are both sides together; read those from
 // BenchmarkExporter.
+//
+// The batches of issue 11 repeat their message texts from span to span
+// and batch to batch, as an agent repeats its system prompt and tool
+// definitions but not its conversation. The secret scan remembers long
+// strings it found clean (redact's verdict table), so mode=one-artifact
+// pays for each text once; mode=one-artifact-unique gives every chat
+// span new messages in every batch (both sides alike, before the timer),
+// which is the scan's worst case and the honest figure for conversations.
 func BenchmarkInterleaved(b *testing.B) {
+	oneArtifact := agenttraceexporter.GroupByResourcePrefix + "service.name"
 	b.Run("mode=one-artifact", func(b *testing.B) {
 		interleave(b, "fileexporter",
-			exporterSide(startAgenttrace(b, b.TempDir(), agenttraceexporter.GroupByResourcePrefix+"service.name")),
-			exporterSide(startFileexporter(b, b.TempDir())))
+			exporterSide(startAgenttrace(b, b.TempDir(), oneArtifact), false),
+			exporterSide(startFileexporter(b, b.TempDir()), false))
+	})
+	b.Run("mode=one-artifact-unique", func(b *testing.B) {
+		interleave(b, "fileexporter",
+			exporterSide(startAgenttrace(b, b.TempDir(), oneArtifact), true),
+			exporterSide(startFileexporter(b, b.TempDir()), true))
 	})
 	data := floorData(b)
 	b.Run("mode=per-trace", func(b *testing.B) {
 		interleave(b, "floor",
-			exporterSide(startAgenttrace(b, b.TempDir(), agenttraceexporter.GroupByTrace)),
+			exporterSide(startAgenttrace(b, b.TempDir(), agenttraceexporter.GroupByTrace), false),
 			floorSide(b.TempDir(), data))
 	})
 }
@@ -190,9 +213,13 @@ func interleave(b *testing.B, other string, at, o side) {
 		*d += time.Since(t0)
 		*c += cpuTime(b) - c0
 	}
-	step := func(s side) error { return s.step(batchSeq.Add(1)) }
+	step := func(s side) error { return s.step() }
 	var batches uint64
 	for b.Loop() {
+		b.StopTimer()
+		at.prepare(batchSeq.Add(1))
+		o.prepare(batchSeq.Add(1))
+		b.StartTimer()
 		if batches%2 == 0 {
 			timed(at, &tAt, &cAt, step)
 			timed(o, &tO, &cO, step)
