@@ -10,41 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/failwriter"
 )
-
-// roomWriter is an io.Writer with room bytes left: a write that does not
-// fit is taken as far as it fits, then fails (a full disk behind a pipe,
-// or a socket's peer gone away); more room may come later.
-type roomWriter struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	room int
-}
-
-func (w *roomWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(p) <= w.room {
-		w.room -= len(p)
-		return w.buf.Write(p)
-	}
-	k := w.room
-	w.room = 0
-	w.buf.Write(p[:k])
-	return k, errFull
-}
-
-func (w *roomWriter) setRoom(n int) {
-	w.mu.Lock()
-	w.room = n
-	w.mu.Unlock()
-}
-
-func (w *roomWriter) bytes() []byte {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return bytes.Clone(w.buf.Bytes())
-}
 
 // spanRange is n spans of one run, of ids from id on.
 func spanRange(from, n int) []span {
@@ -81,7 +48,7 @@ func TestWriterThatFailsAfterNBytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &roomWriter{room: 1 << 30}
+			w := failwriter.New(1<<30, errFull)
 			var heard []error
 			var mu sync.Mutex
 			s := newStore(t, Options{Writer: w, OnError: func(err error) {
@@ -92,7 +59,7 @@ func TestWriterThatFailsAfterNBytes(t *testing.T) {
 			if len(tt.first) > 0 {
 				require.NoError(t, s.Write(records(tt.first...)))
 			}
-			w.setRoom(tt.room)
+			w.SetRoom(tt.room)
 			err := s.Write(records(tt.torn...))
 			want := len(tt.first) + len(tt.torn)
 			if tt.room == 0 {
@@ -113,7 +80,7 @@ func TestWriterThatFailsAfterNBytes(t *testing.T) {
 			}
 			if !tt.recover {
 				require.ErrorIs(t, s.Close(), errFull, "Close says the stream is unfinished")
-				raw := w.bytes()
+				raw := w.Bytes()
 				require.NotEqual(t, byte('\n'), raw[len(raw)-1], "a torn last line")
 				r := readBack(t, raw)
 				assert.Nil(t, r.summary, "no trailer after a torn line")
@@ -121,13 +88,13 @@ func TestWriterThatFailsAfterNBytes(t *testing.T) {
 				assert.ErrorIs(t, r.problems[0].Err, converter.ErrTornLine)
 				return
 			}
-			w.setRoom(1 << 30)
+			w.SetRoom(1 << 30)
 			// The caller retries what failed, and all of it: what is in
 			// the stream already is skipped.
 			require.NoError(t, s.Write(records(spanRange(0, want+2)...)))
 			require.NoError(t, s.Close())
 
-			raw := w.bytes()
+			raw := w.Bytes()
 			for i, l := range bytes.Split(bytes.TrimSuffix(raw, []byte("\n")), []byte("\n")) {
 				assert.True(t, json.Valid(l), "line %d glued or torn: %.200s", i+1, l)
 			}
@@ -149,7 +116,7 @@ func TestWriterThatFailsAfterNBytes(t *testing.T) {
 // TestWriterErrorsAreWrapped: the error of a writer that takes nothing
 // reaches the caller as itself (errors.Is), with the artifact named.
 func TestWriterErrorsAreWrapped(t *testing.T) {
-	w := &roomWriter{}
+	w := failwriter.New(0, errFull)
 	s := newStore(t, Options{Writer: w})
 	err := s.Write(records(span{trace: 1, id: 2, parent: 1}))
 	require.ErrorIs(t, err, errFull)
