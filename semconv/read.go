@@ -1,6 +1,7 @@
 package semconv
 
 import (
+	"math/bits"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -39,21 +40,24 @@ var classifierKeys = []string{OISpanKind, TLSpanKind, AIOperationID, TLRequestTy
 	LFObservationType, GenkitType, GenkitSubtype}
 
 var (
-	keyIDs   map[string]keyID // attribute key -> id
-	numKeys  int
-	srcIDs   [NumFields][]keyID // fieldSpecs[f].sources[i].key -> id
-	idOp     keyID
-	idOIKind keyID
-	idTLKind keyID
-	idAIOp   keyID
-	idTLReq  keyID
-	idTool   keyID
-	idSystem keyID
-	idReqMod keyID
-	idRspMod keyID
-	idLFType keyID
-	idGKType keyID
-	idGKSub  keyID
+	keyIDs  map[string]keyID // attribute key -> id
+	numKeys int
+	srcIDs  [NumFields][]keyID // fieldSpecs[f].sources[i].key -> id
+	// keyFields[id] has bit f set when key id is a source of field f:
+	// resolve then looks only at fields some attribute can supply.
+	keyFields [maxKeys]fieldSet
+	idOp      keyID
+	idOIKind  keyID
+	idTLKind  keyID
+	idAIOp    keyID
+	idTLReq   keyID
+	idTool    keyID
+	idSystem  keyID
+	idReqMod  keyID
+	idRspMod  keyID
+	idLFType  keyID
+	idGKType  keyID
+	idGKSub   keyID
 )
 
 func init() {
@@ -68,7 +72,9 @@ func init() {
 	}
 	for f := range NumFields {
 		for _, s := range fieldSpecs[f].sources {
-			srcIDs[f] = append(srcIDs[f], id(s.key))
+			k := id(s.key)
+			srcIDs[f] = append(srcIDs[f], k)
+			keyFields[k] |= 1 << f
 		}
 	}
 	for _, k := range classifierKeys {
@@ -82,6 +88,12 @@ func init() {
 
 // maxKeys bounds the key table; TestKeyTableFits fails if the table outgrows it.
 const maxKeys = 128
+
+// A fieldSet has bit f set for each field f in it.
+type fieldSet uint32
+
+// fieldSet must hold every field.
+var _ = [32 - NumFields]struct{}{}
 
 // A Reading is what agenttrace reads off one span: its kind and, for each
 // field, the attribute that supplies it. The zero value is ready for [Read];
@@ -118,15 +130,17 @@ func (r *Reading) SetScope(name, version string) { r.scope, r.scopeVer = name, v
 func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 	clear(r.seen[:numKeys])
 	i := int32(0)
+	var fields fieldSet
 	for k, v := range attrs.All() {
 		i++
 		if id, ok := keyIDs[k]; ok && r.seen[id] == 0 {
 			r.seen[id] = i
 			r.vals[id] = v
+			fields |= keyFields[id]
 		}
 	}
 	r.Kind, r.Dialect = r.classify(name)
-	r.resolve(statusError)
+	r.resolve(statusError, fields)
 	r.scope, r.scopeVer = "", ""
 	r.attrs = attrs
 }
@@ -352,10 +366,16 @@ func (r *Reading) taken(idx int32) bool {
 	return false
 }
 
-func (r *Reading) resolve(statusError bool) {
+// resolve promotes each field's first acceptable source, fields in
+// order; fields holds every field some attribute seen is a source of (the
+// others have none).
+func (r *Reading) resolve(statusError bool, fields fieldSet) {
 	r.consumed = r.buf[:0]
 	for f := range NumFields {
 		r.src[f] = -1
+	}
+	for ; fields != 0; fields &= fields - 1 {
+		f := Field(bits.TrailingZeros32(uint32(fields)))
 		for si, s := range fieldSpecs[f].sources {
 			id := srcIDs[f][si]
 			idx := r.seen[id]

@@ -176,9 +176,11 @@ func BenchmarkRead(b *testing.B) {
 		InputMessages, `[{"role":"user"}]`, OutputMessages, `[{"role":"assistant"}]`, "server.address", "api.openai.com", "server.port", 443)
 	var r Reading
 	b.ReportAllocs()
+	cpu := CPUTime()
 	for b.Loop() {
 		Read(&r, "chat gpt-4o", m, false)
 	}
+	ReportCPU(b, cpu)
 }
 
 // TestReadDoesNotAllocate: Read runs once per span on every writer's hot

@@ -1,0 +1,145 @@
+package semconv
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// readRef is Read as it was before it kept a set of the fields the
+// attributes can supply and before its own key table: every field's
+// every source tried, keys looked up in the keyIDs map. Read must agree
+// with it on every span (FuzzReadAgreesWithRef).
+func readRef(r *Reading, name string, attrs pcommon.Map, statusError bool) {
+	clear(r.seen[:numKeys])
+	i := int32(0)
+	for k, v := range attrs.All() {
+		i++
+		if id, ok := keyIDs[k]; ok && r.seen[id] == 0 {
+			r.seen[id] = i
+			r.vals[id] = v
+		}
+	}
+	r.Kind, r.Dialect = r.classify(name)
+	r.resolveRef(statusError)
+	r.scope, r.scopeVer = "", ""
+	r.attrs = attrs
+}
+
+func (r *Reading) resolveRef(statusError bool) {
+	r.consumed = r.buf[:0]
+	for f := range NumFields {
+		r.src[f] = -1
+		for si, s := range fieldSpecs[f].sources {
+			id := srcIDs[f][si]
+			idx := r.seen[id]
+			if idx == 0 || r.taken(idx) || !r.condHolds(s.cond, statusError) {
+				continue
+			}
+			v := r.vals[id]
+			if s.typ == TypeString && f.Type() == TypeStrings {
+				if v.Type() != pcommon.ValueTypeStr {
+					continue
+				}
+			} else if !typeMatches(s.typ, v) {
+				continue
+			}
+			if !r.acceptable(f, v) {
+				continue
+			}
+			r.src[f] = int8(si)
+			r.val[f] = v
+			r.consumed = append(r.consumed, idx)
+			break
+		}
+	}
+	c := r.consumed
+	for i := 1; i < len(c); i++ {
+		for j := i; j > 0 && c[j] < c[j-1]; j-- {
+			c[j], c[j-1] = c[j-1], c[j]
+		}
+	}
+}
+
+// fuzzAttrs builds an attribute map from data: each pair of bytes picks a
+// key (a known one, a near miss of one, or an unknown one) and a value
+// (of each type, including values the fields' rules refuse).
+func fuzzAttrs(data []byte) pcommon.Map {
+	keys := KnownKeys()
+	m := pcommon.NewMap()
+	for i := 0; i+1 < len(data); i += 2 {
+		kb, vb := data[i], data[i+1]
+		k := keys[int(kb)%len(keys)]
+		switch kb % 7 {
+		case 5:
+			k += "x"
+		case 6:
+			k = k[:len(k)-1]
+		}
+		if kb%11 == 3 {
+			k = string([]byte{'a' + vb%26, kb})
+		}
+		var v pcommon.Value
+		if vb%13 == 0 {
+			// A duplicate key: pdata keeps both, Get finds the first.
+			kv := m.PutEmpty(k)
+			v = kv
+		} else {
+			v = m.PutEmpty(k)
+		}
+		switch vb % 6 {
+		case 0:
+			v.SetStr([]string{"chat", "error", "gpt-4o", "TOOL", "tool", "generation", "model", "", "ai.toolCall", "flow"}[int(vb/6)%10])
+		case 1:
+			v.SetInt(int64(vb))
+		case 2:
+			v.SetDouble(float64(vb) / 3)
+		case 3:
+			s := v.SetEmptySlice()
+			s.AppendEmpty().SetStr("stop")
+			if vb&64 != 0 {
+				s.AppendEmpty().SetInt(1)
+			}
+		case 4:
+			v.SetEmptyMap().PutStr("a", "b")
+		case 5:
+			v.SetBool(true)
+		}
+	}
+	return m
+}
+
+func requireSameReading(t *testing.T, want, got *Reading) {
+	t.Helper()
+	require.Equal(t, want.Kind, got.Kind)
+	require.Equal(t, want.Dialect, got.Dialect)
+	require.Equal(t, want.src, got.src)
+	require.Equal(t, want.consumed, got.consumed)
+	for f := range NumFields {
+		if want.Has(f) {
+			require.Equal(t, want.val[f].AsRaw(), got.val[f].AsRaw(), f.Name())
+		}
+	}
+	require.Equal(t, want.seen[:numKeys], got.seen[:numKeys])
+}
+
+// FuzzReadAgreesWithRef holds Read to readRef, the code it replaced.
+func FuzzReadAgreesWithRef(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 1, 2, 2}, "chat gpt-4o", false)
+	f.Add([]byte{9, 6, 10, 12, 11, 18, 40, 7, 41, 13}, "ai.generateText.doGenerate", true)
+	for i := range 64 {
+		b := make([]byte, 24)
+		for j := range b {
+			b[j] = byte(i*37 + j*101)
+		}
+		f.Add(b, "span", i%2 == 0)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, name string, statusError bool) {
+		m := fuzzAttrs(data)
+		var want, got Reading
+		readRef(&want, name, m, statusError)
+		Read(&got, name, m, statusError)
+		requireSameReading(t, &want, &got)
+	})
+}
