@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -241,6 +242,8 @@ type Store struct {
 	hooks *Hooks
 	seed  maphash.Seed
 
+	dir string // opts.Dir, cleaned
+
 	shards [nShards]shard
 	files  *openFiles
 	nOpen  atomic.Int64
@@ -289,6 +292,7 @@ func New(opts Options) (*Store, error) {
 		files: newOpenFiles(opts.MaxOpenFiles),
 		stop:  make(chan struct{}),
 		paths: make(map[string]struct{}),
+		dir:   filepath.Clean(opts.Dir),
 	}
 	s.hooks = &s.opts.Hooks
 	for i := range s.shards {
@@ -339,9 +343,29 @@ func (s *Store) shardOfTrace(tid pcommon.TraceID) *shard {
 	return &s.shards[(tid[15]^tid[7])%nShards]
 }
 
-// pathOf is the file of key k.
+// pathOf is the file of key k: filepath.Join of the folder and the key's
+// file name. A trace's, made for every trace with one artifact per trace,
+// is built in one allocation (the folder is clean and the name plain, so
+// joining them is putting a separator between).
 func (s *Store) pathOf(k Key) string {
-	return filepath.Join(s.opts.Dir, FileName(k, s.opts.Attribute))
+	if k.Kind != KindTrace || k.Trace.IsEmpty() {
+		return filepath.Join(s.opts.Dir, FileName(k, s.opts.Attribute))
+	}
+	dir := s.dir
+	if dir == "." {
+		dir = ""
+	}
+	var b strings.Builder
+	b.Grow(len(dir) + 1 + 2*len(k.Trace) + len(Ext))
+	b.WriteString(dir)
+	if dir != "" && !os.IsPathSeparator(dir[len(dir)-1]) {
+		b.WriteByte(filepath.Separator)
+	}
+	var name [2 * len(pcommon.TraceID{})]byte
+	hex.Encode(name[:], k.Trace[:])
+	b.Write(name[:])
+	b.WriteString(Ext)
+	return b.String()
 }
 
 // get returns the artifact of k, making it when needed.
@@ -590,12 +614,16 @@ func (s *Store) route(recs []converter.Record) ([]group, error) {
 // groupRecords groups recs by artifact, in order of first appearance.
 // Neighbours mostly share an artifact (a trace's spans, a resource's), so
 // a record whose resource (by attribute) or trace (otherwise) is its
-// predecessor's joins its group without computing its key; a batch of one
-// artifact is recs itself, not a copy.
+// predecessor's joins its group without computing its key. While every
+// group is one run of recs (a batch in trace order, the usual case, and a
+// batch of one artifact), the groups are slices of recs, not a copy; only
+// a batch that comes back to an earlier group is copied, each group a run
+// of one copy.
 func groupRecords(recs []converter.Record, route Route, attr string, convs map[pcommon.TraceID]string) []group {
 	var groups []group
 	var idx map[Key]int
-	var of []int32 // each record's group, once there are two
+	var starts []int32 // while runs: where each group starts in recs
+	var of []int32     // each record's group, once a group comes back
 	j := -1
 	for i := range recs {
 		rec := &recs[i]
@@ -605,6 +633,7 @@ func groupRecords(recs []converter.Record, route Route, attr string, convs map[p
 			case j >= 0 && groups[j].key == k:
 			case len(groups) == 0:
 				groups = append(groups, group{key: k})
+				starts = append(starts, 0)
 				j = 0
 			default:
 				if idx == nil {
@@ -616,20 +645,33 @@ func groupRecords(recs []converter.Record, route Route, attr string, convs map[p
 					j = len(groups)
 					idx[k] = j
 					groups = append(groups, group{key: k})
+					starts = append(starts, int32(i))
+				} else if of == nil {
+					// recs[:i] are runs of the groups so far.
+					of = make([]int32, len(recs))
+					for g := range starts {
+						end := int32(i)
+						if g+1 < len(starts) {
+							end = starts[g+1]
+						}
+						for x := starts[g]; x < end; x++ {
+							of[x] = int32(g)
+						}
+					}
 				}
 			}
 		}
-		if of == nil {
-			if j == 0 {
-				continue
-			}
-			of = make([]int32, len(recs)) // recs[:i] are group 0's
+		if of != nil {
+			of[i] = int32(j)
 		}
-		of[i] = int32(j)
 	}
 	if of == nil {
-		if len(groups) == 1 {
-			groups[0].recs = recs
+		for g := range groups {
+			end := len(recs)
+			if g+1 < len(starts) {
+				end = int(starts[g+1])
+			}
+			groups[g].recs = recs[starts[g]:end:end]
 		}
 		return groups
 	}
