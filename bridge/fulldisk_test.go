@@ -7,10 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -25,53 +23,9 @@ import (
 
 	"github.com/agenttrace/agenttrace/bridge"
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/tmpfs"
 	"github.com/agenttrace/agenttrace/semconv"
 )
-
-// mountTmpfs mounts a tmpfs of size bytes at a new directory, unmounted at
-// cleanup, or skips the test where mounting is not allowed (not root, no
-// CAP_SYS_ADMIN).
-func mountTmpfs(t *testing.T, size int64) string {
-	t.Helper()
-	dir := t.TempDir()
-	out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput()
-	if err != nil {
-		t.Skipf("full disk: cannot mount a tmpfs here (needs root on Linux): %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
-
-// freeBytes returns the bytes an unprivileged writer may still use on the
-// file system of path.
-func freeBytes(t *testing.T, path string) int64 {
-	t.Helper()
-	var st syscall.Statfs_t
-	require.NoError(t, syscall.Statfs(path, &st))
-	return int64(st.Bavail) * int64(st.Bsize)
-}
-
-// fillDisk writes a ballast file of all but leave bytes of the file
-// system of dir, and returns its path.
-func fillDisk(t *testing.T, dir string, leave int64) string {
-	t.Helper()
-	p := filepath.Join(dir, "ballast")
-	f, err := os.Create(p)
-	require.NoError(t, err)
-	defer f.Close()
-	n := freeBytes(t, dir) - leave
-	chunk := make([]byte, 64<<10)
-	for n > 0 {
-		w, err := f.Write(chunk[:min(int64(len(chunk)), n)])
-		require.NoError(t, err)
-		n -= int64(w)
-	}
-	return p
-}
 
 // endedTrace is what the agent ended of one run: its span ids and the
 // model usage of its chat spans.
@@ -126,10 +80,10 @@ func TestFullDiskUnderTheProcessor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fills a tmpfs")
 	}
-	disk := mountTmpfs(t, 8<<20)
+	disk := tmpfs.Mount(t, 8<<20)
 	dir := filepath.Join(disk, "runs")
 	require.NoError(t, os.Mkdir(dir, 0o755))
-	ballast := fillDisk(t, disk, 256<<10)
+	ballast := tmpfs.Fill(t, disk, 256<<10)
 	errs := recordErrors(t)
 	noSpace := func() int { return countNoSpace(errs()) }
 
@@ -152,13 +106,13 @@ func TestFullDiskUnderTheProcessor(t *testing.T) {
 	// Until writes fail, then as many runs again on the full disk.
 	deadline := time.Now().Add(time.Minute)
 	for noSpace() == 0 {
-		require.True(t, time.Now().Before(deadline), "the disk never filled: %d bytes free", freeBytes(t, disk))
+		require.True(t, time.Now().Before(deadline), "the disk never filled: %d bytes free", tmpfs.FreeBytes(t, disk))
 		runs(10, false)
 	}
 	beforeFull := len(ended)
 	runs(300, false)
 	failedWrites := noSpace()
-	freeWhileFull := freeBytes(t, disk)
+	freeWhileFull := tmpfs.FreeBytes(t, disk)
 
 	require.NoError(t, os.Remove(ballast))
 	runs(400, true)
@@ -253,9 +207,9 @@ func TestFullDiskSingleArtifact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fills a tmpfs")
 	}
-	disk := mountTmpfs(t, 4<<20)
+	disk := tmpfs.Mount(t, 4<<20)
 	path := filepath.Join(disk, "run.jsonl")
-	ballast := fillDisk(t, disk, 64<<10)
+	ballast := tmpfs.Fill(t, disk, 64<<10)
 	errs := recordErrors(t)
 
 	p, err := bridge.New(bridge.WithFile(path), bridge.WithBlocking(), bridge.WithBatchTimeout(5*time.Millisecond))
@@ -281,7 +235,7 @@ func TestFullDiskSingleArtifact(t *testing.T) {
 	}
 	deadline := time.Now().Add(time.Minute)
 	for countNoSpace(errs()) == 0 {
-		require.True(t, time.Now().Before(deadline), "the disk never filled: %d bytes free", freeBytes(t, disk))
+		require.True(t, time.Now().Before(deadline), "the disk never filled: %d bytes free", tmpfs.FreeBytes(t, disk))
 		runs(10)
 	}
 	runs(100)

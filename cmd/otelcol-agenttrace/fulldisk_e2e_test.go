@@ -1,63 +1,17 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/internal/tmpfs"
 )
-
-// mountTmpfs mounts a tmpfs of size bytes at a new directory, unmounted at
-// cleanup, or skips the test when mounting is not allowed (not root, no
-// CAP_SYS_ADMIN, not Linux).
-func mountTmpfs(t *testing.T, size int64) string {
-	t.Helper()
-	dir := t.TempDir()
-	out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput()
-	if err != nil {
-		t.Skipf("full disk: cannot mount a tmpfs here (needs root on Linux): %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
-
-// freeBytes returns the bytes an unprivileged writer may still use on the
-// file system of path.
-func freeBytes(t *testing.T, path string) int64 {
-	t.Helper()
-	var st syscall.Statfs_t
-	require.NoError(t, syscall.Statfs(path, &st))
-	return int64(st.Bavail) * int64(st.Bsize)
-}
-
-// fill writes a ballast file of all but leave bytes of the file system of
-// dir.
-func fill(t *testing.T, dir string, leave int64) string {
-	t.Helper()
-	p := filepath.Join(dir, "ballast")
-	f, err := os.Create(p)
-	require.NoError(t, err)
-	defer f.Close()
-	n := freeBytes(t, dir) - leave
-	chunk := make([]byte, 64<<10)
-	for n > 0 {
-		w, err := f.Write(chunk[:min(int64(len(chunk)), n)])
-		require.NoError(t, err)
-		n -= int64(w)
-	}
-	return p
-}
 
 // TestFullDisk: the distribution with the shipped config writes its
 // artifacts to a small tmpfs that fills up under SDK load (the sending
@@ -73,18 +27,18 @@ func TestFullDisk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: builds and runs the collector")
 	}
-	disk := mountTmpfs(t, 64<<20)
+	disk := tmpfs.Mount(t, 64<<20)
 	bin := buildDistribution(t)
 	dir := filepath.Join(disk, "runs")
 	require.NoError(t, os.Mkdir(dir, 0o755))
-	ballast := fill(t, disk, 256<<10)
+	ballast := tmpfs.Fill(t, disk, 256<<10)
 	grpcAddr, httpAddr := freePort(t), freePort(t)
 
 	col := startShippedQueue(t, bin, dir, filepath.Join(t.TempDir(), "queue"), grpcAddr, httpAddr)
 	exp, started, stopLoad := startLoad(t, grpcAddr)
 
 	begin := time.Now()
-	await(t, 2*time.Minute, "the disk full", func() bool { return freeBytes(t, disk) < 8<<10 })
+	await(t, 2*time.Minute, "the disk full", func() bool { return tmpfs.FreeBytes(t, disk) < 8<<10 })
 	fullAt, ackedAtFull := time.Now(), exp.n.Load()
 	// The queue keeps acknowledging while the exporter cannot write.
 	await(t, 2*time.Minute, "acknowledgements with the disk full", func() bool { return exp.n.Load() >= ackedAtFull+6000 })
