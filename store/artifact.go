@@ -43,7 +43,10 @@ type artifact struct {
 	broken       error
 	touched      int64 // openFiles' clock at the last touch
 	inLRU        bool  // guarded by openFiles.mu
-	born         int64 // unix ns of the store's first write (rotateDue)
+	// its neighbours in openFiles' list while inLRU, guarded by
+	// openFiles.mu
+	lruPrev, lruNext *artifact
+	born             int64 // unix ns of the store's first write (rotateDue)
 
 	lastWrite atomic.Int64 // unix ns
 	rootEnded atomic.Bool
@@ -248,7 +251,7 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record, prep func(*con
 	var dn int64
 	var du semconv.Usage
 	if trailer {
-		dn, du = s.drops.take(a.traceSet())
+		dn, du = s.drops.takeOf(a)
 		next.Drop(dn)
 		next.AddUsage(du)
 		buf = appendTrailer(buf, a.meta, &next)
@@ -423,7 +426,7 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 	if a.key.Kind == KindRun {
 		n, u = s.drops.takeAll()
 	} else {
-		n, u = s.drops.take(a.traceSet())
+		n, u = s.drops.takeOf(a)
 	}
 	var errs []error
 	unfinished := false // no trailer could be written

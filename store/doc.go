@@ -39,11 +39,11 @@
 //
 // Writes to different artifacts never wait for each other: every artifact
 // has its own lock, the tables that find them are sharded, and the bound
-// on open files (an LRU, hashicorp/golang-lru) is touched only when an
-// artifact nears eviction. A Write's artifacts are written on every core,
-// each by one goroutine; the records it routes to one artifact are
-// encoded into one buffer and appended in one write call, or, when they
-// are many, encoded in chunks on every core while the chunks already
+// on open files (an LRU list threaded through the artifacts) is touched
+// only when an artifact nears eviction. A Write's artifacts are written on
+// every core, each by one goroutine; the records it routes to one
+// artifact are encoded into one buffer and appended in one write call, or,
+// when they are many, encoded in chunks on every core while the chunks already
 // encoded are appended in order (Options.Prepare, the exporter's
 // redaction, runs on the same cores right before each span is encoded).
 // Either way the artifact gets them whole or not at all. Spans already in

@@ -73,6 +73,15 @@ func (d *dropTable) take(traces map[pcommon.TraceID]struct{}) (int64, semconv.Us
 	return n, u
 }
 
+// takeOf removes and returns the drops of a's traces. Most writes find no
+// drops at all, and then a trace's artifact makes no set of its one trace.
+func (d *dropTable) takeOf(a *artifact) (int64, semconv.Usage) {
+	if d.size.Load() == 0 {
+		return 0, semconv.Usage{}
+	}
+	return d.take(a.traceSet())
+}
+
 // takeAll removes and returns every drop, for the one artifact of a run.
 func (d *dropTable) takeAll() (int64, semconv.Usage) {
 	d.mu.Lock()

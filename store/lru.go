@@ -3,12 +3,12 @@ package store
 import (
 	"sync"
 	"sync/atomic"
-
-	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
-// openFiles bounds the artifact files held open at once. Its order is
-// hashicorp's LRU, under a mutex of its own; but the write path does not
+// openFiles bounds the artifact files held open at once. Its order is a
+// list threaded through the artifacts themselves (no entry to allocate
+// and no map to keep per file: with one artifact per trace a file opens
+// for every trace), under a mutex of its own; but the write path does not
 // take that mutex for every write (writes to different artifacts must not
 // wait for each other): an artifact touches its entry only when files have
 // been opened since its last touch, so many that it is near eviction. An
@@ -22,16 +22,47 @@ type openFiles struct {
 	opens atomic.Int64 // files opened so far: the LRU's clock
 
 	mu      sync.Mutex
-	lru     *simplelru.LRU[*artifact, struct{}]
+	lru     lruList
 	evicted []*artifact
 }
 
 func newOpenFiles(max int) *openFiles {
 	o := &openFiles{max: max}
-	// Eviction is done by hand (see add), so the LRU's own size never
-	// bites; it is not 0 only because simplelru refuses 0.
-	o.lru, _ = simplelru.NewLRU[*artifact, struct{}](max+1<<20, nil)
+	o.lru.root.lruNext, o.lru.root.lruPrev = &o.lru.root, &o.lru.root
 	return o
+}
+
+// lruList is a doubly linked list of artifacts through their lruPrev and
+// lruNext, the most recently used first; root is its sentinel.
+type lruList struct {
+	root artifact
+	n    int
+}
+
+func (l *lruList) pushFront(a *artifact) {
+	a.lruPrev, a.lruNext = &l.root, l.root.lruNext
+	a.lruNext.lruPrev = a
+	l.root.lruNext = a
+	l.n++
+}
+
+func (l *lruList) remove(a *artifact) {
+	a.lruPrev.lruNext, a.lruNext.lruPrev = a.lruNext, a.lruPrev
+	a.lruPrev, a.lruNext = nil, nil
+	l.n--
+}
+
+func (l *lruList) moveToFront(a *artifact) {
+	l.remove(a)
+	l.pushFront(a)
+}
+
+// oldest is the least recently used artifact, or nil.
+func (l *lruList) oldest() *artifact {
+	if l.n == 0 {
+		return nil
+	}
+	return l.root.lruPrev
 }
 
 // add records a newly opened file of a (whose mutex the caller holds) and
@@ -40,7 +71,11 @@ func (o *openFiles) add(a *artifact) {
 	a.touched = o.opens.Add(1)
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.lru.Add(a, struct{}{})
+	if a.inLRU {
+		o.lru.moveToFront(a)
+	} else {
+		o.lru.pushFront(a)
+	}
 	a.inLRU = true
 	o.evictLocked()
 }
@@ -48,11 +83,9 @@ func (o *openFiles) add(a *artifact) {
 // evictLocked marks the least recently used files past max for closing.
 // o.mu is held.
 func (o *openFiles) evictLocked() {
-	for o.lru.Len() > o.max {
-		v, _, ok := o.lru.RemoveOldest()
-		if !ok {
-			break
-		}
+	for o.lru.n > o.max {
+		v := o.lru.oldest()
+		o.lru.remove(v)
 		v.inLRU = false
 		o.evicted = append(o.evicted, v)
 	}
@@ -68,11 +101,11 @@ func (o *openFiles) touch(a *artifact) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if a.inLRU {
-		o.lru.Get(a)
+		o.lru.moveToFront(a)
 	} else {
 		// Evicted but not closed yet: keep it open after all, and another
 		// one closes in its place.
-		o.lru.Add(a, struct{}{})
+		o.lru.pushFront(a)
 		a.inLRU = true
 		o.evictLocked()
 	}
@@ -83,7 +116,7 @@ func (o *openFiles) remove(a *artifact) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if a.inLRU {
-		o.lru.Remove(a)
+		o.lru.remove(a)
 		a.inLRU = false
 	}
 }

@@ -267,7 +267,7 @@ func (p *pipeline) take(t int, e *encoder) {
 		// A local root ends the trace's part in its process: the trailer
 		// goes out with its records (see writeLocked).
 		if p.trailer = p.root && a.key.Kind != KindRun; p.trailer {
-			p.dn, p.du = p.s.drops.take(a.traceSet())
+			p.dn, p.du = p.s.drops.takeOf(a)
 			p.next.Drop(p.dn)
 			p.next.AddUsage(p.du)
 			data = appendTrailer(data, a.meta, &p.next)
