@@ -213,7 +213,7 @@ func ContentSize(v pcommon.Value) int {
 // (rounded up), the usual rule of thumb for what a result adds to a model's
 // context.
 func CallEstimate(rd *semconv.Reading, attrs pcommon.Map) int64 {
-	if v, ok := attrs.Get(semconv.EstimatedTokens); ok && v.Type() == pcommon.ValueTypeInt {
+	if v, ok := rd.Lookup(attrs, semconv.EstimatedTokens); ok && v.Type() == pcommon.ValueTypeInt {
 		return v.Int()
 	}
 	if !rd.Has(semconv.FieldResult) {

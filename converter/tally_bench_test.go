@@ -22,6 +22,7 @@ func BenchmarkTally(b *testing.B) {
 		recs[i].Read(&rds[i])
 	}
 	b.ReportAllocs()
+	cpu := converter.CPUTime()
 	for b.Loop() {
 		var t converter.Tally
 		for i := range recs {
@@ -31,4 +32,5 @@ func BenchmarkTally(b *testing.B) {
 			b.Fatal("lost records")
 		}
 	}
+	converter.ReportCPU(b, cpu)
 }

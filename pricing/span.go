@@ -88,7 +88,7 @@ func ReportedCost(attrs pcommon.Map, rd *semconv.Reading) (float64, bool) {
 			return sane(v.Double())
 		}
 	}
-	if v, ok := attrs.Get(semconv.LFCostDetails); ok && v.Type() == pcommon.ValueTypeStr {
+	if v, ok := rd.Lookup(attrs, semconv.LFCostDetails); ok && v.Type() == pcommon.ValueTypeStr {
 		var d struct {
 			Total *float64 `json:"total"`
 		}

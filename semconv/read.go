@@ -39,10 +39,20 @@ type keyID uint16
 var classifierKeys = []string{OISpanKind, TLSpanKind, AIOperationID, TLRequestType,
 	LFObservationType, GenkitType, GenkitSubtype}
 
+// lookupKeys are keys read on some spans only, after Read (a cost a span
+// reports, a tool call's estimate, a dialect's JSON usage or error flag):
+// Read notes them in its one walk, so that asking for them
+// ([Reading.Lookup]) does not walk the attributes again. They are not
+// among [KnownKeys].
+var lookupKeys = []string{LFCostDetails, EstimatedTokens, LFUsageDetails, GenkitOutput,
+	AIProviderMetadata, AIUsageNoCache, LFLevel, GenkitState}
+
 var (
-	keyIDs  map[string]keyID // attribute key -> id
-	numKeys int
-	srcIDs  [NumFields][]keyID // fieldSpecs[f].sources[i].key -> id
+	keyIDs   map[string]keyID   // attribute key -> id
+	keyTab   keyTable           // the same, for Read's walk
+	numKeys  int                // ids below numKeys are in use
+	numKnown int                // ids below numKnown are the table's and the classifier's
+	srcIDs   [NumFields][]keyID // fieldSpecs[f].sources[i].key -> id
 	// keyFields[id] has bit f set when key id is a source of field f:
 	// resolve then looks only at fields some attribute can supply.
 	keyFields [maxKeys]fieldSet
@@ -58,6 +68,8 @@ var (
 	idLFType  keyID
 	idGKType  keyID
 	idGKSub   keyID
+
+	idLFLevel, idGKState, idAINoCache, idAIProvMeta, idLFUsage, idGKOutput keyID
 )
 
 func init() {
@@ -80,7 +92,20 @@ func init() {
 	for _, k := range classifierKeys {
 		id(k)
 	}
+	numKnown = len(keyIDs)
+	for _, k := range lookupKeys {
+		id(k)
+	}
 	numKeys = len(keyIDs)
+	for id := range keyID(numKeys) {
+		for k, v := range keyIDs {
+			if v == id {
+				keyTab.add(k, id)
+			}
+		}
+	}
+	idLFLevel, idGKState, idAINoCache = id(LFLevel), id(GenkitState), id(AIUsageNoCache)
+	idAIProvMeta, idLFUsage, idGKOutput = id(AIProviderMetadata), id(LFUsageDetails), id(GenkitOutput)
 	idOp, idOIKind, idTLKind, idAIOp, idTLReq = id(OperationName), id(OISpanKind), id(TLSpanKind), id(AIOperationID), id(TLRequestType)
 	idTool, idSystem, idReqMod, idRspMod = id(ToolName), id(System), id(RequestModel), id(ResponseModel)
 	idLFType, idGKType, idGKSub = id(LFObservationType), id(GenkitType), id(GenkitSubtype)
@@ -133,7 +158,7 @@ func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 	var fields fieldSet
 	for k, v := range attrs.All() {
 		i++
-		if id, ok := keyIDs[k]; ok && r.seen[id] == 0 {
+		if id, ok := keyTab.find(k); ok && r.seen[id] == 0 {
 			r.seen[id] = i
 			r.vals[id] = v
 			fields |= keyFields[id]
@@ -423,6 +448,28 @@ func (r *Reading) acceptable(f Field, v pcommon.Value) bool {
 		return r.src[FieldModel] >= 0 && r.val[FieldModel].Str() != v.Str()
 	}
 	return true
+}
+
+// Lookup is attrs.Get(k). When attrs is the map r was read from, a key
+// Read notes (a field's source, a classifier's key, or one of the few
+// read later: Langfuse's cost_details, agenttrace.estimated_tokens) is
+// answered from Read's walk, without walking the attributes again.
+func (r *Reading) Lookup(attrs pcommon.Map, k string) (pcommon.Value, bool) {
+	if attrs == r.attrs {
+		if id, ok := keyTab.find(k); ok {
+			return r.attr(id)
+		}
+	}
+	return attrs.Get(k)
+}
+
+// attr is the attribute with key id, the first one when several have it
+// (as pcommon.Map.Get finds it).
+func (r *Reading) attr(id keyID) (pcommon.Value, bool) {
+	if r.seen[id] == 0 {
+		return pcommon.Value{}, false
+	}
+	return r.vals[id], true
 }
 
 // Has reports whether field f is present.

@@ -1,6 +1,7 @@
 package semconv
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -66,7 +67,7 @@ func (r *Reading) resolveRef(statusError bool) {
 // key (a known one, a near miss of one, or an unknown one) and a value
 // (of each type, including values the fields' rules refuse).
 func fuzzAttrs(data []byte) pcommon.Map {
-	keys := KnownKeys()
+	keys := append(KnownKeys(), lookupKeys...)
 	m := pcommon.NewMap()
 	for i := 0; i+1 < len(data); i += 2 {
 		kb, vb := data[i], data[i+1]
@@ -88,7 +89,10 @@ func fuzzAttrs(data []byte) pcommon.Map {
 		} else {
 			v = m.PutEmpty(k)
 		}
-		switch vb % 6 {
+		switch vb % 7 {
+		case 6:
+			v.SetStr([]string{`{"input":5,"output":3,"input_cached_tokens":2}`, `{"usage":{"inputTokens":4,"outputTokens":1}}`,
+				`{"anthropic":{"usage":{"cache_creation_input_tokens":9}}}`, `{"total":0.25}`, "ERROR", "anthropic.messages"}[int(vb/7)%6])
 		case 0:
 			v.SetStr([]string{"chat", "error", "gpt-4o", "TOOL", "tool", "generation", "model", "", "ai.toolCall", "flow"}[int(vb/6)%10])
 		case 1:
@@ -141,5 +145,84 @@ func FuzzReadAgreesWithRef(f *testing.F) {
 		readRef(&want, name, m, statusError)
 		Read(&got, name, m, statusError)
 		requireSameReading(t, &want, &got)
+		for _, scope := range []string{"", "@traceloop/instrumentation-anthropic"} {
+			got.SetScope(scope, "")
+			require.Equal(t, got.tokenUsageRef(), got.TokenUsage())
+		}
+		require.Equal(t, got.reportsErrorRef(), got.ReportsError())
+		for _, k := range append(KnownKeys(), append(lookupKeys, "x", LFLevel+"x")...) {
+			wv, wok := m.Get(k)
+			gv, gok := got.Lookup(m, k)
+			require.Equal(t, wok, gok, k)
+			if wok {
+				require.Equal(t, wv, gv, k) // the very same value
+			}
+		}
 	})
+}
+
+// tokenUsageRef is TokenUsage as it was before Read noted the keys it
+// reads: each looked up in the attributes.
+func (r *Reading) tokenUsageRef() Usage {
+	if r.Has(FieldInputTokens) || r.Has(FieldOutputTokens) {
+		u := r.Usage()
+		switch {
+		case r.scope == "@traceloop/instrumentation-anthropic" && strings.EqualFold(r.Str(FieldProvider), "anthropic"):
+			u.Input += u.CacheRead + u.CacheCreation
+		case r.Dialect == DialectVercel && strings.HasPrefix(r.Str(FieldProvider), "anthropic.") && !hasAttrRef(r.attrs, AIUsageNoCache):
+			if v, ok := r.attrs.Get(AIProviderMetadata); ok && !r.Has(FieldCacheCreationTokens) {
+				u.CacheCreation = anthropicCacheWrite(v)
+			}
+			u.Input += u.CacheRead + u.CacheCreation
+		}
+		return u
+	}
+	if v, ok := r.attrs.Get(LFUsageDetails); ok {
+		if u, ok := langfuseUsage(v); ok {
+			return u
+		}
+	}
+	if r.Dialect == DialectGenkit {
+		if v, ok := r.attrs.Get(GenkitOutput); ok {
+			if u, ok := genkitUsage(v); ok {
+				return u
+			}
+		}
+	}
+	return r.Usage()
+}
+
+// reportsErrorRef is ReportsError as it was, looking Langfuse's level and
+// Genkit's state up in the attributes.
+func (r *Reading) reportsErrorRef() bool {
+	if r.seen[idLFType] != 0 && isError(attrStrRef(r.attrs, LFLevel)) ||
+		(r.seen[idGKType] != 0 || r.seen[idGKSub] != 0) && isError(attrStrRef(r.attrs, GenkitState)) {
+		return true
+	}
+	if !r.Has(FieldFinishReasons) {
+		return false
+	}
+	v := r.val[FieldFinishReasons]
+	if v.Type() == pcommon.ValueTypeStr {
+		return isError(v.Str())
+	}
+	s := v.Slice()
+	for i := range s.Len() {
+		if isError(s.At(i).Str()) {
+			return true
+		}
+	}
+	return false
+}
+
+func attrStrRef(m pcommon.Map, k string) string {
+	if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
+		return v.Str()
+	}
+	return ""
+}
+
+func hasAttrRef(m pcommon.Map, k string) bool {
+	_, ok := m.Get(k)
+	return ok
 }

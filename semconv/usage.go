@@ -15,8 +15,8 @@ import (
 func (r *Reading) ReportsError() bool {
 	// Langfuse's level and Genkit's state are looked up on those
 	// dialects' spans only, so other spans pay nothing for them.
-	if r.seen[idLFType] != 0 && isError(r.attrStr(LFLevel)) ||
-		(r.seen[idGKType] != 0 || r.seen[idGKSub] != 0) && isError(r.attrStr(GenkitState)) {
+	if r.seen[idLFType] != 0 && isError(r.attrStr(idLFLevel)) ||
+		(r.seen[idGKType] != 0 || r.seen[idGKSub] != 0) && isError(r.attrStr(idGKState)) {
 		return true
 	}
 	if !r.Has(FieldFinishReasons) {
@@ -58,7 +58,7 @@ func (r *Reading) TokenUsage() Usage {
 			// testdata/real/openllmetry-anthropic/payloads/stream.traces.json,
 			// where the server sent 25 uncached + 1100 read + 210 written.
 			u.Input += u.CacheRead + u.CacheCreation
-		case r.Dialect == DialectVercel && strings.HasPrefix(r.Str(FieldProvider), "anthropic.") && !r.hasAttr(AIUsageNoCache):
+		case r.Dialect == DialectVercel && strings.HasPrefix(r.Str(FieldProvider), "anthropic.") && r.seen[idAINoCache] == 0:
 			// The Vercel AI SDK before v6 (scope "ai") reports Anthropic's
 			// input_tokens as ai.usage.inputTokens (and, on doGenerate and
 			// doStream, as gen_ai.usage.input_tokens) and the cache write only
@@ -67,20 +67,20 @@ func (r *Reading) TokenUsage() Usage {
 			// (inputTokens 25, cachedInputTokens 1100, providerMetadata
 			// cache_creation_input_tokens 210). v6 reports the total and
 			// ai.usage.inputTokenDetails.noCacheTokens.
-			if v, ok := r.attrs.Get(AIProviderMetadata); ok && !r.Has(FieldCacheCreationTokens) {
+			if v, ok := r.attr(idAIProvMeta); ok && !r.Has(FieldCacheCreationTokens) {
 				u.CacheCreation = anthropicCacheWrite(v)
 			}
 			u.Input += u.CacheRead + u.CacheCreation
 		}
 		return u
 	}
-	if v, ok := r.attrs.Get(LFUsageDetails); ok {
+	if v, ok := r.attr(idLFUsage); ok {
 		if u, ok := langfuseUsage(v); ok {
 			return u
 		}
 	}
 	if r.Dialect == DialectGenkit {
-		if v, ok := r.attrs.Get(GenkitOutput); ok {
+		if v, ok := r.attr(idGKOutput); ok {
 			if u, ok := genkitUsage(v); ok {
 				return u
 			}
@@ -201,16 +201,10 @@ func (r *Reading) ToolName(spanName string) string {
 	return spanName
 }
 
-// attrStr returns the string attribute k of the span read, or "". It
-// walks the attributes: only for keys read on few spans.
-func (r *Reading) attrStr(k string) string {
-	if v, ok := r.attrs.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
+// attrStr returns the string attribute with key id of the span read, or "".
+func (r *Reading) attrStr(id keyID) string {
+	if v, ok := r.attr(id); ok && v.Type() == pcommon.ValueTypeStr {
 		return v.Str()
 	}
 	return ""
-}
-
-func (r *Reading) hasAttr(k string) bool {
-	_, ok := r.attrs.Get(k)
-	return ok
 }
