@@ -1,11 +1,13 @@
 package store
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,7 +113,7 @@ func (s *Store) load(a *artifact, recs []converter.Record) error {
 		f, err := openFile(a.path, true)
 		if err == nil {
 			s.attach(a, f)
-			a.meta = header(a.key, recs, s.opts.Header, &s.origins)
+			a.meta = headerWithID(a.key, traceHexOf(a), recs, s.opts.Header, &s.origins)
 			a.loaded = true
 			s.hooks.opened()
 			return nil
@@ -128,6 +130,22 @@ func (s *Store) load(a *artifact, recs []converter.Record) error {
 	a.loaded = true
 	s.hooks.opened()
 	return nil
+}
+
+// traceHexOf is the trace id of a trace's artifact in hex, cut out of its
+// file name (no copy), or "" when a is not a trace's or its name is not
+// the id.
+func traceHexOf(a *artifact) string {
+	const n = 2 * len(pcommon.TraceID{})
+	if a.key.Kind != KindTrace || len(a.path) < n+len(Ext) || !strings.HasSuffix(a.path, Ext) {
+		return ""
+	}
+	id := a.path[len(a.path)-len(Ext)-n : len(a.path)-len(Ext)]
+	var tid pcommon.TraceID
+	if _, err := hex.Decode(tid[:], []byte(id)); err != nil || tid != a.key.Trace {
+		return ""
+	}
+	return id
 }
 
 // adoptInto continues the artifact a's file holds, and reports false when
@@ -374,7 +392,8 @@ func (s *Store) closeFile(a *artifact) error {
 // closeEvicted closes the files the LRU let go of. It runs with no
 // artifact's mutex held.
 func (s *Store) closeEvicted() {
-	for _, a := range s.files.takeEvicted() {
+	var buf [4]*artifact
+	for _, a := range s.files.takeEvicted(buf[:0]) {
 		a.mu.Lock()
 		// A dirty file stays dirty: syncing at finalization covers its
 		// data whichever descriptor wrote it.

@@ -50,10 +50,16 @@ func Header(k Key, recs []converter.Record, opts HeaderOptions) *converter.Meta 
 // header is Header, its resource and scope shared with other headers
 // through origins (nil: copied).
 func header(k Key, recs []converter.Record, opts HeaderOptions, origins *originCache) *converter.Meta {
+	return headerWithID(k, "", recs, opts, origins)
+}
+
+// headerWithID is header with the trace id of a trace's key already in hex
+// (the artifact's file name has it): "" when not at hand.
+func headerWithID(k Key, traceID string, recs []converter.Record, opts HeaderOptions, origins *originCache) *converter.Meta {
 	// Only a whole run's header names a conversation it reads off the
 	// records: any other artifact's header need not read them (a third of
 	// the cost of starting a trace's artifact).
-	h := headerBuilder{skipConv: k.Kind != KindRun || !opts.Whole, origins: origins}
+	h := headerBuilder{skipConv: k.Kind != KindRun || !opts.Whole, origins: origins, traceID: traceID}
 	for i := range recs {
 		h.add(&recs[i])
 	}
@@ -78,6 +84,13 @@ type headerBuilder struct {
 	skipConv  bool             // the header names no conversation read off records
 	rd        *semconv.Reading // made on first use: some kilobytes to zero
 	origins   *originCache     // shares resource and scope copies; nil: copy
+	traceID   string           // a trace's key in hex, when the caller has it ("": made)
+}
+
+// metaBudget is a header and the budget it points to, allocated together.
+type metaBudget struct {
+	m converter.Meta
+	b converter.Budget
 }
 
 func (h *headerBuilder) add(rec *converter.Record) {
@@ -117,13 +130,20 @@ func (h *headerBuilder) add(rec *converter.Record) {
 }
 
 func (h *headerBuilder) meta(k Key, opts HeaderOptions) *converter.Meta {
-	m := converter.NewMeta(time.Time{})
+	// The header and its budget in one allocation, and a resource and
+	// scope made only for a header with no records (converter.NewMeta
+	// makes both, for the records' to replace): a new artifact per trace
+	// makes a header per trace.
+	mb := new(metaBudget)
+	m := &mb.m
+	m.Version, m.Producer = converter.Version, converter.Producer
 	if h.n > 0 {
 		m.StartedAt = time.Unix(0, int64(h.start)).UTC()
 		m.Resource, m.ResourceSchemaURL = h.res, h.resSchema
 		m.Scope, m.ScopeSchemaURL = h.scope, h.scSchema
 	} else {
 		m.StartedAt = time.Now().UTC()
+		m.Resource, m.Scope = pcommon.NewResource(), pcommon.NewInstrumentationScope()
 	}
 	conv := ""
 	if h.oneConv {
@@ -131,7 +151,10 @@ func (h *headerBuilder) meta(k Key, opts HeaderOptions) *converter.Meta {
 	}
 	switch k.Kind {
 	case KindTrace:
-		m.TraceID = k.Trace.String()
+		m.TraceID = h.traceID
+		if m.TraceID == "" {
+			m.TraceID = k.Trace.String()
+		}
 	case KindConversation:
 		m.ConversationID = k.Value
 	case KindRun:
@@ -146,7 +169,9 @@ func (h *headerBuilder) meta(k Key, opts HeaderOptions) *converter.Meta {
 	if v, ok := attrs.Get("service.name"); ok {
 		m.Service = v.AsString()
 	}
-	m.Budget = budgetOf(h.budget, h.usd, attrs, opts.Budget)
+	if budgetInto(&mb.b, h.budget, h.usd, attrs, opts.Budget) {
+		m.Budget = &mb.b
+	}
 	if v, ok := attrs.Get(semconv.Redacted); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
 		m.Redacted = true
 	}
@@ -173,6 +198,15 @@ func warnOf(attrs pcommon.Map, def *converter.Budget) float64 {
 // else the writer's); nil when there is neither budget.
 func budgetOf(rootTokens int64, rootUSD float64, attrs pcommon.Map, def *converter.Budget) *converter.Budget {
 	var b converter.Budget
+	if !budgetInto(&b, rootTokens, rootUSD, attrs, def) {
+		return nil
+	}
+	return &b
+}
+
+// budgetInto sets *b to budgetOf's budget, and reports false when there is
+// none.
+func budgetInto(b *converter.Budget, rootTokens int64, rootUSD float64, attrs pcommon.Map, def *converter.Budget) bool {
 	switch res := budgetAttr(attrs); {
 	case rootTokens > 0:
 		b.Tokens, b.WarnThreshold = rootTokens, warnOf(attrs, def)
@@ -191,10 +225,7 @@ func budgetOf(rootTokens int64, rootUSD float64, attrs pcommon.Map, def *convert
 	case def != nil && def.USD > 0:
 		b.USD = def.USD
 	}
-	if b.Tokens == 0 && b.USD == 0 {
-		return nil
-	}
-	return &b
+	return b.Tokens != 0 || b.USD != 0
 }
 
 // budgetUSDAttr returns the cost budget an attribute map sets

@@ -121,16 +121,17 @@ func (o *openFiles) remove(a *artifact) {
 	}
 }
 
-// takeEvicted returns the artifacts marked for closing.
-func (o *openFiles) takeEvicted() []*artifact {
+// takeEvicted returns the artifacts marked for closing. The marks go into
+// to (the caller's, mostly on its stack) and the table keeps its own
+// array: a file is evicted for nearly every trace with one artifact per
+// trace, and a fresh array for each would be an allocation per trace.
+func (o *openFiles) takeEvicted(to []*artifact) []*artifact {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if len(o.evicted) == 0 {
-		return nil
-	}
-	ev := o.evicted
-	o.evicted = nil
-	return ev
+	to = append(to, o.evicted...)
+	clear(o.evicted)
+	o.evicted = o.evicted[:0]
+	return to
 }
 
 // stillEvicted reports whether a (whose mutex the caller holds) is still

@@ -28,21 +28,21 @@ func TestOpenFilesEvictsLeastRecentlyUsed(t *testing.T) {
 	for _, a := range arts[:3] {
 		o.add(a)
 	}
-	assert.Empty(t, o.takeEvicted())
+	assert.Empty(t, o.takeEvicted(nil))
 	o.add(arts[3]) // opens: 4; a is oldest
-	assert.Equal(t, []string{"a"}, names(o.takeEvicted()))
+	assert.Equal(t, []string{"a"}, names(o.takeEvicted(nil)))
 	o.add(arts[4])   // b out
 	o.touch(arts[2]) // c aged past max/2+1: to the front
 	o.add(arts[5])   // d out, not c
-	assert.Equal(t, []string{"b", "d"}, names(o.takeEvicted()))
+	assert.Equal(t, []string{"b", "d"}, names(o.takeEvicted(nil)))
 	o.remove(arts[4]) // e closes on its own
 	o.add(arts[6])    // c, f, g open
-	assert.Empty(t, o.takeEvicted())
+	assert.Empty(t, o.takeEvicted(nil))
 	o.add(arts[7]) // c out
-	require.Equal(t, []string{"c"}, names(o.takeEvicted()))
+	require.Equal(t, []string{"c"}, names(o.takeEvicted(nil)))
 	arts[2].touched = 0 // c aged
 	o.touch(arts[2])    // back, f out in its place
-	assert.Equal(t, []string{"f"}, names(o.takeEvicted()))
+	assert.Equal(t, []string{"f"}, names(o.takeEvicted(nil)))
 	assert.True(t, o.stillEvicted(arts[5]))
 	assert.False(t, o.stillEvicted(arts[2]))
 	assert.Equal(t, 3, o.lru.n)
