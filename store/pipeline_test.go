@@ -156,15 +156,7 @@ func TestParallelWriteIsSerialWrite(t *testing.T) {
 func TestPipelineFailureWritesNothing(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	room := 1 << 30
-	orig := openFile
-	t.Cleanup(func() { openFile = orig })
-	openFile = func(path string, excl bool) (file, error) {
-		f, err := orig(path, excl)
-		if err != nil {
-			return f, err
-		}
-		return failAfter{file: f, n: &room}, nil
-	}
+	wrapFiles(t, func(_ string, f file) (file, error) { return failAfter{file: f, n: &room}, nil })
 	var dropped atomic.Int64
 	path := filepath.Join(t.TempDir(), "run.jsonl")
 	s := newStore(t, Options{Path: path, Hooks: Hooks{Dropped: func(n int64) { dropped.Add(n) }}})

@@ -57,13 +57,7 @@ func TestRotationOnAFullDisk(t *testing.T) {
 	var mu sync.Mutex
 	var size int64
 	full := int64(rotateAt)
-	orig := openFile
-	t.Cleanup(func() { openFile = orig })
-	openFile = func(path string, excl bool) (file, error) {
-		f, err := orig(path, excl)
-		if err != nil {
-			return f, err
-		}
+	wrapFiles(t, func(path string, f file) (file, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		st, err := os.Stat(path)
@@ -73,7 +67,7 @@ func TestRotationOnAFullDisk(t *testing.T) {
 		}
 		size = st.Size()
 		return fillsAt{file: f, size: &size, full: &full, mu: &mu}, nil
-	}
+	})
 	s := newStore(t, Options{Dir: dir, Route: ByAttribute, Attribute: "service.name", RotateBytes: rotateAt, FinalizeAfter: time.Hour})
 	var failed []converter.Record
 	for i := range byte(12) {
@@ -135,21 +129,9 @@ func (f fullWhen) Write(p []byte) (int, error) {
 func TestFinalizeOnAFullDiskKeepsTheArtifact(t *testing.T) {
 	dir := t.TempDir()
 	var full atomic.Bool
-	orig := openFile
-	t.Cleanup(func() { openFile = orig })
-	openFile = func(path string, excl bool) (file, error) {
-		f, err := orig(path, excl)
-		if err != nil {
-			return f, err
-		}
-		return fullWhen{file: f, full: &full}, nil
-	}
-	var errs atomic.Int64
-	s := newStore(t, Options{Dir: dir, FinalizeAfter: 20 * time.Millisecond, OrphanAfter: 20 * time.Millisecond, OnError: func(err error) {
-		if errors.Is(err, errFull) {
-			errs.Add(1)
-		}
-	}})
+	wrapFiles(t, func(_ string, f file) (file, error) { return fullWhen{file: f, full: &full}, nil })
+	errs, onError := countErrors(errFull)
+	s := newStore(t, Options{Dir: dir, FinalizeAfter: 20 * time.Millisecond, OrphanAfter: 20 * time.Millisecond, OnError: onError})
 	full.Store(true)
 	require.ErrorIs(t, s.Write(records(span{trace: 1, id: 2, parent: 1})), errFull, "nothing written, the caller told")
 	full.Store(false)
@@ -238,21 +220,9 @@ func (f tearsWhen) Truncate(n int64) error {
 func TestTrailerThatBreaksTheFile(t *testing.T) {
 	dir := t.TempDir()
 	var tear atomic.Bool
-	orig := openFile
-	t.Cleanup(func() { openFile = orig })
-	openFile = func(path string, excl bool) (file, error) {
-		f, err := orig(path, excl)
-		if err != nil {
-			return f, err
-		}
-		return tearsWhen{file: f, tear: &tear}, nil
-	}
-	var heard atomic.Int64
-	s := newStore(t, Options{Dir: dir, FinalizeAfter: 20 * time.Millisecond, OrphanAfter: 20 * time.Millisecond, OnError: func(err error) {
-		if errors.Is(err, errFull) {
-			heard.Add(1)
-		}
-	}})
+	wrapFiles(t, func(_ string, f file) (file, error) { return tearsWhen{file: f, tear: &tear}, nil })
+	heard, onError := countErrors(errFull)
+	s := newStore(t, Options{Dir: dir, FinalizeAfter: 20 * time.Millisecond, OrphanAfter: 20 * time.Millisecond, OnError: onError})
 	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1})))
 	k := TraceKey(tid(1))
 	tear.Store(true)

@@ -301,15 +301,12 @@ func (f failAfter) Write(p []byte) (int, error) {
 // bytes, for the test.
 func withFailingFiles(t *testing.T, room *int) {
 	t.Helper()
-	orig := openFile
-	t.Cleanup(func() { openFile = orig })
-	openFile = func(path string, excl bool) (file, error) {
-		f, err := orig(path, excl)
-		if err != nil || !strings.HasPrefix(filepath.Base(path), tid(1).String()) {
-			return f, err
+	wrapFiles(t, func(path string, f file) (file, error) {
+		if !strings.HasPrefix(filepath.Base(path), tid(1).String()) {
+			return f, nil
 		}
 		return failAfter{file: f, n: room}, nil
-	}
+	})
 }
 
 // TestWriteThenCount: a write that fails part-way is cut back to the last
