@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/internal/e2eload"
 	"github.com/agenttrace/agenttrace/internal/tmpfs"
 )
 
@@ -38,27 +39,19 @@ func TestFullDisk(t *testing.T) {
 	exp, started, stopLoad := startLoad(t, grpcAddr)
 
 	begin := time.Now()
-	await(t, 2*time.Minute, "the disk full", func() bool { return tmpfs.FreeBytes(t, disk) < 8<<10 })
-	fullAt, ackedAtFull := time.Now(), exp.n.Load()
+	e2eload.Await(t, 2*time.Minute, "the disk full", func() bool { return tmpfs.FreeBytes(t, disk) < 8<<10 })
+	fullAt, ackedAtFull := time.Now(), exp.Acked()
 	// The queue keeps acknowledging while the exporter cannot write.
-	await(t, 2*time.Minute, "acknowledgements with the disk full", func() bool { return exp.n.Load() >= ackedAtFull+6000 })
-	ackedWhileFull := exp.n.Load() - ackedAtFull
+	e2eload.Await(t, 2*time.Minute, "acknowledgements with the disk full", func() bool { return exp.Acked() >= ackedAtFull+6000 })
+	ackedWhileFull := exp.Acked() - ackedAtFull
 	require.NoError(t, os.Remove(ballast))
 	freedAt := time.Now()
-	target := exp.n.Load() + 2000
-	await(t, 2*time.Minute, "acknowledgements after space was freed", func() bool { return exp.n.Load() >= target })
+	target := exp.Acked() + 2000
+	e2eload.Await(t, 2*time.Minute, "acknowledgements after space was freed", func() bool { return exp.Acked() >= target })
 	stopLoad()
-	acked := exp.snapshot()
+	acked := exp.AckedSpans()
 
-	drained := poll(time.Minute, func() bool {
-		got := scanSpanIDs(dir)
-		for id := range acked {
-			if got[id] == 0 {
-				return false
-			}
-		}
-		return true
-	})
+	drained := e2eload.Poll(time.Minute, func() bool { return e2eload.AllWritten(acked, dir) })
 	caughtUp := time.Since(freedAt)
 	assert.True(t, drained, "every acknowledged span in an artifact within a minute of the last")
 	col.stop(t)

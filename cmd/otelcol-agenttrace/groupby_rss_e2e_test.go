@@ -4,27 +4,19 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/e2eload"
 )
 
 // steadyRate is the load of TestGroupByResourceRSS, in spans a second:
@@ -36,52 +28,10 @@ const steadyRate = 10_000
 // "kill-nine") every 4×4/rate seconds, on a schedule, so the rate holds
 // whatever the collector's speed (a late run is sent at once, not
 // skipped).
-func startSteadyLoad(t *testing.T, grpcAddr string, rate int) (exp *ackExporter, started func() int64, stop func()) {
+func startSteadyLoad(t *testing.T, grpcAddr string, rate int) (exp *e2eload.Sender, started func() int64, stop func()) {
 	t.Helper()
-	ctx := context.Background()
-	inner, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(grpcAddr), otlptracegrpc.WithInsecure(),
-		otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{
-			Enabled: true, InitialInterval: 20 * time.Millisecond, MaxInterval: 200 * time.Millisecond, MaxElapsedTime: 2 * time.Minute,
-		}))
-	require.NoError(t, err)
-	exp = &ackExporter{SpanExporter: inner, acked: map[string]string{}}
-	res := resource.NewSchemaless(attribute.String("service.name", "kill-nine"))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res),
-		sdktrace.WithBatcher(exp, sdktrace.WithBlocking(), sdktrace.WithMaxExportBatchSize(256), sdktrace.WithBatchTimeout(10*time.Millisecond)))
-	tr := tp.Tracer("agenttrace/steady")
-	const workers, spansPerRun = 4, 4
-	every := time.Duration(workers * spansPerRun * int(time.Second) / rate)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	var n atomic.Int64
-	for range workers {
-		wg.Go(func() {
-			next := time.Now()
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(time.Until(next)):
-				}
-				next = next.Add(every)
-				rctx, root := tr.Start(ctx, "invoke_agent steady", trace.WithAttributes(
-					attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "steady")))
-				for range spansPerRun - 1 {
-					_, chat := tr.Start(rctx, "chat gpt-4o", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-						attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", "gpt-4o"),
-						attribute.Int64("gen_ai.usage.input_tokens", 100), attribute.Int64("gen_ai.usage.output_tokens", 20)))
-					chat.End()
-				}
-				root.End()
-				n.Add(spansPerRun)
-			}
-		})
-	}
-	return exp, n.Load, func() {
-		close(done)
-		wg.Wait()
-		require.NoError(t, tp.Shutdown(ctx), "every span exported")
-	}
+	l := e2eload.Start(t, grpcAddr, e2eload.Options{Service: "kill-nine", Scope: "agenttrace/steady", Agent: "steady", Rate: rate})
+	return l.Sender, l.Generated, l.Stop
 }
 
 // rssBytes reads the resident set size of process pid from /proc.
@@ -129,8 +79,8 @@ func TestGroupByResourceRSS(t *testing.T) {
 	pid := col.cmd.Process.Pid
 
 	exp, started, stopLoad := startSteadyLoad(t, grpcAddr, steadyRate)
-	await(t, time.Minute, "the first acknowledgements", func() bool { return exp.n.Load() > 0 })
-	begin, ackedAtBegin := time.Now(), exp.n.Load()
+	e2eload.Await(t, time.Minute, "the first acknowledgements", func() bool { return exp.Acked() > 0 })
+	begin, ackedAtBegin := time.Now(), exp.Acked()
 	var rss []int64
 	tick := time.NewTicker(time.Second)
 	for range int(duration / time.Second) {
@@ -140,19 +90,11 @@ func TestGroupByResourceRSS(t *testing.T) {
 		rss = append(rss, v)
 	}
 	tick.Stop()
-	elapsed, ackedInWindow := time.Since(begin), exp.n.Load()-ackedAtBegin
+	elapsed, ackedInWindow := time.Since(begin), exp.Acked()-ackedAtBegin
 	stopLoad()
-	acked := exp.snapshot()
+	acked := exp.AckedSpans()
 
-	drained := poll(time.Minute, func() bool {
-		got := scanSpanIDs(dir)
-		for id := range acked {
-			if got[id] == 0 {
-				return false
-			}
-		}
-		return true
-	})
+	drained := e2eload.Poll(time.Minute, func() bool { return e2eload.AllWritten(acked, dir) })
 	assert.True(t, drained, "every acknowledged span in an artifact within a minute of the last")
 	col.stop(t)
 
@@ -169,22 +111,12 @@ func TestGroupByResourceRSS(t *testing.T) {
 		if strings.Contains(name, ".R") {
 			rotated++
 		}
-		art := readArtifact(t, filepath.Join(dir, name))
-		if assert.NotEmpty(t, art.kinds, name) {
-			assert.Equal(t, "meta", art.kinds[0], "%s: header first", name)
-			assert.Equal(t, "summary", art.kinds[len(art.kinds)-1], "%s: a trailer last", name)
-			assert.Equal(t, 1, count(art.kinds, "meta"), "%s: one header", name)
+		art := e2eload.CheckArtifact(t, filepath.Join(dir, name))
+		if art == nil {
+			continue
 		}
-		if assert.NotNil(t, art.summary, name) {
-			assert.Equal(t, int64(len(art.records)), art.summary.Records, "%s: the trailer counts the file", name)
-			var tally converter.Tally
-			for i := range art.records {
-				tally.Add(&art.records[i])
-			}
-			assert.Equal(t, tally.Summary(nil).Tokens, art.summary.Tokens, "%s: the trailer's tokens are the file's", name)
-		}
-		for _, r := range art.records {
-			id := r.Span.SpanID().String()
+		assert.Equal(t, 1, count(art.Kinds, "meta"), "%s: one header", name)
+		for _, id := range art.SpanIDs() {
 			if prev, dup := seen[id]; dup {
 				t.Errorf("span %s in %s and %s", id, prev, name)
 			}

@@ -1,67 +1,21 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/e2eload"
 )
-
-// ackExporter is the SDK's OTLP/gRPC exporter, remembering every span of
-// the batches it reported as exported: what the collector acknowledged.
-type ackExporter struct {
-	sdktrace.SpanExporter
-	mu    sync.Mutex
-	acked map[string]string // span id -> trace id
-	n     atomic.Int64
-	fails atomic.Int64
-}
-
-func (a *ackExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	err := a.SpanExporter.ExportSpans(ctx, spans)
-	if err != nil {
-		a.fails.Add(1)
-		return err
-	}
-	a.mu.Lock()
-	for _, s := range spans {
-		a.acked[s.SpanContext().SpanID().String()] = s.SpanContext().TraceID().String()
-	}
-	a.mu.Unlock()
-	a.n.Add(int64(len(spans)))
-	return nil
-}
-
-func (a *ackExporter) snapshot() map[string]string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	out := make(map[string]string, len(a.acked))
-	for k, v := range a.acked {
-		out[k] = v
-	}
-	return out
-}
 
 // killConfig returns the --config arguments that run the shipped single
 // collector config unchanged but for its loopback ports and its own
@@ -121,7 +75,7 @@ func startShippedLog(t *testing.T, bin, dir, queueDir, grpcAddr, httpAddr, log s
 			<-c.done
 		}
 	})
-	await(t, 30*time.Second, "collector listening on "+grpcAddr, func() bool {
+	e2eload.Await(t, 30*time.Second, "collector listening on "+grpcAddr, func() bool {
 		select {
 		case <-c.done:
 			c.dumpLog(t)
@@ -138,61 +92,6 @@ func (c *collector) kill9(t *testing.T) {
 	t.Helper()
 	require.NoError(t, c.cmd.Process.Signal(syscall.SIGKILL))
 	<-c.done
-}
-
-// await polls cond until it holds, failing the test after timeout.
-func await(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	if !poll(timeout, cond) {
-		t.Fatalf("timed out after %v waiting for %s", timeout, what)
-	}
-}
-
-// poll polls cond until it holds (true) or timeout passes (false).
-func poll(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		<-tick.C
-	}
-	return true
-}
-
-// scanSpanIDs reads the span ids of every complete record line under dir
-// (artifacts may be mid-write: a last line without its newline is skipped).
-func scanSpanIDs(dir string) map[string]int {
-	ids := map[string]int{}
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".jsonl") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			continue
-		}
-		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-			b = b[:i+1]
-		} else {
-			continue
-		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(nil, 16<<20)
-		for sc.Scan() {
-			var l struct {
-				Kind   string `json:"kind"`
-				SpanID string `json:"span_id"`
-			}
-			if json.Unmarshal(sc.Bytes(), &l) == nil && l.SpanID != "" && l.Kind != "meta" && l.Kind != "summary" {
-				ids[l.SpanID]++
-			}
-		}
-	}
-	return ids
 }
 
 // TestKillNine: the real distribution with the shipped config
@@ -224,39 +123,31 @@ func TestKillNine(t *testing.T) {
 	var recoveries []time.Duration
 	for k := 1; k <= kills; k++ {
 		target := int64(k) * perRun
-		await(t, 2*time.Minute, fmt.Sprintf("%d acknowledged spans before kill %d", target, k), func() bool { return exp.n.Load() >= target })
+		e2eload.Await(t, 2*time.Minute, fmt.Sprintf("%d acknowledged spans before kill %d", target, k), func() bool { return exp.Acked() >= target })
 		col.kill9(t)
 		killedAt := time.Now()
 		col = startShipped(t, bin, dir, grpcAddr, httpAddr, k)
-		before := exp.n.Load()
-		await(t, 2*time.Minute, "acknowledgements after restart", func() bool { return exp.n.Load() > before })
+		before := exp.Acked()
+		e2eload.Await(t, 2*time.Minute, "acknowledgements after restart", func() bool { return exp.Acked() > before })
 		recoveries = append(recoveries, time.Since(killedAt))
 	}
 	target := int64(kills+1) * perRun
-	await(t, 2*time.Minute, fmt.Sprintf("%d acknowledged spans", target), func() bool { return exp.n.Load() >= target })
+	e2eload.Await(t, 2*time.Minute, fmt.Sprintf("%d acknowledged spans", target), func() bool { return exp.Acked() >= target })
 	stopLoad()
 	elapsed := time.Since(begin)
-	acked := exp.snapshot()
+	acked := exp.AckedSpans()
 
 	// The queue hands the exporter what it held: wait until every
 	// acknowledged span is in an artifact, then stop cleanly.
 	// A lost span never comes: then the count below says how many.
-	drained := poll(time.Minute, func() bool {
-		got := scanSpanIDs(dir)
-		for id := range acked {
-			if got[id] == 0 {
-				return false
-			}
-		}
-		return true
-	})
+	drained := e2eload.Poll(time.Minute, func() bool { return e2eload.AllWritten(acked, dir) })
 	assert.True(t, drained, "every acknowledged span in an artifact within a minute of the last")
 	col.stop(t)
 
 	seen, files, lost := checkArtifacts(t, dir, acked)
 	t.Logf("kill -9 x%d: %d spans acknowledged (%d generated) in %v (%.0f spans/s), %d in artifacts, %d lost, %d artifacts, %d failed exports retried by the SDK's caller, restart to first acknowledgement %v",
 		kills, len(acked), started(), elapsed.Round(time.Millisecond), float64(len(acked))/elapsed.Seconds(),
-		len(seen), lost, files, exp.fails.Load(), recoveries)
+		len(seen), lost, files, exp.Fails(), recoveries)
 }
 
 // dialable reports whether something accepts TCP connections on addr.
@@ -269,62 +160,19 @@ func dialable(addr string) bool {
 	return true
 }
 
-// startLoad sends agent runs (invoke_agent over three chat calls) from four
-// goroutines through the Go SDK (batch span processor, blocking; OTLP/gRPC
-// with quick retries) to grpcAddr until stop, which flushes and shuts the
-// provider down. started counts the spans generated.
-func startLoad(t *testing.T, grpcAddr string) (exp *ackExporter, started func() int64, stop func()) {
+// startLoad sends agent runs (invoke_agent over three chat calls,
+// service "kill-nine") from four goroutines through the Go SDK to
+// grpcAddr until stop, which flushes and shuts the provider down. started
+// counts the spans generated.
+func startLoad(t *testing.T, grpcAddr string) (exp *e2eload.Sender, started func() int64, stop func()) {
 	t.Helper()
-	ctx := context.Background()
-	inner, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(grpcAddr), otlptracegrpc.WithInsecure(),
-		otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{
-			Enabled: true, InitialInterval: 20 * time.Millisecond, MaxInterval: 200 * time.Millisecond, MaxElapsedTime: 2 * time.Minute,
-		}))
-	require.NoError(t, err)
-	exp = &ackExporter{SpanExporter: inner, acked: map[string]string{}}
-	res := resource.NewSchemaless(attribute.String("service.name", "kill-nine"))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res),
-		sdktrace.WithBatcher(exp, sdktrace.WithBlocking(), sdktrace.WithMaxExportBatchSize(256), sdktrace.WithBatchTimeout(10*time.Millisecond)))
-	tr := tp.Tracer("agenttrace/kill-nine")
-
-	// Load: agent runs (invoke_agent over three chat calls) from four
-	// goroutines until stopped.
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	var n atomic.Int64
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				rctx, root := tr.Start(ctx, "invoke_agent kill", trace.WithAttributes(
-					attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "kill")))
-				for range 3 {
-					_, chat := tr.Start(rctx, "chat gpt-4o", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-						attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", "gpt-4o"),
-						attribute.Int64("gen_ai.usage.input_tokens", 100), attribute.Int64("gen_ai.usage.output_tokens", 20)))
-					chat.End()
-				}
-				root.End()
-				n.Add(4)
-			}
-		})
-	}
-
-	return exp, n.Load, func() {
-		close(done)
-		wg.Wait()
-		require.NoError(t, tp.Shutdown(ctx), "every span exported")
-	}
+	l := e2eload.Start(t, grpcAddr, e2eload.Options{Service: "kill-nine", Scope: "agenttrace/kill-nine", Agent: "kill"})
+	return l.Sender, l.Generated, l.Stop
 }
 
 // checkArtifacts reads every artifact of dir after a clean stop: each is
-// valid (every line JSON, a header first, a trailer last that counts the
-// file), no span is in two places, and every acknowledged span is in its
-// trace's artifact. It returns where each span is, the number of
+// valid (e2eload.CheckArtifact), no span is in two places, and every
+// acknowledged span is in its trace's artifact. It returns where each span is, the number of
 // artifacts and of acknowledged spans lost.
 func checkArtifacts(t *testing.T, dir string, acked map[string]string) (seen map[string]string, files, lost int) {
 	t.Helper()
@@ -337,25 +185,11 @@ func checkArtifacts(t *testing.T, dir string, acked map[string]string) (seen map
 			continue
 		}
 		files++
-		if info, err := e.Info(); err == nil && info.Size() == 0 {
-			t.Errorf("%s: empty file", e.Name())
+		art := e2eload.CheckArtifact(t, filepath.Join(dir, e.Name()))
+		if art == nil {
 			continue
 		}
-		art := readArtifact(t, filepath.Join(dir, e.Name()))
-		if assert.NotEmpty(t, art.kinds, e.Name()) {
-			assert.Equal(t, "meta", art.kinds[0], "%s: header first", e.Name())
-			assert.Equal(t, "summary", art.kinds[len(art.kinds)-1], "%s: a trailer last", e.Name())
-		}
-		if assert.NotNil(t, art.summary, e.Name()) {
-			assert.Equal(t, int64(len(art.records)), art.summary.Records, "%s: the trailer counts the file", e.Name())
-			var tally converter.Tally
-			for i := range art.records {
-				tally.Add(&art.records[i])
-			}
-			assert.Equal(t, tally.Summary(nil).Tokens, art.summary.Tokens, "%s: the trailer's tokens are the file's", e.Name())
-		}
-		for _, r := range art.records {
-			id := r.Span.SpanID().String()
+		for _, id := range art.SpanIDs() {
 			if prev, dup := seen[id]; dup {
 				t.Errorf("span %s in %s and %s", id, prev, e.Name())
 			}

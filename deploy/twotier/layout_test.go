@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttrace/agenttrace/internal/e2eload"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -173,7 +174,7 @@ func start(t *testing.T, name, log, addr, bin string, env []string, args ...stri
 			<-p.done
 		}
 	})
-	await(t, 30*time.Second, name+" listening on "+addr, func() bool {
+	e2eload.Await(t, 30*time.Second, name+" listening on "+addr, func() bool {
 		select {
 		case <-p.done:
 			p.dumpLog(t)
@@ -308,15 +309,7 @@ func (l *layout) dirs() []string { return []string{l.tier2[0].dir, l.tier2[1].di
 // and the count says how many), then stops the gateway and the
 // collectors cleanly so that every artifact gets its trailer.
 func (l *layout) finish(acked map[string]string) {
-	drained := poll(2*time.Minute, func() bool {
-		got := spanIDs(l.dirs())
-		for id := range acked {
-			if got[id] == 0 {
-				return false
-			}
-		}
-		return true
-	})
+	drained := e2eload.Poll(2*time.Minute, func() bool { return e2eload.AllWritten(acked, l.dirs()...) })
 	assert.True(l.t, drained, "every acknowledged span in an artifact within two minutes of the last")
 	l.gateway.stop(l.t)
 	for _, c := range l.tier2 {

@@ -1,60 +1,18 @@
 package twotier
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/e2eload"
 )
-
-// sender is the SDK's OTLP/gRPC exporter, remembering the spans of every
-// batch the gateway acknowledged, and of every batch the exporter gave up
-// on (its 10 s timeout passed; the batch span processor then drops it).
-type sender struct {
-	sdktrace.SpanExporter
-	mu      sync.Mutex
-	acked   map[string]string // span id -> trace id
-	refused map[string]string // span id -> trace id
-	n       atomic.Int64
-}
-
-func (s *sender) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	err := s.SpanExporter.ExportSpans(ctx, spans)
-	into := s.acked
-	if err != nil {
-		into = s.refused
-	}
-	s.mu.Lock()
-	for _, sp := range spans {
-		into[sp.SpanContext().SpanID().String()] = sp.SpanContext().TraceID().String()
-	}
-	s.mu.Unlock()
-	if err == nil {
-		s.n.Add(int64(len(spans)))
-	}
-	return err
-}
 
 // sent is what the SDK made of a run.
 type sent struct {
@@ -62,53 +20,18 @@ type sent struct {
 	generated      int
 }
 
-// load sends agent runs from four goroutines through the Go SDK (batch
-// span processor, blocking; OTLP/gRPC with quick retries for two minutes)
-// to addr until stop, which flushes and shuts the provider down.
-func load(t *testing.T, addr string) (s *sender, stop func() sent) {
+// load sends agent runs (a root over spansPerTrace-1 chat calls, the
+// trace's tokens split between them) from four goroutines through the Go
+// SDK to addr until stop, which flushes and shuts the provider down.
+func load(t *testing.T, addr string) (s *e2eload.Sender, stop func() sent) {
 	t.Helper()
-	ctx := context.Background()
-	exp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(addr), otlptracegrpc.WithInsecure(),
-		otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{
-			Enabled: true, InitialInterval: 20 * time.Millisecond, MaxInterval: 200 * time.Millisecond, MaxElapsedTime: 2 * time.Minute,
-		}))
-	require.NoError(t, err)
-	s = &sender{SpanExporter: exp, acked: map[string]string{}, refused: map[string]string{}}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", "twotier"))),
-		sdktrace.WithBatcher(s, sdktrace.WithBlocking(), sdktrace.WithMaxExportBatchSize(256), sdktrace.WithBatchTimeout(10*time.Millisecond)))
-	tr := tp.Tracer("agenttrace/twotier")
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	var generated atomic.Int64
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				rctx, root := tr.Start(ctx, "invoke_agent twotier", trace.WithAttributes(
-					attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "twotier")))
-				for range spansPerTrace - 1 {
-					_, chat := tr.Start(rctx, "chat gpt-4o", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-						attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", "gpt-4o"),
-						attribute.Int64("gen_ai.usage.input_tokens", inputPerTrace/(spansPerTrace-1)),
-						attribute.Int64("gen_ai.usage.output_tokens", outPerTrace/(spansPerTrace-1))))
-					chat.End()
-				}
-				root.End()
-				generated.Add(spansPerTrace)
-			}
-		})
-	}
-	return s, func() sent {
-		close(done)
-		wg.Wait()
-		require.NoError(t, tp.Shutdown(ctx), "the SDK flushed")
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return sent{acked: s.acked, refused: s.refused, generated: int(generated.Load())}
+	l := e2eload.Start(t, addr, e2eload.Options{
+		Service: "twotier", Scope: "agenttrace/twotier", Agent: "twotier", Calls: spansPerTrace - 1,
+		InputTokens: inputPerTrace / (spansPerTrace - 1), OutputTokens: outPerTrace / (spansPerTrace - 1),
+	})
+	return l.Sender, func() sent {
+		l.Stop()
+		return sent{acked: l.AckedSpans(), refused: l.RefusedSpans(), generated: int(l.Generated())}
 	}
 }
 
@@ -192,78 +115,20 @@ func check(t *testing.T, dirs []string, s sent) outcome {
 	return o
 }
 
-// checkArtifact checks one artifact, whole or not, and returns its span
-// ids.
+// checkArtifact checks one artifact (e2eload.CheckArtifact) and, if
+// whole, that it holds a whole trace, and returns its span ids.
 func checkArtifact(t *testing.T, path string, whole bool) []string {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	require.NoError(t, err)
-	lines := bytes.Split(bytes.TrimSuffix(raw, []byte("\n")), []byte("\n"))
-	var kinds []string
-	for _, line := range lines {
-		var l struct {
-			Kind string `json:"kind"`
-		}
-		if !assert.NoError(t, json.Unmarshal(line, &l), "%s: %s", path, line) {
-			return nil
-		}
-		kinds = append(kinds, l.Kind)
+	art := e2eload.CheckArtifact(t, path)
+	if art == nil {
+		return nil
 	}
-	assert.Equal(t, "meta", kinds[0], "%s: a header first", path)
-	assert.Equal(t, "summary", kinds[len(kinds)-1], "%s: a trailer last", path)
-	r := converter.NewReader(bytes.NewReader(raw), converter.WithSource(path))
-	var ids []string
-	var tally converter.Tally
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err, path)
-		tally.Add(rec)
-		ids = append(ids, rec.Span.SpanID().String())
-	}
-	for _, p := range r.Problems() {
-		t.Errorf("%s: %v", path, p)
-	}
-	sum := r.Summary()
-	if assert.NotNil(t, sum, "%s: trailer", path) {
-		assert.Equal(t, int64(len(ids)), sum.Records, "%s: the trailer counts the file", path)
-		assert.Equal(t, tally.Summary(nil).Tokens, sum.Tokens, "%s: the trailer's tokens are the file's", path)
-		// A whole trace is in its one artifact: four spans and the
-		// tokens of its three calls.
-		if whole {
-			assert.Len(t, ids, spansPerTrace, "%s: a whole trace", path)
-			assert.Equal(t, [2]int64{inputPerTrace, outPerTrace}, [2]int64{sum.Tokens.Input, sum.Tokens.Output}, "%s: a whole trace's tokens", path)
-		}
-	}
-	return ids
-}
-
-// spanIDs counts the span ids of the complete record lines in dirs
-// (artifacts may be mid-write).
-func spanIDs(dirs []string) map[string]int {
-	ids := map[string]int{}
-	for _, dir := range dirs {
-		ents, _ := os.ReadDir(dir)
-		for _, e := range ents {
-			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-			if err != nil {
-				continue
-			}
-			b = b[:bytes.LastIndexByte(b, '\n')+1]
-			sc := bufio.NewScanner(bytes.NewReader(b))
-			sc.Buffer(nil, 16<<20)
-			for sc.Scan() {
-				var l struct {
-					Kind   string `json:"kind"`
-					SpanID string `json:"span_id"`
-				}
-				if json.Unmarshal(sc.Bytes(), &l) == nil && l.SpanID != "" && l.Kind != "meta" && l.Kind != "summary" {
-					ids[l.SpanID]++
-				}
-			}
-		}
+	ids := art.SpanIDs()
+	// A whole trace is in its one artifact: four spans and the tokens of
+	// its three calls.
+	if whole && art.Summary != nil {
+		assert.Len(t, ids, spansPerTrace, "%s: a whole trace", path)
+		assert.Equal(t, [2]int64{inputPerTrace, outPerTrace}, [2]int64{art.Summary.Tokens.Input, art.Summary.Tokens.Output}, "%s: a whole trace's tokens", path)
 	}
 	return ids
 }
@@ -275,26 +140,4 @@ func freePort(t *testing.T) string {
 	require.NoError(t, err)
 	defer l.Close()
 	return l.Addr().String()
-}
-
-// await polls cond until it holds, failing the test after timeout.
-func await(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	if !poll(timeout, cond) {
-		t.Fatalf("timed out after %v waiting for %s", timeout, what)
-	}
-}
-
-// poll polls cond until it holds (true) or timeout passes (false).
-func poll(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		<-tick.C
-	}
-	return true
 }

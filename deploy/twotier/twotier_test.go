@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttrace/agenttrace/internal/e2eload"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -96,20 +97,20 @@ func TestTwoTier(t *testing.T) {
 			var recovery time.Duration
 			var ackedWhileDown int64
 			if tc.kill != nil {
-				await(t, 3*time.Minute, fmt.Sprintf("%d acknowledged spans before the kill", phase), func() bool { return s.n.Load() >= phase })
+				e2eload.Await(t, 3*time.Minute, fmt.Sprintf("%d acknowledged spans before the kill", phase), func() bool { return s.Acked() >= phase })
 				tc.kill(l).kill9(t)
-				killed, before := time.Now(), s.n.Load()
+				killed, before := time.Now(), s.Acked()
 				if tc.down > 0 {
 					time.Sleep(tc.down) // an outage of a fixed length, not a wait for a condition
-					ackedWhileDown = s.n.Load() - before
+					ackedWhileDown = s.Acked() - before
 				}
 				tc.back(l)
-				restarted := s.n.Load()
-				await(t, 3*time.Minute, "acknowledgements after the restart", func() bool { return s.n.Load() > restarted })
+				restarted := s.Acked()
+				e2eload.Await(t, 3*time.Minute, "acknowledgements after the restart", func() bool { return s.Acked() > restarted })
 				recovery = time.Since(killed)
 			}
-			target := s.n.Load() + phase
-			await(t, 3*time.Minute, fmt.Sprintf("%d acknowledged spans", target), func() bool { return s.n.Load() >= target })
+			target := s.Acked() + phase
+			e2eload.Await(t, 3*time.Minute, fmt.Sprintf("%d acknowledged spans", target), func() bool { return s.Acked() >= target })
 			run := stop()
 			elapsed := time.Since(begin)
 			l.finish(run.acked)
