@@ -53,6 +53,8 @@ var (
 	numKeys  int                // ids below numKeys are in use
 	numKnown int                // ids below numKnown are the table's and the classifier's
 	srcIDs   [NumFields][]keyID // fieldSpecs[f].sources[i].key -> id
+	// srcSpecs[f][i] is fieldSpecs[f].sources[i] with its key's id.
+	srcSpecs [NumFields][]srcSpec
 	// keyFields[id] has bit f set when key id is a source of field f:
 	// resolve then looks only at fields some attribute can supply.
 	keyFields [maxKeys]fieldSet
@@ -86,6 +88,7 @@ func init() {
 		for _, s := range fieldSpecs[f].sources {
 			k := id(s.key)
 			srcIDs[f] = append(srcIDs[f], k)
+			srcSpecs[f] = append(srcSpecs[f], srcSpec{id: k, typ: s.typ, cond: s.cond})
 			keyFields[k] |= 1 << f
 		}
 	}
@@ -113,6 +116,13 @@ func init() {
 
 // maxKeys bounds the key table; TestKeyTableFits fails if the table outgrows it.
 const maxKeys = 128
+
+// A srcSpec is a field's source as resolve reads it.
+type srcSpec struct {
+	id   keyID
+	typ  ValueType
+	cond condition
+}
 
 // A fieldSet has bit f set for each field f in it.
 type fieldSet uint32
@@ -382,15 +392,6 @@ func typeMatches(want ValueType, v pcommon.Value) bool {
 	return false
 }
 
-func (r *Reading) taken(idx int32) bool {
-	for _, c := range r.consumed {
-		if c == idx {
-			return true
-		}
-	}
-	return false
-}
-
 // resolve promotes each field's first acceptable source, fields in
 // order; fields holds every field some attribute seen is a source of (the
 // others have none).
@@ -399,12 +400,16 @@ func (r *Reading) resolve(statusError bool, fields fieldSet) {
 	for f := range NumFields {
 		r.src[f] = -1
 	}
+	// taken has bit id set once key id's attribute is promoted: it is
+	// then not offered to a later field. (An attribute has one key, so
+	// this is the attribute's index in consumed.)
+	var taken [maxKeys / 64]uint64
 	for ; fields != 0; fields &= fields - 1 {
 		f := Field(bits.TrailingZeros32(uint32(fields)))
-		for si, s := range fieldSpecs[f].sources {
-			id := srcIDs[f][si]
+		for si, s := range srcSpecs[f] {
+			id := s.id
 			idx := r.seen[id]
-			if idx == 0 || r.taken(idx) || !r.condHolds(s.cond, statusError) {
+			if idx == 0 || taken[id/64]&(1<<(id%64)) != 0 || s.cond != always && !r.condHolds(s.cond, statusError) {
 				continue
 			}
 			v := r.vals[id]
@@ -421,6 +426,7 @@ func (r *Reading) resolve(statusError bool, fields fieldSet) {
 			r.src[f] = int8(si)
 			r.val[f] = v
 			r.consumed = append(r.consumed, idx)
+			taken[id/64] |= 1 << (id % 64)
 			break
 		}
 	}

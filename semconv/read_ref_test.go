@@ -63,6 +63,15 @@ func (r *Reading) resolveRef(statusError bool) {
 	}
 }
 
+func (r *Reading) taken(idx int32) bool {
+	for _, c := range r.consumed {
+		if c == idx {
+			return true
+		}
+	}
+	return false
+}
+
 // fuzzAttrs builds an attribute map from data: each pair of bytes picks a
 // key (a known one, a near miss of one, or an unknown one) and a value
 // (of each type, including values the fields' rules refuse).
