@@ -15,7 +15,13 @@ import (
 // Records returns every span of td as a record, in artifact order (see
 // [SortRecords]). The records share td's memory.
 func Records(td ptrace.Traces) []Record {
-	recs := make([]Record, 0, td.SpanCount())
+	return AppendRecords(make([]Record, 0, td.SpanCount()), td)
+}
+
+// AppendRecords is [Records] appended to recs, for a caller that reuses
+// one slice batch after batch (the collector exporter).
+func AppendRecords(recs []Record, td ptrace.Traces) []Record {
+	start := len(recs)
 	for _, rs := range td.ResourceSpans().All() {
 		for _, ss := range rs.ScopeSpans().All() {
 			for _, sp := range ss.Spans().All() {
@@ -26,7 +32,7 @@ func Records(td ptrace.Traces) []Record {
 			}
 		}
 	}
-	SortRecords(recs)
+	SortRecords(recs[start:])
 	return recs
 }
 
