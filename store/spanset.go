@@ -160,7 +160,16 @@ func (t *idTable) grow(n int) {
 	for 3*size < 4*n {
 		size *= 2
 	}
-	t.fps, t.keys = make([]uint32, size), make([]converter.SpanKey, size)
+	switch size {
+	case 8:
+		b := new(idBlock[[8]uint32, [8]converter.SpanKey])
+		t.fps, t.keys = b.fps[:], b.keys[:]
+	case 16:
+		b := new(idBlock[[16]uint32, [16]converter.SpanKey])
+		t.fps, t.keys = b.fps[:], b.keys[:]
+	default:
+		t.fps, t.keys = make([]uint32, size), make([]converter.SpanKey, size)
+	}
 	mask := size - 1
 	for j, fp := range fps {
 		if fp == 0 {
@@ -172,6 +181,13 @@ func (t *idTable) grow(n int) {
 		}
 		t.fps[i], t.keys[i] = fp, keys[j]
 	}
+}
+
+// idBlock is a small table's fingerprints and keys in one allocation: a
+// trace's artifact, one per trace, holds a handful of spans.
+type idBlock[F, K any] struct {
+	fps  F
+	keys K
 }
 
 // remove deletes k, shifting back the keys of its probe run that would
