@@ -191,21 +191,12 @@ func warnOf(attrs pcommon.Map, def *converter.Budget) float64 {
 	return 0
 }
 
-// budgetOf is the one budget rule: the token budget and the cost budget
-// each from the first that sets it: a local root span's attribute
-// (rootTokens, rootUSD; 0 for none), the resource's (attrs), the writer's
-// (def). The warn threshold goes with the token budget (the resource's,
-// else the writer's); nil when there is neither budget.
-func budgetOf(rootTokens int64, rootUSD float64, attrs pcommon.Map, def *converter.Budget) *converter.Budget {
-	var b converter.Budget
-	if !budgetInto(&b, rootTokens, rootUSD, attrs, def) {
-		return nil
-	}
-	return &b
-}
-
-// budgetInto sets *b to budgetOf's budget, and reports false when there is
-// none.
+// budgetInto sets *b to the one budget rule's budget: the token budget
+// and the cost budget each from the first that sets it: a local root
+// span's attribute (rootTokens, rootUSD; 0 for none), the resource's
+// (attrs), the writer's (def). The warn threshold goes with the token
+// budget (the resource's, else the writer's). It reports false when there
+// is neither budget.
 func budgetInto(b *converter.Budget, rootTokens int64, rootUSD float64, attrs pcommon.Map, def *converter.Budget) bool {
 	switch res := budgetAttr(attrs); {
 	case rootTokens > 0:
