@@ -45,10 +45,7 @@ type artifact struct {
 	broken       error
 	touched      int64 // openFiles' clock at the last touch
 	inLRU        bool  // guarded by openFiles.mu
-	// its neighbours in openFiles' list while inLRU, guarded by
-	// openFiles.mu
-	lruPrev, lruNext *artifact
-	born             int64 // unix ns of the store's first write (rotateDue)
+	born         int64 // unix ns of the store's first write (rotateDue)
 
 	lastWrite atomic.Int64 // unix ns
 	rootEnded atomic.Bool
