@@ -15,7 +15,7 @@ import (
 // file needs only write, truncate, sync and close, each one system call.
 func openAppend(path string, flags int) (file, error) {
 	for {
-		fd, err := sysOpen(path, flags|syscall.O_CLOEXEC, 0o644)
+		fd, err := syscall.Open(path, flags|syscall.O_CLOEXEC, 0o644)
 		if err == syscall.EINTR {
 			continue
 		}
