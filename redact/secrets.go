@@ -136,10 +136,13 @@ var patternKeywords = []string{
 	"\u212a", "\u017f",
 }
 
-// minSecretLen is the length of the shortest text any pattern can match
-// ("token:" and eight characters): shorter strings, which most attribute
-// values are, cost one comparison.
-const minSecretLen = 14
+// minSecretLen is the length of the shortest text any pattern or rule can
+// match: agenttrace/url-credentials' "a0://:p@h" (a two-letter scheme, an
+// empty user, a one-character password and host). Shorter strings, which
+// many attribute values are, cost one comparison. It was 14, the
+// patterns' shortest ("token:" and eight characters), until
+// FuzzRedactSecrets found a nine-byte URL with a password let through.
+const minSecretLen = 9
 
 // maxPasses bounds the rescans of a string after a replacement. A
 // replacement can expose a match that was not there before (a placeholder
