@@ -245,7 +245,8 @@ func (p *Processor) Guard(ctx context.Context) error {
 }
 
 // Artifacts returns the paths of the artifacts written so far (none for a
-// WithWriter sink), sorted.
+// WithWriter sink), sorted: the most recent store.MaxTrackedPaths of
+// them, so a long-running agent does not keep a path per trace forever.
 func (p *Processor) Artifacts() []string { return p.sink.Paths() }
 
 // Dropped returns the number of spans dropped from a full queue so far.

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/agenttrace/agenttrace/converter"
@@ -117,7 +118,9 @@ type Options struct {
 	// cannot be continued is set aside. A rotated file left without a
 	// trailer (see RotateBytes) gets one at once.
 	Recover bool
-	// TrackPaths keeps the paths of the artifacts written, for Paths.
+	// TrackPaths keeps the paths of the artifacts written, for Paths: the
+	// MaxTrackedPaths most recently written, so that a long-running
+	// process with one artifact per trace does not grow by a path per trace.
 	TrackPaths bool
 	// Hooks hear what the store does, for self-telemetry.
 	Hooks Hooks
@@ -257,7 +260,7 @@ type Store struct {
 	closed bool
 
 	pathsMu sync.Mutex
-	paths   map[string]struct{}
+	paths   *simplelru.LRU[string, struct{}]
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -291,7 +294,7 @@ func New(opts Options) (*Store, error) {
 		seed:  maphash.MakeSeed(),
 		files: newOpenFiles(opts.MaxOpenFiles),
 		stop:  make(chan struct{}),
-		paths: make(map[string]struct{}),
+		paths: newPathSet(),
 		dir:   filepath.Clean(opts.Dir),
 	}
 	s.hooks = &s.opts.Hooks
@@ -415,21 +418,28 @@ func (s *Store) forget(a *artifact) {
 	}
 }
 
+// MaxTrackedPaths is how many artifact paths Paths remembers: the most
+// recently written. A path is some tens of bytes; 16,384 of them bound
+// what Options.TrackPaths costs however many traces a process writes.
+const MaxTrackedPaths = 1 << 14
+
+func newPathSet() *simplelru.LRU[string, struct{}] {
+	l, _ := simplelru.NewLRU[string, struct{}](MaxTrackedPaths, nil)
+	return l
+}
+
 func (s *Store) addPath(p string) {
 	s.pathsMu.Lock()
-	s.paths[p] = struct{}{}
+	s.paths.Add(p, struct{}{})
 	s.pathsMu.Unlock()
 }
 
 // Paths returns the paths of the artifacts written so far, sorted (with
-// Options.TrackPaths).
+// Options.TrackPaths): the MaxTrackedPaths most recently written.
 func (s *Store) Paths() []string {
 	s.pathsMu.Lock()
 	defer s.pathsMu.Unlock()
-	out := make([]string, 0, len(s.paths))
-	for p := range s.paths {
-		out = append(out, p)
-	}
+	out := s.paths.Keys()
 	slices.Sort(out)
 	return out
 }
@@ -812,7 +822,7 @@ func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
 	}
 	if s.opts.TrackPaths {
 		s.pathsMu.Lock()
-		delete(s.paths, path)
+		s.paths.Remove(path)
 		s.pathsMu.Unlock()
 	}
 	ta.gone = true
