@@ -179,6 +179,25 @@ type sniffConn struct {
 	head [2]byte
 	seen int
 	done bool
+	// probed: a write the server cut short (a Go TLS server resets a
+	// plaintext request it has answered with a 400) asks once; writes may
+	// come from another goroutine than reads.
+	probed sync.Once
+}
+
+// Write asks the server at addr for a TLS handshake when it reset the
+// connection while the request was being written: before anything could
+// be read, a TLS server hanging up is the only thing to go on.
+func (c *sniffConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if err != nil && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)) {
+		c.probed.Do(func() {
+			if c.w.probeTLS(c.addr) {
+				c.w.report(errTLSServer, nil)
+			}
+		})
+	}
+	return n, err
 }
 
 func (c *sniffConn) Read(b []byte) (int, error) {
