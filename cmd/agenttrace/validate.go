@@ -12,6 +12,7 @@ import (
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
 	"github.com/agenttrace/agenttrace/pricing"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 func newValidateCmd(e *env) *cobra.Command {
@@ -104,6 +105,12 @@ type validation struct {
 	tally    converter.Tally // the records read from lines
 	// truncated counts the values records mark as cut short when written.
 	truncated int64
+	// rootBudget is the token budget a local root span carries
+	// (agenttrace.budget.tokens), when one does: a writer judges the
+	// trailer against it, not the header's, when it arrived after the
+	// header was written (docs/format.md §3).
+	rootBudget    int64
+	hasRootBudget bool
 }
 
 // lineProblem prints a problem the reader found at a line.
@@ -157,6 +164,11 @@ func (v *validation) records(r *converter.Reader) error {
 			v.problem(line, "finished_at %s is before started_at %s", stamp(end), stamp(start))
 		}
 		v.tally.Add(rec)
+		if converter.IsLocalRoot(sp) {
+			if b, ok := sp.Attributes().Get(semconv.BudgetTokens); ok && b.Type() == pcommon.ValueTypeInt {
+				v.rootBudget, v.hasRootBudget = b.Int(), true
+			}
+		}
 		converter.Truncated(sp, func(where, key string, size int64) {
 			v.truncated++
 			if where != "" {
@@ -226,7 +238,10 @@ func (v *validation) budget(line int, got *converter.Summary, meta *converter.Me
 	if b == nil {
 		return
 	}
-	if meta != nil && meta.Budget != nil && b.BudgetTokens != meta.Budget.Tokens {
+	switch {
+	case v.hasRootBudget && b.BudgetTokens == v.rootBudget:
+		// A root span's budget, which wins over the header's.
+	case meta != nil && meta.Budget != nil && b.BudgetTokens != meta.Budget.Tokens:
 		v.problem(line, "summary says budget.budget_tokens %d, the header's budget is %d", b.BudgetTokens, meta.Budget.Tokens)
 	}
 	checkSpent("budget.spent", b.Spent, v.tally.Spent())
