@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/benchcpu"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -117,12 +118,12 @@ func BenchmarkEncode(b *testing.B) {
 	b.Run("impl=agenttrace", func(b *testing.B) {
 		var buf bytes.Buffer
 		b.ReportAllocs()
-		cpu := converter.CPUTime()
+		cpu := benchcpu.Now()
 		for b.Loop() {
 			buf.Reset()
 			encodeArtifact(b, td, &buf)
 		}
-		converter.ReportCPU(b, cpu)
+		benchcpu.Report(b, cpu)
 		b.ReportMetric(float64(buf.Len()), "out-bytes")
 	})
 	b.Run("impl=pdata", func(b *testing.B) {
@@ -150,13 +151,13 @@ func BenchmarkDecode(b *testing.B) {
 	require.NoError(b, err)
 	b.Run("impl=agenttrace", func(b *testing.B) {
 		b.ReportAllocs()
-		cpu := converter.CPUTime()
+		cpu := benchcpu.Now()
 		for b.Loop() {
 			if decodeArtifact(b, artifact.Bytes()).SpanCount() != 700 {
 				b.Fatal("lost spans")
 			}
 		}
-		converter.ReportCPU(b, cpu)
+		benchcpu.Report(b, cpu)
 		b.ReportMetric(float64(artifact.Len()), "in-bytes")
 	})
 	b.Run("impl=pdata", func(b *testing.B) {

@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/internal/benchcpu"
 )
 
 // refEmbeddable is embeddable as it was before validEmbed: two newline
@@ -165,13 +167,13 @@ func BenchmarkEmbeddable(b *testing.B) {
 		}{{"scanner", refEmbeddable}, {"validEmbed", embeddable}} {
 			b.Run("shape="+name+"/impl="+impl.name, func(b *testing.B) {
 				b.SetBytes(int64(len(s)))
-				cpu := CPUTime()
+				cpu := benchcpu.Now()
 				for b.Loop() {
 					if !impl.f(s) {
 						b.Fatal("not embeddable")
 					}
 				}
-				ReportCPU(b, cpu)
+				benchcpu.Report(b, cpu)
 			})
 		}
 	}
@@ -248,13 +250,13 @@ func BenchmarkPlainRun(b *testing.B) {
 	}{{"reference", refPlainRun}, {"plainRun", plainRun}} {
 		b.Run("impl="+impl.name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
-			cpu := CPUTime()
+			cpu := benchcpu.Now()
 			for b.Loop() {
 				if impl.f(text, 0) != len(text)-1 {
 					b.Fatal("wrong end")
 				}
 			}
-			ReportCPU(b, cpu)
+			benchcpu.Report(b, cpu)
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/benchcpu"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -22,7 +23,7 @@ func BenchmarkTally(b *testing.B) {
 		recs[i].Read(&rds[i])
 	}
 	b.ReportAllocs()
-	cpu := converter.CPUTime()
+	cpu := benchcpu.Now()
 	for b.Loop() {
 		var t converter.Tally
 		for i := range recs {
@@ -32,5 +33,5 @@ func BenchmarkTally(b *testing.B) {
 			b.Fatal("lost records")
 		}
 	}
-	converter.ReportCPU(b, cpu)
+	benchcpu.Report(b, cpu)
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/agenttrace/agenttrace/internal/benchcpu"
 )
 
 func attrs(kv ...any) pcommon.Map {
@@ -176,11 +178,11 @@ func BenchmarkRead(b *testing.B) {
 		InputMessages, `[{"role":"user"}]`, OutputMessages, `[{"role":"assistant"}]`, "server.address", "api.openai.com", "server.port", 443)
 	var r Reading
 	b.ReportAllocs()
-	cpu := CPUTime()
+	cpu := benchcpu.Now()
 	for b.Loop() {
 		Read(&r, "chat gpt-4o", m, false)
 	}
-	ReportCPU(b, cpu)
+	benchcpu.Report(b, cpu)
 }
 
 // TestReadDoesNotAllocate: Read runs once per span on every writer's hot

@@ -3,7 +3,6 @@ package exporterbench
 import (
 	"context"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	agenttraceexporter "github.com/agenttrace/agenttrace/exporter"
+	"github.com/agenttrace/agenttrace/internal/benchcpu"
 )
 
 // BenchmarkExporter is issue 11's benchmark, all in one run so the ratios
@@ -205,13 +205,13 @@ func interleave(b *testing.B, other string, at, o side) {
 	var tAt, tO time.Duration
 	var cAt, cO time.Duration // CPU time of the process, all threads
 	timed := func(s side, d, c *time.Duration, f func(side) error) {
-		c0 := cpuTime(b)
+		c0 := benchcpu.Now()
 		t0 := time.Now()
 		if err := f(s); err != nil {
 			b.Fatal(err)
 		}
 		*d += time.Since(t0)
-		*c += cpuTime(b) - c0
+		*c += benchcpu.Now() - c0
 	}
 	step := func(s side) error { return s.step() }
 	var batches uint64
@@ -242,14 +242,4 @@ func interleave(b *testing.B, other string, at, o side) {
 	// is what the targets are about, this one why it is what it is.
 	b.ReportMetric(float64(cAt.Nanoseconds())/spans, "agenttrace-cpu-ns/span")
 	b.ReportMetric(float64(cO.Nanoseconds())/spans, other+"-cpu-ns/span")
-}
-
-// cpuTime is the CPU time the process has used so far, user and system,
-// on all its threads.
-func cpuTime(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

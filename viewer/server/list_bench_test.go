@@ -9,10 +9,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/agenttrace/agenttrace/internal/benchcpu"
 	"github.com/agenttrace/agenttrace/viewer/server"
 )
 
@@ -52,23 +51,6 @@ func getList(b *testing.B, h http.Handler, query string) {
 	}
 }
 
-// cpuTime is the CPU time the process has used, user and system, over
-// all its threads.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// reportCPU reports the CPU time per operation since start, as cpu-ns/op:
-// on a machine shared with other work, wall time measures the neighbours
-// as much as the code.
-func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
-}
-
 // BenchmarkList1000 is the list page over 1,000 runs: "first" is a
 // server's first listing, which reads every artifact (tokens, cost, the
 // search text); "cached" a later one, the files unchanged, which only
@@ -78,7 +60,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 func BenchmarkList1000(b *testing.B) {
 	dir := thousandRuns(b)
 	b.Run("first", func(b *testing.B) {
-		cpu := cpuTime(b)
+		cpu := benchcpu.Now()
 		for b.Loop() {
 			s, err := server.New(dir)
 			if err != nil {
@@ -89,7 +71,7 @@ func BenchmarkList1000(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		reportCPU(b, cpu)
+		benchcpu.Report(b, cpu)
 	})
 	s, err := server.New(dir)
 	if err != nil {
@@ -98,17 +80,17 @@ func BenchmarkList1000(b *testing.B) {
 	b.Cleanup(func() { _ = s.Shutdown(context.Background()) })
 	getList(b, s.Handler(), "")
 	b.Run("cached", func(b *testing.B) {
-		cpu := cpuTime(b)
+		cpu := benchcpu.Now()
 		for b.Loop() {
 			getList(b, s.Handler(), "")
 		}
-		reportCPU(b, cpu)
+		benchcpu.Report(b, cpu)
 	})
 	b.Run("sorted", func(b *testing.B) {
-		cpu := cpuTime(b)
+		cpu := benchcpu.Now()
 		for b.Loop() {
 			getList(b, s.Handler(), "sort=tokens&min_tokens=1000")
 		}
-		reportCPU(b, cpu)
+		benchcpu.Report(b, cpu)
 	})
 }
