@@ -178,6 +178,29 @@ func MetaFor(recs []Record) *Meta {
 	return m
 }
 
+// BudgetAttrs returns the budgets an attribute map (a resource's, a root
+// span's) sets: agenttrace.budget.tokens, an integer above 0, and
+// agenttrace.budget.usd, a finite number of dollars above 0 (a double, or
+// an integer); each 0 when the map sets none. Writers and validate take a
+// trace's budgets through it, so they read the same attribute the same way.
+func BudgetAttrs(attrs pcommon.Map) (tokens int64, usd float64) {
+	if v, ok := attrs.Get(semconv.BudgetTokens); ok && v.Type() == pcommon.ValueTypeInt && v.Int() > 0 {
+		tokens = v.Int()
+	}
+	if v, ok := attrs.Get(semconv.BudgetUSD); ok {
+		switch v.Type() {
+		case pcommon.ValueTypeDouble:
+			usd = v.Double()
+		case pcommon.ValueTypeInt:
+			usd = float64(v.Int())
+		}
+		if !(usd > 0 && ValidUSD(usd)) {
+			usd = 0
+		}
+	}
+	return tokens, usd
+}
+
 // fillService sets the header's service, and its budget and redaction
 // from the resource attributes that carry them (see [Meta]).
 func fillService(m *Meta) {
@@ -191,8 +214,10 @@ func fillService(m *Meta) {
 		if v, ok := attrs.Get(semconv.BudgetTokens); ok && v.Type() == pcommon.ValueTypeInt {
 			b.Tokens, has = v.Int(), true
 		}
-		if v, ok := attrs.Get(semconv.BudgetUSD); ok && v.Type() == pcommon.ValueTypeDouble && v.Double() > 0 && ValidUSD(v.Double()) {
-			b.USD, has = v.Double(), true
+		if _, usd := BudgetAttrs(attrs); usd > 0 {
+			// (tokens are read apart: a budget of 0 tokens is a header's
+			// budget object too, and must come back from OTLP.)
+			b.USD, has = usd, true
 		}
 		if has {
 			if w, ok := attrs.Get(semconv.BudgetWarnThreshold); ok && w.Type() == pcommon.ValueTypeDouble {

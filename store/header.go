@@ -120,11 +120,12 @@ func (h *headerBuilder) add(rec *converter.Record) {
 		}
 	}
 	if (h.budget == 0 || h.usd == 0) && converter.IsLocalRoot(sp) {
+		b, u := converter.BudgetAttrs(sp.Attributes())
 		if h.budget == 0 {
-			h.budget = budgetAttr(sp.Attributes())
+			h.budget = b
 		}
 		if h.usd == 0 {
-			h.usd = budgetUSDAttr(sp.Attributes())
+			h.usd = u
 		}
 	}
 }
@@ -198,7 +199,8 @@ func warnOf(attrs pcommon.Map, def *converter.Budget) float64 {
 // budget (the resource's, else the writer's). It reports false when there
 // is neither budget.
 func budgetInto(b *converter.Budget, rootTokens int64, rootUSD float64, attrs pcommon.Map, def *converter.Budget) bool {
-	switch res := budgetAttr(attrs); {
+	resTokens, resUSD := converter.BudgetAttrs(attrs)
+	switch res := resTokens; {
 	case rootTokens > 0:
 		b.Tokens, b.WarnThreshold = rootTokens, warnOf(attrs, def)
 	case res > 0:
@@ -208,7 +210,7 @@ func budgetInto(b *converter.Budget, rootTokens int64, rootUSD float64, attrs pc
 	default:
 		b.WarnThreshold = warnOf(attrs, def)
 	}
-	switch res := budgetUSDAttr(attrs); {
+	switch res := resUSD; {
 	case rootUSD > 0:
 		b.USD = rootUSD
 	case res > 0:
@@ -217,26 +219,6 @@ func budgetInto(b *converter.Budget, rootTokens int64, rootUSD float64, attrs pc
 		b.USD = def.USD
 	}
 	return b.Tokens != 0 || b.USD != 0
-}
-
-// budgetUSDAttr returns the cost budget an attribute map sets
-// (agenttrace.budget.usd: a double, or an integer number of dollars), or 0.
-func budgetUSDAttr(attrs pcommon.Map) float64 {
-	v, ok := attrs.Get(semconv.BudgetUSD)
-	if !ok {
-		return 0
-	}
-	var usd float64
-	switch v.Type() {
-	case pcommon.ValueTypeDouble:
-		usd = v.Double()
-	case pcommon.ValueTypeInt:
-		usd = float64(v.Int())
-	}
-	if usd > 0 && converter.ValidUSD(usd) {
-		return usd
-	}
-	return 0
 }
 
 // rootAttrs are the budgets a local root span's attributes set (0: none),
@@ -249,18 +231,11 @@ type rootAttrs struct {
 
 // read takes the budgets attrs set, keeping the others.
 func (r *rootAttrs) read(attrs pcommon.Map) {
-	if b := budgetAttr(attrs); b > 0 {
+	b, u := converter.BudgetAttrs(attrs)
+	if b > 0 {
 		r.tokens = b
 	}
-	if u := budgetUSDAttr(attrs); u > 0 {
+	if u > 0 {
 		r.usd = u
 	}
-}
-
-// budgetAttr returns the budget an attribute map sets, or 0.
-func budgetAttr(attrs pcommon.Map) int64 {
-	if v, ok := attrs.Get(semconv.BudgetTokens); ok && v.Type() == pcommon.ValueTypeInt && v.Int() > 0 {
-		return v.Int()
-	}
-	return 0
 }

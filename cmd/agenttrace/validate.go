@@ -12,7 +12,6 @@ import (
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
 	"github.com/agenttrace/agenttrace/pricing"
-	"github.com/agenttrace/agenttrace/semconv"
 )
 
 func newValidateCmd(e *env) *cobra.Command {
@@ -109,8 +108,7 @@ type validation struct {
 	// (agenttrace.budget.tokens), when one does: a writer judges the
 	// trailer against it, not the header's, when it arrived after the
 	// header was written (docs/format.md §3).
-	rootBudget    int64
-	hasRootBudget bool
+	rootBudget int64 // 0: none
 }
 
 // lineProblem prints a problem the reader found at a line.
@@ -165,8 +163,8 @@ func (v *validation) records(r *converter.Reader) error {
 		}
 		v.tally.Add(rec)
 		if converter.IsLocalRoot(sp) {
-			if b, ok := sp.Attributes().Get(semconv.BudgetTokens); ok && b.Type() == pcommon.ValueTypeInt {
-				v.rootBudget, v.hasRootBudget = b.Int(), true
+			if b, _ := converter.BudgetAttrs(sp.Attributes()); b > 0 {
+				v.rootBudget = b
 			}
 		}
 		converter.Truncated(sp, func(where, key string, size int64) {
@@ -239,7 +237,7 @@ func (v *validation) budget(line int, got *converter.Summary, meta *converter.Me
 		return
 	}
 	switch {
-	case v.hasRootBudget && b.BudgetTokens == v.rootBudget:
+	case v.rootBudget > 0 && b.BudgetTokens == v.rootBudget:
 		// A root span's budget, which wins over the header's.
 	case meta != nil && meta.Budget != nil && b.BudgetTokens != meta.Budget.Tokens:
 		v.problem(line, "summary says budget.budget_tokens %d, the header's budget is %d", b.BudgetTokens, meta.Budget.Tokens)
