@@ -26,10 +26,15 @@ type Tally struct {
 	dropped   int64
 	truncated int64
 	end       uint64
-	nest      semconv.Nesting  // tells wrapper inferences from leaves
-	cost      pricing.Total    // of leaf inference records, like usage
-	pc        *tallyCost       // prices model calls; made on the first
-	rd        *semconv.Reading // Add's scratch, made on first use: a Tally is
+	nest      semconv.Nesting // tells wrapper inferences from leaves
+	cost      pricing.Total   // of leaf inference records, like usage
+	// pricer prices model calls. The cost each leaf was counted for is
+	// kept with it in nest (semconv.Nesting.Note), so that a wrapper found
+	// late gives back its dollars as it gives back its tokens: a tally
+	// made per artifact (per trace in a store of runs) allocates nothing
+	// for its costs.
+	pricer pricing.Pricer
+	rd     *semconv.Reading // Add's scratch, made on first use: a Tally is
 	// kept per open artifact, and a Reading is some kilobytes
 }
 
@@ -52,7 +57,7 @@ func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
 		u = rd.TokenUsage()
 	}
 	e := t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind, u)
-	t.takeBack(e, sp)
+	t.takeBack(e)
 	t.counts[e.Kind]++
 	if Failed(sp, rd) {
 		t.errors++
@@ -60,13 +65,7 @@ func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
 	switch e.Kind {
 	case semconv.Inference:
 		t.AddUsage(u)
-		c := t.price(sp, rd, u)
-		t.cost.Add(c)
-		t.rememberCost(sp, true, c)
-	case semconv.Span:
-		if rd.Kind == semconv.Inference {
-			t.rememberCost(sp, false, pricing.Cost{}) // a wrapper
-		}
+		t.addCost(sp, rd, u)
 	case semconv.Call:
 		t.estimate += CallEstimate(rd, sp.Attributes())
 	}
@@ -75,14 +74,14 @@ func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
 
 // takeBack uncounts an earlier record that turned out to wrap sp: it
 // becomes a span, and its usage and cost leave the totals.
-func (t *Tally) takeBack(e semconv.Ended, sp ptrace.Span) {
+func (t *Tally) takeBack(e semconv.Ended) {
 	if e.Undo == nil {
 		return
 	}
 	t.counts[semconv.Inference]--
 	t.counts[semconv.Span]++
 	t.usage.Sub(*e.Undo)
-	t.takeBackCost(sp)
+	t.cost.SubNanos(e.UndoNote.Value, pricing.Source(e.UndoNote.Tag))
 }
 
 // Failed reports whether a span failed: its status is Error, or, with
@@ -121,15 +120,10 @@ func (t *Tally) AddDropped(sp ptrace.Span, rd *semconv.Reading) {
 		u = rd.TokenUsage()
 	}
 	e := t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind, u)
-	t.takeBack(e, sp)
-	switch {
-	case e.Kind == semconv.Inference:
+	t.takeBack(e)
+	if e.Kind == semconv.Inference {
 		t.AddUsage(u)
-		c := t.price(sp, rd, u)
-		t.cost.Add(c)
-		t.rememberCost(sp, true, c)
-	case rd.Kind == semconv.Inference:
-		t.rememberCost(sp, false, pricing.Cost{}) // a wrapper
+		t.addCost(sp, rd, u)
 	}
 	t.end = max(t.end, uint64(sp.EndTimestamp()))
 }

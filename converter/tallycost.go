@@ -3,7 +3,6 @@ package converter
 import (
 	"math"
 
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/pricing"
@@ -63,61 +62,12 @@ func (b Budget) CostStatusUSD(spentUSD float64, unpriced int64) *CostBudget {
 // dollars, 0 (none) or more.
 func ValidUSD(usd float64) bool { return usd >= 0 && !math.IsInf(usd, 0) }
 
-// tallyCost is the part of a Tally that prices model calls, made on the
-// first one: a Tally is kept per open artifact.
-type tallyCost struct {
-	pricer pricing.Pricer
-	// recent mirrors the last model calls semconv.Nesting remembers (it
-	// keeps recentCalls = 4, and Undo names only one of them: the direct
-	// parent of the span that ended), with the cost each was counted for,
-	// so that a wrapper found late gives back its dollars as it gives
-	// back its tokens.
-	recent [4]recentCost
-	next   int
-}
-
-type recentCost struct {
-	trace   pcommon.TraceID
-	span    pcommon.SpanID
-	counted bool
-	cost    pricing.Cost
-}
-
-// price is the cost of a model call that counts (a leaf).
-func (t *Tally) price(sp ptrace.Span, rd *semconv.Reading, u semconv.Usage) pricing.Cost {
-	if t.pc == nil {
-		t.pc = new(tallyCost)
-	}
-	return t.pc.pricer.SpanCost(sp, rd, u)
-}
-
-// rememberCost records a span that classified as a model call, with the
-// cost it was counted for when counted (a leaf), in the order
-// semconv.Nesting records it.
-func (t *Tally) rememberCost(sp ptrace.Span, counted bool, c pricing.Cost) {
-	if t.pc == nil {
-		t.pc = new(tallyCost)
-	}
-	p := t.pc
-	p.recent[p.next] = recentCost{trace: sp.TraceID(), span: sp.SpanID(), counted: counted, cost: c}
-	p.next = (p.next + 1) % len(p.recent)
-}
-
-// takeBackCost uncounts the cost of sp's parent, a model call counted
-// before sp ended below it.
-func (t *Tally) takeBackCost(sp ptrace.Span) {
-	if t.pc == nil {
-		return
-	}
-	trace, parent := sp.TraceID(), sp.ParentSpanID()
-	for i := range t.pc.recent {
-		r := &t.pc.recent[i]
-		if r.counted && r.span == parent && r.trace == trace {
-			r.counted = false
-			t.cost.Sub(r.cost)
-			return
-		}
-	}
+// addCost counts the cost of a model call that counts (a leaf), the
+// one End last recorded, and notes it with the call in t.nest.
+func (t *Tally) addCost(sp ptrace.Span, rd *semconv.Reading, u semconv.Usage) {
+	c := t.pricer.SpanCost(sp, rd, u)
+	t.cost.Add(c)
+	t.nest.Note(semconv.Note{Value: c.Nanos(), Tag: uint8(c.Source)})
 }
 
 // Cost returns the summed cost of the leaf model calls counted, for live

@@ -155,6 +155,24 @@ func TestTallyCost(t *testing.T) {
 			{id: 2, parent: 1, provider: "openai", model: "gpt-4o-mini", in: 2_000, out: 500},
 		},
 		want: pricing.Total{Nanos: 600_000, Known: 1},
+	}, {
+		// The same with the parent priced from the data ($0.01 for this
+		// usage of gpt-4o): its priced dollars go back.
+		name: "priced wrapper ends before its child",
+		calls: []call{
+			{id: 1, provider: "openai", model: "gpt-4o", in: 2_000, out: 500},
+			{id: 2, parent: 1, provider: "openai", model: "gpt-4o-mini", in: 2_000, out: 500},
+		},
+		want: pricing.Total{Nanos: 600_000, Known: 1},
+	}, {
+		// The same with a parent the data does not price: it is no
+		// longer an unpriced call.
+		name: "unpriced wrapper ends before its child",
+		calls: []call{
+			{id: 1, provider: "acme", model: "acme-private-7b", in: 2_000, out: 500},
+			{id: 2, parent: 1, provider: "openai", model: "gpt-4o-mini", in: 2_000, out: 500},
+		},
+		want: pricing.Total{Nanos: 600_000, Known: 1},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

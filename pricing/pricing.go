@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -29,6 +30,20 @@ type Table struct {
 	providers []*provider
 	byID      map[string]*provider
 	cache     *lru.Cache[lookupKey, *Model]
+	// last is the last model call's provider and model as the span
+	// named them, with what they were priced as: a run, or a batch of
+	// runs, mostly names one model, and a tally made per artifact (one
+	// per trace in a store of runs) prices its first call here, with
+	// one atomic load and two string compares instead of the cache's
+	// lock, the names' normalizing and two hashes. One entry, so it
+	// holds no more than the cache does.
+	last atomic.Pointer[lastLookup]
+}
+
+// lastLookup is Table.last's entry.
+type lastLookup struct {
+	provider, model string // as the span named them
+	m               *Model // nil: the data does not price it
 }
 
 type provider struct {
@@ -154,6 +169,18 @@ func (t *Table) Lookup(provider, model string) *Model {
 	}
 	m := t.lookup(provider, model)
 	t.cache.Add(k, m)
+	return m
+}
+
+// spanModel is Lookup(semconv.NormalizeProvider(provider), model), for
+// the provider and model a span names: what [Table.UsageCost] and the
+// Pricer price with.
+func (t *Table) spanModel(provider, model string) *Model {
+	if l := t.last.Load(); l != nil && l.provider == provider && l.model == model {
+		return l.m
+	}
+	m := t.Lookup(semconv.NormalizeProvider(provider), model)
+	t.last.Store(&lastLookup{provider: provider, model: model, m: m})
 	return m
 }
 

@@ -68,7 +68,7 @@ func (t *Table) UsageCost(provider, model string, at time.Time, u semconv.Usage)
 	if t == nil {
 		return Cost{}
 	}
-	m := t.Lookup(semconv.NormalizeProvider(provider), model)
+	m := t.spanModel(provider, model)
 	if m == nil {
 		return Cost{}
 	}

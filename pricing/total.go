@@ -41,8 +41,13 @@ func (t *Total) Add(c Cost) {
 }
 
 // Sub takes back a cost Add counted.
-func (t *Total) Sub(c Cost) {
-	switch c.Source {
+func (t *Total) Sub(c Cost) { t.SubNanos(c.Nanos(), c.Source) }
+
+// SubNanos takes back a cost Add counted, given as what Add counted of
+// it: c.Nanos() from c.Source. A tally keeps only that of a model call
+// that may yet turn out to wrap another.
+func (t *Total) SubNanos(nanos int64, src Source) {
+	switch src {
 	case Unknown:
 		t.Unknown--
 		return
@@ -50,7 +55,16 @@ func (t *Total) Sub(c Cost) {
 		t.FromSpan--
 	}
 	t.Known--
-	t.Nanos -= Nanos(c.USD)
+	t.Nanos -= nanos
+}
+
+// Nanos is what [Total.Add] adds for c to Total.Nanos: its dollars in
+// nano-dollars, rounded; 0 when its cost is unknown.
+func (c Cost) Nanos() int64 {
+	if c.Source == Unknown {
+		return 0
+	}
+	return Nanos(c.USD)
 }
 
 // USD is the sum of the known costs in dollars.
@@ -99,7 +113,7 @@ func (p *Pricer) UsageCost(provider, model string, at time.Time, u semconv.Usage
 	}
 	if provider != p.provider || model != p.model {
 		p.provider, p.model = provider, model
-		p.m = p.Table.Lookup(semconv.NormalizeProvider(provider), model)
+		p.m = p.Table.spanModel(provider, model)
 	}
 	if p.m == nil {
 		return Cost{}

@@ -1,10 +1,12 @@
 package pricing
 
 import (
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -46,4 +48,33 @@ func TestPricerAgreesWithTable(t *testing.T) {
 		assert.Equal(t, tb.UsageCost(c.provider, c.model, at, u), p.UsageCost(c.provider, c.model, at, u), "%s/%s", c.provider, c.model)
 	}
 	assert.False(t, p.UsageCost("acme", "acme-private-7b", at, u).Known(), "unknown, not $0")
+}
+
+// The table's last-lookup entry answers as a lookup does, whichever
+// goroutines price which models at once: each goroutine here alternates
+// models, so the entry is replaced under the others' feet (the race
+// detector watches), and a model the data does not price stays unpriced.
+func TestSpanModelAgreesWithLookup(t *testing.T) {
+	tb, err := Load(embedded, DataFile) // a table of its own: Default's entry is shared
+	require.NoError(t, err)
+	names := []struct{ provider, model string }{
+		{"openai", "gpt-4o"}, {"OpenAI", "gpt-4o-2024-08-06"}, {"anthropic.messages", "claude-sonnet-4-20250514"},
+		{"acme", "acme-private-7b"}, {"", "gemini-2.0-flash"}, {"vertex_ai", "gemini-2.5-pro"}, {"openai", ""},
+	}
+	want := make([]*Model, len(names))
+	for i, n := range names {
+		want[i] = tb.Lookup(semconv.NormalizeProvider(n.provider), n.model)
+	}
+	require.Nil(t, want[3], "acme is not priced")
+	require.NotNil(t, want[0])
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 500 {
+				j := (g + i*(g+1)) % len(names)
+				assert.Same(t, want[j], tb.spanModel(names[j].provider, names[j].model), "%+v", names[j])
+			}
+		})
+	}
+	wg.Wait()
 }

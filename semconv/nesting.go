@@ -97,9 +97,24 @@ func (s *nestState) set(i int, k nestKey) {
 }
 
 type recentCall struct {
-	key   nestKey
-	leaf  bool  // counted as an inference
-	usage Usage // what it was counted for
+	key     nestKey
+	usage   Usage // what it was counted for
+	note    int64 // Note.Value
+	leaf    bool  // counted as an inference
+	noteTag uint8 // Note.Tag
+}
+
+// A Note is what a caller counted a model call for besides its usage,
+// kept with the call ([Nesting.Note]) and handed back with it when the
+// call turns out to be a wrapper ([Ended.UndoNote]): a tally notes the
+// call's cost, so that a wrapper found late gives back its dollars as it
+// gives back its tokens, and the tally keeps no list of its own calls
+// beside Nesting's.
+type Note struct {
+	// Value and Tag are the caller's; a tally keeps nano-dollars and
+	// where the cost came from.
+	Value int64
+	Tag   uint8
 }
 
 // nestKey is a span's trace and span id as words, so that comparing two
@@ -120,6 +135,9 @@ type Ended struct {
 	// this span: a tally moves it from inferences to spans and subtracts
 	// *Undo. It points into the Nesting and is valid until the next End.
 	Undo *Usage
+	// UndoNote is the note the parent Undo takes back was given (see
+	// [Nesting.Note]); zero when Undo is nil.
+	UndoNote Note
 }
 
 // End records that a span ended, with kind its own classification and
@@ -161,6 +179,7 @@ func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind K
 				r.leaf = false
 				s.undo = r.usage
 				e.Undo = &s.undo
+				e.UndoNote = Note{Value: r.note, Tag: r.noteTag}
 			}
 		} else {
 			s.putUnder(pk)
@@ -171,6 +190,17 @@ func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind K
 		s.next = (s.next + 1) % recentCalls
 	}
 	return e
+}
+
+// Note attaches nt to the model call End last recorded (one whose kind
+// was [Inference]), in place of the zero note it was recorded with. It
+// does nothing when End has recorded no model call yet.
+func (n *Nesting) Note(nt Note) {
+	if n.s == nil {
+		return
+	}
+	r := &n.s.recent[(n.s.next+recentCalls-1)%recentCalls]
+	r.note, r.noteTag = nt.Value, nt.Tag
 }
 
 func (s *nestState) find(k nestKey) *recentCall {

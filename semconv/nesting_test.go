@@ -62,11 +62,18 @@ func TestNesting(t *testing.T) {
 					parent = sid(e.parent)
 				}
 				got := n.End(trace, sid(e.span), parent, e.kind, Usage{Input: e.usage})
+				if e.kind == Inference {
+					// What a tally notes: here the usage × 3, and the span.
+					n.Note(Note{Value: 3 * e.usage, Tag: e.span})
+				}
 				assert.Equal(t, tc.want[i].kind, got.Kind, "span %d kind", e.span)
 				var undone, undo int64
+				var note Note
 				if got.Undo != nil {
 					undone, undo = 1, got.Undo.Input
+					note = Note{Value: 3 * undo, Tag: e.parent}
 				}
+				assert.Equal(t, note, got.UndoNote, "span %d: the note of what it takes back", e.span)
 				assert.Equal(t, tc.want[i].undone, undone, "span %d undone", e.span)
 				assert.Equal(t, tc.want[i].undo, undo, "span %d undo", e.span)
 			}
