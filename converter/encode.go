@@ -113,14 +113,14 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	dst = appendString(dst, sp.Name())
 	dst = append(dst, `,"trace_id":"`...)
 	tid := sp.TraceID()
-	dst = appendHex(dst, tid[:])
+	dst = appendHex16(dst, (*[16]byte)(&tid))
 	dst = append(dst, `","span_id":"`...)
 	sid := sp.SpanID()
-	dst = appendHex(dst, sid[:])
+	dst = appendHex8(dst, (*[8]byte)(&sid))
 	dst = append(dst, '"')
 	if p := sp.ParentSpanID(); !p.IsEmpty() {
 		dst = append(dst, `,"parent_span_id":"`...)
-		dst = appendHex(dst, p[:])
+		dst = appendHex8(dst, (*[8]byte)(&p))
 		dst = append(dst, '"')
 	}
 	if k := sp.Kind(); k != ptrace.SpanKindInternal {

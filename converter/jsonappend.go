@@ -2,7 +2,6 @@ package converter
 
 import (
 	"encoding/base64"
-	"encoding/hex"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -106,10 +105,6 @@ func appendDouble(dst []byte, f float64) []byte {
 
 func appendBase64(dst []byte, b []byte) []byte {
 	return base64.StdEncoding.AppendEncode(dst, b)
-}
-
-func appendHex(dst []byte, b []byte) []byte {
-	return hex.AppendEncode(dst, b)
 }
 
 // digitPairs holds "00" to "99": two digits per lookup.

@@ -20,27 +20,31 @@ import (
 // newlines (FuzzValidEmbed holds the two to that).
 func validEmbed(d []byte) bool {
 	var stack [maxDepth / 64]uint64 // bit set: object; clear: array
-	depth := 0
-	i := 0
-	n := len(d)
+	depth := uint(0)
+	obj := false // the innermost open bracket is an object's: kept out of the stack, read at every value's end
+	i, n := 0, len(d)
 	var c byte
 
+	// Spaces and tabs are checked for where a token is expected, as one
+	// more case of the byte already loaded: writers emit none, so the
+	// usual path is one load and one switch per token.
 value: // a value is next
-	for i < n && (d[i] == ' ' || d[i] == '\t') {
-		i++
-	}
 	if i >= n {
 		return false
 	}
 	switch c = d[i]; c {
+	case ' ', '\t':
+		i++
+		goto value
 	case '{', '[':
 		if depth >= maxDepth {
 			return false
 		}
-		if c == '{' {
-			stack[depth/64] |= 1 << (depth % 64)
+		obj = c == '{'
+		if obj {
+			stack[depth/64%uint(len(stack))] |= 1 << (depth % 64)
 		} else {
-			stack[depth/64] &^= 1 << (depth % 64)
+			stack[depth/64%uint(len(stack))] &^= 1 << (depth % 64)
 		}
 		depth++
 		i++
@@ -49,15 +53,31 @@ value: // a value is next
 		}
 		if i < n && d[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
 			i++
-			depth--
-			goto after
+			goto pop
 		}
-		if c == '{' {
+		if obj {
 			goto key
 		}
 		goto value
 	case '"':
-		if i = stringEnd(d, i+1); i < 0 {
+		// Most strings are short and plain: when the first byte of the
+		// first eight that needs a look is the closing quote, the string
+		// ends there, decided without a call (a key below alike).
+		i++
+		if i+8 <= n {
+			w := binary.LittleEndian.Uint64(d[i:])
+			if m := special(w); m == 0 {
+				i += 8 // stringEnd goes on from the first byte not yet seen
+			} else {
+				at := bits.TrailingZeros64(m) &^ 7 // the bit the byte starts at
+				i += at / 8
+				if byte(w>>at) == '"' {
+					i++
+					goto after
+				}
+			}
+		}
+		if i = stringEnd(d, i); i < 0 {
 			return false
 		}
 	case 't':
@@ -85,42 +105,70 @@ after: // a value ended
 	if depth == 0 {
 		return i == n
 	}
-	for i < n && (d[i] == ' ' || d[i] == '\t') {
-		i++
-	}
+ws:
 	if i >= n {
 		return false
 	}
 	c = d[i]
 	i++
-	if stack[(depth-1)/64]&(1<<((depth-1)%64)) != 0 {
-		switch c {
-		case ',':
-			goto key
-		case '}':
-			depth--
-			goto after
-		}
-		return false
-	}
 	switch c {
 	case ',':
+		if obj {
+			goto key
+		}
 		goto value
+	case '}':
+		if obj {
+			goto pop
+		}
 	case ']':
-		depth--
-		goto after
+		if !obj {
+			goto pop
+		}
+	case ' ', '\t':
+		goto ws
 	}
 	return false
 
+pop: // a bracket closed
+	depth--
+	if depth > 0 {
+		obj = stack[(depth-1)/64%uint(len(stack))]&(1<<((depth-1)%64)) != 0
+	}
+	goto after
+
 key: // an object's key is next
-	for i < n && (d[i] == ' ' || d[i] == '\t') {
+	if i >= n {
+		return false
+	}
+	if c = d[i]; c != '"' {
+		if c == ' ' || c == '\t' {
+			i++
+			goto key
+		}
+		return false
+	}
+	i++
+	if i+8 <= n {
+		w := binary.LittleEndian.Uint64(d[i:])
+		if m := special(w); m == 0 {
+			i += 8
+		} else {
+			at := bits.TrailingZeros64(m) &^ 7
+			i += at / 8
+			if byte(w>>at) == '"' {
+				i++
+				goto colon
+			}
+		}
+	}
+	if i = stringEnd(d, i); i < 0 {
+		return false
+	}
+colon:
+	if i < n && d[i] == ':' { // writers put no space before the colon
 		i++
-	}
-	if i >= n || d[i] != '"' {
-		return false
-	}
-	if i = stringEnd(d, i+1); i < 0 {
-		return false
+		goto value
 	}
 	for i < n && (d[i] == ' ' || d[i] == '\t') {
 		i++
@@ -133,8 +181,13 @@ key: // an object's key is next
 }
 
 // plainText reports whether b, a stretch of a string between its quotes
-// and escapes, holds no control byte and is UTF-8.
+// and escapes, holds no control byte and is UTF-8. Long model text is
+// mostly printable ASCII, told by printable at a few instructions for 32
+// bytes; text with other bytes is classed and decoded.
 func plainText(b []byte) bool {
+	if printable(b) {
+		return true
+	}
 	ctrl, high := byteClasses(b)
 	return !ctrl && (!high || utf8.Valid(b))
 }

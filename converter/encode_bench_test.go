@@ -1,0 +1,49 @@
+package converter_test
+
+import (
+	"testing"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/benchcpu"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// BenchmarkAppendRecord times the line encoder alone on the bench batch,
+// the way the store's pipeline calls it (one reading per record, the
+// header's resource and scope as defaults), per span: no file, no
+// header or trailer, no tally. semconv.Read is inside; BenchmarkReadOnly
+// is that part alone, to subtract.
+func BenchmarkAppendRecord(b *testing.B) {
+	td := benchBatch()
+	recs := converter.Records(td)
+	meta := converter.Meta{Resource: recs[0].Resource, Scope: recs[0].Scope}
+	var enc converter.Encoder
+	enc.SetDefaults(&meta)
+	rds := make([]semconv.Reading, len(recs))
+	var buf []byte
+	b.ReportAllocs()
+	cpu := benchcpu.Now()
+	for b.Loop() {
+		buf = buf[:0]
+		for i := range recs {
+			buf = enc.AppendRecordReading(buf, &recs[i], &rds[i])
+		}
+	}
+	benchcpu.Report(b, cpu)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(recs)), "ns/span")
+	b.ReportMetric(float64(len(buf))/float64(len(recs)), "bytes/span")
+}
+
+// BenchmarkReadOnly is the semconv.Read share of BenchmarkAppendRecord.
+func BenchmarkReadOnly(b *testing.B) {
+	recs := converter.Records(benchBatch())
+	rds := make([]semconv.Reading, len(recs))
+	cpu := benchcpu.Now()
+	for b.Loop() {
+		for i := range recs {
+			recs[i].Read(&rds[i])
+		}
+	}
+	benchcpu.Report(b, cpu)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(recs)), "ns/span")
+}

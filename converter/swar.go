@@ -1,0 +1,102 @@
+package converter
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"math/bits"
+	"slices"
+)
+
+// The helpers here look at eight bytes at a time in a uint64 ("SIMD within
+// a register"): the encoder's hot loops run over long model text and
+// fixed-size ids, where a byte at a time costs several times more.
+
+// printable reports whether every byte of b is printable ASCII, 0x20 to
+// 0x7f: the common case of a long stretch of message text, which then
+// needs neither a control byte check nor UTF-8 decoding.
+//
+// Per word it subtracts 0x20 from each byte and ORs in the word itself: a
+// byte at or above 0x80 keeps its high bit, and a byte below 0x20 wraps
+// to a high bit set. The subtraction borrows across bytes, so a byte
+// above one below 0x20 may be flagged too; but the borrow starts only
+// at a byte that is itself out of range, and the answer is only "all
+// printable or not". Four words a round, ORed together with no branch, so
+// a round costs a few instructions for 32 bytes.
+func printable(b []byte) bool {
+	const (
+		k     = 0x2020202020202020
+		highs = 0x8080808080808080
+	)
+	var acc uint64
+	for len(b) >= 32 {
+		p := (*[32]byte)(b) // a fixed size: no bounds checks below
+		w := binary.LittleEndian.Uint64(p[0:8])
+		x := binary.LittleEndian.Uint64(p[8:16])
+		y := binary.LittleEndian.Uint64(p[16:24])
+		z := binary.LittleEndian.Uint64(p[24:32])
+		// A tree of ORs, not a chain: the four words are independent.
+		acc |= (((w - k) | w) | ((x - k) | x)) | (((y - k) | y) | ((z - k) | z))
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		acc |= (w - k) | w
+		b = b[8:]
+	}
+	for _, c := range b {
+		acc |= uint64(c-0x20) | uint64(c) // c-0x20 wraps to 0xe0.. for a control byte
+	}
+	return acc&highs == 0
+}
+
+// appendHex appends b in lowercase hex. Trace and span ids, three per
+// record, take appendHex16 and appendHex8; other lengths encoding/hex.
+func appendHex(dst []byte, b []byte) []byte {
+	switch len(b) {
+	case 16:
+		return appendHex16(dst, (*[16]byte)(b))
+	case 8:
+		return appendHex8(dst, (*[8]byte)(b))
+	}
+	return hex.AppendEncode(dst, b)
+}
+
+// appendHex8 appends the 16 hex digits of an 8-byte id (a span id),
+// four bytes at a time through hexWord.
+func appendHex8(dst []byte, b *[8]byte) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, 16)[:n+16]
+	o := dst[n : n+16]
+	binary.LittleEndian.PutUint64(o, hexWord(binary.BigEndian.Uint32(b[0:4])))
+	binary.LittleEndian.PutUint64(o[8:], hexWord(binary.BigEndian.Uint32(b[4:8])))
+	return dst
+}
+
+// appendHex16 appends the 32 hex digits of a 16-byte id (a trace id).
+func appendHex16(dst []byte, b *[16]byte) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, 32)[:n+32]
+	o := dst[n : n+32]
+	binary.LittleEndian.PutUint64(o, hexWord(binary.BigEndian.Uint32(b[0:4])))
+	binary.LittleEndian.PutUint64(o[8:], hexWord(binary.BigEndian.Uint32(b[4:8])))
+	binary.LittleEndian.PutUint64(o[16:], hexWord(binary.BigEndian.Uint32(b[8:12])))
+	binary.LittleEndian.PutUint64(o[24:], hexWord(binary.BigEndian.Uint32(b[12:16])))
+	return dst
+}
+
+// hexWord returns the eight hex digits of v, most significant first, as
+// the bytes of a little-endian word.
+func hexWord(v uint32) uint64 {
+	// Spread the eight nibbles to one a byte, most significant in the
+	// top byte; then swap the byte order so the first digit comes first
+	// in memory.
+	x := uint64(v)
+	x = (x | x<<16) & 0x0000ffff0000ffff
+	x = (x | x<<8) & 0x00ff00ff00ff00ff
+	x = (x | x<<4) & 0x0f0f0f0f0f0f0f0f
+	x = bits.ReverseBytes64(x)
+	// Each byte is now a nibble n: n+6 carries into bit 4 exactly when
+	// n > 9, and '0'+n, plus 'a'-'0'-10 (39) for those, is its digit.
+	letters := ((x + 0x0606060606060606) >> 4) & 0x0101010101010101
+	return x + 0x3030303030303030 + letters*39
+}
