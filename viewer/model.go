@@ -11,7 +11,6 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
-	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // The view model is everything the page shows of a run, computed here, so
@@ -44,8 +43,14 @@ import (
 // sub-millisecond fraction), for the waterfall, and, when the span holds
 // any, conversation: its messages in the GenAI conventions' shape
 // ({"system": [part…], "input": [message…], "output": [message…]}, read
-// by semconv.Messages from whichever dialect wrote them), in place of the
-// record's own system, input and output fields.
+// by semconv.Messages from whichever dialect wrote them; a model call
+// whose instrumentation left its content on the wrapper around it shows
+// the wrapper's, as converter.ModelCalls reads it), in place of the
+// record's own system, input and output fields. Each tool_call and
+// tool_call_response part of it carries "tool_span": the span id of the
+// tool span of the record's trace that ran it, when one was traced (the
+// rule is linkTools'), so the page links a call to its span without
+// matching anything itself.
 //
 // The report is made with the artifact's trailer (report.WithTrailer): when
 // the trailer accounts for records the file does not hold, its tokens and
@@ -164,6 +169,7 @@ func encodeView(run *Run) (*encodedRun, error) {
 	}
 	out := &encodedRun{report: rep, lines: make([][]byte, len(run.Records))}
 	v.Records = make([]json.RawMessage, len(run.Records))
+	convs := runConversations(run.Records)
 	var line []byte
 	for i := range run.Records {
 		rec := &run.Records[i]
@@ -173,7 +179,7 @@ func encodeView(run *Run) (*encodedRun, error) {
 			return nil, fmt.Errorf("record %d: the encoder wrote no object", i)
 		}
 		out.lines[i] = bytes.Clone(line)
-		c, hasConv := conversation(rec)
+		c, hasConv := conversation(convs[i])
 		b := make([]byte, 0, len(line)+len(c)+64)
 		b = append(b, `{"t0":`...)
 		b = appendMillis(b, uint64(rec.Span.StartTimestamp()))
@@ -230,22 +236,12 @@ func (v *viewRun) marshal() ([]byte, error) {
 	return append(b, ']', '}'), nil
 }
 
-// viewConversation is a record's messages in the GenAI conventions'
-// shape, whatever dialect the span wrote them in (semconv.Messages), so
-// the page renders one message schema and knows no dialect.
-type viewConversation struct {
-	System []semconv.Part    `json:"system,omitempty"`
-	Input  []semconv.Message `json:"input,omitempty"`
-	Output []semconv.Message `json:"output,omitempty"`
-}
-
-// conversation is rec's messages as JSON; false when it has none.
-func conversation(rec *converter.Record) ([]byte, bool) {
-	c := semconv.Messages(rec.Span)
-	if len(c.System) == 0 && len(c.Input) == 0 && len(c.Output) == 0 {
+// conversation is c as JSON; false when there is none.
+func conversation(c *viewConversation) ([]byte, bool) {
+	if c == nil {
 		return nil, false
 	}
-	b, err := json.Marshal(viewConversation{System: c.System, Input: c.Input, Output: c.Output})
+	b, err := json.Marshal(c)
 	if err != nil {
 		// A part's arguments or response is a value decoded from JSON,
 		// which always marshals; show the record without its messages

@@ -749,8 +749,8 @@
     const c = isObj(r.conversation) ? r.conversation : null;
     if (c) {
       if (Array.isArray(c.system) && c.system.length) kids.push(section('System instructions', h('div', { class: 'msgs' }, msgBox('system', c.system, null))));
-      if (Array.isArray(c.input) && c.input.length) kids.push(section('Input messages', messagesView(c.input, toolLinker(r, c.input, false))));
-      if (Array.isArray(c.output) && c.output.length) kids.push(section('Output messages', messagesView(c.output, toolLinker(r, c.output, true))));
+      if (Array.isArray(c.input) && c.input.length) kids.push(section('Input messages', messagesView(c.input, toolSpanOf(r))));
+      if (Array.isArray(c.output) && c.output.length) kids.push(section('Output messages', messagesView(c.output, toolSpanOf(r))));
     } else {
       if (r.system != null) kids.push(section('System instructions', valueView(r.system)));
       if (r.input != null) kids.push(section('Input messages', valueView(r.input)));
@@ -837,61 +837,13 @@
       ...parts.map((p) => partView(p, link)));
   }
 
-  // toolLinker returns, for the messages list of inference r (its output
-  // when out), a function from a tool_call or tool_call_response part to
-  // the tool span that ran it: the call record of its trace with the same
-  // tool call id when the part has one, else the one with the same tool
-  // name in the same place in order (the n-th call of that tool the model
-  // asked for is the n-th tool span of that name to start).
-  function toolLinker(r, list, out) {
+  // toolSpanOf returns, for the messages of record r, a function from a
+  // tool_call or tool_call_response part to the tool span that ran it:
+  // the span Go linked it to (the part's tool_span, in r's trace), if any.
+  function toolSpanOf(r) {
     const R = run();
-    if (!R) return null;
-    const calls = R.records.filter((x) => x.kind === 'call' && !x._pending && x.trace_id === r.trace_id).sort((a, b) => a.t0 - b.t0);
-    if (!calls.length) return null;
-    const nameOf = (x) => String(x.tool || x.name || '');
-    // How many calls of each name come before list: the earlier model
-    // calls' outputs, for an output list; none for an input (its history
-    // starts with the trace).
-    const before = {};
-    if (out) {
-      for (const x of R.records) {
-        if (x === r || x.kind !== 'inference' || x.trace_id !== r.trace_id || !(x.t0 < r.t0) || !isObj(x.conversation) || !Array.isArray(x.conversation.output)) continue;
-        for (const m of x.conversation.output) for (const p of (isObj(m) && Array.isArray(m.parts) ? m.parts : [])) {
-          if (isObj(p) && p.type === 'tool_call') before[p.name] = (before[p.name] || 0) + 1;
-        }
-      }
-    }
-    // Each tool_call part of list, in order, with its place among its
-    // name's; a result without an id takes its call's (by id, else by
-    // order of results).
-    const order = new Map(), seen = {}, byID = {}, resSeen = [];
-    for (const m of list) for (const p of (isObj(m) && Array.isArray(m.parts) ? m.parts : [])) {
-      if (!isObj(p)) continue;
-      if (p.type === 'tool_call') {
-        const n = (before[p.name] || 0) + (seen[p.name] || 0);
-        seen[p.name] = (seen[p.name] || 0) + 1;
-        order.set(p, { name: String(p.name || ''), n: n });
-        if (p.id) byID[p.id] = p;
-        resSeen.push(p);
-      }
-    }
-    let results = 0;
-    for (const m of list) for (const p of (isObj(m) && Array.isArray(m.parts) ? m.parts : [])) {
-      if (!isObj(p) || p.type !== 'tool_call_response') continue;
-      const call = p.id && byID[p.id] ? byID[p.id] : (!p.id ? resSeen[results] : null);
-      results++;
-      if (call) order.set(p, order.get(call));
-    }
-    return (p) => {
-      if (p.id) {
-        const hit = calls.find((x) => x.tool_call_id === p.id);
-        if (hit) return hit;
-      }
-      const o = order.get(p);
-      if (!o) return null;
-      const same = calls.filter((x) => nameOf(x) === o.name || x.name === 'execute_tool ' + o.name);
-      return same[o.n] || null;
-    };
+    if (!R || !R.model) return null;
+    return (p) => (typeof p.tool_span === 'string' && p.tool_span ? R.model.byKey.get((r.trace_id || '') + '/' + p.tool_span) || null : null);
   }
 
   // toolLink is a button that selects the tool span t.
