@@ -88,7 +88,7 @@ func init() {
 		for _, s := range fieldSpecs[f].sources {
 			k := id(s.key)
 			srcIDs[f] = append(srcIDs[f], k)
-			srcSpecs[f] = append(srcSpecs[f], srcSpec{id: k, typ: s.typ, cond: s.cond})
+			srcSpecs[f] = append(srcSpecs[f], srcSpec{id: k, typ: s.typ, cond: s.cond, want: wantType(s.typ)})
 			keyFields[k] |= 1 << f
 		}
 	}
@@ -122,7 +122,38 @@ type srcSpec struct {
 	id   keyID
 	typ  ValueType
 	cond condition
+	// want is the one attribute type the source takes, or anyType when
+	// typeMatches must look closer (a list, a JSON value): resolve
+	// compares it in line, this being most sources.
+	want pcommon.ValueType
 }
+
+// anyType is srcSpec.want of a source typeMatches decides.
+const anyType pcommon.ValueType = -1
+
+// wantType is srcSpec.want of a source of type typ.
+func wantType(typ ValueType) pcommon.ValueType {
+	switch {
+	case typ == TypeString: // for TypeStrings too: a one-element list
+		return pcommon.ValueTypeStr
+	case typ == TypeInt:
+		return pcommon.ValueTypeInt
+	case typ == TypeDouble:
+		return pcommon.ValueTypeDouble
+	}
+	return anyType
+}
+
+// checked is the fields whose values Reading.acceptable judges.
+const checked = fieldSet(1<<FieldOp | 1<<FieldCode | 1<<FieldRequestModel)
+
+// noSources is Reading.src before resolve: every field absent.
+var noSources = func() (a [NumFields]int8) {
+	for f := range a {
+		a[f] = -1
+	}
+	return a
+}()
 
 // A fieldSet has bit f set for each field f in it.
 type fieldSet uint32
@@ -140,15 +171,29 @@ type Reading struct {
 	// Dialect is the convention that decided Kind.
 	Dialect Dialect
 
-	seen     [maxKeys]int32           // attribute index + 1 for each key id, 0 when absent
-	vals     [maxKeys]pcommon.Value   // the attribute value, valid where seen != 0
+	// seen is, for each key id, the number of its attribute among hits
+	// + 1, 0 when absent. The attributes found are kept densely, in the
+	// order the walk met them, rather than in an array indexed by key id:
+	// a span has a handful of known keys out of a hundred, and a writer
+	// that reads a batch before it tallies it keeps one Reading per
+	// record, so what Read touches is what it costs.
+	seen     [maxKeys]uint8
+	hits     [maxKeys]hit
 	src      [NumFields]int8          // index into fieldSpecs[f].sources, -1 when the field is absent
+	typ      [NumFields]uint8         // the promoted value's pcommon.ValueType
 	val      [NumFields]pcommon.Value // the promoted value
 	consumed []int32                  // attribute indexes promoted to fields, ascending
 	buf      [NumFields]int32
 	scope    string // instrumentation scope name and version, see SetScope
 	scopeVer string
 	attrs    pcommon.Map // for the few keys read only on some dialects' spans
+}
+
+// A hit is an attribute with a key Read notes.
+type hit struct {
+	val pcommon.Value
+	idx int32             // attribute index + 1
+	typ pcommon.ValueType // val.Type(), asked once: it is a type switch
 }
 
 // SetScope tells the reading which instrumentation scope reported the
@@ -165,12 +210,15 @@ func (r *Reading) SetScope(name, version string) { r.scope, r.scopeVer = name, v
 func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 	clear(r.seen[:numKeys])
 	i := int32(0)
+	n := uint8(0)
 	var fields fieldSet
 	for k, v := range attrs.All() {
 		i++
 		if id, ok := keyTab.find(k); ok && r.seen[id] == 0 {
-			r.seen[id] = i
-			r.vals[id] = v
+			// At most one hit per key id: n stays below maxKeys.
+			r.hits[n] = hit{val: v, idx: i, typ: v.Type()}
+			n++
+			r.seen[id] = n
 			fields |= keyFields[id]
 		}
 	}
@@ -181,14 +229,20 @@ func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 }
 
 func (r *Reading) str(id keyID) string {
-	if r.seen[id] == 0 || r.vals[id].Type() != pcommon.ValueTypeStr {
+	h := r.seen[id]
+	if h == 0 || r.hits[h-1].typ != pcommon.ValueTypeStr {
 		return ""
 	}
-	return r.vals[id].Str()
+	return r.hits[h-1].val.Str()
 }
 
 // classify applies the dialect rules to what the walk found.
 func (r *Reading) classify(name string) (Kind, Dialect) {
+	// The first rule decides nearly every span that has an operation
+	// name; the others' facts are gathered only when it does not.
+	if k, ok := operationKind(r.str(idOp)); ok {
+		return k, DialectGenAI
+	}
 	return classifyFacts(name, classInputs{
 		op:        r.str(idOp),
 		oiKind:    r.str(idOIKind),
@@ -364,16 +418,17 @@ func (r *Reading) condHolds(c condition, statusError bool) bool {
 	return true
 }
 
-func typeMatches(want ValueType, v pcommon.Value) bool {
+// typeMatches reports whether v, of type t, can be a source of type want.
+func typeMatches(want ValueType, t pcommon.ValueType, v pcommon.Value) bool {
 	switch want {
 	case TypeString:
-		return v.Type() == pcommon.ValueTypeStr
+		return t == pcommon.ValueTypeStr
 	case TypeInt:
-		return v.Type() == pcommon.ValueTypeInt
+		return t == pcommon.ValueTypeInt
 	case TypeDouble:
-		return v.Type() == pcommon.ValueTypeDouble
+		return t == pcommon.ValueTypeDouble
 	case TypeStrings:
-		if v.Type() != pcommon.ValueTypeSlice {
+		if t != pcommon.ValueTypeSlice {
 			return false
 		}
 		s := v.Slice()
@@ -384,7 +439,7 @@ func typeMatches(want ValueType, v pcommon.Value) bool {
 		}
 		return true
 	case TypeJSON:
-		switch v.Type() {
+		switch t {
 		case pcommon.ValueTypeStr, pcommon.ValueTypeMap, pcommon.ValueTypeSlice:
 			return true
 		}
@@ -397,9 +452,7 @@ func typeMatches(want ValueType, v pcommon.Value) bool {
 // others have none).
 func (r *Reading) resolve(statusError bool, fields fieldSet) {
 	r.consumed = r.buf[:0]
-	for f := range NumFields {
-		r.src[f] = -1
-	}
+	r.src = noSources
 	// taken has bit id set once key id's attribute is promoted: it is
 	// then not offered to a later field. (An attribute has one key, so
 	// this is the attribute's index in consumed.)
@@ -408,24 +461,25 @@ func (r *Reading) resolve(statusError bool, fields fieldSet) {
 		f := Field(bits.TrailingZeros32(uint32(fields)))
 		for si, s := range srcSpecs[f] {
 			id := s.id
-			idx := r.seen[id]
-			if idx == 0 || taken[id/64]&(1<<(id%64)) != 0 || s.cond != always && !r.condHolds(s.cond, statusError) {
+			h := r.seen[id]
+			if h == 0 || taken[id/64]&(1<<(id%64)) != 0 || s.cond != always && !r.condHolds(s.cond, statusError) {
 				continue
 			}
-			v := r.vals[id]
-			if s.typ == TypeString && f.Type() == TypeStrings {
-				if v.Type() != pcommon.ValueTypeStr {
+			a := &r.hits[h-1]
+			if s.want != anyType {
+				if a.typ != s.want {
 					continue
 				}
-			} else if !typeMatches(s.typ, v) {
+			} else if !typeMatches(s.typ, a.typ, a.val) {
 				continue
 			}
-			if !r.acceptable(f, v) {
+			if checked&(1<<f) != 0 && !r.acceptable(f, a.val) {
 				continue
 			}
 			r.src[f] = int8(si)
-			r.val[f] = v
-			r.consumed = append(r.consumed, idx)
+			r.typ[f] = uint8(a.typ)
+			r.val[f] = a.val
+			r.consumed = append(r.consumed, a.idx)
 			taken[id/64] |= 1 << (id % 64)
 			break
 		}
@@ -444,7 +498,8 @@ func (r *Reading) acceptable(f Field, v pcommon.Value) bool {
 	switch f {
 	case FieldOp:
 		// A value that normalizes differently stays an attribute.
-		return NormalizeOperation(v.Str()) == v.Str()
+		s := v.Str()
+		return NormalizeOperation(s) == s
 	case FieldCode:
 		// "error" is what a failed span without error.type reads as;
 		// an error.type spelled "error" stays an attribute.
@@ -472,10 +527,11 @@ func (r *Reading) Lookup(attrs pcommon.Map, k string) (pcommon.Value, bool) {
 // attr is the attribute with key id, the first one when several have it
 // (as pcommon.Map.Get finds it).
 func (r *Reading) attr(id keyID) (pcommon.Value, bool) {
-	if r.seen[id] == 0 {
+	h := r.seen[id]
+	if h == 0 {
 		return pcommon.Value{}, false
 	}
-	return r.vals[id], true
+	return r.hits[h-1].val, true
 }
 
 // Has reports whether field f is present.
@@ -486,7 +542,7 @@ func (r *Reading) Value(f Field) pcommon.Value { return r.val[f] }
 
 // Str returns a string field, or "" when absent.
 func (r *Reading) Str(f Field) string {
-	if r.src[f] < 0 || r.val[f].Type() != pcommon.ValueTypeStr {
+	if r.src[f] < 0 || pcommon.ValueType(r.typ[f]) != pcommon.ValueTypeStr {
 		return ""
 	}
 	return r.val[f].Str()

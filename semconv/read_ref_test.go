@@ -15,11 +15,13 @@ import (
 func readRef(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 	clear(r.seen[:numKeys])
 	i := int32(0)
+	n := uint8(0)
 	for k, v := range attrs.All() {
 		i++
 		if id, ok := keyIDs[k]; ok && r.seen[id] == 0 {
-			r.seen[id] = i
-			r.vals[id] = v
+			r.hits[n] = hit{val: v, idx: i, typ: v.Type()}
+			n++
+			r.seen[id] = n
 		}
 	}
 	r.Kind, r.Dialect = r.classify(name)
@@ -34,22 +36,26 @@ func (r *Reading) resolveRef(statusError bool) {
 		r.src[f] = -1
 		for si, s := range fieldSpecs[f].sources {
 			id := srcIDs[f][si]
-			idx := r.seen[id]
-			if idx == 0 || r.taken(idx) || !r.condHolds(s.cond, statusError) {
+			h := r.seen[id]
+			if h == 0 {
 				continue
 			}
-			v := r.vals[id]
+			idx, v := r.hits[h-1].idx, r.hits[h-1].val
+			if r.taken(idx) || !r.condHolds(s.cond, statusError) {
+				continue
+			}
 			if s.typ == TypeString && f.Type() == TypeStrings {
 				if v.Type() != pcommon.ValueTypeStr {
 					continue
 				}
-			} else if !typeMatches(s.typ, v) {
+			} else if !typeMatches(s.typ, v.Type(), v) {
 				continue
 			}
 			if !r.acceptable(f, v) {
 				continue
 			}
 			r.src[f] = int8(si)
+			r.typ[f] = uint8(v.Type())
 			r.val[f] = v
 			r.consumed = append(r.consumed, idx)
 			break
@@ -132,6 +138,7 @@ func requireSameReading(t *testing.T, want, got *Reading) {
 	for f := range NumFields {
 		if want.Has(f) {
 			require.Equal(t, want.val[f].AsRaw(), got.val[f].AsRaw(), f.Name())
+			require.Equal(t, want.typ[f], got.typ[f], f.Name())
 		}
 	}
 	require.Equal(t, want.seen[:numKeys], got.seen[:numKeys])
