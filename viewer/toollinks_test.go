@@ -118,12 +118,12 @@ func handRun(spans []span) (viewer.Run, map[string]string) {
 		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(t0.Add(time.Duration(s.start) * time.Millisecond)))
 		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(t0.Add(time.Duration(s.start+5) * time.Millisecond)))
 		a := sp.Attributes()
-		for k, v := range map[string]string{
-			semconv.OperationName: s.op, semconv.ToolName: s.tool, semconv.ToolCallID: s.callID,
-			semconv.InputMessages: s.in, semconv.OutputMessages: s.out,
+		for _, kv := range [][2]string{
+			{semconv.OperationName, s.op}, {semconv.ToolName, s.tool}, {semconv.ToolCallID, s.callID},
+			{semconv.InputMessages, s.in}, {semconv.OutputMessages, s.out},
 		} {
-			if v != "" {
-				a.PutStr(k, v)
+			if kv[1] != "" {
+				a.PutStr(kv[0], kv[1])
 			}
 		}
 		if s.op == "chat" {
@@ -382,4 +382,32 @@ func TestToolLinksReal(t *testing.T) {
 	want, err := os.ReadFile(path)
 	require.NoError(t, err, "go test -run TestToolLinksReal -update ./viewer/ writes it")
 	assert.Equal(t, string(want), golden.String())
+}
+
+// FuzzToolLinks: whatever messages and tool spans a run holds, its view
+// model is JSON, and every link goes to a tool span of the part's trace.
+func FuzzToolLinks(f *testing.F) {
+	f.Add(msgs(msg("assistant", call("c1", "weather"), call("", "weather"))), msgs(msg("tool", result("c1"), result(""))), "weather", "c1", "")
+	f.Add(`[{"role":"assistant","parts":[{"type":"tool_call","name":"x"}]}]`, `not json`, "", "", "u")
+	f.Add(`[{"role":"user","content":"hi","tool_calls":[{"id":"a","function":{"name":"w"}}]}]`, `[]`, "w", "a", "")
+	f.Fuzz(func(t *testing.T, out, in, tool, callID, trace string) {
+		run, _ := handRun([]span{
+			{name: "chat1", start: 0, op: "chat", out: out},
+			{name: "tool1", start: 5, op: "execute_tool", tool: tool, callID: callID},
+			{name: "tool2", trace: trace, start: 6, op: "execute_tool", tool: tool},
+			{name: "chat2", start: 10, op: "chat", in: in, out: out},
+			{name: "wrap", start: 20, op: "chat", in: in, out: out},
+			{name: "leaf", parent: "wrap", start: 21, op: "chat"},
+		})
+		links, recs := viewLinks(t, run)
+		for _, l := range links {
+			if l.span == "" {
+				continue
+			}
+			to := recs[l.span]
+			require.NotNil(t, to, "a link to %s, no record of the run", l.span)
+			require.Equal(t, "call", to["kind"])
+			require.Equal(t, recs[l.rec]["trace_id"], to["trace_id"])
+		}
+	})
 }
