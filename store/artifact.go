@@ -28,27 +28,35 @@ type artifact struct {
 	w    io.Writer // the Writer of a store that writes to one
 	held []byte    // what w did not take of a write it failed part-way (see appendWriter)
 
-	mu   sync.Mutex
+	mu      sync.Mutex
+	meta    *converter.Meta
+	tally   converter.Tally
+	seen    spanSet
+	ids     smallIDs                     // seen's first table (see spanSet.start)
+	traces  map[pcommon.TraceID]struct{} // of a conversation's artifact
+	f       file                         // nil while closed
+	size    int64                        // of the complete lines on disk
+	broken  error
+	touched int64 // openFiles' clock at the last touch
+	born    int64 // unix ns of the store's first write (rotateDue)
+
+	// The flags are kept together, unpadded: an artifact is made per
+	// trace, and so it fits a smaller size class.
 	gone bool // finalized (or folded) and forgotten: look it up again
 	// loaded tells that meta, tally and seen are set: from the file, or
 	// afresh.
 	loaded       bool
-	meta         *converter.Meta
-	tally        converter.Tally
-	seen         spanSet
-	traces       map[pcommon.TraceID]struct{} // of a conversation's artifact
-	f            file                         // nil while closed
-	size         int64                        // of the complete lines on disk
 	headerOnDisk bool
 	trailerLast  bool // nothing written since the last trailer
 	dirty        bool // written since the last sync
-	broken       error
-	touched      int64 // openFiles' clock at the last touch
-	inLRU        bool  // guarded by openFiles.mu
-	born         int64 // unix ns of the store's first write (rotateDue)
+	inLRU        bool // guarded by openFiles.mu
+	// A write is under way (writeGroup): a file it opens joins the LRU
+	// when it ends, if it is still open then (see settleFile); unlisted
+	// tells such a file, open and not in the LRU.
+	lruLater, unlisted bool
 
-	lastWrite atomic.Int64 // unix ns
 	rootEnded atomic.Bool
+	lastWrite atomic.Int64 // unix ns
 }
 
 // traceSet returns the traces whose drops a's trailer counts.
@@ -97,8 +105,8 @@ var encoders = sync.Pool{New: func() any { return new(encoder) }}
 // load sets a's header, tally and span set: adopted from its file when
 // one is there, else made from recs, its first records.
 func (s *Store) load(a *artifact, recs []converter.Record) error {
-	a.seen = newSpanSet(nil)
-	a.seen.reserve(len(recs))
+	a.seen = spanSet{}
+	a.seen.start(len(recs), &a.ids)
 	if a.key.Kind == KindConversation {
 		// Its traces' drops are its own, and finalizing it ends their
 		// tie to it.
@@ -348,7 +356,9 @@ func (s *Store) append(a *artifact, b []byte) error {
 // openFile makes sure a's file is open. a.mu is held.
 func (s *Store) openFile(a *artifact) error {
 	if a.f != nil {
-		s.files.touch(a)
+		if !a.unlisted {
+			s.files.touch(a)
+		}
 		return nil
 	}
 	f, err := openFile(a.path, false)
@@ -362,7 +372,11 @@ func (s *Store) openFile(a *artifact) error {
 // attach makes f a's open file. a.mu is held.
 func (s *Store) attach(a *artifact, f file) {
 	a.f = f
-	s.files.add(a)
+	if a.lruLater {
+		a.unlisted = true
+	} else {
+		s.files.add(a)
+	}
 	s.nOpen.Add(1)
 	s.hooks.openFiles(1)
 	if s.opts.trackPaths() {
@@ -375,7 +389,16 @@ func (s *Store) closeFile(a *artifact) error {
 	if a.f == nil {
 		return nil
 	}
-	s.files.remove(a)
+	if a.unlisted {
+		a.unlisted = false
+	} else {
+		s.files.remove(a)
+	}
+	return s.shut(a)
+}
+
+// shut closes a's open file, which is in no LRU. a.mu is held.
+func (s *Store) shut(a *artifact) error {
 	f := a.f
 	a.f = nil
 	s.nOpen.Add(-1)
@@ -386,6 +409,19 @@ func (s *Store) closeFile(a *artifact) error {
 	return nil
 }
 
+// settleFile ends a write's hold on a's file (see artifact.lruLater): a
+// file the write opened joins the LRU now, unless the write closed it
+// again, as it does when it finalizes the artifact it made (FinalizeAfter
+// 0, one artifact per trace): such a file never takes the LRU's lock.
+// a.mu is held.
+func (s *Store) settleFile(a *artifact) {
+	a.lruLater = false
+	if a.unlisted {
+		a.unlisted = false
+		s.files.add(a)
+	}
+}
+
 // closeEvicted closes the files the LRU let go of. It runs with no
 // artifact's mutex held.
 func (s *Store) closeEvicted() {
@@ -394,8 +430,10 @@ func (s *Store) closeEvicted() {
 		a.mu.Lock()
 		// A dirty file stays dirty: syncing at finalization covers its
 		// data whichever descriptor wrote it.
+		// Out of the LRU, it stays out while a.mu is held: closing it
+		// needs no second trip through the LRU's lock.
 		if a.f != nil && s.files.stillEvicted(a) {
-			if err := s.closeFile(a); err != nil {
+			if err := s.shut(a); err != nil {
 				s.handle(err)
 			}
 		}

@@ -26,6 +26,9 @@ type openFiles struct {
 	mu      sync.Mutex
 	lru     *simplelru.LRU[*artifact, struct{}]
 	evicted []*artifact
+	// nEvicted is len(evicted), for takeEvicted to see without the lock
+	// that there is nothing to take: the case after nearly every write.
+	nEvicted atomic.Int32
 }
 
 func newOpenFiles(max int) *openFiles {
@@ -57,6 +60,7 @@ func (o *openFiles) evictLocked() {
 		}
 		v.inLRU = false
 		o.evicted = append(o.evicted, v)
+		o.nEvicted.Store(int32(len(o.evicted)))
 	}
 }
 
@@ -95,11 +99,18 @@ func (o *openFiles) remove(a *artifact) {
 // array: a file is evicted for nearly every trace with one artifact per
 // trace, and a fresh array for each would be an allocation per trace.
 func (o *openFiles) takeEvicted(to []*artifact) []*artifact {
+	if o.nEvicted.Load() == 0 {
+		// Whoever marks one next stores a count the next call sees;
+		// one marked meanwhile waits for the next call, as it would
+		// have had it come a moment later.
+		return to
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	to = append(to, o.evicted...)
 	clear(o.evicted)
 	o.evicted = o.evicted[:0]
+	o.nEvicted.Store(0)
 	return to
 }
 

@@ -34,9 +34,20 @@ func newSpanSet(m map[converter.SpanKey]struct{}) spanSet {
 // new artifact's first records need: one allocation, not one per
 // doubling).
 func (s *spanSet) reserve(n int) {
-	if n = min(s.cur.n+n, maxSeen); 4*n > 3*len(s.cur.fps) {
+	if n = min(s.cur.n+n, maxSeen); n > maxKeys(len(s.cur.fps)) {
 		s.cur.grow(n)
 	}
+}
+
+// start readies an empty set for n ids, in small when they fit: the
+// table of a trace's artifact, which holds a handful of spans, lives in
+// the artifact rather than in an allocation of its own.
+func (s *spanSet) start(n int, small *smallIDs) {
+	if s.cur.fps == nil && n <= maxKeys(minSlots) {
+		s.cur.fps, s.cur.keys = small.fps[:], small.keys[:]
+		return
+	}
+	s.reserve(n)
 }
 
 func (s *spanSet) has(k converter.SpanKey) bool {
@@ -93,6 +104,21 @@ type idTable struct {
 // artifact holds a handful of spans.
 const minSlots = 8
 
+// maxKeys is how many keys a table of size slots holds before it grows:
+// three quarters full, which keeps probe runs short; but the smallest
+// table all but one slot (a probe ends at an empty slot), so that the
+// seven spans of a usual trace fit: a probe of it reads 32 bytes of
+// fingerprints however long its run.
+func maxKeys(size int) int {
+	if size <= minSlots {
+		return size - 1
+	}
+	return size / 4 * 3
+}
+
+// smallIDs is the smallest table's fingerprints and keys, in one block.
+type smallIDs = idBlock[[minSlots]uint32, [minSlots]converter.SpanKey]
+
 // hashKey mixes a key's ids into a non-zero hash. The ids are random in
 // practice, but not in tests or from every SDK (a collector's test batch
 // counts traces up in one half of the id and batches in the other), so
@@ -135,7 +161,7 @@ func (t *idTable) find(k converter.SpanKey, h uint64) int {
 
 // insert adds k unless it is there, and reports whether it added it.
 func (t *idTable) insert(k converter.SpanKey, h uint64) bool {
-	if 4*(t.n+1) > 3*len(t.fps) {
+	if t.n+1 > maxKeys(len(t.fps)) {
 		t.grow(t.n + 1)
 	}
 	fp, mask := fingerprint(h), len(t.fps)-1
@@ -157,12 +183,12 @@ func (t *idTable) insert(k converter.SpanKey, h uint64) bool {
 func (t *idTable) grow(n int) {
 	keys, fps := t.keys, t.fps
 	size := max(minSlots, 2*len(fps))
-	for 3*size < 4*n {
+	for maxKeys(size) < n {
 		size *= 2
 	}
 	switch size {
-	case 8:
-		b := new(idBlock[[8]uint32, [8]converter.SpanKey])
+	case minSlots:
+		b := new(smallIDs)
 		t.fps, t.keys = b.fps[:], b.keys[:]
 	case 16:
 		b := new(idBlock[[16]uint32, [16]converter.SpanKey])

@@ -474,11 +474,13 @@ func (s *Store) Write(recs []converter.Record) error {
 		prepareAll(recs, prep)
 		prep = nil
 	}
-	groups, err := s.route(recs)
+	rt := routings.Get().(*routing)
+	defer rt.release()
+	groups, err := s.route(rt, recs)
 	if err != nil {
 		return err
 	}
-	gerrs := make([]error, len(groups))
+	gerrs := rt.errors(len(groups))
 	if w := groupWorkers(groups, len(recs)); w > 1 {
 		// Artifacts on every core, each whole (encoded, created, written)
 		// by one goroutine. (Creating the files from one goroutine while
@@ -532,10 +534,12 @@ func (s *Store) writeGroup(k Key, recs []converter.Record, prep func(*converter.
 			continue
 		}
 		a.lastWrite.Store(time.Now().UnixNano())
+		a.lruLater = true
 		root, err := s.writeLocked(a, recs, prep)
 		if err == nil {
 			err = s.afterWrite(a, root)
 		}
+		s.settleFile(a)
 		a.mu.Unlock()
 		return err
 	}
@@ -606,10 +610,49 @@ func (s *Store) convOf(tid pcommon.TraceID) (string, bool) {
 	return c, ok
 }
 
-// route groups recs by artifact, in order of first appearance.
-func (s *Store) route(recs []converter.Record) ([]group, error) {
+// routing is a Write's scratch, kept for the next one: its groups, where
+// each starts in the batch, and their errors. With one artifact per trace a
+// batch of 100 traces made all three afresh, doubling as they grew: about
+// a tenth of what the store allocated per trace.
+type routing struct {
+	groups []group
+	starts []int32
+	errs   []error
+	idx    map[Key]int // each group's index, once there are two
+}
+
+var routings = sync.Pool{New: func() any { return new(routing) }}
+
+// maxPooledGroups caps the groups a pooled routing keeps room for, so that
+// one huge batch does not pin its worth of memory.
+const maxPooledGroups = 4096
+
+// errors returns n nil errors.
+func (rt *routing) errors(n int) []error {
+	if cap(rt.errs) < n {
+		rt.errs = make([]error, n)
+	}
+	rt.errs = rt.errs[:n]
+	return rt.errs
+}
+
+// release returns rt to the pool, holding nothing of the batch.
+func (rt *routing) release() {
+	if cap(rt.groups) > maxPooledGroups || cap(rt.errs) > maxPooledGroups || len(rt.idx) > maxPooledGroups {
+		return
+	}
+	clear(rt.groups)
+	clear(rt.errs)
+	clear(rt.idx)
+	rt.groups, rt.starts, rt.errs = rt.groups[:0], rt.starts[:0], rt.errs[:0]
+	routings.Put(rt)
+}
+
+// route groups recs by artifact, in order of first appearance, into rt.
+func (s *Store) route(rt *routing, recs []converter.Record) ([]group, error) {
 	if s.run != nil {
-		return []group{{key: Key{Kind: KindRun}, recs: recs}}, nil
+		rt.groups = append(rt.groups[:0], group{key: Key{Kind: KindRun}, recs: recs})
+		return rt.groups, nil
 	}
 	var convs map[pcommon.TraceID]string
 	if s.opts.Route == ByConversation {
@@ -618,10 +661,16 @@ func (s *Store) route(recs []converter.Record) ([]group, error) {
 			return nil, err
 		}
 	}
-	return groupRecords(recs, s.opts.Route, s.opts.Attribute, convs), nil
+	return rt.group(recs, s.opts.Route, s.opts.Attribute, convs), nil
 }
 
-// groupRecords groups recs by artifact, in order of first appearance.
+// groupRecords groups recs by artifact (see routing.group).
+func groupRecords(recs []converter.Record, route Route, attr string, convs map[pcommon.TraceID]string) []group {
+	return new(routing).group(recs, route, attr, convs)
+}
+
+// group groups recs by artifact, in order of first appearance, into
+// rt.groups.
 // Neighbours mostly share an artifact (a trace's spans, a resource's), so
 // a record whose resource (by attribute) or trace (otherwise) is its
 // predecessor's joins its group without computing its key. While every
@@ -629,11 +678,12 @@ func (s *Store) route(recs []converter.Record) ([]group, error) {
 // batch of one artifact), the groups are slices of recs, not a copy; only
 // a batch that comes back to an earlier group is copied, each group a run
 // of one copy.
-func groupRecords(recs []converter.Record, route Route, attr string, convs map[pcommon.TraceID]string) []group {
-	var groups []group
-	var idx map[Key]int
-	var starts []int32 // while runs: where each group starts in recs
-	var of []int32     // each record's group, once a group comes back
+func (rt *routing) group(recs []converter.Record, route Route, attr string, convs map[pcommon.TraceID]string) []group {
+	groups := rt.groups[:0]
+	starts := rt.starts[:0] // while runs: where each group starts in recs
+	defer func() { rt.groups, rt.starts = groups, starts }()
+	idx := rt.idx  // empty; nil until a Write has two groups
+	var of []int32 // each record's group, once a group comes back
 	j := -1
 	for i := range recs {
 		rec := &recs[i]
@@ -646,8 +696,11 @@ func groupRecords(recs []converter.Record, route Route, attr string, convs map[p
 				starts = append(starts, 0)
 				j = 0
 			default:
-				if idx == nil {
-					idx = make(map[Key]int, 8)
+				if len(idx) == 0 {
+					if idx == nil {
+						idx = make(map[Key]int, 8)
+						rt.idx = idx
+					}
 					idx[groups[0].key] = 0
 				}
 				var ok bool
