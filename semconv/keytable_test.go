@@ -16,7 +16,9 @@ func TestKeyTableFindsEveryKey(t *testing.T) {
 		got, ok := keyTab.find(k)
 		require.True(t, ok, k)
 		assert.Equal(t, id, got, k)
-		for _, miss := range []string{k + "x", k[:len(k)-1], "x" + k[1:], k[:len(k)-1] + "\x00"} {
+		mid := []byte(k)
+		mid[len(k)/2] ^= 1 // a near miss only in the middle
+		for _, miss := range []string{k + "x", k[:len(k)-1], "x" + k[1:], k[:len(k)-1] + "\x00", string(mid)} {
 			if _, known := keyIDs[miss]; !known {
 				_, ok := keyTab.find(miss)
 				assert.False(t, ok, "%q", miss)
