@@ -56,10 +56,11 @@
 // no candidate for any secret pattern (nor any named key) is rejected by
 // one pass of an automaton over the keywords of the rules, the patterns
 // and the named keys, before any JSON is walked or any regular expression
-// runs; a long string that came out unchanged is remembered (by a keyed
-// 128-bit fingerprint, in a fixed table), so the instructions and messages
-// agents repeat on span after span are scanned once; a span with nothing
-// to redact costs no allocation. A rule runs only where its keyword is
+// runs; a long string that came out unchanged twice is remembered (as a
+// copy it is compared with whole, or by a keyed 128-bit fingerprint, in a
+// fixed table of bounded size), so the instructions and messages agents
+// repeat on span after span are scanned twice, not on every span; a span
+// with nothing to redact costs no allocation. A rule runs only where its keyword is
 // (anchored there when its matches start with it), and is compiled the
 // first time one of its keywords is seen. See docs/benchmarks.md for what
 // the scan costs.

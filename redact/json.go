@@ -87,6 +87,7 @@ func (w *walker) content(b []byte, level int, emitting bool) ([]byte, bool) {
 
 // contentOnce is one pass of content; asText says b was scanned as text.
 func (w *walker) contentOnce(b []byte, level int, emitting bool) (out []byte, changed, asText bool) {
+	w.walked = true
 	if level < maxLevels && looksJSON(b) {
 		d := doc{data: b, level: level, mode: scan}
 		if emitting {

@@ -74,8 +74,8 @@ func New(keys []string, secrets bool) *Redactor {
 		}
 		r.maxLen = max(r.maxLen, len(c))
 	}
-	r.pool.New = func() any { return &walker{r: r} }
 	r.quick = sync.OnceValue(r.quickDFA)
+	r.pool.New = func() any { return &walker{r: r, dfa: r.quick()} }
 	r.seen = newVerdicts()
 	return r
 }
@@ -260,6 +260,11 @@ const maxKeep = 1 << 16
 func (r *Redactor) get() *walker { return r.pool.Get().(*walker) }
 
 func (r *Redactor) put(w *walker) {
+	if !w.walked {
+		r.pool.Put(w) // no buffer grew
+		return
+	}
+	w.walked = false
 	for i := range w.str {
 		if cap(w.str[i]) > maxKeep {
 			w.str[i] = nil
@@ -278,10 +283,16 @@ func (r *Redactor) put(w *walker) {
 // buffer for unescaped strings and one for re-encoded JSON, and one for
 // unescaped field names. They are reused through the Redactor's pool.
 type walker struct {
-	r   *Redactor
-	key []byte
-	str [maxLevels][]byte
-	out [maxLevels][]byte
+	r *Redactor
+	// dfa is the Redactor's quick automaton (nil: none), looked up once
+	// per walker rather than once per string.
+	dfa *keywordDFA
+	// walked says a string was walked (contentOnce) since the walker
+	// left the pool, so that put checks the buffers only then.
+	walked bool
+	key    []byte
+	str    [maxLevels][]byte
+	out    [maxLevels][]byte
 }
 
 // pmap redacts a pdata map.
@@ -341,24 +352,31 @@ func (w *walker) text(s string) (string, bool) {
 	if len(s) == 0 {
 		return s, false
 	}
-	var h0, h1 uint64
-	remember := w.r.seen != nil && len(s) >= verdictMin && len(s) <= verdictMax
-	if remember {
-		if h0, h1 = w.r.seen.fingerprint(s); w.r.seen.clean(h0, h1) {
-			return s, false
-		}
+	seen := w.r.seen
+	if seen == nil || len(s) < verdictMin || len(s) > verdictMax {
+		return w.scanText(s)
 	}
-	if w.quick(bytesOf(s)) {
-		if remember {
-			w.r.seen.remember(h0, h1)
-		}
+	p, clean := seen.lookup(s)
+	if clean {
 		return s, false
 	}
-	ns, changed := w.walkText(s)
-	if !changed && remember {
-		w.r.seen.remember(h0, h1)
+	// The sighting's hash first: its one sequential read brings s into
+	// the cache for the scan, which reads it as four streams at once.
+	tok := seen.sighting(s)
+	ns, changed := w.scanText(s)
+	if !changed {
+		seen.remember(p, tok, s)
 	}
 	return ns, changed
+}
+
+// scanText is text without the table of clean verdicts: the quick check,
+// then the walk.
+func (w *walker) scanText(s string) (string, bool) {
+	if w.quick(bytesOf(s)) {
+		return s, false
+	}
+	return w.walkText(s)
 }
 
 // walkText is text without the quick check: the JSON walked, or the text
@@ -395,8 +413,7 @@ func (w *walker) walkText(s string) (string, bool) {
 // keyword they match in either case, so a \U (no JSON escape) makes the
 // walk run too, which is only slower.
 func (w *walker) quick(b []byte) bool {
-	d := w.r.quick()
-	return d != nil && !d.any(b)
+	return w.dfa != nil && !w.dfa.any(b)
 }
 
 // named reports whether key is one of the Redactor's keys, ignoring case.

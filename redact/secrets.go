@@ -465,31 +465,30 @@ func equalFoldASCII(b []byte, lower string) bool {
 	return true
 }
 
-// hasGenericSuffix reports whether b ends with one of genericNames in any
-// ASCII case.
-func hasGenericSuffix(b []byte) bool {
+// genericByLast lists genericNames by their last letter, for secretKeyed.
+var genericByLast = func() (m [256][]string) {
 	for _, name := range genericNames {
-		if len(b) >= len(name) && equalFoldASCII(b[len(b)-len(name):], name) {
-			return true
-		}
+		c := name[len(name)-1]
+		m[c] = append(m[c], name)
 	}
-	return false
-}
+	return m
+}()
 
 // secretKeyed reports whether a key or field name is one the generic
 // pattern would take for a credential's name (password, client_secret,
 // x-api-key, access_token). In text the pattern needs name=value; in an
 // attribute map or a JSON object the name and the value are separate, so
-// the same rule is applied to the pair: see credentialLike.
+// the same rule is applied to the pair: see credentialLike. The name ends
+// with one of genericNames in any ASCII case; every field name is asked,
+// so only the names that end in its last letter are compared.
 func secretKeyed(key []byte) bool {
-	// Every field name is asked, so reject by the last letter first: the
-	// names end in y, t, d or n.
 	if len(key) < len("token") {
 		return false
 	}
-	switch key[len(key)-1] | 0x20 {
-	case 'y', 't', 'd', 'n':
-		return hasGenericSuffix(key)
+	for _, name := range genericByLast[lower(key[len(key)-1])] {
+		if len(key) >= len(name) && equalFoldASCII(key[len(key)-len(name):], name) {
+			return true
+		}
 	}
 	return false
 }

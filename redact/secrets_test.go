@@ -156,3 +156,37 @@ func refMatches(r *rule, s string) [][]int {
 	}
 	return out
 }
+
+// TestSecretKeyed: a key is secretKeyed exactly when it is at least five
+// bytes long and ends with one of genericNames in any ASCII case, as the
+// plain loop over every name says, whatever its last letter.
+func TestSecretKeyed(t *testing.T) {
+	ref := func(b []byte) bool {
+		if len(b) < len("token") {
+			return false
+		}
+		for _, name := range genericNames {
+			if len(b) >= len(name) && equalFoldASCII(b[len(b)-len(name):], name) {
+				return true
+			}
+		}
+		return false
+	}
+	keys := []string{"", "token", "TOKEN", "oken", "x-api-key", "X-API-KEY", "client_secret", "SecretAccessKey",
+		"db.password", "PASSWD", "access_token", "gen_ai.response.id", "content", "secrets", "apikeys",
+		"tokens", "passwordx", "api_k\u212aey", "\u212aey_token"}
+	for _, name := range genericNames {
+		keys = append(keys, name, strings.ToUpper(name), "my_"+name, "my_"+strings.ToUpper(name[:1])+name[1:], name[1:])
+	}
+	want := map[string]bool{"token": true, "TOKEN": true, "x-api-key": true, "X-API-KEY": true,
+		"client_secret": true, "SecretAccessKey": true, "db.password": true, "PASSWD": true, "access_token": true}
+	for _, k := range keys {
+		assert.Equal(t, ref([]byte(k)), secretKeyed([]byte(k)), "%q", k)
+		if w, ok := want[k]; ok {
+			assert.Equal(t, w, secretKeyed([]byte(k)), "%q", k)
+		}
+	}
+	for _, k := range []string{"content", "gen_ai.response.id", "secrets", "tokens", "oken"} {
+		assert.False(t, secretKeyed([]byte(k)), "%q", k)
+	}
+}

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"hash/maphash"
+	"strings"
 	"sync/atomic"
 )
 
@@ -9,35 +10,109 @@ import (
 // so that a string seen again is not scanned again. Agent traces repeat
 // long values verbatim: the same system instructions and tool definitions
 // on every chat span of an agent, a tool result quoted again in the next
-// call's input. A string is remembered by a 128-bit fingerprint (two
-// keyed hashes, with seeds of this Redactor's own, so that no input can be
-// made to collide on purpose; two different strings share one with odds of
-// 2^-128), in a fixed table where a newer string takes an older one's
-// slot: the memory is bounded by construction, a look-up takes no lock and
-// allocates nothing, and a string forgotten is only scanned again. Only
-// clean verdicts are kept: a string with a secret changes, and its
-// replacement is what the span holds next.
+// call's input.
+//
+// A look-up must cost far less than the scan it saves, and a verdict must
+// never let a string that differs from the clean one pass unscanned. So a
+// string is found by a cheap sample of it (its length and up to three
+// windows of sampleWindow bytes: the head, the middle and the tail, hashed
+// with a seed of this Redactor's own) and then compared whole with a copy
+// the table keeps: a memory compare is several times as fast as a hash of
+// the same bytes, and unlike any hash it cannot collide. A string too long
+// to copy (keepMax), or that finds the copies' budget (keepBudget) spent,
+// is kept as a 128-bit fingerprint instead (two keyed hashes, with seeds
+// of this Redactor's own, so that no input can be made to collide on
+// purpose; two different strings share one with odds of 2^-128), with its
+// length.
+//
+// A string is kept the second time it comes out clean, not the first:
+// most long strings (a conversation's growing input) never come again, and
+// copying each would cost more than it saves. The first sighting leaves
+// only a 64-bit hash of the whole string in the slot (a string about to be
+// scanned pays for that hash, a few per cent of the scan); a second
+// string with that hash, now clean too, is kept. A hash that two strings
+// share only makes the table keep a clean string early: what decides a
+// verdict is the compare or the fingerprint.
+//
+// The table is fixed: a newer kept string takes an older one's slot, so
+// the memory is bounded by construction (keepBudget bytes of copies and
+// one small entry per slot); a look-up takes no lock and allocates
+// nothing; and a string forgotten is only scanned again. An entry is
+// never changed once published, so a reader racing with a writer sees the
+// old entry or the new one, whole. Only clean verdicts are kept: a string
+// with a secret changes, and its replacement is what the span holds next.
 type verdicts struct {
-	seed0, seed1 maphash.Seed
-	slots        [verdictSlots]verdictSlot
+	// sampleSeed hashes the samples that pick a slot; seed0 and seed1 are
+	// the fingerprints' (seed0 also the sightings').
+	sampleSeed, seed0, seed1 maphash.Seed
+	// held is how many bytes of kept copies the slots hold.
+	held  atomic.Int64
+	slots [verdictSlots]verdictSlot
 }
 
-type verdictSlot struct{ h0, h1 atomic.Uint64 }
+// A verdictSlot holds at most one kept string and the sighting of the
+// last string that came out clean there.
+type verdictSlot struct {
+	kept    atomic.Pointer[verdict]
+	sighted atomic.Uint64
+}
+
+// A verdict is one clean string, as a copy (s) or, when s is empty, as
+// its length and fingerprint (h0, h1). sample is the sample hash that
+// found its slot, which a look-up compares first.
+type verdict struct {
+	sample uint64
+	s      string
+	n      int
+	h0, h1 uint64
+}
 
 const (
 	// verdictSlots is how many strings are remembered at most.
 	verdictSlots = 1024
 	// verdictMin is the shortest string remembered: shorter ones (ids,
-	// names, models) cost about as little to scan as to hash twice.
-	// verdictMax is the longest, so that
-	// an unseen huge tool result does not pay for hashing on top of its
-	// scan when it is unlikely to come again whole.
+	// names, models) cost about as little to scan as to look up, and
+	// would crowd out the long ones that are worth remembering.
+	// verdictMax is the longest, so that an unseen huge tool result does
+	// not pay for hashing on top of its scan when it is unlikely to come
+	// again whole.
 	verdictMin = 64
 	verdictMax = 1 << 20
+	// keepMax is the longest string kept as a copy, and keepBudget the
+	// most bytes all copies take together: a few MiB, whatever comes.
+	keepMax    = 16 << 10
+	keepBudget = 4 << 20
+	// sampleWindow is the length of each window a sample hashes.
+	sampleWindow = 64
 )
 
 func newVerdicts() *verdicts {
-	return &verdicts{seed0: maphash.MakeSeed(), seed1: maphash.MakeSeed()}
+	return &verdicts{sampleSeed: maphash.MakeSeed(), seed0: maphash.MakeSeed(), seed1: maphash.MakeSeed()}
+}
+
+// A probe is where a look-up found a string's slot, for remember.
+type probe struct {
+	slot   *verdictSlot
+	sample uint64
+}
+
+// sample hashes s's length and its head, middle and tail windows (all of
+// s when it is short): cheap whatever s's length, and different for most
+// pairs of different strings, whose slots then differ.
+func (v *verdicts) sample(s string) uint64 {
+	if len(s) <= 3*sampleWindow {
+		return maphash.String(v.sampleSeed, s)
+	}
+	var buf [8 + 3*sampleWindow]byte
+	n := uint64(len(s))
+	for i := range 8 {
+		buf[i] = byte(n >> (8 * i))
+	}
+	mid := len(s)/2 - sampleWindow/2
+	copy(buf[8:], s[:sampleWindow])
+	copy(buf[8+sampleWindow:], s[mid:mid+sampleWindow])
+	copy(buf[8+2*sampleWindow:], s[len(s)-sampleWindow:])
+	return maphash.Bytes(v.sampleSeed, buf[:])
 }
 
 // fingerprint returns s's two hashes.
@@ -45,18 +120,43 @@ func (v *verdicts) fingerprint(s string) (uint64, uint64) {
 	return maphash.String(v.seed0, s), maphash.String(v.seed1, s)
 }
 
-// clean reports whether the string with fingerprint h0, h1 was remembered
-// as clean.
-func (v *verdicts) clean(h0, h1 uint64) bool {
-	sl := &v.slots[h0%verdictSlots]
-	return sl.h0.Load() == h0 && sl.h1.Load() == h1
+// lookup reports whether s was remembered as clean, and where it would
+// be remembered.
+func (v *verdicts) lookup(s string) (probe, bool) {
+	h := v.sample(s)
+	p := probe{slot: &v.slots[h%verdictSlots], sample: h}
+	e := p.slot.kept.Load()
+	if e == nil || e.sample != h || e.n != len(s) {
+		return p, false
+	}
+	if e.s != "" {
+		return p, e.s == s
+	}
+	h0, h1 := v.fingerprint(s)
+	return p, e.h0 == h0 && e.h1 == h1
 }
 
-// remember records the string with fingerprint h0, h1 as clean. A reader
-// racing with the two stores sees a mix of two fingerprints, which matches
-// neither string: a miss, never a wrong verdict.
-func (v *verdicts) remember(h0, h1 uint64) {
-	sl := &v.slots[h0%verdictSlots]
-	sl.h0.Store(h0)
-	sl.h1.Store(h1)
+// sighting returns the hash a sighting of s leaves in its slot.
+func (v *verdicts) sighting(s string) uint64 { return maphash.String(v.seed0, s) }
+
+// remember records s, found at p by lookup, as clean: the first time as a
+// sighting, the second time as kept. h0 is sighting(s).
+func (v *verdicts) remember(p probe, h0 uint64, s string) {
+	if p.slot.sighted.Swap(h0) != h0 {
+		return
+	}
+	e := &verdict{sample: p.sample, n: len(s)}
+	if len(s) <= keepMax {
+		if v.held.Add(int64(len(s))) <= keepBudget {
+			e.s = strings.Clone(s)
+		} else {
+			v.held.Add(-int64(len(s)))
+		}
+	}
+	if e.s == "" {
+		e.h0, e.h1 = h0, maphash.String(v.seed1, s)
+	}
+	if old := p.slot.kept.Swap(e); old != nil && old.s != "" {
+		v.held.Add(-int64(len(old.s)))
+	}
 }

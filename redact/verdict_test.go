@@ -21,21 +21,24 @@ func TestVerdicts(t *testing.T) {
 	long := strings.Repeat("plan a trip to Lisbon in March, ", 20)
 	require.GreaterOrEqual(t, len(long), verdictMin)
 
-	out, changed := w.text(long)
-	assert.False(t, changed)
-	assert.Equal(t, long, out)
-	assert.True(t, r.seen.clean(r.seen.fingerprint(long)), "a long clean string is remembered")
+	for range 2 { // remembered the second time it comes out clean
+		out, changed := w.text(long)
+		assert.False(t, changed)
+		assert.Equal(t, long, out)
+	}
+	assert.True(t, remembered(r, long), "a long clean string is remembered")
 
 	short := "plan a trip"
 	w.text(short)
-	assert.False(t, r.seen.clean(r.seen.fingerprint(short)), "a short string is not")
+	w.text(short)
+	assert.False(t, remembered(r, short), "a short string is not")
 
 	secret := long + " HF_TOKEN=" + fakeHF
 	for range 2 {
 		out, changed := w.text(secret)
 		assert.True(t, changed)
 		assert.NotContains(t, out, fakeHF)
-		assert.False(t, r.seen.clean(r.seen.fingerprint(secret)), "a string with a secret is not remembered")
+		assert.False(t, remembered(r, secret), "a string with a secret is not remembered")
 	}
 	named := `{"password":"` + strings.Repeat("x", verdictMin) + `"}`
 	for range 2 {
@@ -48,10 +51,90 @@ func TestVerdicts(t *testing.T) {
 	// is scanned again, with the same verdict.
 	for i := range 4 * verdictSlots {
 		w.text(fmt.Sprintf("%s %d", long, i))
+		w.text(fmt.Sprintf("%s %d", long, i))
 	}
-	out, changed = w.text(long)
+	out, changed := w.text(long)
 	assert.False(t, changed)
 	assert.Equal(t, long, out)
+}
+
+// TestVerdictsSameSample: strings that pick the same slot (the same
+// length, head, middle and tail) but differ elsewhere are told apart: a
+// remembered clean one lets no other through unscanned.
+func TestVerdictsSameSample(t *testing.T) {
+	r := New(nil, true)
+	w := r.get()
+	defer r.put(w)
+	// They differ between the head and the middle.
+	head := strings.Repeat("plan a trip to Lisbon in March, ", 3)
+	body := strings.Repeat("the budget is counted per conversation; ", 12)
+	clean := head + strings.Repeat(".", len(fakeOpenAI)+5) + body
+	secret := head + " key " + fakeOpenAI + body
+	require.Len(t, secret, len(clean))
+	require.Equal(t, r.seen.sample(clean), r.seen.sample(secret), "the test needs one slot for both")
+	for _, c := range []struct {
+		name string
+		long bool // too long to keep a copy of: a fingerprint
+	}{{"copy", false}, {"fingerprint", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			clean, secret := clean, secret
+			if c.long {
+				pad := strings.Repeat(" ", keepMax)
+				clean, secret = pad+clean+pad, pad+secret+pad
+				require.Equal(t, r.seen.sample(clean), r.seen.sample(secret))
+			}
+			for range 2 {
+				_, changed := w.text(clean)
+				require.False(t, changed)
+			}
+			require.True(t, remembered(r, clean))
+			for range 2 {
+				out, changed := w.text(secret)
+				assert.True(t, changed)
+				assert.NotContains(t, out, fakeOpenAI)
+			}
+			assert.True(t, remembered(r, clean), "the clean one is still remembered")
+		})
+	}
+}
+
+// TestVerdictsBudget: the copies the table keeps stay within keepBudget
+// bytes however many strings come; strings past it, or longer than
+// keepMax, are remembered by fingerprint, with the same verdicts.
+func TestVerdictsBudget(t *testing.T) {
+	r := New(nil, true)
+	w := r.get()
+	defer r.put(w)
+	base := strings.Repeat("plan a trip to Lisbon in March, ", keepMax/32)
+	var texts []string
+	for i := range 2 * keepBudget / keepMax {
+		texts = append(texts, fmt.Sprintf("%d %s", i, base)[:keepMax])
+	}
+	texts = append(texts, base+base)
+	for _, s := range texts {
+		for range 2 {
+			_, changed := w.text(s)
+			require.False(t, changed)
+		}
+		require.LessOrEqual(t, r.seen.held.Load(), int64(keepBudget))
+	}
+	n := 0
+	for _, s := range texts {
+		if remembered(r, s) {
+			n++
+		}
+	}
+	assert.Greater(t, n, len(texts)/2, "most are remembered, by copy or by fingerprint")
+	secret := texts[len(texts)-1][:len(base)] + " key " + fakeOpenAI + base[:len(base)-len(fakeOpenAI)-5]
+	out, changed := w.text(secret)
+	assert.True(t, changed)
+	assert.NotContains(t, out, fakeOpenAI)
+}
+
+// remembered reports whether r's table holds s as clean.
+func remembered(r *Redactor, s string) bool {
+	_, ok := r.seen.lookup(s)
+	return ok
 }
 
 // TestVerdictsConcurrent: goroutines redacting the same strings through one
@@ -107,3 +190,45 @@ var (
 	_ [verdictSlots - verdictSlotsUsed]struct{}
 	_ [verdictSlotsUsed - verdictSlots]struct{}
 )
+
+// FuzzVerdicts: the table of clean verdicts never changes what comes out.
+// A string and the same string with one byte changed (at the same length,
+// and often with the same sample, so in the same slot) go through a
+// Redactor with the table and one without it, each twice and then the
+// first again: the outputs are the same every time.
+func FuzzVerdicts(f *testing.F) {
+	long := strings.Repeat("plan a trip to Lisbon in March, ", 8)
+	for _, c := range []struct {
+		s  string
+		at uint16
+		c  byte
+	}{
+		{long, 100, 'x'},
+		{long + "HF_TOKEN=" + fakeHF, 70, ' '},
+		{long[:90] + " key " + fakeOpenAI + long[90:], 95, '.'},
+		{`{"m":"` + long + `","password":"abcdefgh"}`, 40, 'Q'},
+		{`{"m":"` + long + `","n":"` + strings.Repeat(".", 40) + `"}`, uint16(len(long) + 20), '\\'},
+	} {
+		f.Add(c.s, c.at, c.c)
+	}
+	keys := []string{"password", "api_key"}
+	r, ref := New(keys, true), New(keys, true)
+	ref.seen = nil
+	f.Fuzz(func(t *testing.T, s string, at uint16, c byte) {
+		if s == "" {
+			return
+		}
+		b := []byte(s)
+		b[int(at)%len(b)] = c
+		w, wr := r.get(), ref.get()
+		defer r.put(w)
+		defer ref.put(wr)
+		for _, in := range []string{s, s, string(b), string(b), s} {
+			got, gotChanged := w.text(in)
+			want, wantChanged := wr.text(in)
+			if got != want || gotChanged != wantChanged {
+				t.Fatalf("with the table %q (%v), without %q (%v), for %q", got, gotChanged, want, wantChanged, in)
+			}
+		}
+	})
+}
