@@ -193,7 +193,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 			hasUsage = true
 		}
 		dst = appendField(dst, f.Name()[len("usage."):])
-		dst = strconv.AppendInt(dst, rd.Int(f), 10)
+		dst = appendInt(dst, rd.Int(f))
 	}
 	if hasUsage {
 		dst = append(dst, '}')
@@ -212,7 +212,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	}
 	if est := estimatedTokens(rd, sp.Attributes()); est > 0 {
 		dst = append(dst, `,"estimated_tokens":`...)
-		dst = strconv.AppendInt(dst, est, 10)
+		dst = appendInt(dst, est)
 	}
 	first := true
 	for f := range semconv.NumFields {

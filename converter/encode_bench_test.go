@@ -1,6 +1,7 @@
 package converter_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/agenttrace/agenttrace/converter"
@@ -14,8 +15,17 @@ import (
 // header or trailer, no tally. semconv.Read is inside; BenchmarkReadOnly
 // is that part alone, to subtract.
 func BenchmarkAppendRecord(b *testing.B) {
-	td := benchBatch()
-	recs := converter.Records(td)
+	all := converter.Records(benchBatch())
+	// traces=100 is the bench batch, some megabytes; traces=10 fits in
+	// a core's cache, so the two tell reading memory from computing.
+	for _, traces := range []int{100, 10} {
+		b.Run(fmt.Sprintf("traces=%d", traces), func(b *testing.B) {
+			benchAppendRecord(b, all[:7*traces])
+		})
+	}
+}
+
+func benchAppendRecord(b *testing.B, recs []converter.Record) {
 	meta := converter.Meta{Resource: recs[0].Resource, Scope: recs[0].Scope}
 	var enc converter.Encoder
 	enc.SetDefaults(&meta)

@@ -119,49 +119,62 @@ const digitPairs = "000102030405060708091011121314151617181920212223242526272829
 // a time and appends it once.
 func appendTimestamp(dst []byte, ns uint64) []byte { return appendTimestampOn(dst, ns, nil) }
 
-// A dayCache keeps the date of the day the last timestamp fell on: the
-// times of a record, and of a batch, are mostly on one day, and the
+// A dayCache keeps the date of the day the last timestamp fell on, and
+// the digits up to the minute of the last minute: the times of a record,
+// and of a batch, are mostly on one day and often in one minute, and the
 // calendar arithmetic costs more than the digits.
 type dayCache struct {
 	days    uint64
 	year    int64
 	mon, dd int
 	set     bool
+	mins    uint64   // the minute head holds
+	head    [18]byte // "YYYY-MM-DDTHH:MM:, set with minSet
+	minSet  bool
 }
 
-// appendTimestampOn is appendTimestamp taking the date from c when the
-// day is the one c holds (c may be nil).
+// appendTimestampOn is appendTimestamp taking the date, or the digits up
+// to the minute, from c when the day (the minute) is the one c holds (c
+// may be nil).
 func appendTimestampOn(dst []byte, ns uint64, c *dayCache) []byte {
 	secs := ns / 1e9
 	frac := ns % 1e9
-	days := secs / 86400
-	rem := secs % 86400
-	// A uint64 of nanoseconds ends in 2554: the year has four digits.
-	var y int64
-	var m, d int
-	switch {
-	case c == nil:
-		y, m, d = civilFromDays(int64(days))
-	case c.set && c.days == days:
-		y, m, d = c.year, c.mon, c.dd
-	default:
-		y, m, d = civilFromDays(int64(days))
-		*c = dayCache{days: days, year: y, mon: m, dd: d, set: true}
-	}
 	var b [32]byte
-	b[0] = '"'
-	putPair(b[1:], int(y/100))
-	putPair(b[3:], int(y%100))
-	b[5] = '-'
-	putPair(b[6:], m)
-	b[8] = '-'
-	putPair(b[9:], d)
-	b[11] = 'T'
-	putPair(b[12:], int(rem/3600))
-	b[14] = ':'
-	putPair(b[15:], int(rem%3600/60))
-	b[17] = ':'
-	putPair(b[18:], int(rem%60))
+	if mins := secs / 60; c != nil && c.minSet && c.mins == mins {
+		copy(b[:18], c.head[:])
+	} else {
+		days := secs / 86400
+		rem := secs % 86400
+		// A uint64 of nanoseconds ends in 2554: the year has four digits.
+		var y int64
+		var m, d int
+		switch {
+		case c == nil:
+			y, m, d = civilFromDays(int64(days))
+		case c.set && c.days == days:
+			y, m, d = c.year, c.mon, c.dd
+		default:
+			y, m, d = civilFromDays(int64(days))
+			c.days, c.year, c.mon, c.dd, c.set = days, y, m, d, true
+		}
+		b[0] = '"'
+		putPair(b[1:], int(y/100))
+		putPair(b[3:], int(y%100))
+		b[5] = '-'
+		putPair(b[6:], m)
+		b[8] = '-'
+		putPair(b[9:], d)
+		b[11] = 'T'
+		putPair(b[12:], int(rem/3600))
+		b[14] = ':'
+		putPair(b[15:], int(rem%3600/60))
+		b[17] = ':'
+		if c != nil {
+			c.mins, c.minSet = mins, true
+			copy(c.head[:], b[:18])
+		}
+	}
+	putPair(b[18:], int(secs%60))
 	b[20] = '.'
 	f := int(frac)
 	putPair(b[28:], f%100)
@@ -237,7 +250,7 @@ func appendMillis(dst []byte, ns int64) []byte {
 		ns = -ns
 	}
 	us := ns / 1000
-	dst = strconv.AppendInt(dst, us/1000, 10)
+	dst = appendInt(dst, us/1000)
 	if f := us % 1000; f != 0 {
 		dst = append(dst, '.')
 		d := [3]byte{byte('0' + f/100), byte('0' + f/10%10), byte('0' + f%10)}

@@ -57,10 +57,14 @@ func TestAppendTimestampAgreesWithReference(t *testing.T) {
 		got := appendTimestamp([]byte("x"), ns)
 		require.Equal(t, string(refAppendTimestamp([]byte("x"), ns)), string(got), "%d", ns)
 		on := ns
-		if i%2 == 1 && edges[i-1] < math.MaxUint64-86400e9 {
+		switch {
+		case i%3 == 1 && edges[i-1] < math.MaxUint64-86400e9:
 			// Another time on the day before it, which the cache holds;
 			// the next one is on another day, which it must follow.
 			on = edges[i-1] - edges[i-1]%86400e9 + ns%86400e9
+		case i%3 == 2 && edges[i-1] < math.MaxUint64-60e9:
+			// Another time in the minute before it.
+			on = edges[i-1] - edges[i-1]%60e9 + ns%60e9
 		}
 		require.Equal(t, string(refAppendTimestamp([]byte("x"), on)), string(appendTimestampOn([]byte("x"), on, &day)), "%d", on)
 		if ns <= math.MaxInt64 {

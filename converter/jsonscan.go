@@ -55,6 +55,16 @@ func plainRun(d []byte, i int) int {
 		}
 		i += 8
 	}
+	if i < len(d) && len(d) >= 8 {
+		// Fewer than eight bytes left: the last word, with the bytes of it
+		// already seen masked off (special flags each byte on its own).
+		seen := 8 - (len(d) - i)
+		m := special(binary.LittleEndian.Uint64(d[len(d)-8:])) &^ (1<<(8*seen) - 1)
+		if m != 0 {
+			return len(d) - 8 + bits.TrailingZeros64(m)/8
+		}
+		return len(d)
+	}
 	for ; i < len(d); i++ {
 		if c := d[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
 			return i

@@ -64,18 +64,20 @@ value: // a value is next
 		// first eight that needs a look is the closing quote, the string
 		// ends there, decided without a call (a key below alike).
 		i++
-		if i+8 <= n {
+		for k := 0; k < 2 && i+8 <= n; k++ { // two words: most keys and short values
 			w := binary.LittleEndian.Uint64(d[i:])
-			if m := special(w); m == 0 {
+			m := special(w)
+			if m == 0 {
 				i += 8 // stringEnd goes on from the first byte not yet seen
-			} else {
-				at := bits.TrailingZeros64(m) &^ 7 // the bit the byte starts at
-				i += at / 8
-				if byte(w>>at) == '"' {
-					i++
-					goto after
-				}
+				continue
 			}
+			at := bits.TrailingZeros64(m) &^ 7 // the bit the byte starts at
+			i += at / 8
+			if byte(w>>at) == '"' {
+				i++
+				goto after
+			}
+			break
 		}
 		if i = stringEnd(d, i); i < 0 {
 			return false
@@ -149,18 +151,20 @@ key: // an object's key is next
 		return false
 	}
 	i++
-	if i+8 <= n {
+	for k := 0; k < 2 && i+8 <= n; k++ {
 		w := binary.LittleEndian.Uint64(d[i:])
-		if m := special(w); m == 0 {
+		m := special(w)
+		if m == 0 {
 			i += 8
-		} else {
-			at := bits.TrailingZeros64(m) &^ 7
-			i += at / 8
-			if byte(w>>at) == '"' {
-				i++
-				goto colon
-			}
+			continue
 		}
+		at := bits.TrailingZeros64(m) &^ 7
+		i += at / 8
+		if byte(w>>at) == '"' {
+			i++
+			goto colon
+		}
+		break
 	}
 	if i = stringEnd(d, i); i < 0 {
 		return false

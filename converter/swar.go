@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"math/bits"
 	"slices"
+	"strconv"
 )
 
 // The helpers here look at eight bytes at a time in a uint64 ("SIMD within
@@ -99,4 +100,25 @@ func hexWord(v uint32) uint64 {
 	// n > 9, and '0'+n, plus 'a'-'0'-10 (39) for those, is its digit.
 	letters := ((x + 0x0606060606060606) >> 4) & 0x0101010101010101
 	return x + 0x3030303030303030 + letters*39
+}
+
+// appendInt is strconv.AppendInt in base 10, writing a number below
+// 10,000 (a record's token counts, milliseconds, status codes) from digit
+// pairs without strconv's general loop.
+func appendInt(dst []byte, v int64) []byte {
+	if v < 0 || v >= 10000 {
+		return strconv.AppendInt(dst, v, 10)
+	}
+	u := int(v)
+	if u < 10 {
+		return append(dst, byte('0'+u))
+	}
+	if u < 100 {
+		return append(dst, digitPairs[2*u], digitPairs[2*u+1])
+	}
+	hi, lo := u/100, u%100
+	if hi < 10 {
+		return append(dst, byte('0'+hi), digitPairs[2*lo], digitPairs[2*lo+1])
+	}
+	return append(dst, digitPairs[2*hi], digitPairs[2*hi+1], digitPairs[2*lo], digitPairs[2*lo+1])
 }

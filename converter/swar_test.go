@@ -2,6 +2,8 @@ package converter
 
 import (
 	"encoding/hex"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,5 +81,26 @@ func FuzzAppendHex(f *testing.F) {
 	f.Add([]byte{0xff, 0x00, 0x9a, 0xa9, 0x0f, 0xf0, 0x10, 0x01})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		require.Equal(t, hex.EncodeToString(b), string(appendHex(nil, b)))
+	})
+}
+
+func TestAppendIntAgrees(t *testing.T) {
+	vals := []int64{math.MinInt64, math.MaxInt64, -10000, -1, 99999, 100000}
+	for v := int64(-20); v <= 20000; v++ {
+		vals = append(vals, v)
+	}
+	for _, v := range vals {
+		if got, want := string(appendInt([]byte("x"), v)), string(strconv.AppendInt([]byte("x"), v, 10)); got != want {
+			require.Equal(t, want, got)
+		}
+	}
+}
+
+// FuzzAppendInt holds appendInt to strconv.
+func FuzzAppendInt(f *testing.F) {
+	f.Add(int64(4200))
+	f.Add(int64(-1))
+	f.Fuzz(func(t *testing.T, v int64) {
+		require.Equal(t, strconv.FormatInt(v, 10), string(appendInt(nil, v)))
 	})
 }

@@ -34,7 +34,7 @@ func appendValue(dst []byte, v pcommon.Value) []byte {
 	case pcommon.ValueTypeStr:
 		return appendString(dst, v.Str())
 	case pcommon.ValueTypeInt:
-		return strconv.AppendInt(dst, v.Int(), 10)
+		return appendInt(dst, v.Int())
 	case pcommon.ValueTypeDouble:
 		return appendDouble(dst, v.Double())
 	case pcommon.ValueTypeBool:
@@ -108,8 +108,18 @@ func appendJSONValue(dst []byte, v pcommon.Value) (out []byte, structured bool) 
 		return appendValue(dst, v), true
 	}
 	s := v.Str()
-	if embeddable(s) {
-		return append(dst, s...), false
+	if bracketed(s) {
+		// Copied first, checked in place: the check then reads the bytes
+		// from the cache the copy just filled, and a message held
+		// elsewhere in memory (some kilobytes a span) is read once, not
+		// twice. A text that is not embeddable, which is rare, is taken
+		// back and written as a string.
+		n := len(dst)
+		dst = append(dst, s...)
+		if validEmbed(dst[n:]) {
+			return dst, false
+		}
+		dst = dst[:n]
 	}
 	return appendString(dst, s), false
 }
@@ -118,22 +128,22 @@ func appendJSONValue(dst []byte, v pcommon.Value) (out []byte, structured bool) 
 // a line as it is: valid, UTF-8, no newline, no space around it (the raw
 // bytes of a value are all a reader can give back).
 func embeddable(s string) bool {
+	return bracketed(s) && validEmbed(unsafe.Slice(unsafe.StringData(s), len(s))) // read only
+}
+
+// bracketed reports whether s starts and ends as an object or an array
+// does: the quick part of embeddable.
+func bracketed(s string) bool {
 	if len(s) < 2 {
 		return false
 	}
 	switch s[0] {
 	case '{':
-		if s[len(s)-1] != '}' {
-			return false
-		}
+		return s[len(s)-1] == '}'
 	case '[':
-		if s[len(s)-1] != ']' {
-			return false
-		}
-	default:
-		return false
+		return s[len(s)-1] == ']'
 	}
-	return validEmbed(unsafe.Slice(unsafe.StringData(s), len(s))) // read only
+	return false
 }
 
 // value decodes one typed value into dst, which must be empty.
