@@ -8,10 +8,11 @@ import "math/bits"
 // first and last eight bytes, which tell every key of the table apart but
 // for a few sharing a slot; an open-addressed table of bytes, four times
 // the number of keys, then finds a key with one string comparison, and
-// most other keys with none. That comparison is done in words: the
-// first and last eight bytes the hash read, then the middle, eight bytes
-// at a time (no call to the runtime's memequal, which was most of a
-// lookup).
+// most other keys with none. That comparison starts with the words the
+// hash read, its first and last eight bytes, and its length: they tell
+// apart the key probed from any other key of the table, so a key of at
+// most 16 bytes is then found, and a longer one is compared whole only
+// once it is all but certainly the key.
 type keyTable struct {
 	slot [keySlots]uint8 // id + 1, 0 when empty
 	keys []string        // by id
@@ -41,14 +42,18 @@ func keyHash(k string) uint64 {
 // keyWords returns k's first and last eight bytes (a shorter key's bytes,
 // and 0).
 func keyWords(k string) (lo, hi uint64) {
-	n := len(k)
-	if n >= 8 {
+	if n := len(k); n >= 8 {
 		return load64(k), load64(k[n-8:])
 	}
-	for i := range n {
+	return shortWord(k), 0
+}
+
+// shortWord is a key shorter than eight bytes as a word.
+func shortWord(k string) (lo uint64) {
+	for i := range len(k) {
 		lo |= uint64(k[i]) << (8 * i)
 	}
-	return lo, 0
+	return lo
 }
 
 func hashWords(lo, hi uint64, n int) uint64 {
@@ -77,31 +82,21 @@ func (t *keyTable) add(k string, id keyID) {
 
 // find returns k's id, and false when k is no key of the table.
 func (t *keyTable) find(k string) (keyID, bool) {
-	lo, hi := keyWords(k)
+	// keyWords, written out: it is too large for the compiler to inline.
 	n := len(k)
+	var lo, hi uint64
+	if n >= 8 {
+		lo, hi = load64(k), load64(k[n-8:])
+	} else {
+		lo = shortWord(k)
+	}
 	for i := hashWords(lo, hi, n) >> (64 - bits.TrailingZeros(keySlots)); ; i = (i + 1) % keySlots {
 		s := t.slot[i]
 		if s == 0 {
 			return 0, false
 		}
-		if e := &t.ends[s-1]; e.lo == lo && e.hi == hi && e.n == n && sameMiddle(k, t.keys[s-1]) {
+		if e := &t.ends[s-1]; e.lo == lo && e.hi == hi && e.n == n && (n <= 16 || t.keys[s-1] == k) {
 			return keyID(s - 1), true
 		}
 	}
-}
-
-// sameMiddle reports whether a and b, of one length with the same first
-// and last eight bytes, are equal: it compares what lies between, eight
-// bytes at a time (the last word may reach into the last eight bytes,
-// which are equal).
-func sameMiddle(a, b string) bool {
-	if len(b) != len(a) {
-		return false // never, but it lets the compiler drop b's bounds checks
-	}
-	for j := 8; j < len(a)-8; j += 8 {
-		if load64(a[j:]) != load64(b[j:]) {
-			return false
-		}
-	}
-	return true
 }
