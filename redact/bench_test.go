@@ -98,6 +98,27 @@ func BenchmarkSpan(b *testing.B) {
 			i++
 		})
 	})
+	// clean-unique with the ids real spans have: a new response id and
+	// conversation id on every span, which no table of verdicts helps
+	// with.
+	b.Run("clean-unique-ids", func(b *testing.B) {
+		r := New(nil, true)
+		spans := make([]ptrace.Span, 4*verdictSlotsUsed)
+		for i := range spans {
+			spans[i] = chatSpan(b, fmt.Sprintf(" Meeting %d.", i))
+			spans[i].Attributes().PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-%024d", i))
+			spans[i].Attributes().PutStr("gen_ai.conversation.id", fmt.Sprintf("conv_%08x", i))
+			if r.Span(spans[i]) {
+				b.Fatal("clean span changed")
+			}
+		}
+		i := 0
+		b.ReportAllocs()
+		loop(b, func() {
+			r.Span(spans[i%len(spans)])
+			i++
+		})
+	})
 	b.Run("secret", func(b *testing.B) {
 		src := chatSpan(b, " key "+fakeOpenAI)
 		sp := ptrace.NewSpan()

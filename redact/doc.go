@@ -58,9 +58,11 @@
 // and the named keys, before any JSON is walked or any regular expression
 // runs; a long string that came out unchanged twice is remembered (as a
 // copy it is compared with whole, or by a keyed 128-bit fingerprint, in a
-// fixed table of bounded size), so the instructions and messages agents
-// repeat on span after span are scanned twice, not on every span; a span
-// with nothing to redact costs no allocation. A rule runs only where its keyword is
+// fixed table of bounded size), and so is a short attribute value that
+// came out unchanged twice in a row under its key (a model, a tool's
+// name), so the instructions, messages and names agents repeat on span
+// after span are scanned twice, not on every span; a span with nothing to
+// redact costs no allocation. A rule runs only where its keyword is
 // (anchored there when its matches start with it), and is compiled the
 // first time one of its keywords is seen. See docs/benchmarks.md for what
 // the scan costs.

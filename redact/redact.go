@@ -142,7 +142,7 @@ func (r *Redactor) Span(sp ptrace.Span) bool {
 	defer r.put(w)
 
 	changed := w.pmap(sp.Attributes(), 0)
-	if s, ok := w.text(sp.Name()); ok {
+	if s, ok := w.textUnder(spanNameSlot, sp.Name()); ok {
 		sp.SetName(s)
 		changed = true
 	}
@@ -156,7 +156,7 @@ func (r *Redactor) Span(sp ptrace.Span) bool {
 		if w.pmap(ev.Attributes(), 0) {
 			changed = true
 		}
-		if s, ok := w.text(ev.Name()); ok {
+		if s, ok := w.textUnder(eventNameSlot, ev.Name()); ok {
 			ev.SetName(s)
 			changed = true
 		}
@@ -169,6 +169,14 @@ func (r *Redactor) Span(sp ptrace.Span) bool {
 	}
 	return changed
 }
+
+// spanNameSlot and eventNameSlot stand for a key in verdicts.lookupKeyed:
+// span and event names repeat as attribute values do. A key only picks a
+// slot, so an attribute key spelled the same would only share theirs.
+var (
+	spanNameSlot  = []byte("\x00span.name")
+	eventNameSlot = []byte("\x00event.name")
+)
 
 // Map redacts an attribute map in place, by the same rules as a span's
 // attributes, and returns whether anything changed. It is what Span uses,
@@ -322,7 +330,14 @@ func (w *walker) pvalue(key []byte, hasKey bool, v pcommon.Value, depth int) boo
 			v.SetStr(Placeholder)
 			return true
 		}
-		if ns, ok := w.text(s); ok {
+		var ns string
+		var ok bool
+		if hasKey {
+			ns, ok = w.textUnder(key, s)
+		} else {
+			ns, ok = w.text(s)
+		}
+		if ok {
 			v.SetStr(ns)
 			return true
 		}
@@ -366,6 +381,25 @@ func (w *walker) text(s string) (string, bool) {
 	ns, changed := w.scanText(s)
 	if !changed {
 		seen.remember(p, tok, s)
+	}
+	return ns, changed
+}
+
+// textUnder is text for a value under key in an attribute map: a short
+// value is looked up by its key (verdicts.lookupKeyed) before it is
+// scanned.
+func (w *walker) textUnder(key []byte, s string) (string, bool) {
+	seen := w.r.seen
+	if seen == nil || len(s) < keyedMin || len(s) >= verdictMin {
+		return w.text(s)
+	}
+	sl, clean := seen.lookupKeyed(key, s)
+	if clean {
+		return s, false
+	}
+	ns, changed := w.scanText(s)
+	if !changed {
+		seen.rememberKeyed(sl, s)
 	}
 	return ns, changed
 }

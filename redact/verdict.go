@@ -48,6 +48,9 @@ type verdicts struct {
 	// held is how many bytes of kept copies the slots hold.
 	held  atomic.Int64
 	slots [verdictSlots]verdictSlot
+	// keyed remembers short values by the key they come under (see
+	// lookupKeyed).
+	keyed [keyedSlots]keyedSlot
 }
 
 // A verdictSlot holds at most one kept string and the sighting of the
@@ -84,7 +87,19 @@ const (
 	keepBudget = 4 << 20
 	// sampleWindow is the length of each window a sample hashes.
 	sampleWindow = 64
+	// keyedSlots is how many keys' short values are remembered, and
+	// keyedMin the shortest value: shorter ones (chat, openai, gpt-4o)
+	// cost about as little to scan as to look up.
+	keyedSlots = 256
+	keyedMin   = 8
 )
+
+// A keyedSlot holds at most one kept short value, and the sighting of
+// the last value that came out clean there.
+type keyedSlot struct {
+	kept    atomic.Pointer[string]
+	sighted atomic.Uint64
+}
 
 func newVerdicts() *verdicts {
 	return &verdicts{sampleSeed: maphash.MakeSeed(), seed0: maphash.MakeSeed(), seed1: maphash.MakeSeed()}
@@ -159,4 +174,35 @@ func (v *verdicts) remember(p probe, h0 uint64, s string) {
 	if old := p.slot.kept.Swap(e); old != nil && old.s != "" {
 		v.held.Add(-int64(len(old.s)))
 	}
+}
+
+// lookupKeyed reports whether s, a value shorter than verdictMin under key
+// in an attribute map, was remembered as clean, and where it would be
+// remembered. Short values are found by their key, not by themselves:
+// the same few values come under a key span after span (a model, an
+// operation, a tool's name) or a new one every time (an id), and a key
+// that takes a new value every time then only ever takes its own slot,
+// not the slot of a key whose value repeats. The verdict is the value's
+// alone, as text's is: the key only picks the slot, and the value is
+// compared whole with the kept copy.
+func (v *verdicts) lookupKeyed(key []byte, s string) (*keyedSlot, bool) {
+	sl := v.keyedSlot(key)
+	kept := sl.kept.Load()
+	return sl, kept != nil && *kept == s
+}
+
+// keyedSlot returns key's slot.
+func (v *verdicts) keyedSlot(key []byte) *keyedSlot {
+	return &v.keyed[maphash.Bytes(v.sampleSeed, key)%keyedSlots]
+}
+
+// rememberKeyed records s, found at sl by lookupKeyed, as clean: the first
+// time as a sighting, the second time in a row as kept.
+func (v *verdicts) rememberKeyed(sl *keyedSlot, s string) {
+	h := v.sighting(s)
+	if sl.sighted.Swap(h) != h {
+		return
+	}
+	kept := strings.Clone(s)
+	sl.kept.Store(&kept)
 }

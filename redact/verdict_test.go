@@ -131,6 +131,83 @@ func TestVerdictsBudget(t *testing.T) {
 	assert.NotContains(t, out, fakeOpenAI)
 }
 
+// TestVerdictsKeyed: a short value under a key is remembered the second
+// time in a row it comes out clean there; another value under the key,
+// with a secret or not, is scanned (and redacted) every time; values that
+// change every time under one key do not disturb another key's.
+func TestVerdictsKeyed(t *testing.T) {
+	r := New(nil, true)
+	w := r.get()
+	defer r.put(w)
+	model, id := []byte("gen_ai.request.model"), []byte("gen_ai.response.id")
+	rememberedUnder := func(key []byte, s string) bool {
+		_, ok := r.seen.lookupKeyed(key, s)
+		return ok
+	}
+	short := "gpt-4o-2024-08-06"
+	for i := range 2 {
+		out, changed := w.textUnder(model, short)
+		assert.False(t, changed)
+		assert.Equal(t, short, out)
+		assert.Equal(t, i == 1, rememberedUnder(model, short), "sighting %d", i)
+	}
+	secret := "key " + fakeOpenAI
+	require.Less(t, len(secret), verdictMin)
+	for range 3 {
+		out, changed := w.textUnder(model, secret)
+		assert.True(t, changed)
+		assert.NotContains(t, out, fakeOpenAI)
+		assert.False(t, rememberedUnder(model, secret))
+	}
+	assert.True(t, rememberedUnder(model, short), "a value with a secret does not take the slot")
+	for i := range 2 * keyedSlots {
+		w.textUnder(id, fmt.Sprintf("chatcmpl-%08d", i))
+	}
+	if r.seen.keyedSlot(id) != r.seen.keyedSlot(model) {
+		assert.True(t, rememberedUnder(model, short), "another key's new values do not take the slot")
+	}
+	tiny := "gpt-4o"
+	for range 2 {
+		w.textUnder(model, tiny)
+	}
+	assert.False(t, rememberedUnder(model, tiny), "a value under keyedMin is not remembered")
+}
+
+// TestVerdictsKeyedConcurrent is TestVerdictsConcurrent for short values
+// under keys (run with -race).
+func TestVerdictsKeyedConcurrent(t *testing.T) {
+	r := New(nil, true)
+	keys := [][]byte{[]byte("gen_ai.request.model"), []byte("gen_ai.tool.name")}
+	var texts, want []string
+	for i := range 16 {
+		s := fmt.Sprintf("value-%02d-of-a-key", i)
+		if i%4 == 0 {
+			s = "key " + fakeOpenAI
+		}
+		texts = append(texts, s)
+		w := r.get()
+		out, _ := w.text(s)
+		r.put(w)
+		want = append(want, out)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			w := r.get()
+			defer r.put(w)
+			for n := range 2000 {
+				i := (n/3 + g) % len(texts) // each value a few times in a row
+				out, _ := w.textUnder(keys[n%2], texts[i])
+				if out != want[i] {
+					t.Errorf("text %d: %q, want %q", i, out, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // remembered reports whether r's table holds s as clean.
 func remembered(r *Redactor, s string) bool {
 	_, ok := r.seen.lookup(s)
@@ -208,6 +285,9 @@ func FuzzVerdicts(f *testing.F) {
 		{long[:90] + " key " + fakeOpenAI + long[90:], 95, '.'},
 		{`{"m":"` + long + `","password":"abcdefgh"}`, 40, 'Q'},
 		{`{"m":"` + long + `","n":"` + strings.Repeat(".", 40) + `"}`, uint16(len(long) + 20), '\\'},
+		{"gpt-4o-2024-08-06", 3, 'x'},
+		{"key " + fakeOpenAI, 0, 'x'},
+		{"password=abcdefghij", 9, ' '},
 	} {
 		f.Add(c.s, c.at, c.c)
 	}
@@ -223,11 +303,16 @@ func FuzzVerdicts(f *testing.F) {
 		w, wr := r.get(), ref.get()
 		defer r.put(w)
 		defer ref.put(wr)
+		key := []byte("gen_ai.request.model")
 		for _, in := range []string{s, s, string(b), string(b), s} {
-			got, gotChanged := w.text(in)
 			want, wantChanged := wr.text(in)
+			got, gotChanged := w.text(in)
 			if got != want || gotChanged != wantChanged {
 				t.Fatalf("with the table %q (%v), without %q (%v), for %q", got, gotChanged, want, wantChanged, in)
+			}
+			got, gotChanged = w.textUnder(key, in)
+			if got != want || gotChanged != wantChanged {
+				t.Fatalf("under a key %q (%v), without the table %q (%v), for %q", got, gotChanged, want, wantChanged, in)
 			}
 		}
 	})
