@@ -94,10 +94,12 @@ type encoder struct {
 	todo []int32
 	// a chunk of a group encoded in a pipeline: the readings of its
 	// records, how many values AppendRecord cut in each (-1: skipped
-	// whole) and where each one's line ends in buf
-	rds   []semconv.Reading
-	trunc []int64
-	ends  []int32
+	// whole), where each one's line ends in buf, and (in keys) their
+	// span ids with hashes
+	rds    []semconv.Reading
+	trunc  []int64
+	ends   []int32
+	hashes []uint64
 }
 
 var encoders = sync.Pool{New: func() any { return new(encoder) }}

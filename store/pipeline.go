@@ -220,11 +220,19 @@ func (p *pipeline) take(t int, e *encoder) {
 	data := e.buf
 	compact := false // data is p.scratch: some lines left out
 	begin := 0
+	// The chunk's spans go into the span-id set first, in a loop of their
+	// own: in the set of one artifact for everything each look-up misses
+	// the cache, and with nothing else in the loop the processor has the
+	// next look-ups under way while it waits for one.
+	var fresh [chunkRecs]bool
+	for j, k := range e.keys {
+		fresh[j] = a.seen.addHashed(k, e.hashes[j])
+	}
 	for j := range e.trunc {
 		sp := p.recs[lo+j].Span
-		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
+		k := e.keys[j]
 		end := int(e.ends[j])
-		if !a.seen.addNew(k) {
+		if !fresh[j] {
 			p.dups++
 			if !compact {
 				p.scratch = append(p.scratch[:0], e.buf[:begin]...)
@@ -334,8 +342,15 @@ func (e *encoder) encodeChunk(meta *converter.Meta, recs []converter.Record, pre
 	}
 	e.rds = e.rds[:len(recs)]
 	e.trunc, e.ends = e.trunc[:0], e.ends[:0]
+	e.keys, e.hashes = e.keys[:0], e.hashes[:0]
 	for j := range recs {
 		rec := &recs[j]
+		// The span's id and its hash for the span-id set, made here
+		// beside the encoding rather than in the turn, which runs alone.
+		sp := rec.Span
+		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
+		e.keys = append(e.keys, k)
+		e.hashes = append(e.hashes, hashKey(k))
 		if prep != nil {
 			prep(rec)
 		}
