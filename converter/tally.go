@@ -205,8 +205,18 @@ func ContentSize(v pcommon.Value) int {
 // CallEstimate is the estimated_tokens of a tool call: the estimate a
 // tool-dispatch record carried, else its result's size in bytes / 4
 // (rounded up), the usual rule of thumb for what a result adds to a model's
-// context.
+// context. It is kept with rd (semconv.Reading.SetCallEstimate): the
+// encoder writes it and the tally sums it, one working out for both.
 func CallEstimate(rd *semconv.Reading, attrs pcommon.Map) int64 {
+	if n, ok := rd.CallEstimate(attrs); ok {
+		return n
+	}
+	n := callEstimate(rd, attrs)
+	rd.SetCallEstimate(attrs, n)
+	return n
+}
+
+func callEstimate(rd *semconv.Reading, attrs pcommon.Map) int64 {
 	if v, ok := rd.Lookup(attrs, semconv.EstimatedTokens); ok && v.Type() == pcommon.ValueTypeInt {
 		return v.Int()
 	}

@@ -10,8 +10,10 @@ import (
 )
 
 // BenchmarkTally measures the tally over the benchmark batch, the
-// readings already made (as a writer hands them over): the wrapper
-// check, failures, token usage and cost per span. The price data is
+// readings already made as a writer hands them over (the encoder has
+// read each span and worked out each tool call's estimate, which the
+// reading keeps): the wrapper check, failures, token usage and cost per
+// span. The price data is
 // loaded before (once per process, not per tally). artifact=one counts
 // the batch in one tally (the store's one-artifact pipeline);
 // artifact=per-trace in a new tally per trace, as a store with one
@@ -26,6 +28,9 @@ func BenchmarkTally(b *testing.B) {
 	rds := make([]semconv.Reading, len(recs))
 	for i := range recs {
 		recs[i].Read(&rds[i])
+		if rds[i].Kind == semconv.Call {
+			converter.CallEstimate(&rds[i], recs[i].Span.Attributes()) // as the encoder does
+		}
 	}
 	// Each trace's records are consecutive in the batch.
 	var starts []int

@@ -187,6 +187,8 @@ type Reading struct {
 	scope    string // instrumentation scope name and version, see SetScope
 	scopeVer string
 	attrs    pcommon.Map // for the few keys read only on some dialects' spans
+	est      int64       // see SetCallEstimate
+	hasEst   bool
 }
 
 // A hit is an attribute with a key Read notes.
@@ -226,6 +228,28 @@ func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 	r.resolve(statusError, fields)
 	r.scope, r.scopeVer = "", ""
 	r.attrs = attrs
+	r.hasEst = false
+}
+
+// SetCallEstimate keeps n, the estimated tokens of the tool call read
+// from attrs (converter.CallEstimate), with the reading until the next
+// [Read]: a writer encodes a record, which writes the estimate, and then
+// tallies it, which sums it, and the second asks [Reading.CallEstimate]
+// instead of working it out again. It keeps nothing when attrs is not
+// the map r was read from.
+func (r *Reading) SetCallEstimate(attrs pcommon.Map, n int64) {
+	if attrs == r.attrs {
+		r.est, r.hasEst = n, true
+	}
+}
+
+// CallEstimate returns the estimate SetCallEstimate kept for attrs since
+// the last Read, and false when none was.
+func (r *Reading) CallEstimate(attrs pcommon.Map) (int64, bool) {
+	if !r.hasEst || attrs != r.attrs {
+		return 0, false
+	}
+	return r.est, true
 }
 
 func (r *Reading) str(id keyID) string {

@@ -203,3 +203,27 @@ func TestReadDoesNotAllocate(t *testing.T) {
 		assert.Zero(t, testing.AllocsPerRun(100, func() { Read(&r, "chat gpt-4o", m, false) }), name)
 	}
 }
+
+// A call estimate kept with a reading is for the map read, until the
+// next Read: another map (even one with the same attributes) and the
+// next span find none.
+func TestCallEstimateKept(t *testing.T) {
+	m := attrs(OperationName, "execute_tool", ToolName, "search")
+	same := attrs(OperationName, "execute_tool", ToolName, "search")
+	var r Reading
+	Read(&r, "execute_tool search", m, false)
+	_, ok := r.CallEstimate(m)
+	assert.False(t, ok, "none kept yet")
+	r.SetCallEstimate(same, 7)
+	_, ok = r.CallEstimate(m)
+	assert.False(t, ok, "kept for another map")
+	r.SetCallEstimate(m, 42)
+	n, ok := r.CallEstimate(m)
+	assert.True(t, ok)
+	assert.Equal(t, int64(42), n)
+	_, ok = r.CallEstimate(same)
+	assert.False(t, ok, "asked for another map")
+	Read(&r, "execute_tool search", m, false)
+	_, ok = r.CallEstimate(m)
+	assert.False(t, ok, "Read forgets it")
+}

@@ -1,0 +1,49 @@
+package converter_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// CallEstimate is worked out once per reading (the encoder's and the
+// tally's ask for the same span) and is always the span's own: the next
+// span read gets its own estimate, never the one kept for the span
+// before.
+func TestCallEstimateKeptPerSpan(t *testing.T) {
+	toolSpan := func(result string, estimate int64) ptrace.Span {
+		sp := ptrace.NewSpan()
+		a := sp.Attributes()
+		a.PutStr(semconv.OperationName, "execute_tool")
+		a.PutStr(semconv.ToolName, "search")
+		if result != "" {
+			a.PutStr(semconv.ToolCallResult, result)
+		}
+		if estimate > 0 {
+			a.PutInt(semconv.EstimatedTokens, estimate)
+		}
+		return sp
+	}
+	spans := []struct {
+		sp   ptrace.Span
+		want int64 // (bytes + 3) / 4, or the estimate the span carries
+	}{
+		{toolSpan(strings.Repeat("r", 400), 0), 100},
+		{toolSpan(strings.Repeat("r", 401), 0), 101},
+		{toolSpan(strings.Repeat("r", 400), 7), 7},
+		{toolSpan("", 0), 0},
+		{toolSpan(strings.Repeat("r", 8), 0), 2},
+	}
+	var rd semconv.Reading
+	for i, s := range spans {
+		attrs := s.sp.Attributes()
+		semconv.Read(&rd, s.sp.Name(), attrs, false)
+		assert.Equal(t, s.want, converter.CallEstimate(&rd, attrs), "span %d, worked out", i)
+		assert.Equal(t, s.want, converter.CallEstimate(&rd, attrs), "span %d, kept", i)
+	}
+}
