@@ -44,6 +44,7 @@ func (s *spanSet) reserve(n int) {
 // the artifact rather than in an allocation of its own.
 func (s *spanSet) start(n int, small *smallIDs) {
 	if s.cur.fps == nil && n <= maxKeys(minSlots) {
+		clear(small.fps[:])
 		s.cur.fps, s.cur.keys = small.fps[:], small.keys[:]
 		return
 	}

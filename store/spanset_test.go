@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/converter"
@@ -134,4 +135,32 @@ func BenchmarkSpanSetAddNew(b *testing.B) {
 		add()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*700), "ns/id")
+}
+
+// TestSpanSetStartsSmall: a set started in an artifact's block (a trace's
+// handful of spans) takes seven ids without allocating, and grows past
+// them keeping every one.
+func TestSpanSetStartsSmall(t *testing.T) {
+	key := func(i int) converter.SpanKey {
+		return converter.SpanKey{Trace: [16]byte{1}, Span: [8]byte{byte(i), 1}}
+	}
+	var ids smallIDs
+	var s spanSet
+	allocs := testing.AllocsPerRun(1, func() {
+		s = spanSet{}
+		s.start(7, &ids)
+		for i := range 7 {
+			require.True(t, s.addNew(key(i)))
+		}
+	})
+	assert.Zero(t, allocs, "seven ids fit the artifact's block")
+	for i := range 7 {
+		assert.False(t, s.addNew(key(i)), "id %d is held", i)
+	}
+	for i := 7; i < 40; i++ {
+		require.True(t, s.addNew(key(i)))
+	}
+	for i := range 40 {
+		assert.True(t, s.has(key(i)), "id %d is held after growing", i)
+	}
 }
