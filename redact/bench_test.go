@@ -119,6 +119,24 @@ func BenchmarkSpan(b *testing.B) {
 			i++
 		})
 	})
+	// The spans of bench/exporter's batches, one op per span: an agent
+	// run of seven (the agent, three chat calls, three tool calls) whose
+	// messages and names repeat from run to run and whose ids do not.
+	b.Run("agent-batch", func(b *testing.B) {
+		r := New(nil, true)
+		spans := agentBatch(100)
+		for _, sp := range spans {
+			if r.Span(sp) {
+				b.Fatal("clean span changed")
+			}
+		}
+		i := 0
+		b.ReportAllocs()
+		loop(b, func() {
+			r.Span(spans[i%len(spans)])
+			i++
+		})
+	})
 	b.Run("secret", func(b *testing.B) {
 		src := chatSpan(b, " key "+fakeOpenAI)
 		sp := ptrace.NewSpan()
@@ -132,6 +150,56 @@ func BenchmarkSpan(b *testing.B) {
 			}
 		}
 	})
+}
+
+// agentBatch returns the spans of n agent runs as bench/exporter's
+// batches hold them.
+func agentBatch(n int) []ptrace.Span {
+	para := strings.Repeat("Lisbon in March: mild days, showers likely; pack layers and a light rain jacket. ", 10)
+	var spans []ptrace.Span
+	for t := range n {
+		sp := ptrace.NewSpan()
+		sp.SetName("invoke_agent travel-planner")
+		a := sp.Attributes()
+		a.PutStr("gen_ai.operation.name", "invoke_agent")
+		a.PutStr("gen_ai.agent.name", "travel-planner")
+		a.PutStr("gen_ai.conversation.id", fmt.Sprintf("conv-%d", t))
+		a.PutInt("gen_ai.usage.input_tokens", 4200)
+		a.PutInt("gen_ai.usage.output_tokens", 600)
+		spans = append(spans, sp)
+		for c := range 3 {
+			sp := ptrace.NewSpan()
+			sp.SetName("chat gpt-4o")
+			a := sp.Attributes()
+			a.PutStr("gen_ai.operation.name", "chat")
+			a.PutStr("gen_ai.provider.name", "openai")
+			a.PutStr("gen_ai.request.model", "gpt-4o")
+			a.PutStr("gen_ai.response.model", "gpt-4o-2024-08-06")
+			a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-%d-%d", t, c))
+			a.PutEmptySlice("gen_ai.response.finish_reasons").AppendEmpty().SetStr("tool_calls")
+			a.PutInt("gen_ai.usage.input_tokens", 1400)
+			a.PutInt("gen_ai.usage.output_tokens", 200)
+			a.PutInt("gen_ai.usage.cache_read.input_tokens", 512)
+			a.PutDouble("gen_ai.request.temperature", 0.2)
+			a.PutStr("gen_ai.input.messages", `[{"role":"user","parts":[{"type":"text","content":"Plan a 5-day trip to Lisbon in March for two, budget 2000 EUR. `+
+				para[:700]+`"}]},{"role":"assistant","parts":[{"type":"tool_call","id":"call_1","name":"search_flights",`+
+				`"arguments":{"origin":"BER","destination":"LIS","depart_date":"2026-03-14"}}]}]`)
+			a.PutStr("gen_ai.output.messages", `[{"role":"assistant","parts":[{"type":"text","content":"`+para+`"}],"finish_reason":"tool_call"}]`)
+			spans = append(spans, sp)
+		}
+		for c := range 3 {
+			sp := ptrace.NewSpan()
+			sp.SetName("execute_tool search_flights")
+			a := sp.Attributes()
+			a.PutStr("gen_ai.operation.name", "execute_tool")
+			a.PutStr("gen_ai.tool.name", "search_flights")
+			a.PutStr("gen_ai.tool.call.id", fmt.Sprintf("call_%d", c))
+			a.PutStr("gen_ai.tool.call.arguments", `{"origin":"BER","destination":"LIS","depart_date":"2026-03-14","passengers":2}`)
+			a.PutStr("gen_ai.tool.call.result", `{"offers":[{"carrier":"TP","price":247.8,"stops":0},{"carrier":"FR","price":168.4,"stops":0}]}`)
+			spans = append(spans, sp)
+		}
+	}
+	return spans
 }
 
 // BenchmarkSecrets measures the text scan on 100 KB, a long tool result:

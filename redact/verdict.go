@@ -6,11 +6,13 @@ import (
 	"sync/atomic"
 )
 
-// verdicts remembers which long strings came out of a Redactor unchanged,
-// so that a string seen again is not scanned again. Agent traces repeat
-// long values verbatim: the same system instructions and tool definitions
-// on every chat span of an agent, a tool result quoted again in the next
-// call's input.
+// verdicts remembers which strings came out of a Redactor unchanged, so
+// that a string seen again is not scanned again. Agent traces repeat long
+// values verbatim: the same system instructions and tool definitions on
+// every chat span of an agent, a tool result quoted again in the next
+// call's input; and short ones under the same keys: models, operations,
+// tools' names. Long strings are remembered by themselves (below), short
+// attribute values by their keys (lookupKeyed).
 //
 // A look-up must cost far less than the scan it saves, and a verdict must
 // never let a string that differs from the clean one pass unscanned. So a
@@ -29,14 +31,16 @@ import (
 // most long strings (a conversation's growing input) never come again, and
 // copying each would cost more than it saves. The first sighting leaves
 // only a 64-bit hash of the whole string in the slot (a string about to be
-// scanned pays for that hash, a few per cent of the scan); a second
+// scanned pays for that hash, a few per cent of the scan, and taken before
+// the scan its one sequential read brings the string into the cache for
+// the scan's four streams); a second
 // string with that hash, now clean too, is kept. A hash that two strings
 // share only makes the table keep a clean string early: what decides a
 // verdict is the compare or the fingerprint.
 //
 // The table is fixed: a newer kept string takes an older one's slot, so
 // the memory is bounded by construction (keepBudget bytes of copies and
-// one small entry per slot); a look-up takes no lock and allocates
+// one small entry per slot; keyedSlots*keyedWays short copies); a look-up takes no lock and allocates
 // nothing; and a string forgotten is only scanned again. An entry is
 // never changed once published, so a reader racing with a writer sees the
 // old entry or the new one, whole. Only clean verdicts are kept: a string
@@ -87,18 +91,24 @@ const (
 	keepBudget = 4 << 20
 	// sampleWindow is the length of each window a sample hashes.
 	sampleWindow = 64
-	// keyedSlots is how many keys' short values are remembered, and
-	// keyedMin the shortest value: shorter ones (chat, openai, gpt-4o)
-	// cost about as little to scan as to look up.
+	// keyedSlots is how many keys' short values are remembered, keyedWays
+	// how many values each (and how many sightings), and keyedMin the
+	// shortest value: shorter ones (chat, openai, gpt-4o) cost about as
+	// little to scan as to look up.
 	keyedSlots = 256
+	keyedWays  = 4
 	keyedMin   = 8
 )
 
-// A keyedSlot holds at most one kept short value, and the sighting of
-// the last value that came out clean there.
+// A keyedSlot holds the kept short values of the keys that hash to it, a
+// few ways (an operation's name takes a few values, in turns), and the
+// sightings of the last values that came out clean there. Each is
+// replaced in turn, the oldest first.
 type keyedSlot struct {
-	kept    atomic.Pointer[string]
-	sighted atomic.Uint64
+	kept        [keyedWays]atomic.Pointer[string]
+	sighted     [keyedWays]atomic.Uint64
+	nextKept    atomic.Uint32
+	nextSighted atomic.Uint32
 }
 
 func newVerdicts() *verdicts {
@@ -181,14 +191,18 @@ func (v *verdicts) remember(p probe, h0 uint64, s string) {
 // remembered. Short values are found by their key, not by themselves:
 // the same few values come under a key span after span (a model, an
 // operation, a tool's name) or a new one every time (an id), and a key
-// that takes a new value every time then only ever takes its own slot,
-// not the slot of a key whose value repeats. The verdict is the value's
-// alone, as text's is: the key only picks the slot, and the value is
-// compared whole with the kept copy.
+// that takes a new value every time then only ever takes its own slot's
+// sightings, not the slot of a key whose values repeat. The verdict is
+// the value's alone, as text's is: the key only picks the slot, and the
+// value is compared whole with the kept copies.
 func (v *verdicts) lookupKeyed(key []byte, s string) (*keyedSlot, bool) {
 	sl := v.keyedSlot(key)
-	kept := sl.kept.Load()
-	return sl, kept != nil && *kept == s
+	for i := range sl.kept {
+		if kept := sl.kept[i].Load(); kept != nil && *kept == s {
+			return sl, true
+		}
+	}
+	return sl, false
 }
 
 // keyedSlot returns key's slot.
@@ -196,13 +210,16 @@ func (v *verdicts) keyedSlot(key []byte) *keyedSlot {
 	return &v.keyed[maphash.Bytes(v.sampleSeed, key)%keyedSlots]
 }
 
-// rememberKeyed records s, found at sl by lookupKeyed, as clean: the first
-// time as a sighting, the second time in a row as kept.
+// rememberKeyed records s, found at sl by lookupKeyed, as clean: as a
+// sighting, or as kept when one of the slot's last sightings was of s.
 func (v *verdicts) rememberKeyed(sl *keyedSlot, s string) {
 	h := v.sighting(s)
-	if sl.sighted.Swap(h) != h {
-		return
+	for i := range sl.sighted {
+		if sl.sighted[i].Load() == h {
+			kept := strings.Clone(s)
+			sl.kept[sl.nextKept.Add(1)%keyedWays].Store(&kept)
+			return
+		}
 	}
-	kept := strings.Clone(s)
-	sl.kept.Store(&kept)
+	sl.sighted[sl.nextSighted.Add(1)%keyedWays].Store(h)
 }

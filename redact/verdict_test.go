@@ -173,6 +173,34 @@ func TestVerdictsKeyed(t *testing.T) {
 	assert.False(t, rememberedUnder(model, tiny), "a value under keyedMin is not remembered")
 }
 
+// TestVerdictsKeyedTurns: values that come under one key in turns, as
+// span names and operation names do in an agent's run (the agent once,
+// then each kind of call a few times), are all remembered after a run or
+// two, and then cost no allocation.
+func TestVerdictsKeyedTurns(t *testing.T) {
+	r := New(nil, true)
+	w := r.get()
+	defer r.put(w)
+	key := []byte("gen_ai.operation.name")
+	run := []string{"invoke_agent travel-planner", "chat gpt-4o-mini", "chat gpt-4o-mini", "chat gpt-4o-mini",
+		"execute_tool search_flights", "execute_tool search_flights"}
+	for range 2 {
+		for _, s := range run {
+			w.textUnder(key, s)
+		}
+	}
+	for _, s := range run {
+		_, ok := r.seen.lookupKeyed(key, s)
+		assert.True(t, ok, "%q is remembered", s)
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		for _, s := range run {
+			w.textUnder(key, s)
+		}
+	})
+	assert.Zero(t, allocs)
+}
+
 // TestVerdictsKeyedConcurrent is TestVerdictsConcurrent for short values
 // under keys (run with -race).
 func TestVerdictsKeyedConcurrent(t *testing.T) {
