@@ -21,8 +21,9 @@ import (
 // to a high bit set. The subtraction borrows across bytes, so a byte
 // above one below 0x20 may be flagged too; but the borrow starts only
 // at a byte that is itself out of range, and the answer is only "all
-// printable or not". Four words a round, ORed together with no branch, so
-// a round costs a few instructions for 32 bytes.
+// printable or not". Four words a round, ORed together, so a round costs
+// a few instructions for 32 bytes; it stops after the first round with a
+// byte out of range, as text in another script has in every round.
 func printable(b []byte) bool {
 	const (
 		k     = 0x2020202020202020
@@ -37,6 +38,9 @@ func printable(b []byte) bool {
 		z := binary.LittleEndian.Uint64(p[24:32])
 		// A tree of ORs, not a chain: the four words are independent.
 		acc |= (((w - k) | w) | ((x - k) | x)) | (((y - k) | y) | ((z - k) | z))
+		if acc&highs != 0 {
+			return false // text in another script: no need to look further
+		}
 		b = b[32:]
 	}
 	for len(b) >= 8 {
