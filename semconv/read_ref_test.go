@@ -55,8 +55,7 @@ func (r *Reading) resolveRef(statusError bool) {
 				continue
 			}
 			r.src[f] = int8(si)
-			r.typ[f] = uint8(v.Type())
-			r.val[f] = v
+			r.hv[f] = h - 1
 			r.consumed = append(r.consumed, idx)
 			break
 		}
@@ -137,8 +136,8 @@ func requireSameReading(t *testing.T, want, got *Reading) {
 	require.Equal(t, want.consumed, got.consumed)
 	for f := range NumFields {
 		if want.Has(f) {
-			require.Equal(t, want.val[f].AsRaw(), got.val[f].AsRaw(), f.Name())
-			require.Equal(t, want.typ[f], got.typ[f], f.Name())
+			require.Equal(t, want.Value(f).AsRaw(), got.Value(f).AsRaw(), f.Name())
+			require.Equal(t, want.Value(f).Type(), got.Value(f).Type(), f.Name())
 		}
 	}
 	require.Equal(t, want.seen[:numKeys], got.seen[:numKeys])
@@ -218,7 +217,7 @@ func (r *Reading) reportsErrorRef() bool {
 	if !r.Has(FieldFinishReasons) {
 		return false
 	}
-	v := r.val[FieldFinishReasons]
+	v := r.Value(FieldFinishReasons)
 	if v.Type() == pcommon.ValueTypeStr {
 		return isError(v.Str())
 	}

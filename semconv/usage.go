@@ -22,7 +22,7 @@ func (r *Reading) ReportsError() bool {
 	if !r.Has(FieldFinishReasons) {
 		return false
 	}
-	v := r.val[FieldFinishReasons]
+	v := r.Value(FieldFinishReasons)
 	if v.Type() == pcommon.ValueTypeStr {
 		return isError(v.Str())
 	}
