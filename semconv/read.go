@@ -176,14 +176,13 @@ type Reading struct {
 	// order the walk met them, rather than in an array indexed by key id:
 	// a span has a handful of known keys out of a hundred, and a writer
 	// that reads a batch before it tallies it keeps one Reading per
-	// record, so what Read touches is what it costs.
+	// record, so what Read touches is what it costs. A promoted value is
+	// a hit, named by its index (hv), not copied: no pointer writes per
+	// field, which cost a write barrier while the GC marks.
 	seen     [maxKeys]uint8
 	hits     [maxKeys]hit
 	src      [NumFields]int8  // index into fieldSpecs[f].sources, -1 when the field is absent
-	// hv is the promoted value's index in hits: a promoted value is a
-	// hit, so it is not copied (400 bytes less per Reading, and no
-	// pointer writes, which cost a write barrier while the GC marks).
-	hv       [NumFields]uint8
+	hv       [NumFields]uint8 // the promoted value's index in hits
 	consumed []int32          // attribute indexes promoted to fields, ascending
 	buf      [NumFields]int32
 	scope    string // instrumentation scope name and version, see SetScope
