@@ -223,7 +223,7 @@ func callEstimate(rd *semconv.Reading, attrs pcommon.Map) int64 {
 	if !rd.Has(semconv.FieldResult) {
 		return 0
 	}
-	if n, ok := truncatedSize(attrs, rd.Source(semconv.FieldResult)); ok {
+	if n, ok := truncatedSize(rd, attrs, rd.Source(semconv.FieldResult)); ok {
 		return (n + 3) / 4 // a result cut short to fit a line counts whole
 	}
 	return int64(ContentSize(rd.Value(semconv.FieldResult))+3) / 4

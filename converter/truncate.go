@@ -7,6 +7,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // TruncatedPrefix begins the key of the marker attribute a [Writer] adds
@@ -16,7 +18,7 @@ import (
 // value, of its typed encoding, see [ContentSize]), in the same attribute map as K (the
 // span's, an event's or a link's). So a reader knows that, and by how
 // much, a value is incomplete, and nothing is lost silently.
-const TruncatedPrefix = "agenttrace.truncated."
+const TruncatedPrefix = semconv.TruncatedPrefix
 
 // LineSizeOption sets the line limit of a [Reader] or a [Writer]; see
 // [WithMaxLineSize].
@@ -93,7 +95,7 @@ func (e *Encoder) AppendRecord(dst []byte, rec *Record) []byte {
 	e.lim.skipped = false
 	limit := e.MaxLineSize()
 	if len(dst)-start-1 <= limit {
-		e.lim.truncated = countMarkers(rec.Span)
+		e.lim.truncated = readMarkers(e.reading(), rec.Span)
 		return dst
 	}
 	// A copy of the reading survives the encodings of the cut copy: its
@@ -240,6 +242,25 @@ func countMarkers(sp ptrace.Span) int64 {
 	return n
 }
 
+// readMarkers is countMarkers of the span rd was just read from: Read
+// counted the markers among its attributes in its walk, so only events'
+// and links' attributes, which most spans have none of, are walked here.
+func readMarkers(rd *semconv.Reading, sp ptrace.Span) int64 {
+	attrs := sp.Attributes()
+	n, ok := rd.Markers(attrs)
+	if !ok {
+		return countMarkers(sp)
+	}
+	n64 := int64(n)
+	for _, ev := range sp.Events().All() {
+		n64 += mapMarkers(ev.Attributes())
+	}
+	for _, l := range sp.Links().All() {
+		n64 += mapMarkers(l.Attributes())
+	}
+	return n64
+}
+
 func mapMarkers(attrs pcommon.Map) int64 {
 	var n int64
 	for k := range attrs.All() {
@@ -273,8 +294,13 @@ func Truncated(sp ptrace.Span, f func(where, key string, size int64)) {
 
 // truncatedSize returns the original size its marker records for the
 // attribute key, when a writer cut it short. It looks without allocating:
-// call estimates ask it for every tool call.
-func truncatedSize(attrs pcommon.Map, key string) (int64, bool) {
+// call estimates ask it for every tool call. rd, when it was read from
+// attrs, knows whether attrs has any marker at all: nearly every map has
+// none, and then there is nothing to walk.
+func truncatedSize(rd *semconv.Reading, attrs pcommon.Map, key string) (int64, bool) {
+	if n, ok := rd.Markers(attrs); ok && n == 0 {
+		return 0, false
+	}
 	for k, v := range attrs.All() {
 		if len(k) == len(TruncatedPrefix)+len(key) && strings.HasPrefix(k, TruncatedPrefix) &&
 			k[len(TruncatedPrefix):] == key && v.Type() == pcommon.ValueTypeInt {

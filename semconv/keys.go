@@ -154,6 +154,11 @@ const (
 	// EstimatedTokens keeps the estimated_tokens of a tool-dispatch record
 	// that had no OTel identity, so its estimate survives conversion.
 	EstimatedTokens = "agenttrace.estimated_tokens"
+	// TruncatedPrefix begins the key of the marker a writer adds beside a
+	// value it cut short (converter.TruncatedPrefix says more). [Read]
+	// counts the markers in its walk ([Reading.Markers]), so a writer
+	// does not walk the attributes again to learn there are none.
+	TruncatedPrefix = "agenttrace.truncated."
 	// Synthesized marks spans agenttrace made up (the root of an artifact
 	// that had no trace ids).
 	Synthesized = "agenttrace.synthesized"

@@ -1,6 +1,7 @@
 package semconv
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,4 +56,12 @@ func FuzzKeyTable(f *testing.F) {
 		require.Equal(t, wok, ok)
 		require.Equal(t, want, got)
 	})
+}
+
+// TestNoKeyIsAMarker: Read counts truncation markers among the keys the
+// table does not know, so no key it knows may begin as a marker does.
+func TestNoKeyIsAMarker(t *testing.T) {
+	for k := range keyIDs {
+		assert.False(t, strings.HasPrefix(k, TruncatedPrefix), k)
+	}
 }

@@ -190,6 +190,7 @@ type Reading struct {
 	attrs    pcommon.Map // for the few keys read only on some dialects' spans
 	est      int64       // see SetCallEstimate
 	hasEst   bool
+	marks    int32 // attributes whose key begins with TruncatedPrefix, see Markers
 }
 
 // A hit is an attribute with a key Read notes.
@@ -215,16 +216,24 @@ func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 	i := int32(0)
 	n := uint8(0)
 	var fields fieldSet
+	marks := int32(0)
 	for k, v := range attrs.All() {
 		i++
-		if id, ok := keyTab.find(k); ok && r.seen[id] == 0 {
-			// At most one hit per key id: n stays below maxKeys.
-			r.hits[n] = hit{val: v, idx: i, typ: v.Type()}
-			n++
-			r.seen[id] = n
-			fields |= keyFields[id]
+		if id, ok := keyTab.find(k); ok {
+			if r.seen[id] == 0 {
+				// At most one hit per key id: n stays below maxKeys.
+				r.hits[n] = hit{val: v, idx: i, typ: v.Type()}
+				n++
+				r.seen[id] = n
+				fields |= keyFields[id]
+			}
+		} else if len(k) >= len(TruncatedPrefix) && k[:len(TruncatedPrefix)] == TruncatedPrefix {
+			// No key of the table has the prefix (TestNoKeyIsAMarker): a
+			// marker is always a miss.
+			marks++
 		}
 	}
+	r.marks = marks
 	r.Kind, r.Dialect = r.classify(name)
 	r.resolve(statusError, fields)
 	r.scope, r.scopeVer = "", ""
@@ -251,6 +260,18 @@ func (r *Reading) CallEstimate(attrs pcommon.Map) (int64, bool) {
 		return 0, false
 	}
 	return r.est, true
+}
+
+// Markers returns how many attributes of attrs are truncation markers
+// (their key begins with [TruncatedPrefix]), counted by the
+// last [Read], and false when attrs is not the map it read: a writer
+// that cut nothing (nearly every span) then neither counts them nor
+// looks for one in another walk.
+func (r *Reading) Markers(attrs pcommon.Map) (int, bool) {
+	if attrs != r.attrs {
+		return 0, false
+	}
+	return int(r.marks), true
 }
 
 func (r *Reading) str(id keyID) string {

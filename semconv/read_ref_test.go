@@ -95,6 +95,9 @@ func fuzzAttrs(data []byte) pcommon.Map {
 		if kb%11 == 3 {
 			k = string([]byte{'a' + vb%26, kb})
 		}
+		if kb%17 == 9 { // a truncation marker, the bare prefix included
+			k = TruncatedPrefix + k[:int(vb)%(len(k)+1)]
+		}
 		var v pcommon.Value
 		if vb%13 == 0 {
 			// A duplicate key: pdata keeps both, Get finds the first.
@@ -165,6 +168,11 @@ func FuzzReadAgreesWithRef(f *testing.F) {
 			require.Equal(t, got.tokenUsageRef(), got.TokenUsage())
 		}
 		require.Equal(t, got.reportsErrorRef(), got.ReportsError())
+		marks, ok := got.Markers(m)
+		require.True(t, ok)
+		require.Equal(t, markersRef(m), marks)
+		_, ok = got.Markers(pcommon.NewMap())
+		require.False(t, ok, "another map's markers")
 		for _, k := range append(KnownKeys(), append(lookupKeys, "x", LFLevel+"x")...) {
 			wv, wok := m.Get(k)
 			gv, gok := got.Lookup(m, k)
@@ -240,4 +248,16 @@ func attrStrRef(m pcommon.Map, k string) string {
 func hasAttrRef(m pcommon.Map, k string) bool {
 	_, ok := m.Get(k)
 	return ok
+}
+
+// markersRef counts the truncation markers of m in a walk of its own, as
+// the converter did before Read counted them.
+func markersRef(m pcommon.Map) int {
+	n := 0
+	for k := range m.All() {
+		if strings.HasPrefix(k, TruncatedPrefix) {
+			n++
+		}
+	}
+	return n
 }
