@@ -22,6 +22,9 @@ type Encoder struct {
 	set bool
 	lim lineLimit
 	day dayCache
+	// embedded is, for each of jsonFields, the last string value that
+	// was embedded as it is (see appendJSONField).
+	embedded [len(jsonFields)]string
 }
 
 // origin is where a span was reported: resource and scope with their
@@ -208,7 +211,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 			continue
 		}
 		dst = appendField(dst, f.Name())
-		dst, structured[i] = appendJSONValue(dst, rd.Value(f))
+		dst, structured[i] = e.appendJSONField(dst, i, rd.Value(f))
 	}
 	if est := estimatedTokens(rd, sp.Attributes()); est > 0 {
 		dst = append(dst, `,"estimated_tokens":`...)
@@ -272,6 +275,35 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 		dst = appendScope(dst, rec.Scope, rec.ScopeSchemaURL)
 	}
 	return append(dst, '}', '\n')
+}
+
+// maxRemembered bounds the JSON text an Encoder keeps to compare with
+// (appendJSONField): a larger value is checked every time rather than
+// kept alive past its span.
+const maxRemembered = 256 << 10
+
+// appendJSONField is appendJSONValue for jsonFields[i], remembering the
+// last string the field embedded: a value the same as that one is
+// copied without being checked again. Tool definitions and system
+// instructions (kilobytes each) are sent unchanged with every model call
+// of an agent, and checking JSON is most of what the encoder costs per
+// byte; comparing costs a length compare on a miss and a memory compare,
+// several times faster than the check, on a hit. A Go string does not
+// change, so the verdict kept with it stays true.
+func (e *Encoder) appendJSONField(dst []byte, i int, v pcommon.Value) ([]byte, bool) {
+	if v.Type() == pcommon.ValueTypeStr {
+		// Only embedded values are kept, and they are at least "{}" long:
+		// the zero Encoder's empty strings match nothing.
+		if s := v.Str(); len(s) >= 2 && s == e.embedded[i] {
+			return append(dst, s...), false
+		}
+	}
+	n := len(dst)
+	dst, structured := appendJSONValue(dst, v)
+	if !structured && dst[n] != '"' && len(dst)-n <= maxRemembered {
+		e.embedded[i] = v.Str() // embedded: written as it is, not as a string
+	}
+	return dst, structured
 }
 
 // estimatedTokens is what a record adds to a model's context: the billed
