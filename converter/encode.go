@@ -311,7 +311,8 @@ func (e *Encoder) appendJSONField(dst []byte, i int, v pcommon.Value) ([]byte, b
 func estimatedTokens(rd *semconv.Reading, attrs pcommon.Map) int64 {
 	switch rd.Kind {
 	case semconv.Inference:
-		return rd.Usage().Total()
+		// Usage().Total(), without the three counts it leaves out.
+		return rd.Int(semconv.FieldInputTokens) + rd.Int(semconv.FieldOutputTokens)
 	case semconv.Call:
 		return CallEstimate(rd, attrs)
 	}

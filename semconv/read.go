@@ -191,6 +191,7 @@ type Reading struct {
 	est      int64       // see SetCallEstimate
 	hasEst   bool
 	marks    int32 // attributes whose key begins with TruncatedPrefix, see Markers
+	opNormal bool  // the operation name's attribute is a string that NormalizeOperation keeps as it is (classify)
 }
 
 // A hit is an attribute with a key Read notes.
@@ -286,7 +287,11 @@ func (r *Reading) str(id keyID) string {
 func (r *Reading) classify(name string) (Kind, Dialect) {
 	// The first rule decides nearly every span that has an operation
 	// name; the others' facts are gathered only when it does not.
-	if k, ok := operationKind(r.str(idOp)); ok {
+	op := r.str(idOp)
+	norm := NormalizeOperation(op)
+	// The promotion rule for op (acceptable) asks the same.
+	r.opNormal = norm == op
+	if k, ok := normalOperationKind(norm); ok {
 		return k, DialectGenAI
 	}
 	return classifyFacts(name, classInputs{
@@ -308,7 +313,13 @@ func (r *Reading) classify(name string) (Kind, Dialect) {
 // operationKind returns the kind a gen_ai.operation.name value decides,
 // and false when it decides none: the first rule of classifyFacts.
 func operationKind(op string) (Kind, bool) {
-	switch NormalizeOperation(op) {
+	return normalOperationKind(NormalizeOperation(op))
+}
+
+// normalOperationKind is operationKind of an operation name already
+// normalized.
+func normalOperationKind(op string) (Kind, bool) {
+	switch op {
 	case OpChat, OpTextCompletion, OpGenerate, OpEmbeddings, OpRetrieval, "completion", "generate":
 		return Inference, true
 	case OpExecuteTool:
@@ -542,9 +553,9 @@ func (r *Reading) resolve(statusError bool, fields fieldSet) {
 func (r *Reading) acceptable(f Field, v pcommon.Value) bool {
 	switch f {
 	case FieldOp:
-		// A value that normalizes differently stays an attribute.
-		s := v.Str()
-		return NormalizeOperation(s) == s
+		// A value that normalizes differently stays an attribute. Its
+		// one source is the attribute classify normalized.
+		return r.opNormal
 	case FieldCode:
 		// "error" is what a failed span without error.type reads as;
 		// an error.type spelled "error" stays an attribute.
