@@ -50,6 +50,14 @@ type Redactor struct {
 	quick func() *keywordDFA
 	// seen remembers long strings that came out unchanged (nil: off).
 	seen *verdicts
+	// shortest is the length of the shortest string this Redactor can
+	// change: a pattern's or rule's shortest match (minSecretLen) when the
+	// secret scan is on, and the shortest named key (which a text must
+	// hold to have it as a field name; its canonical form is its shortest
+	// spelling). Many attribute values are shorter (chat, openai, a
+	// model's name, a short id) and are let through by one comparison
+	// instead of a pass of the automaton.
+	shortest int
 }
 
 // New returns a Redactor for the named keys (case-insensitive exact match on
@@ -74,6 +82,11 @@ func New(keys []string, secrets bool) *Redactor {
 		}
 		r.maxLen = max(r.maxLen, len(c))
 	}
+	r.shortest = r.minLen
+	if secrets && (r.shortest == 0 || minSecretLen < r.shortest) {
+		r.shortest = minSecretLen
+	}
+	r.shortest = max(r.shortest, 1)
 	r.quick = sync.OnceValue(r.quickDFA)
 	r.pool.New = func() any { return &walker{r: r, dfa: r.quick()} }
 	r.seen = newVerdicts()
@@ -364,8 +377,8 @@ func (w *walker) pvalue(key []byte, hasKey bool, v pcommon.Value, depth int) boo
 // otherwise as text with the secret patterns. It returns the new string and
 // true only when something changed; the original is never copied otherwise.
 func (w *walker) text(s string) (string, bool) {
-	if len(s) == 0 {
-		return s, false
+	if len(s) < w.r.shortest {
+		return s, false // too short to hold a secret or a named key
 	}
 	seen := w.r.seen
 	if seen == nil || len(s) < verdictMin || len(s) > verdictMax {

@@ -1,7 +1,9 @@
 package redact
 
 import (
+	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 	"strings"
 	"sync/atomic"
 )
@@ -49,6 +51,8 @@ type verdicts struct {
 	// sampleSeed hashes the samples that pick a slot; seed0 and seed1 are
 	// the fingerprints' (seed0 also the sightings').
 	sampleSeed, seed0, seed1 maphash.Seed
+	// sampleKey starts the lanes a long string's sample is mixed in.
+	sampleKey [4]uint64
 	// held is how many bytes of kept copies the slots hold.
 	held  atomic.Int64
 	slots [verdictSlots]verdictSlot
@@ -112,7 +116,11 @@ type keyedSlot struct {
 }
 
 func newVerdicts() *verdicts {
-	return &verdicts{sampleSeed: maphash.MakeSeed(), seed0: maphash.MakeSeed(), seed1: maphash.MakeSeed()}
+	v := &verdicts{sampleSeed: maphash.MakeSeed(), seed0: maphash.MakeSeed(), seed1: maphash.MakeSeed()}
+	for i := range v.sampleKey {
+		v.sampleKey[i] = maphash.Comparable(v.sampleSeed, i)
+	}
+	return v
 }
 
 // A probe is where a look-up found a string's slot, for remember.
@@ -123,21 +131,49 @@ type probe struct {
 
 // sample hashes s's length and its head, middle and tail windows (all of
 // s when it is short): cheap whatever s's length, and different for most
-// pairs of different strings, whose slots then differ.
+// pairs of different strings, whose slots then differ. A long string's
+// windows are mixed a word at a time, in four lanes keyed by this
+// table's own random words, instead of copied out and hashed whole: the
+// copy and a keyed hash of 200 bytes cost more than the compare they
+// lead to. The sample only picks a slot; what lets a string through is
+// the whole compare (or the fingerprint), so strings made to share a
+// sample only share a slot and are scanned again, as unseen ones are.
 func (v *verdicts) sample(s string) uint64 {
 	if len(s) <= 3*sampleWindow {
 		return maphash.String(v.sampleSeed, s)
 	}
-	var buf [8 + 3*sampleWindow]byte
-	n := uint64(len(s))
-	for i := range 8 {
-		buf[i] = byte(n >> (8 * i))
+	b := bytesOf(s)
+	k := &v.sampleKey
+	l0, l1, l2, l3 := k[0]^uint64(len(s)), k[1], k[2], k[3]
+	for _, at := range [3]int{0, len(s)/2 - sampleWindow/2, len(s) - sampleWindow} {
+		w := b[at : at+sampleWindow : at+sampleWindow]
+		for i := 0; i < sampleWindow; i += 32 {
+			l0 = mixWord(l0, binary.LittleEndian.Uint64(w[i:]))
+			l1 = mixWord(l1, binary.LittleEndian.Uint64(w[i+8:]))
+			l2 = mixWord(l2, binary.LittleEndian.Uint64(w[i+16:]))
+			l3 = mixWord(l3, binary.LittleEndian.Uint64(w[i+24:]))
+		}
 	}
-	mid := len(s)/2 - sampleWindow/2
-	copy(buf[8:], s[:sampleWindow])
-	copy(buf[8+sampleWindow:], s[mid:mid+sampleWindow])
-	copy(buf[8+2*sampleWindow:], s[len(s)-sampleWindow:])
-	return maphash.Bytes(v.sampleSeed, buf[:])
+	return fmix64(mixWord(mixWord(mixWord(l0, l1), l2), l3))
+}
+
+// mixWord folds the word x into the lane h: a multiply of the two halves
+// of h^x (the 64x64->128 bit product mixes every bit into the middle),
+// folded back to 64 bits.
+func mixWord(h, x uint64) uint64 {
+	hi, lo := bits.Mul64(h^x, 0x9e3779b97f4a7c15)
+	return hi ^ lo
+}
+
+// fmix64 is MurmurHash3's finalizer: every bit of h reaches the low bits
+// that pick a slot.
+func fmix64(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
 }
 
 // fingerprint returns s's two hashes.
@@ -205,9 +241,21 @@ func (v *verdicts) lookupKeyed(key []byte, s string) (*keyedSlot, bool) {
 	return sl, false
 }
 
-// keyedSlot returns key's slot.
+// keyedSlot returns key's slot. A key of eight bytes or more (nearly
+// every one: gen_ai.request.model) is mixed from its length and three
+// words, its first, middle and last, as a long string's sample is: a key
+// is looked up for nearly every attribute value, and the slot only picks
+// where values are compared whole, so keys that share the words only
+// share a slot.
 func (v *verdicts) keyedSlot(key []byte) *keyedSlot {
-	return &v.keyed[maphash.Bytes(v.sampleSeed, key)%keyedSlots]
+	n := len(key)
+	if n < 8 {
+		return &v.keyed[maphash.Bytes(v.sampleSeed, key)%keyedSlots]
+	}
+	h := mixWord(v.sampleKey[0]^uint64(n), binary.LittleEndian.Uint64(key))
+	h = mixWord(h, binary.LittleEndian.Uint64(key[n/2-4:]))
+	h = mixWord(h, binary.LittleEndian.Uint64(key[n-8:]))
+	return &v.keyed[fmix64(h)%keyedSlots]
 }
 
 // rememberKeyed records s, found at sl by lookupKeyed, as clean: as a
