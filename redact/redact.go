@@ -327,7 +327,10 @@ func (w *walker) pmap(m pcommon.Map, depth int) bool {
 	return changed
 }
 
-// pvalue redacts one pdata value; key is its key in a map, if hasKey.
+// pvalue redacts one pdata value; key is its key in a map, if hasKey,
+// or the key of the slice it is in (or nil), which only picks where a
+// short value's verdict is looked up: a list's values repeat under its
+// key as a value does (finish reasons: stop, tool_calls).
 func (w *walker) pvalue(key []byte, hasKey bool, v pcommon.Value, depth int) bool {
 	if hasKey && w.r.named(key) {
 		if v.Type() == pcommon.ValueTypeStr && v.Str() == Placeholder {
@@ -345,7 +348,7 @@ func (w *walker) pvalue(key []byte, hasKey bool, v pcommon.Value, depth int) boo
 		}
 		var ns string
 		var ok bool
-		if hasKey {
+		if key != nil {
 			ns, ok = w.textUnder(key, s)
 		} else {
 			ns, ok = w.text(s)
@@ -363,7 +366,7 @@ func (w *walker) pvalue(key []byte, hasKey bool, v pcommon.Value, depth int) boo
 			changed := false
 			sl := v.Slice()
 			for i := range sl.Len() {
-				if w.pvalue(nil, false, sl.At(i), depth+1) {
+				if w.pvalue(key, false, sl.At(i), depth+1) {
 					changed = true
 				}
 			}
