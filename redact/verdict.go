@@ -51,7 +51,8 @@ type verdicts struct {
 	// sampleSeed hashes the samples that pick a slot; seed0 and seed1 are
 	// the fingerprints' (seed0 also the sightings').
 	sampleSeed, seed0, seed1 maphash.Seed
-	// sampleKey starts the lanes a long string's sample is mixed in.
+	// sampleKey keys the words a long string's sample and a key's slot
+	// are mixed from.
 	sampleKey [4]uint64
 	// held is how many bytes of kept copies the slots hold.
 	held  atomic.Int64
@@ -132,49 +133,41 @@ type probe struct {
 // sample hashes s's length and its head, middle and tail windows (all of
 // s when it is short): cheap whatever s's length, and different for most
 // pairs of different strings, whose slots then differ. A long string's
-// windows are mixed a word at a time, in four lanes keyed by this
-// table's own random words, instead of copied out and hashed whole: the
-// copy and a keyed hash of 200 bytes cost more than the compare they
-// lead to. The sample only picks a slot; what lets a string through is
-// the whole compare (or the fingerprint), so strings made to share a
-// sample only share a slot and are scanned again, as unseen ones are.
+// windows are mixed two words at a time (mum), each word keyed by one of
+// the table's own random words, instead of copied out and hashed with
+// maphash: the multiplies do not wait for each other, and the copy and a
+// keyed hash of 200 bytes cost more than the compare they lead to. The
+// sample only picks a slot; what lets a string through is the whole
+// compare (or the fingerprint), so strings made to share a sample only
+// share a slot and are scanned again, as unseen ones are.
 func (v *verdicts) sample(s string) uint64 {
 	if len(s) <= 3*sampleWindow {
 		return maphash.String(v.sampleSeed, s)
 	}
 	b := bytesOf(s)
 	k := &v.sampleKey
-	l0, l1, l2, l3 := k[0]^uint64(len(s)), k[1], k[2], k[3]
+	h := uint64(len(s))
 	for _, at := range [3]int{0, len(s)/2 - sampleWindow/2, len(s) - sampleWindow} {
 		w := b[at : at+sampleWindow : at+sampleWindow]
 		for i := 0; i < sampleWindow; i += 32 {
-			l0 = mixWord(l0, binary.LittleEndian.Uint64(w[i:]))
-			l1 = mixWord(l1, binary.LittleEndian.Uint64(w[i+8:]))
-			l2 = mixWord(l2, binary.LittleEndian.Uint64(w[i+16:]))
-			l3 = mixWord(l3, binary.LittleEndian.Uint64(w[i+24:]))
+			h += mum(le64(w[i:])^k[0], le64(w[i+8:])^k[1]) ^
+				mum(le64(w[i+16:])^k[2], le64(w[i+24:])^k[3])
+			h = bits.RotateLeft64(h, 23)
 		}
 	}
-	return fmix64(mixWord(mixWord(mixWord(l0, l1), l2), l3))
+	return mum(h^k[0], k[3])
 }
 
-// mixWord folds the word x into the lane h: a multiply of the two halves
-// of h^x (the 64x64->128 bit product mixes every bit into the middle),
-// folded back to 64 bits.
-func mixWord(h, x uint64) uint64 {
-	hi, lo := bits.Mul64(h^x, 0x9e3779b97f4a7c15)
+// mum multiplies a by b and folds the 128-bit product to 64 bits: every
+// bit of both reaches the middle of the product, so the low bits that
+// pick a slot depend on all of them.
+func mum(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
 	return hi ^ lo
 }
 
-// fmix64 is MurmurHash3's finalizer: every bit of h reaches the low bits
-// that pick a slot.
-func fmix64(h uint64) uint64 {
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
-}
+// le64 is the little-endian word at the start of b.
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
 // fingerprint returns s's two hashes.
 func (v *verdicts) fingerprint(s string) (uint64, uint64) {
@@ -252,10 +245,9 @@ func (v *verdicts) keyedSlot(key []byte) *keyedSlot {
 	if n < 8 {
 		return &v.keyed[maphash.Bytes(v.sampleSeed, key)%keyedSlots]
 	}
-	h := mixWord(v.sampleKey[0]^uint64(n), binary.LittleEndian.Uint64(key))
-	h = mixWord(h, binary.LittleEndian.Uint64(key[n/2-4:]))
-	h = mixWord(h, binary.LittleEndian.Uint64(key[n-8:]))
-	return &v.keyed[fmix64(h)%keyedSlots]
+	k := &v.sampleKey
+	h := mum(le64(key)^k[0], le64(key[n-8:])^k[1]) ^ mum(le64(key[n/2-4:])^k[2], uint64(n)^k[3])
+	return &v.keyed[h%keyedSlots]
 }
 
 // rememberKeyed records s, found at sl by lookupKeyed, as clean: as a
