@@ -332,7 +332,9 @@ func (w *walker) pmap(m pcommon.Map, depth int) bool {
 // short value's verdict is looked up: a list's values repeat under its
 // key as a value does (finish reasons: stop, tool_calls).
 func (w *walker) pvalue(key []byte, hasKey bool, v pcommon.Value, depth int) bool {
-	if hasKey && w.r.named(key) {
+	// len(keys) in line: with no named keys (the exporter's default) an
+	// attribute costs no call here.
+	if hasKey && len(w.r.keys) > 0 && w.r.named(key) {
 		if v.Type() == pcommon.ValueTypeStr && v.Str() == Placeholder {
 			return false
 		}
@@ -342,7 +344,9 @@ func (w *walker) pvalue(key []byte, hasKey bool, v pcommon.Value, depth int) boo
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
 		s := v.Str()
-		if hasKey && w.r.secrets && secretKeyed(key) && credentialLike(bytesOf(s)) {
+		// A value shorter than eight bytes is no credential
+		// (credentialLike): most are, and skip the key's check.
+		if hasKey && w.r.secrets && len(s) >= 8 && secretKeyed(key) && credentialLike(bytesOf(s)) {
 			v.SetStr(Placeholder)
 			return true
 		}
