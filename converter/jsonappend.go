@@ -93,6 +93,11 @@ func appendDouble(dst []byte, f float64) []byte {
 	case math.IsInf(f, -1):
 		return append(dst, `{"@double":"-Inf"}`...)
 	}
+	if a := math.Abs(f); a >= 1e-3 && a < 1e6 {
+		if out, ok := appendShortDecimal(dst, f < 0, a); ok {
+			return out
+		}
+	}
 	n := len(dst)
 	dst = strconv.AppendFloat(dst, f, 'g', -1, 64)
 	for _, c := range dst[n:] {
@@ -101,6 +106,44 @@ func appendDouble(dst []byte, f float64) []byte {
 		}
 	}
 	return append(dst, '.', '0')
+}
+
+// appendShortDecimal appends a, in [1e-3, 1e6), as appendDouble does
+// (strconv's shortest 'g', then ".0" if that has no '.'), when it has at
+// most three decimals: a temperature, a top_p, a price. It reports false,
+// appending nothing, for any other a.
+//
+// m/10^k is the decimal m·10^-k correctly rounded (m and 10^k are
+// exact), so when it gives back a, that decimal reads back as a. Tried
+// for k = 0, 1, 2, 3 in turn, the first that does is the shortest one:
+// any decimal of k digits after the point within a's rounding interval
+// (narrower than 1.2e-10 below 1e6) is the one nearest a·10^k, and
+// those of fewer digits were tried first. Shortest 'g' writes a number
+// in this range without an exponent, with no zero after its last digit:
+// these digits. TestAppendDoubleAgrees, FuzzAppendDouble.
+func appendShortDecimal(dst []byte, neg bool, a float64) ([]byte, bool) {
+	for k, p := range [...]float64{1, 10, 100, 1000} {
+		m := math.Round(a * p)
+		if m/p != a {
+			continue
+		}
+		if neg {
+			dst = append(dst, '-')
+		}
+		u := uint64(m)
+		pk := uint64(p)
+		dst = strconv.AppendUint(dst, u/pk, 10)
+		dst = append(dst, '.')
+		if k == 0 {
+			return append(dst, '0'), true
+		}
+		frac := u % pk
+		for d := pk / 10; d > 0; d /= 10 { // k digits, leading zeros kept
+			dst = append(dst, byte('0'+frac/d%10))
+		}
+		return dst, true
+	}
+	return dst, false
 }
 
 func appendBase64(dst []byte, b []byte) []byte {

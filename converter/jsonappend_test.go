@@ -3,6 +3,8 @@ package converter
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,5 +85,58 @@ func FuzzAppendTimestamp(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ns uint64) {
 		require.Equal(t, string(refAppendTimestamp(nil, ns)), string(appendTimestamp(nil, ns)))
 		require.Equal(t, string(refAppendTimestamp(nil, ns)), string(appendTimestampOn(nil, ns, &day)))
+	})
+}
+
+// refAppendDouble is appendDouble as it was before short decimals were
+// written without strconv: the reference its tests hold it to.
+func refAppendDouble(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, `{"@double":"NaN"}`...)
+	case math.IsInf(f, 1):
+		return append(dst, `{"@double":"+Inf"}`...)
+	case math.IsInf(f, -1):
+		return append(dst, `{"@double":"-Inf"}`...)
+	}
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return append(dst, s...)
+}
+
+// TestAppendDoubleAgrees: the edges of the short-decimal range, numbers
+// of up to three decimals (and one more) across it, the neighbours of
+// each (one ulp away, which need more digits), and random doubles.
+func TestAppendDoubleAgrees(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 0.2, 247.8, 168.4, 0.1 + 0.2, 1e-3, 0.00099999, 1e6, 999999.999,
+		999999.9999, 123456.5, 0.0015, 1, 2, 1e5, 0.5e-3, math.MaxFloat64, math.SmallestNonzeroFloat64,
+		math.NaN(), math.Inf(1), math.Inf(-1)}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		k := rng.IntN(5)
+		m := rng.Int64N(1_000_000_000)
+		vals = append(vals, float64(m)/math.Pow(10, float64(k)), math.Float64frombits(rng.Uint64()), rng.Float64()*1e6)
+	}
+	for _, v := range vals {
+		for _, f := range []float64{v, -v, math.Nextafter(v, math.Inf(1)), math.Nextafter(v, math.Inf(-1))} {
+			if want, got := refAppendDouble(nil, f), appendDouble(nil, f); string(got) != string(want) { // (require is slow in this loop)
+				require.Equal(t, string(want), string(got), "%v (%x)", f, math.Float64bits(f))
+			}
+		}
+	}
+}
+
+// FuzzAppendDouble holds appendDouble to strconv's shortest form on any
+// double, and on any number of up to three decimals.
+func FuzzAppendDouble(f *testing.F) {
+	f.Add(math.Float64bits(0.2), int64(2478), uint8(1))
+	f.Add(math.Float64bits(999999.999), int64(999999999), uint8(3))
+	f.Fuzz(func(t *testing.T, bits uint64, m int64, k uint8) {
+		d := math.Float64frombits(bits)
+		require.Equal(t, string(refAppendDouble(nil, d)), string(appendDouble(nil, d)))
+		d = float64(m) / math.Pow(10, float64(k%5))
+		require.Equal(t, string(refAppendDouble(nil, d)), string(appendDouble(nil, d)))
 	})
 }
