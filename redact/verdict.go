@@ -20,7 +20,7 @@ import (
 // never let a string that differs from the clean one pass unscanned. So a
 // string is found by a cheap sample of it (its length and up to three
 // windows of sampleWindow bytes: the head, the middle and the tail, hashed
-// with a seed of this Redactor's own) and then compared whole with a copy
+// or mixed with keys of this Redactor's own) and then compared whole with a copy
 // the table keeps: a memory compare is several times as fast as a hash of
 // the same bytes, and unlike any hash it cannot collide. A string too long
 // to copy (keepMax), or that finds the copies' budget (keepBudget) spent,
