@@ -140,10 +140,20 @@ func (b *budgets) state(tid trace.TraceID, conv string) *budgetState {
 	return st
 }
 
+// spent is what a span that ended spent, as the budget read it: a
+// dropped span's trailer counts it without reading the span again.
+type spent struct {
+	usage semconv.Usage // a model call's (zero for other spans)
+	// cost is a model call's cost, known or not, when priced is set: with
+	// a cost budget, for a model call that counts (a leaf).
+	cost   pricing.Cost
+	priced bool
+}
+
 // spend counts a span that ended: its model usage, its crossings. It
-// returns the usage of a model call (zero for other spans), so a span
-// dropped after this is not read twice.
-func (b *budgets) spend(s sdktrace.ReadOnlySpan) semconv.Usage {
+// returns the usage of a model call (zero for other spans) and, with a
+// cost budget, its cost, so a span dropped after this is not read twice.
+func (b *budgets) spend(s sdktrace.ReadOnlySpan) spent {
 	var f semconv.Facts
 	if b.scope == PerConversation {
 		f = semconv.ReadKV(s.Name(), s.Attributes())
@@ -153,10 +163,11 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) semconv.Usage {
 	if f.Kind != semconv.Inference {
 		f.Usage = semconv.Usage{} // only model calls spend
 	}
-	var nano int64
+	var c pricing.Cost
 	if b.usdBudget > 0 && f.Kind == semconv.Inference {
-		nano = b.cost(s, f.Usage) // before the leaf rule takes a wrapper's usage
+		c = b.cost(s, f.Usage) // before the leaf rule takes a wrapper's usage
 	}
+	nano := c.Nanos()
 	undo, undoNano := b.leaf(s, &f, nano)
 	// Any span that names a conversation ties its trace to that
 	// conversation's budget.
@@ -174,7 +185,7 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) semconv.Usage {
 		}
 	}
 	b.forgetIfRoot(s)
-	return f.Usage
+	return spent{usage: f.Usage, cost: c, priced: b.usdBudget > 0 && f.Kind == semconv.Inference}
 }
 
 // leaf applies the leaf rule to a span that ended: a model call found
@@ -333,7 +344,7 @@ var ErrUnpricedModel = errors.New("agenttrace: no price for model; the cost budg
 // its start. The live budget reads the canonical GenAI keys (and
 // gen_ai.system); usage is u (input and output, as the budget read them)
 // with the cache and reasoning counts of the span.
-func (b *budgets) cost(s sdktrace.ReadOnlySpan, u semconv.Usage) int64 {
+func (b *budgets) cost(s sdktrace.ReadOnlySpan, u semconv.Usage) pricing.Cost {
 	var provider, model, request string
 	for _, kv := range s.Attributes() {
 		switch string(kv.Key) {
@@ -355,7 +366,7 @@ func (b *budgets) cost(s sdktrace.ReadOnlySpan, u semconv.Usage) int64 {
 			u.Reasoning = kv.Value.AsInt64()
 		case semconv.UsageCost, semconv.OICostTotal, semconv.OperationCost:
 			if v := kv.Value.AsFloat64(); v >= 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
-				return int64(math.Round(v * 1e9))
+				return pricing.Cost{USD: v, Source: pricing.FromSpan}
 			}
 		}
 	}
@@ -363,16 +374,15 @@ func (b *budgets) cost(s sdktrace.ReadOnlySpan, u semconv.Usage) int64 {
 		model = request
 	}
 	if u.IsZero() {
-		return 0 // no usage reported: nothing to price
+		return pricing.Cost{} // no usage reported: unpriced, as a tally counts it
 	}
 	c := b.prices.UsageCost(provider, model, s.StartTime(), u)
 	if !c.Known() {
 		if _, seen := b.unpriced.LoadOrStore(model, true); !seen {
 			otel.Handle(fmt.Errorf("%w: %q (provider %q)", ErrUnpricedModel, model, provider))
 		}
-		return 0
 	}
-	return int64(math.Round(c.USD * 1e9))
+	return c
 }
 
 // countCost adds nano nano-dollars to st and calls back on the cost

@@ -39,7 +39,11 @@
 // token totals, and so do spans dropped from a full queue when a budget is
 // set (the budget reads their usage anyway; without one, the drop path
 // stays as cheap as the SDK's and the trailer's "dropped" says the totals
-// are short).
+// are short). With a cost budget (WithBudgetUSD) the trailer's spent_usd
+// counts a dropped model call's cost as if it had been written (priced
+// once, by the live budget, and summed lock-free), and a model call the
+// price data does not know in unpriced_calls; so does a span a failed
+// write lost.
 //
 // # Contract
 //

@@ -30,8 +30,8 @@ type Processor struct {
 	cfg     config
 	budgets *budgets
 	dropped atomic.Int64
-	// dropUsage sums the usage of dropped spans for a single artifact; a
-	// folder of artifacts keeps it by trace, in the store.
+	// dropUsage sums the usage and cost of dropped spans for a single
+	// artifact; a folder of artifacts keeps them by trace, in the store.
 	dropUsage usageCounter
 	sink      *sink
 
@@ -88,7 +88,7 @@ func (p *Processor) OnEnd(s sdktrace.ReadOnlySpan) {
 	if p.cfg.filter != nil && !p.cfg.filter(s) {
 		return
 	}
-	var u semconv.Usage // a model call's usage, when a budget read it
+	var u spent // a model call's usage and cost, when a budget read them
 	if p.budgets != nil {
 		u = p.budgets.spend(s)
 	}
@@ -117,11 +117,13 @@ func (p *Processor) enqueue(s sdktrace.ReadOnlySpan) bool {
 }
 
 // drop counts a span that will not be written, with u, its model usage
-// when a budget read it, so the trailer's totals keep it. Without a budget
-// the usage is not read here: this is the overloaded path, and reading
-// would make it several times slower than the SDK's own drop; the
-// trailer's "dropped" then says its totals are short.
-func (p *Processor) drop(s sdktrace.ReadOnlySpan, u semconv.Usage) {
+// (and, with a cost budget, its cost) when a budget read it, so the
+// trailer's totals keep it: spent_usd counts a dropped model call as if
+// it had been written. Without a budget the usage is not read here: this
+// is the overloaded path, and reading would make it several times slower
+// than the SDK's own drop; the trailer's "dropped" then says its totals
+// are short.
+func (p *Processor) drop(s sdktrace.ReadOnlySpan, u spent) {
 	p.dropped.Add(1)
 	if p.cfg.sink == sinkDir {
 		p.sink.drop(pcommon.TraceID(s.SpanContext().TraceID()), u)

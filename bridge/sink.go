@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/store"
@@ -22,8 +23,9 @@ type sink struct {
 	red       *redact.Redactor
 	st        *store.Store
 	dropped   *atomic.Int64 // all queue drops: a single artifact's count
-	dropUsage *usageCounter // their model usage: a single artifact's
+	dropUsage *usageCounter // their model usage and cost: a single artifact's
 	rd        semconv.Reading
+	pricer    pricing.Pricer // prices the model calls of failed writes
 }
 
 func newSink(c *config, dropped *atomic.Int64, dropUsage *usageCounter) (*sink, error) {
@@ -83,7 +85,8 @@ func (s *sink) Paths() []string {
 }
 
 // write takes a batch of spans, in the order they ended. Spans the store
-// could not write are counted as dropped, with their usage, so the
+// could not write are counted as dropped, with their usage and the cost
+// of their model calls (priced as a tally prices a record), so the
 // trailer still accounts for them.
 func (s *sink) write(td ptrace.Traces) {
 	if s.red != nil {
@@ -100,16 +103,20 @@ func (s *sink) write(td ptrace.Traces) {
 			rec := &we.Failed[i]
 			rec.Read(&s.rd)
 			var u semconv.Usage
+			var c pricing.Total
 			if s.rd.Kind == semconv.Inference {
 				u = s.rd.Usage()
+				c.Add(s.pricer.SpanCost(rec.Span, &s.rd, s.rd.TokenUsage()))
 			}
-			s.st.Drop(rec.Span.TraceID(), 1, u)
+			s.st.DropPriced(rec.Span.TraceID(), 1, u, c)
 		}
 	}
 }
 
 // drop counts a span dropped from a full queue, of a folder's trace.
-func (s *sink) drop(tid pcommon.TraceID, u semconv.Usage) { s.st.Drop(tid, 1, u) }
+func (s *sink) drop(tid pcommon.TraceID, u spent) {
+	s.st.DropPriced(tid, 1, u.usage, u.total())
+}
 
 // flush syncs every artifact with unsynced records.
 func (s *sink) flush() {
@@ -124,30 +131,59 @@ func (s *sink) flush() {
 func (s *sink) close() error {
 	if s.cfg.sink != sinkDir {
 		if n := s.dropped.Load(); n > 0 {
-			s.st.Drop(pcommon.TraceID{}, n, s.dropUsage.sum())
+			u, c := s.dropUsage.sum()
+			s.st.DropPriced(pcommon.TraceID{}, n, u, c)
 		}
 	}
 	return s.st.Close()
 }
 
+// total is the cost of the span as a pricing.Total counts it: one call,
+// known or unpriced, when the budget priced it; nothing otherwise.
+func (u spent) total() pricing.Total {
+	var t pricing.Total
+	if u.priced {
+		t.Add(u.cost)
+	}
+	return t
+}
+
 // usageCounter sums the model usage of dropped spans without a lock: the
 // drop path of a single artifact runs on the agent's goroutines, under
 // overload, and must stay about as cheap as the SDK's own drop. It holds
-// what a budget reads (semconv.ReadUsageKV): input and output tokens.
+// what a budget reads (semconv.ReadUsageKV): input and output tokens;
+// and, with a cost budget, the cost the budget already priced, in
+// nano-dollars, with the calls counted as pricing.Total counts them.
 type usageCounter struct {
-	input, output atomic.Int64
+	input, output                  atomic.Int64
+	nanos, known, fromSpan, absent atomic.Int64
 }
 
 // add skips zero counts: each atomic add is a locked instruction.
-func (c *usageCounter) add(u semconv.Usage) {
-	if u.Input != 0 {
-		c.input.Add(u.Input)
+func (c *usageCounter) add(u spent) {
+	if u.usage.Input != 0 {
+		c.input.Add(u.usage.Input)
 	}
-	if u.Output != 0 {
-		c.output.Add(u.Output)
+	if u.usage.Output != 0 {
+		c.output.Add(u.usage.Output)
+	}
+	if !u.priced {
+		return
+	}
+	switch u.cost.Source {
+	case pricing.Unknown:
+		c.absent.Add(1)
+		return
+	case pricing.FromSpan:
+		c.fromSpan.Add(1)
+	}
+	c.known.Add(1)
+	if n := u.cost.Nanos(); n != 0 {
+		c.nanos.Add(n)
 	}
 }
 
-func (c *usageCounter) sum() semconv.Usage {
-	return semconv.Usage{Input: c.input.Load(), Output: c.output.Load()}
+func (c *usageCounter) sum() (semconv.Usage, pricing.Total) {
+	return semconv.Usage{Input: c.input.Load(), Output: c.output.Load()},
+		pricing.Total{Nanos: c.nanos.Load(), Known: c.known.Load(), FromSpan: c.fromSpan.Load(), Unknown: c.absent.Load()}
 }

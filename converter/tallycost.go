@@ -70,6 +70,12 @@ func (t *Tally) addCost(sp ptrace.Span, rd *semconv.Reading, u semconv.Usage) {
 	t.nest.Note(semconv.Note{Value: c.Nanos(), Tag: uint8(c.Source)})
 }
 
+// AddCost adds the cost of model calls seen outside any record (spans
+// dropped before a store wrote them, priced as they dropped), as AddUsage
+// adds their usage: spent_usd counts every call, written or not, and an
+// unpriced one stays in unpriced_calls.
+func (t *Tally) AddCost(c pricing.Total) { t.cost.Merge(c) }
+
 // Cost returns the summed cost of the leaf model calls counted, for live
 // totals; the trailer's spent_usd is its USD.
 func (t *Tally) Cost() pricing.Total { return t.cost }

@@ -40,6 +40,15 @@ func (t *Total) Add(c Cost) {
 	t.Nanos += Nanos(c.USD)
 }
 
+// Merge adds the calls o counted: a total kept apart (the model calls
+// dropped before a tally saw them) joins the tally's.
+func (t *Total) Merge(o Total) {
+	t.Nanos += o.Nanos
+	t.Known += o.Known
+	t.FromSpan += o.FromSpan
+	t.Unknown += o.Unknown
+}
+
 // Sub takes back a cost Add counted.
 func (t *Total) Sub(c Cost) { t.SubNanos(c.Nanos(), c.Source) }
 

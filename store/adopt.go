@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
 )
 
 // ErrNotAppendable is returned for a file the store will not append to:
@@ -102,6 +103,20 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 	ad.meta = r.Meta()
 	if sum := r.Summary(); sum != nil {
 		ad.tally.Drop(sum.Dropped)
+		if b := sum.Budget; b != nil && b.CostBudget != nil {
+			// The dollars of model calls dropped before they were written
+			// (Store.DropPriced) are in the trailer and in no record: what
+			// it counts beyond the records is theirs, kept for the next.
+			rec := ad.tally.Cost()
+			var d pricing.Total
+			if n := pricing.Nanos(b.CostBudget.SpentUSD) - rec.Nanos; n > 0 {
+				d.Nanos = n
+			}
+			if k := b.CostBudget.UnpricedCalls - rec.Unknown; k > 0 {
+				d.Unknown = k
+			}
+			ad.tally.AddCost(d)
+		}
 		if b := sum.Budget; b != nil && (b.BudgetTokens > 0 || b.CostBudget != nil) {
 			ad.meta.Budget = &converter.Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}
 			if b.CostBudget != nil {

@@ -274,11 +274,11 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record, prep func(*con
 	// another trailer follows.
 	trailer := root && a.key.Kind != KindRun
 	var dn int64
-	var du semconv.Usage
+	var du dropUsage
 	if trailer {
 		dn, du = s.drops.takeOf(a)
 		next.Drop(dn)
-		next.AddUsage(du)
+		du.into(&next)
 		buf = appendTrailer(buf, a.meta, &next)
 	}
 	e.buf, e.keys = buf[:0], keys[:0]
@@ -478,7 +478,7 @@ func (s *Store) sync(a *artifact) error {
 // trailer until a restart's recovery.
 func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 	var n int64
-	var u semconv.Usage
+	var u dropUsage
 	if a.key.Kind == KindRun {
 		n, u = s.drops.takeAll()
 	} else {
@@ -495,7 +495,7 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 	if a.loaded && a.broken == nil && (n > 0 || !a.trailerLast) && (a.headerOnDisk || n > 0 || a.key.Kind == KindRun) {
 		t := a.tally
 		t.Drop(n)
-		t.AddUsage(u)
+		u.into(&t)
 		if err := s.writeTrailer(a, &t); err != nil {
 			errs = append(errs, err)
 			unfinished = true

@@ -6,6 +6,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -20,10 +22,28 @@ type dropTable struct {
 
 type dropCount struct {
 	n     int64
-	usage semconv.Usage
+	usage dropUsage
 }
 
-func (d *dropTable) add(tid pcommon.TraceID, n int64, u semconv.Usage) {
+// dropUsage is what dropped spans spent: their model usage and its cost.
+type dropUsage struct {
+	usage semconv.Usage
+	cost  pricing.Total
+}
+
+// Add counts o in u as well.
+func (u *dropUsage) Add(o dropUsage) {
+	u.usage.Add(o.usage)
+	u.cost.Merge(o.cost)
+}
+
+// into adds u to a trailer's tally.
+func (u *dropUsage) into(t *converter.Tally) {
+	t.AddUsage(u.usage)
+	t.AddCost(u.cost)
+}
+
+func (d *dropTable) add(tid pcommon.TraceID, n int64, u dropUsage) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.m == nil {
@@ -40,14 +60,14 @@ func (d *dropTable) add(tid pcommon.TraceID, n int64, u semconv.Usage) {
 }
 
 // take removes and returns the drops of the given traces.
-func (d *dropTable) take(traces map[pcommon.TraceID]struct{}) (int64, semconv.Usage) {
+func (d *dropTable) take(traces map[pcommon.TraceID]struct{}) (int64, dropUsage) {
 	if d.size.Load() == 0 {
-		return 0, semconv.Usage{}
+		return 0, dropUsage{}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var n int64
-	var u semconv.Usage
+	var u dropUsage
 	if len(d.m) == 0 {
 		return 0, u
 	}
@@ -75,19 +95,19 @@ func (d *dropTable) take(traces map[pcommon.TraceID]struct{}) (int64, semconv.Us
 
 // takeOf removes and returns the drops of a's traces. Most writes find no
 // drops at all, and then a trace's artifact makes no set of its one trace.
-func (d *dropTable) takeOf(a *artifact) (int64, semconv.Usage) {
+func (d *dropTable) takeOf(a *artifact) (int64, dropUsage) {
 	if d.size.Load() == 0 {
-		return 0, semconv.Usage{}
+		return 0, dropUsage{}
 	}
 	return d.take(a.traceSet())
 }
 
 // takeAll removes and returns every drop, for the one artifact of a run.
-func (d *dropTable) takeAll() (int64, semconv.Usage) {
+func (d *dropTable) takeAll() (int64, dropUsage) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var n int64
-	var u semconv.Usage
+	var u dropUsage
 	for _, c := range d.m {
 		n += c.n
 		u.Add(c.usage)
@@ -109,7 +129,7 @@ func (d *dropTable) traces() []pcommon.TraceID {
 
 // giveBack returns drops taken for a's trailer when that trailer could
 // not be written, so a later one counts them.
-func (d *dropTable) giveBack(a *artifact, n int64, u semconv.Usage) {
+func (d *dropTable) giveBack(a *artifact, n int64, u dropUsage) {
 	var tid pcommon.TraceID
 	for t := range a.traceSet() {
 		tid = t

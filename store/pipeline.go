@@ -113,7 +113,7 @@ type pipeline struct {
 	budget                rootAttrs
 	trailer               bool
 	dn                    int64 // drops taken for the trailer
-	du                    semconv.Usage
+	du                    dropUsage
 	done                  int // records of the chunks taken their turn
 	startSize             int64
 	startHeader           bool
@@ -277,7 +277,7 @@ func (p *pipeline) take(t int, e *encoder) {
 		if p.trailer = p.root && a.key.Kind != KindRun; p.trailer {
 			p.dn, p.du = p.s.drops.takeOf(a)
 			p.next.Drop(p.dn)
-			p.next.AddUsage(p.du)
+			p.du.into(&p.next)
 			data = appendTrailer(data, a.meta, &p.next)
 		}
 	}

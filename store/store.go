@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -860,7 +861,7 @@ func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
 		}
 	}
 	if dropped > 0 {
-		s.drops.add(tid, dropped, semconv.Usage{})
+		s.drops.add(tid, dropped, dropUsage{})
 	}
 	if len(recs) > 0 {
 		if err := s.writeGroup(conv, recs, nil, false); err != nil {
@@ -916,9 +917,19 @@ func readArtifact(path string) ([]converter.Record, *converter.Meta, int64, erro
 // Drop counts n spans of trace tid that were dropped before the store saw
 // them (a full queue), with u, their usage when it was read: the trailer
 // of the trace's artifact counts them; a trace with nothing but drops gets
-// an artifact at Close that says so.
+// an artifact at Close that says so. Their cost is unknown here: a
+// caller that priced them calls DropPriced.
 func (s *Store) Drop(tid pcommon.TraceID, n int64, u semconv.Usage) {
-	s.drops.add(tid, n, u)
+	s.drops.add(tid, n, dropUsage{usage: u})
+}
+
+// DropPriced is Drop for spans whose model calls were priced as they
+// dropped (c counts each of those calls, known or unpriced, as
+// [pricing.Total.Add] does): the trailer's spent_usd then counts them as
+// if they had been written, and an unpriced one in unpriced_calls, so a
+// cost budget is judged on every call made, not only those written.
+func (s *Store) DropPriced(tid pcommon.TraceID, n int64, u semconv.Usage, c pricing.Total) {
+	s.drops.add(tid, n, dropUsage{usage: u, cost: c})
 }
 
 // Flush syncs every artifact written since its last sync (unless the
