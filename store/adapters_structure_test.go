@@ -1,0 +1,77 @@
+package store_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fileCalls are the os functions that open, create, write, rename or
+// remove files: what only the store may do with artifacts.
+var fileCalls = map[string]bool{
+	"Open": true, "OpenFile": true, "Create": true, "CreateTemp": true,
+	"WriteFile": true, "ReadFile": true, "Rename": true, "Remove": true,
+	"RemoveAll": true, "Truncate": true, "Mkdir": true, "MkdirAll": true,
+	"MkdirTemp": true, "Link": true, "Symlink": true, "Chmod": true,
+}
+
+// rawFileImports give a way around os to the file system.
+var rawFileImports = map[string]bool{
+	"syscall": true, "golang.org/x/sys/unix": true, "io/ioutil": true,
+}
+
+// TestAdaptersOpenNoFiles holds issue 11's structure: the SDK span
+// processor (bridge/) and the collector exporter (exporter/) are adapters
+// of the store and never open, write, rename or remove a file themselves.
+// It reads their non-test Go files and fails on any call of os's file
+// functions or any import of a raw system-call package.
+func TestAdaptersOpenNoFiles(t *testing.T) {
+	for _, dir := range []string{"../bridge", "../exporter"} {
+		var files int
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			files++
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			osName := ""
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				assert.False(t, rawFileImports[p], "%s imports %s", path, p)
+				if p == "os" {
+					osName = "os"
+					if imp.Name != nil {
+						osName = imp.Name.Name
+					}
+				}
+			}
+			if osName == "" {
+				return nil
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == osName && fileCalls[sel.Sel.Name] {
+					t.Errorf("%s calls os.%s: artifact files belong to the store", path, sel.Sel.Name)
+				}
+				return true
+			})
+			return nil
+		})
+		require.NoError(t, err)
+		require.Positive(t, files, "no Go files read under %s", dir)
+	}
+}
