@@ -108,14 +108,14 @@ func (s *sink) write(td ptrace.Traces) {
 				u = s.rd.Usage()
 				c.Add(s.pricer.SpanCost(rec.Span, &s.rd, s.rd.TokenUsage()))
 			}
-			s.st.DropPriced(rec.Span.TraceID(), 1, u, c)
+			s.st.Drop(rec.Span.TraceID(), 1, u, c)
 		}
 	}
 }
 
 // drop counts a span dropped from a full queue, of a folder's trace.
 func (s *sink) drop(tid pcommon.TraceID, u spent) {
-	s.st.DropPriced(tid, 1, u.usage, u.total())
+	s.st.Drop(tid, 1, u.usage, u.total())
 }
 
 // flush syncs every artifact with unsynced records.
@@ -132,7 +132,7 @@ func (s *sink) close() error {
 	if s.cfg.sink != sinkDir {
 		if n := s.dropped.Load(); n > 0 {
 			u, c := s.dropUsage.sum()
-			s.st.DropPriced(pcommon.TraceID{}, n, u, c)
+			s.st.Drop(pcommon.TraceID{}, n, u, c)
 		}
 	}
 	return s.st.Close()

@@ -105,7 +105,7 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 		ad.tally.Drop(sum.Dropped)
 		if b := sum.Budget; b != nil && b.CostBudget != nil {
 			// The dollars of model calls dropped before they were written
-			// (Store.DropPriced) are in the trailer and in no record: what
+			// (Store.Drop) are in the trailer and in no record: what
 			// it counts beyond the records is theirs, kept for the next.
 			rec := ad.tally.Cost()
 			var d pricing.Total

@@ -17,14 +17,14 @@ import (
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
-// TestDropPricedInTrailer: the cost of model calls dropped before the
-// store saw them (DropPriced) is in the trailer of their trace's artifact,
+// TestDropCostInTrailer: the cost of model calls dropped before the
+// store saw them (Drop) is in the trailer of their trace's artifact,
 // by the per-trace drop table, whether the trailer goes out with the
 // trace's root or at Close for a trace with nothing but drops: spent_usd
 // is what the caller priced (gpt-4o, 2.5 in / 10 out $/MTok: 300 in and
 // 100 out is 1,750 µ$), enough alone to cross a $0.001 budget, and an
 // unpriced call is counted in unpriced_calls.
-func TestDropPricedInTrailer(t *testing.T) {
+func TestDropCostInTrailer(t *testing.T) {
 	const want = (300*2.5 + 100*10) / 1e6
 	u := semconv.Usage{Input: 300, Output: 100}
 	tab, err := pricing.Default()
@@ -49,7 +49,7 @@ func TestDropPricedInTrailer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &converter.Budget{USD: 0.001}}})
-			s.DropPriced(tid(1), 1, u, tc.cost)
+			s.Drop(tid(1), 1, u, tc.cost)
 			if tc.root {
 				require.NoError(t, s.Write(records(span{trace: 1, id: 1})))
 			}
@@ -89,7 +89,7 @@ func TestAdoptKeepsDroppedCost(t *testing.T) {
 			c.Add(tab.UsageCost("openai", tc.model, time.Now(), u))
 			dir := t.TempDir()
 			s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &converter.Budget{USD: 0.001}}})
-			s.DropPriced(tid(1), 1, u, c)
+			s.Drop(tid(1), 1, u, c)
 			require.NoError(t, s.Write(records(span{trace: 1, id: 1})))
 			require.NoError(t, s.Close())
 

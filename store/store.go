@@ -915,20 +915,15 @@ func readArtifact(path string) ([]converter.Record, *converter.Meta, int64, erro
 }
 
 // Drop counts n spans of trace tid that were dropped before the store saw
-// them (a full queue), with u, their usage when it was read: the trailer
-// of the trace's artifact counts them; a trace with nothing but drops gets
-// an artifact at Close that says so. Their cost is unknown here: a
-// caller that priced them calls DropPriced.
-func (s *Store) Drop(tid pcommon.TraceID, n int64, u semconv.Usage) {
-	s.drops.add(tid, n, dropUsage{usage: u})
-}
-
-// DropPriced is Drop for spans whose model calls were priced as they
-// dropped (c counts each of those calls, known or unpriced, as
-// [pricing.Total.Add] does): the trailer's spent_usd then counts them as
-// if they had been written, and an unpriced one in unpriced_calls, so a
-// cost budget is judged on every call made, not only those written.
-func (s *Store) DropPriced(tid pcommon.TraceID, n int64, u semconv.Usage, c pricing.Total) {
+// them (a full queue, a failed write), with u, their usage when it was
+// read, and c, the cost of their model calls priced as they dropped (each
+// call, known or unpriced, counted as [pricing.Total.Add] does; the zero
+// Total when none was priced): the trailer of the trace's artifact counts
+// them, its spent_usd as if they had been written and an unpriced one in
+// unpriced_calls, so a cost budget is judged on every call made, not only
+// those written; a trace with nothing but drops gets an artifact at Close
+// that says so.
+func (s *Store) Drop(tid pcommon.TraceID, n int64, u semconv.Usage, c pricing.Total) {
 	s.drops.add(tid, n, dropUsage{usage: u, cost: c})
 }
 

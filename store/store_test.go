@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -383,8 +384,8 @@ func TestLateConversationIsOneFile(t *testing.T) {
 func TestDropsInTrailer(t *testing.T) {
 	dir := t.TempDir()
 	s := newStore(t, Options{Dir: dir, RecordCap: 1})
-	s.Drop(tid(1), 2, semconv.Usage{Input: 100})
-	s.Drop(tid(2), 1, semconv.Usage{Output: 7}) // a trace with nothing but drops
+	s.Drop(tid(1), 2, semconv.Usage{Input: 100}, pricing.Total{})
+	s.Drop(tid(2), 1, semconv.Usage{Output: 7}, pricing.Total{}) // a trace with nothing but drops
 	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1}, span{trace: 1, id: 3, parent: 1})))
 	require.NoError(t, s.Close())
 	raw, err := os.ReadFile(filepath.Join(dir, FileName(TraceKey(tid(1)), "")))
