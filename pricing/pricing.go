@@ -174,13 +174,18 @@ func (t *Table) Lookup(provider, model string) *Model {
 
 // spanModel is Lookup(semconv.NormalizeProvider(provider), model), for
 // the provider and model a span names: what [Table.UsageCost] and the
-// Pricer price with.
-func (t *Table) spanModel(provider, model string) *Model {
+// Pricer price with. remember says whether a miss replaces t.last (an
+// allocation): a Pricer that switches models, as one whose run
+// alternates two does on every call, keeps its own entry and passes
+// false.
+func (t *Table) spanModel(provider, model string, remember bool) *Model {
 	if l := t.last.Load(); l != nil && l.provider == provider && l.model == model {
 		return l.m
 	}
 	m := t.Lookup(semconv.NormalizeProvider(provider), model)
-	t.last.Store(&lastLookup{provider: provider, model: model, m: m})
+	if remember {
+		t.last.Store(&lastLookup{provider: provider, model: model, m: m})
+	}
 	return m
 }
 

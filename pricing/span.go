@@ -68,7 +68,7 @@ func (t *Table) UsageCost(provider, model string, at time.Time, u semconv.Usage)
 	if t == nil {
 		return Cost{}
 	}
-	m := t.spanModel(provider, model)
+	m := t.spanModel(provider, model, true)
 	if m == nil {
 		return Cost{}
 	}

@@ -92,6 +92,7 @@ type Pricer struct {
 	Table *Table
 
 	loaded          bool
+	looked          bool // provider, model and m are set
 	provider, model string
 	m               *Model
 }
@@ -120,9 +121,11 @@ func (p *Pricer) UsageCost(provider, model string, at time.Time, u semconv.Usage
 	if p.Table == nil {
 		return Cost{}
 	}
-	if provider != p.provider || model != p.model {
-		p.provider, p.model = provider, model
-		p.m = p.Table.spanModel(provider, model)
+	if provider != p.provider || model != p.model || !p.looked {
+		// Only a Pricer's first lookup updates the table's entry: that
+		// is the one a fresh Pricer (a tally per artifact) finds there.
+		p.m = p.Table.spanModel(provider, model, !p.looked)
+		p.provider, p.model, p.looked = provider, model, true
 	}
 	if p.m == nil {
 		return Cost{}

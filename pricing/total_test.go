@@ -72,9 +72,29 @@ func TestSpanModelAgreesWithLookup(t *testing.T) {
 		wg.Go(func() {
 			for i := range 500 {
 				j := (g + i*(g+1)) % len(names)
-				assert.Same(t, want[j], tb.spanModel(names[j].provider, names[j].model), "%+v", names[j])
+				assert.Same(t, want[j], tb.spanModel(names[j].provider, names[j].model, true), "%+v", names[j])
 			}
 		})
 	}
 	wg.Wait()
+}
+
+// A run that alternates two models switches its Pricer's model on every
+// call; that must cost a cached lookup, not an allocation a call.
+func TestPricerAlternatingModelsAllocatesNothing(t *testing.T) {
+	tb, err := Load(embedded, DataFile)
+	require.NoError(t, err)
+	p := Pricer{Table: tb}
+	at := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	u := semconv.Usage{Input: 1000, Output: 100}
+	i := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		if i++; i%2 == 0 {
+			p.UsageCost("openai", "gpt-4o", at, u)
+		} else {
+			p.UsageCost("anthropic", "claude-sonnet-4-20250514", at, u)
+		}
+	})
+	assert.Zero(t, allocs)
+	assert.True(t, p.UsageCost("openai", "gpt-4o", at, u).Known())
 }
