@@ -196,6 +196,19 @@ func TestToolLinks(t *testing.T) {
 			"chat2 input 1.0": "toolA", "chat2 input 1.1": "toolB", "chat2 input 2.0": "toolB", "chat2 input 3.0": "toolA",
 		},
 	}, {
+		// The ids decide even where the places would say otherwise.
+		name: "ids on the parts and the tool spans: by id",
+		spans: []span{
+			{name: "chat1", start: 0, op: "chat", in: msgs(user), out: msgs(msg("assistant", call("c1", "weather"), call("c2", "weather")))},
+			{name: "toolA", start: 10, op: "execute_tool", tool: "weather", callID: "c2"},
+			{name: "toolB", start: 11, op: "execute_tool", tool: "weather", callID: "c1"},
+			{name: "chat2", start: 20, op: "chat", in: msgs(user, msg("assistant", call("c1", "weather"), call("c2", "weather")), msg("tool", result("c1")), msg("tool", result("c2")))},
+		},
+		want: map[string]string{
+			"chat1 output 0.0": "toolB", "chat1 output 0.1": "toolA",
+			"chat2 input 1.0": "toolB", "chat2 input 1.1": "toolA", "chat2 input 2.0": "toolB", "chat2 input 3.0": "toolA",
+		},
+	}, {
 		name: "two calls of one tool in parallel, results without ids",
 		spans: []span{
 			{name: "chat1", start: 0, op: "chat", in: msgs(user), out: msgs(msg("assistant", call("", "weather"), call("", "weather")))},
