@@ -283,10 +283,7 @@ func TestVerdictsConcurrent(t *testing.T) {
 func BenchmarkSpanUnremembered(b *testing.B) {
 	r := New(nil, true)
 	r.seen = nil
-	sp := chatSpan(b, "")
-	require.False(b, r.Span(sp))
-	b.ReportAllocs()
-	loop(b, func() { r.Span(sp) })
+	benchClean(b, r, chatSpan(b, ""))
 }
 
 // bench_test.go names the table's size without naming verdict.go, so that
