@@ -64,6 +64,7 @@ func TestEncoderRemembersEmbedded(t *testing.T) {
 		{"a string first, then JSON", []string{`{"a":` + "\n" + `1}`, `{"a":1}`, `{"a":1}`}},
 		{"empty and short", []string{"", "{}", "", "[]", "[", "[]"}},
 		{"invalid inside", []string{`[1,2]`, `[1,,]`, `[1,2]`}},
+		{"the same plain text again", []string{"not JSON", "not JSON", "not JSON"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			requireSameLines(t, jsonSpans(tc.vals))
