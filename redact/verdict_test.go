@@ -206,34 +206,19 @@ func TestVerdictsKeyedTurns(t *testing.T) {
 func TestVerdictsKeyedConcurrent(t *testing.T) {
 	r := New(nil, true)
 	keys := [][]byte{[]byte("gen_ai.request.model"), []byte("gen_ai.tool.name")}
-	var texts, want []string
+	var texts []string
 	for i := range 16 {
 		s := fmt.Sprintf("value-%02d-of-a-key", i)
 		if i%4 == 0 {
 			s = "key " + fakeOpenAI
 		}
 		texts = append(texts, s)
-		w := r.get()
-		out, _ := w.text(s)
-		r.put(w)
-		want = append(want, out)
 	}
-	var wg sync.WaitGroup
-	for g := range 4 {
-		wg.Go(func() {
-			w := r.get()
-			defer r.put(w)
-			for n := range 2000 {
-				i := (n/3 + g) % len(texts) // each value a few times in a row
-				out, _ := w.textUnder(keys[n%2], texts[i])
-				if out != want[i] {
-					t.Errorf("text %d: %q, want %q", i, out, want[i])
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	sameConcurrently(t, r, texts, func(w *walker, n, g int) (int, string) {
+		i := (n/3 + g) % len(texts) // each value a few times in a row
+		out, _ := w.textUnder(keys[n%2], texts[i])
+		return i, out
+	})
 }
 
 // remembered reports whether r's table holds s as clean.
@@ -248,13 +233,29 @@ func remembered(r *Redactor, s string) bool {
 func TestVerdictsConcurrent(t *testing.T) {
 	r := New(nil, true)
 	base := strings.Repeat("the budget is counted per conversation; ", 10)
-	var texts, want []string
+	var texts []string
 	for i := range 64 {
 		s := fmt.Sprintf("%s %d", base, i)
 		if i%4 == 0 {
 			s += " key " + fakeOpenAI
 		}
 		texts = append(texts, s)
+	}
+	sameConcurrently(t, r, texts, func(w *walker, n, g int) (int, string) {
+		i := (n*7 + g) % len(texts)
+		out, _ := w.text(texts[i])
+		return i, out
+	})
+}
+
+// sameConcurrently redacts each of texts once alone, then has four
+// goroutines, each with its own walker, redact them 2000 times through r
+// by step (which returns the text it picked at step n of goroutine g, and
+// what came out): each must get what came out alone.
+func sameConcurrently(t *testing.T, r *Redactor, texts []string, step func(w *walker, n, g int) (int, string)) {
+	t.Helper()
+	var want []string
+	for _, s := range texts {
 		w := r.get()
 		out, _ := w.text(s)
 		r.put(w)
@@ -266,9 +267,7 @@ func TestVerdictsConcurrent(t *testing.T) {
 			w := r.get()
 			defer r.put(w)
 			for n := range 2000 {
-				i := (n*7 + g) % len(texts)
-				out, _ := w.text(texts[i])
-				if out != want[i] {
+				if i, out := step(w, n, g); out != want[i] {
 					t.Errorf("text %d: %q, want %q", i, out, want[i])
 					return
 				}
