@@ -105,11 +105,14 @@ type toolSpan struct {
 	id    string // the tool call id, "" when none
 }
 
-// traceTools are the tool spans of one trace, by start.
+// traceTools are the tool spans of one trace, by start, and the records of
+// the trace that link to them.
 type traceTools struct {
 	spans  []toolSpan
 	byID   map[string]int   // the first tool span (by start) with a tool call id, as index into spans
 	byName map[string][]int // tool spans that ran a tool name, by start; filled on demand
+	recs   []int            // the records with messages, by start
+	askers []int            // the model calls whose output asks for tools, by start
 }
 
 // named returns the tool spans that ran the tool name: those whose tool
@@ -182,40 +185,23 @@ func linkTools(recs []converter.Record, convs []*viewConversation, model []bool)
 		}
 	}
 
-	// Per trace with tool spans: the records with messages, and the model
-	// calls whose output asks for tools, each by start.
-	type work struct {
-		recs, askers []int
-	}
-	byTrace := map[pcommon.TraceID]*work{}
 	for i, c := range convs {
-		if c == nil {
-			continue
-		}
-		tid := recs[i].Span.TraceID()
-		if traces[tid] == nil {
-			continue
-		}
-		w := byTrace[tid]
-		if w == nil {
-			w = &work{}
-			byTrace[tid] = w
-		}
-		w.recs = append(w.recs, i)
-		if model[i] && asksForTools(c.Output) {
-			w.askers = append(w.askers, i)
+		if tt := traces[recs[i].Span.TraceID()]; c != nil && tt != nil {
+			tt.recs = append(tt.recs, i)
+			if model[i] && asksForTools(c.Output) {
+				tt.askers = append(tt.askers, i)
+			}
 		}
 	}
-	for tid, w := range byTrace {
-		tt := traces[tid]
-		slices.SortStableFunc(w.recs, byStart)
-		slices.SortStableFunc(w.askers, byStart)
+	for _, tt := range traces {
+		slices.SortStableFunc(tt.recs, byStart)
+		slices.SortStableFunc(tt.askers, byStart)
 		before := map[string]int{} // calls per tool name asked for by the askers started so far
 		next := 0
-		for _, i := range w.recs {
+		for _, i := range tt.recs {
 			start := recs[i].Span.StartTimestamp()
-			for ; next < len(w.askers) && recs[w.askers[next]].Span.StartTimestamp() < start; next++ {
-				for _, m := range convs[w.askers[next]].Output {
+			for ; next < len(tt.askers) && recs[tt.askers[next]].Span.StartTimestamp() < start; next++ {
+				for _, m := range convs[tt.askers[next]].Output {
 					for _, p := range m.Parts {
 						if p.Type == semconv.PartToolCall {
 							before[p.Name]++
@@ -252,7 +238,6 @@ func (tt *traceTools) link(recs []converter.Record, list []viewMessage, before m
 		calls  []place            // the list's tool calls, in order
 		callID = map[string]int{} // the last call with an id, as index into calls
 		seen   = map[string]int{}
-		places []place // of each tool part, in order
 	)
 	for _, m := range list {
 		for _, p := range m.Parts {
@@ -269,13 +254,14 @@ func (tt *traceTools) link(recs []converter.Record, list []viewMessage, before m
 	}
 	c, results := 0, 0
 	for _, m := range list {
-		for _, p := range m.Parts {
+		for j := range m.Parts {
+			p := &m.Parts[j]
+			var pl place // the call the part is or answers
 			switch p.Type {
 			case semconv.PartToolCall:
-				places = append(places, calls[c])
+				pl = calls[c]
 				c++
 			case semconv.PartToolResponse:
-				var pl place
 				if p.ID != "" {
 					if k, ok := callID[p.ID]; ok {
 						pl = calls[k]
@@ -284,19 +270,9 @@ func (tt *traceTools) link(recs []converter.Record, list []viewMessage, before m
 					pl = calls[results]
 				}
 				results++
-				places = append(places, pl)
-			}
-		}
-	}
-	k := 0
-	for _, m := range list {
-		for j := range m.Parts {
-			p := &m.Parts[j]
-			if p.Type != semconv.PartToolCall && p.Type != semconv.PartToolResponse {
+			default:
 				continue
 			}
-			pl := places[k]
-			k++
 			if p.ID != "" {
 				if s, ok := tt.byID[p.ID]; ok {
 					p.ToolSpan = recs[tt.spans[s].rec].Span.SpanID()
