@@ -2,6 +2,7 @@ package viewer_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -108,7 +109,7 @@ func handRun(spans []span) (viewer.Run, map[string]string) {
 	for _, s := range spans {
 		sp := ss.Spans().AppendEmpty()
 		var tid pcommon.TraceID
-		copy(tid[:], cmpOr(s.trace, "t"))
+		copy(tid[:], cmp.Or(s.trace, "t"))
 		sp.SetTraceID(tid)
 		sp.SetSpanID(ids[s.name])
 		if s.parent != "" {
@@ -134,13 +135,6 @@ func handRun(spans []span) (viewer.Run, map[string]string) {
 	recs := converter.Records(td)
 	converter.SortRecords(recs)
 	return viewer.Run{Name: "hand", Records: recs}, names
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // Message JSON for the hand-made spans.
