@@ -363,10 +363,12 @@ func TestAppendAcrossProcesses(t *testing.T) {
 // TestDropOnlyTraces: in a folder, a trace whose every span was dropped
 // from a full queue still gets an artifact at shutdown, with the header
 // any artifact of the run has (the budget) and a trailer that counts the
-// drop and, with a budget, its tokens.
+// drop and, with a budget, its tokens and, with a cost budget, its dollars
+// (gpt-4o, 2.5 in / 10 out $/MTok: 10 in and 5 out is 75 µ$).
 func TestDropOnlyTraces(t *testing.T) {
+	const perCall = (10*2.5 + 5*10) / 1e6
 	dir := t.TempDir()
-	p := newProcessor(t, bridge.WithDirectory(dir, converter.ByTrace), bridge.WithQueueSize(1), bridge.WithBatchSize(1), bridge.WithBudget(1000))
+	p := newProcessor(t, bridge.WithDirectory(dir, converter.ByTrace), bridge.WithQueueSize(1), bridge.WithBatchSize(1), bridge.WithBudget(1000), bridge.WithBudgetUSD(1))
 	tr := provider(t, p)
 	const n = 200
 	for range n {
@@ -386,6 +388,10 @@ func TestDropOnlyTraces(t *testing.T) {
 		require.NotNil(t, s, path)
 		assert.Equal(t, int64(1), int64(len(recs))+s.Dropped, path)
 		assert.Equal(t, int64(15), s.Tokens.Total, "%s: written or dropped, its tokens count", path)
+		if assert.NotNil(t, s.Budget, path) && assert.NotNil(t, s.Budget.CostBudget, path) {
+			assert.InDelta(t, perCall, s.Budget.CostBudget.SpentUSD, 1e-12, "%s: written or dropped, its dollars count", path)
+			assert.Zero(t, s.Budget.CostBudget.UnpricedCalls, path)
+		}
 		dropped += s.Dropped
 	}
 	assert.Equal(t, p.Dropped(), dropped)
