@@ -328,7 +328,7 @@ func (w *walker) pmap(m pcommon.Map, depth int) bool {
 }
 
 // pvalue redacts one pdata value; key is its key in a map, if hasKey,
-// or the key of the slice it is in (or nil), which only picks where a
+// or the key of the slice it is in, which only picks where a
 // short value's verdict is looked up: a list's values repeat under its
 // key as a value does (finish reasons: stop, tool_calls).
 func (w *walker) pvalue(key []byte, hasKey bool, v pcommon.Value, depth int) bool {
@@ -350,14 +350,7 @@ func (w *walker) pvalue(key []byte, hasKey bool, v pcommon.Value, depth int) boo
 			v.SetStr(Placeholder)
 			return true
 		}
-		var ns string
-		var ok bool
-		if key != nil {
-			ns, ok = w.textUnder(key, s)
-		} else {
-			ns, ok = w.text(s)
-		}
-		if ok {
+		if ns, ok := w.textUnder(key, s); ok {
 			v.SetStr(ns)
 			return true
 		}
