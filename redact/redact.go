@@ -344,9 +344,9 @@ func (w *walker) pvalue(key []byte, hasKey bool, v pcommon.Value, depth int) boo
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
 		s := v.Str()
-		// A value shorter than eight bytes is no credential
+		// A value shorter than minCredentialLen is no credential
 		// (credentialLike): most are, and skip the key's check.
-		if hasKey && w.r.secrets && len(s) >= 8 && secretKeyed(key) && credentialLike(bytesOf(s)) {
+		if hasKey && w.r.secrets && len(s) >= minCredentialLen && secretKeyed(key) && credentialLike(bytesOf(s)) {
 			v.SetStr(Placeholder)
 			return true
 		}

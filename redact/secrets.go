@@ -386,13 +386,13 @@ func genericAt(b []byte, i int) int {
 		k++
 	}
 	n := 0
-	for ; k < len(b) && n < 8; k++ {
+	for ; k < len(b) && n < minCredentialLen; k++ {
 		if c := b[k]; isSpace(c) || c == '"' || c == '\'' || c == ',' || c == ';' {
 			break
 		}
 		n++
 	}
-	if n < 8 {
+	if n < minCredentialLen {
 		return -1
 	}
 	// Backward: spaces, an optional quote, the name.
@@ -493,12 +493,17 @@ func secretKeyed(key []byte) bool {
 	return false
 }
 
+// minCredentialLen is the generic pattern's shortest value ({8,}): what
+// genericAt and credentialLike ask of a value, and what pvalue checks
+// before it asks whether a key names a credential.
+const minCredentialLen = 8
+
 // credentialLike reports whether a value under a secretKeyed name looks like
 // a credential: eight or more characters, the generic pattern's minimum, and
 // no white space. Prose under such a name ("token": "the next token") is
 // only scanned.
 func credentialLike(v []byte) bool {
-	if len(v) < 8 || string(v) == Placeholder {
+	if len(v) < minCredentialLen || string(v) == Placeholder {
 		return false
 	}
 	for _, c := range v {
