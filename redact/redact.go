@@ -400,10 +400,11 @@ func (w *walker) text(s string) (string, bool) {
 
 // textUnder is text for a value under key in an attribute map: a short
 // value is looked up by its key (verdicts.lookupKeyed) before it is
-// scanned.
+// scanned, unless it is too short to change (Redactor.shortest), which
+// text lets through by one comparison.
 func (w *walker) textUnder(key []byte, s string) (string, bool) {
 	seen := w.r.seen
-	if seen == nil || len(s) < keyedMin || len(s) >= verdictMin {
+	if seen == nil || len(s) < keyedMin || len(s) < w.r.shortest || len(s) >= verdictMin {
 		return w.text(s)
 	}
 	sl, clean := seen.lookupKeyed(key, s)
