@@ -12,6 +12,9 @@
 //                    input_tokens_details.cached_tokens); Anthropic cache_read_input_tokens
 //   cache_creation = Anthropic cache_creation_input_tokens (OpenAI: 0)
 //   reasoning      = OpenAI completion_tokens_details.reasoning_tokens (Anthropic: 0)
+// Gemini (usageMetadata): input = promptTokenCount (includes
+// cachedContentTokenCount = cache_read); output = candidatesTokenCount +
+// thoughtsTokenCount (the API reports thoughts apart); reasoning = thoughtsTokenCount.
 // A call whose usage never reached the client (usage_sent false) still lists
 // its wire usage but contributes nothing to "tokens".
 //
@@ -33,7 +36,12 @@ function tokens(e) {
   const t = zero();
   const u = e.usage;
   if (!u || e.status !== 200) return t;
-  if (e.api === "/v1/messages") {
+  if (isGemini(e.api)) {
+    t.input = u.promptTokenCount;
+    t.cache_read = u.cachedContentTokenCount || 0;
+    t.reasoning = u.thoughtsTokenCount || 0;
+    t.output = (u.candidatesTokenCount || 0) + t.reasoning;
+  } else if (e.api === "/v1/messages") {
     t.cache_read = u.cache_read_input_tokens || 0;
     t.cache_creation = u.cache_creation_input_tokens || 0;
     t.input = u.input_tokens + t.cache_read + t.cache_creation;
@@ -54,12 +62,16 @@ function tokens(e) {
   return t;
 }
 
+function isGemini(api) {
+  return api.startsWith("/v1beta/models/");
+}
+
 function kind(api) {
-  return api === "/v1/embeddings" ? "embeddings" : "chat";
+  return api === "/v1/embeddings" || /:(batchEmbedContents|embedContent)$/.test(api) ? "embeddings" : "chat";
 }
 
 function provider(api) {
-  return api === "/v1/messages" ? "anthropic" : "openai";
+  return api === "/v1/messages" ? "anthropic" : isGemini(api) ? "gcp.gemini" : "openai";
 }
 
 function callsOf(entries) {

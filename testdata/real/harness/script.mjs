@@ -52,3 +52,16 @@ export const ANTHROPIC = {
   toolCall2: { input_tokens: 118, output_tokens: 17, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
   stream: { input_tokens: 25, output_tokens: 38, cache_read_input_tokens: 1100, cache_creation_input_tokens: 210 },
 };
+
+// Gemini API usageMetadata per call (generateContent / streamGenerateContent):
+// promptTokenCount INCLUDES cachedContentTokenCount; candidatesTokenCount
+// EXCLUDES thoughtsTokenCount (totalTokenCount = prompt + candidates + thoughts),
+// as the Gemini API reports them. batchEmbedContents returns no usage.
+export const GEMINI = {
+  model: "gemini-2.5-flash",
+  responseModel: "gemini-2.5-flash",
+  embeddingModel: "gemini-embedding-001",
+  toolCall1: { promptTokenCount: 57, candidatesTokenCount: 11, thoughtsTokenCount: 23, cachedContentTokenCount: 0 },
+  toolCall2: { promptTokenCount: 98, candidatesTokenCount: 15, thoughtsTokenCount: 0, cachedContentTokenCount: 0 },
+  stream: { promptTokenCount: 1236, candidatesTokenCount: 19, thoughtsTokenCount: 31, cachedContentTokenCount: 1012 },
+};

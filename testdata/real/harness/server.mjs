@@ -5,6 +5,10 @@
 //   POST /m/<lib>/<scenario>/<enc>/v1/embeddings         OpenAI Embeddings (float and base64)
 //   POST /m/<lib>/<scenario>/<enc>/v1/responses          OpenAI Responses (JSON and SSE)
 //   POST /m/<lib>/<scenario>/<enc>/v1/messages           Anthropic Messages (JSON and SSE)
+//   POST /m/<lib>/<scenario>/<enc>/v1beta/models/<model>:generateContent        Gemini (JSON)
+//   POST /m/<lib>/<scenario>/<enc>/v1beta/models/<model>:streamGenerateContent  Gemini (SSE with alt=sse, else a JSON array)
+//   POST /m/<lib>/<scenario>/<enc>/v1beta/models/<model>:batchEmbedContents     Gemini embeddings (no usage, as the API)
+//   POST /m/<lib>/<scenario>/<enc>/v1beta/models/<model>:embedContent           Gemini single embedding
 // The scenario name selects the script (see script.mjs): names containing
 // "tool-loop", "stream", "fail" or "embed". Every call is appended to
 // <lib>/payloads/model-log.jsonl: what was asked and what usage was returned.
@@ -18,7 +22,7 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { fileURLToPath } from "node:url";
-import { PROMPTS, TOOL, ANSWERS, OPENAI, ANTHROPIC } from "./script.mjs";
+import { PROMPTS, TOOL, ANSWERS, OPENAI, ANTHROPIC, GEMINI } from "./script.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const PORT = Number(process.env.FAKE_PORT || 47320);
@@ -372,6 +376,109 @@ function anthropicMessages(req, res, body, ctx, log) {
   return log(entry);
 }
 
+// ---------- Gemini ----------
+
+function geminiUsage(u) {
+  const usage = {
+    promptTokenCount: u.promptTokenCount,
+    candidatesTokenCount: u.candidatesTokenCount,
+    totalTokenCount: u.promptTokenCount + u.candidatesTokenCount + u.thoughtsTokenCount,
+    promptTokensDetails: [{ modality: "TEXT", tokenCount: u.promptTokenCount }],
+  };
+  if (u.cachedContentTokenCount) {
+    usage.cachedContentTokenCount = u.cachedContentTokenCount;
+    usage.cacheTokensDetails = [{ modality: "TEXT", tokenCount: u.cachedContentTokenCount }];
+  }
+  if (u.thoughtsTokenCount) usage.thoughtsTokenCount = u.thoughtsTokenCount;
+  return usage;
+}
+
+function geminiRateLimit(res) {
+  sendJSON(
+    res,
+    429,
+    {
+      error: {
+        code: 429,
+        message: "Resource has been exhausted (e.g. check quota).",
+        status: "RESOURCE_EXHAUSTED",
+      },
+    },
+    { "retry-after": "20" },
+  );
+}
+
+// api: /v1beta/models/<model>:<method>
+function gemini(req, res, body, ctx, log, api, query) {
+  const m = /^\/v1beta\/models\/([^:/]+):(\w+)$/.exec(api);
+  const model = m[1];
+  const method = m[2];
+  if (ctx.behaviour === "fail") {
+    geminiRateLimit(res);
+    return log({ status: 429, error: "RESOURCE_EXHAUSTED", request_model: model });
+  }
+  if (method === "batchEmbedContents" || method === "embedContent") {
+    const reqs = method === "embedContent" ? [body] : body.requests || [];
+    const embeddings = reqs.map((_, i) => ({ values: embeddingVector(i) }));
+    sendJSON(res, 200, method === "embedContent" ? { embedding: embeddings[0] } : { embeddings });
+    return log({ status: 200, inputs: reqs.length, request_model: model, response_model: null, usage: null, usage_sent: false });
+  }
+  const b = ctx.behaviour;
+  let usage, parts, finish = "STOP", text = null, toolCalls = [];
+  if (b === "tool-loop") {
+    const hasToolResult = (body.contents || []).some((c) => (c.parts || []).some((p) => p.functionResponse));
+    if (!hasToolResult) {
+      usage = GEMINI.toolCall1;
+      toolCalls = [{ name: TOOL.name, args: TOOL.arguments }];
+      parts = toolCalls.map((t) => ({ functionCall: t }));
+    } else {
+      usage = GEMINI.toolCall2;
+      text = ANSWERS.toolLoop;
+      parts = [{ text }];
+    }
+  } else if (b === "stream") {
+    usage = GEMINI.stream;
+    text = ANSWERS.stream;
+    parts = [{ text }];
+  } else {
+    sendJSON(res, 400, { error: { code: 400, message: `scenario ${ctx.scenario} has no gemini script`, status: "INVALID_ARGUMENT" } });
+    return log({ status: 400, request_model: model });
+  }
+  const wireUsage = geminiUsage(usage);
+  const responseId = `gemini-${ctx.scenario.replace(/[^a-z0-9]/g, "")}${ctx.callIndex}`;
+  const streamed = method === "streamGenerateContent";
+  const entry = {
+    status: 200,
+    stream: streamed,
+    usage_sent: true,
+    request_model: model,
+    response_model: GEMINI.responseModel,
+    usage: wireUsage,
+    text,
+    // Gemini function calls carry no id; the name is what links the response.
+    tool_calls: toolCalls.map((t) => ({ name: t.name, arguments: JSON.stringify(t.args), id: null })),
+    finish_reason: finish,
+  };
+  const candidate = (p, fin) => ({ content: { role: "model", parts: p }, ...(fin ? { finishReason: fin } : {}), index: 0 });
+  if (!streamed) {
+    sendJSON(res, 200, { candidates: [candidate(parts, finish)], usageMetadata: wireUsage, modelVersion: GEMINI.responseModel, responseId });
+    return log(entry);
+  }
+  // Every chunk carries the prompt count; the last one the whole usage.
+  const pieces = text != null ? chunks(text).map((c) => [{ text: c }]) : [parts];
+  const out = pieces.map((p, i) => {
+    const last = i === pieces.length - 1;
+    const u = last ? wireUsage : { promptTokenCount: usage.promptTokenCount, totalTokenCount: usage.promptTokenCount, promptTokensDetails: wireUsage.promptTokensDetails };
+    return { candidates: [candidate(p, last ? finish : null)], usageMetadata: u, modelVersion: GEMINI.responseModel, responseId };
+  });
+  if (query.get("alt") === "sse") {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    for (const o of out) res.write(`data: ${JSON.stringify(o)}\r\n\r\n`);
+    res.end();
+  } else sendJSON(res, 200, out);
+  return log(entry);
+}
+
 // ---------- OTLP sink ----------
 
 const written = new Set();
@@ -430,6 +537,7 @@ const server = http.createServer(async (req, res) => {
       if (api === "/v1/embeddings") return openaiEmbeddings(req, res, body, ctx, log);
       if (api === "/v1/responses") return openaiResponses(req, res, body, ctx, log);
       if (api === "/v1/messages") return anthropicMessages(req, res, body, ctx, log);
+      if (/^\/v1beta\/models\/[^:/]+:\w+$/.test(api)) return gemini(req, res, body, ctx, log, api, url.searchParams);
     }
     process.stderr.write(`fake server: unhandled ${req.method} ${req.url}\n`);
     sendJSON(res, 404, { error: { message: `not found: ${req.url}` } });
