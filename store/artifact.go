@@ -271,8 +271,8 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record, prep func(*con
 	// A local root ends the trace's part in its process: the trailer goes
 	// out with it, in the same write, so an artifact is complete on disk
 	// as soon as its run is, crash or not. A late span appends, and
-	// another trailer follows.
-	trailer := root && a.key.Kind != KindRun
+	// another trailer follows (see trailerWith).
+	trailer := s.trailerWith(a, root)
 	var dn int64
 	var du dropUsage
 	if trailer {
@@ -304,6 +304,25 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record, prep func(*con
 	s.hooks.dropped(capped)
 	s.hooks.duplicates(dups)
 	return root, nil
+}
+
+// trailerWith reports whether a write to a, which took a local root span
+// when root, carries a trailer after its records: one that took the root,
+// and, when the store finalizes at once (FinalizeAfter 0), one that took
+// a late span of a trace whose root already ended. Such an artifact is
+// finalized again right after the write (afterWrite); with the trailer in
+// the same write call, no crash leaves the late span after the old
+// trailer with none after it, which would fail validation for good.
+// a.mu is held.
+func (s *Store) trailerWith(a *artifact, root bool) bool {
+	return a.key.Kind != KindRun && (root || s.finalizesAgain(a))
+}
+
+// finalizesAgain reports whether a, of a folder whose artifacts are
+// finalized as soon as their root ends, is finalized after every write
+// because its root already ended. a.mu is held.
+func (s *Store) finalizesAgain(a *artifact) bool {
+	return a.key.Kind != KindRun && s.opts.FinalizeAfter == 0 && a.rootEnded.Load()
 }
 
 // rootBudget makes budget, a local root's (zero: none), a's from the trailer

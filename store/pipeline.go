@@ -274,7 +274,7 @@ func (p *pipeline) take(t int, e *encoder) {
 		p.s.rootBudget(a, p.budget)
 		// A local root ends the trace's part in its process: the trailer
 		// goes out with its records (see writeLocked).
-		if p.trailer = p.root && a.key.Kind != KindRun; p.trailer {
+		if p.trailer = p.s.trailerWith(a, p.root); p.trailer {
 			p.dn, p.du = p.s.drops.takeOf(a)
 			p.next.Drop(p.dn)
 			p.du.into(&p.next)

@@ -565,7 +565,10 @@ func (s *Store) afterWrite(a *artifact, root bool) error {
 		return nil
 	}
 	switch {
-	case root && a.key.Kind != KindRun && s.opts.FinalizeAfter == 0:
+	case (root || s.finalizesAgain(a)) && a.key.Kind != KindRun && s.opts.FinalizeAfter == 0:
+		// A root just written, or a late span of a trace whose root
+		// ended (its trailer went out with it): finalized again, as a
+		// late log record is (appendLogs).
 		if err := s.finalizeLocked(a, false, nil); err != nil {
 			s.handle(fmt.Errorf("finalize %s: %w", a.path, err))
 		}
