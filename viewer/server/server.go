@@ -11,9 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/agenttrace/agenttrace/internal/hostcheck"
 )
 
 // ErrNotLoopback is returned by [CheckAddr] and [Server.Serve] for an
@@ -166,7 +167,7 @@ func CheckAddr(addr string) error {
 	if n, err := strconv.ParseUint(port, 10, 16); err != nil || (port != "0" && n == 0) {
 		return fmt.Errorf("address %q: port %q: want a number from 0 to 65535", addr, port)
 	}
-	if !loopbackHost(host) {
+	if !hostcheck.Loopback(host) {
 		if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
 			return fmt.Errorf("address %q listens on every interface: %w", addr, ErrNotLoopback)
 		}
@@ -187,26 +188,9 @@ func checkListener(ln net.Listener) error {
 	return nil
 }
 
-// loopbackHost reports whether host (no port) is "localhost" or a
-// loopback IP literal.
-func loopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.WithZone("").IsLoopback()
-}
-
-// hostAllowed checks a request's Host header. A page on another site whose
+// hostAllowed checks a request's Host header with the rule the OTLP
+// receiver applies too (package hostcheck): a page on another site whose
 // name its owner pointed at 127.0.0.1 (DNS rebinding) would otherwise be
-// same-origin with the viewer and could read every run; its requests carry
-// that site's name, so they are refused.
-func hostAllowed(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
-		host = host[1 : len(host)-1]
-	}
-	return loopbackHost(host)
-}
+// same-origin with the viewer and could read every run; its requests
+// carry that site's name, so they are refused.
+func hostAllowed(hostport string) bool { return hostcheck.Allowed(hostport) }
