@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +14,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/pricing"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // children is n chat spans of trace tr under the root of id 1, with span
@@ -80,4 +84,40 @@ func TestLateChildGetsATrailer(t *testing.T) {
 			assert.Equal(t, int64(2), readPath(t, path).summaries, "Close has nothing to add")
 		})
 	}
+}
+
+// TestNoTraceIDIsDropped (issue 22 item 10): a span whose trace id is all
+// zero (what an absent one decodes to) is counted as dropped and reported
+// with ErrNoTraceID, not written to a hidden DIR/.jsonl; the spans of the
+// same batch that have an id are written; a queue drop without an id
+// makes no artifact at Close.
+func TestNoTraceIDIsDropped(t *testing.T) {
+	dir := t.TempDir()
+	var dropped, written atomic.Int64
+	var mu sync.Mutex
+	var errs []error
+	s := newStore(t, Options{Dir: dir,
+		Hooks: Hooks{Dropped: func(n int64) { dropped.Add(n) }, Written: func(n int64) { written.Add(n) }},
+		OnError: func(err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			errs = append(errs, err)
+		}})
+	recs := records(span{trace: 1, id: 2, parent: 1}, span{trace: 1, id: 1}, span{trace: 2, id: 3, parent: 1})
+	recs[0].Span.SetTraceID(pcommon.TraceID{})
+	recs[1].Span.SetTraceID(pcommon.TraceID{})
+	require.NoError(t, s.Write(recs), "nothing a retry could fix")
+	s.Drop(pcommon.TraceID{}, 1, semconv.Usage{}, pricing.Total{})
+	require.NoError(t, s.Close())
+
+	assert.Equal(t, int64(2), dropped.Load())
+	assert.Equal(t, int64(1), written.Load())
+	mu.Lock()
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], ErrNoTraceID)
+	mu.Unlock()
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, ents, 1, "only trace 2's artifact")
+	assert.Equal(t, FileName(TraceKey(tid(2)), ""), ents[0].Name())
 }

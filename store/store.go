@@ -62,6 +62,13 @@ const DefaultOrphanFactor = 10
 // ErrClosed is returned by a Write after Close.
 var ErrClosed = errors.New("artifact store closed")
 
+// ErrNoTraceID is what Options.OnError hears when a folder store drops
+// spans whose trace id is empty (all zero, or absent): a trace's artifact
+// is named by its id, and no id would make DIR/.jsonl, a hidden file
+// every such span of every sender would share. The spans are counted as
+// dropped (Hooks.Dropped), not failed: no retry can give them an id.
+var ErrNoTraceID = errors.New("span without a trace id")
+
 // Options configure a Store. Exactly one of Dir, Path and Writer is set.
 type Options struct {
 	// Dir holds one artifact per key (see Route and FileName). It is
@@ -458,7 +465,8 @@ type group struct {
 // one artifact's records is encoded on every core while its lines are
 // appended in order. When some artifacts fail, the others are still
 // written and the error is a *WriteError holding the records not written;
-// after Close it is ErrClosed.
+// after Close it is ErrClosed. A folder store drops spans without a trace
+// id that no conversation or attribute routes (see ErrNoTraceID).
 func (s *Store) Write(recs []converter.Record) error {
 	s.life.RLock()
 	defer s.life.RUnlock()
@@ -519,6 +527,11 @@ func (s *Store) Write(recs []converter.Record) error {
 // writeGroup writes recs to the artifact of k, finalizing it when its root
 // ended and the store finalizes at once.
 func (s *Store) writeGroup(k Key, recs []converter.Record, prep func(*converter.Record), evict bool) error {
+	if k.Kind == KindTrace && k.Trace.IsEmpty() {
+		s.hooks.dropped(int64(len(recs)))
+		s.handle(fmt.Errorf("%w: %d spans dropped", ErrNoTraceID, len(recs)))
+		return nil
+	}
 	if evict {
 		defer s.closeEvicted()
 	}
@@ -927,6 +940,9 @@ func readArtifact(path string) ([]converter.Record, *converter.Meta, int64, erro
 // those written; a trace with nothing but drops gets an artifact at Close
 // that says so.
 func (s *Store) Drop(tid pcommon.TraceID, n int64, u semconv.Usage, c pricing.Total) {
+	if tid.IsEmpty() && s.run == nil {
+		return // no artifact of a folder can say so (see ErrNoTraceID)
+	}
 	s.drops.add(tid, n, dropUsage{usage: u, cost: c})
 }
 
