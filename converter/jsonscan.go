@@ -100,10 +100,20 @@ func (s *scanner) reset(data []byte) {
 
 func (s *scanner) fail(format string, args ...any) {
 	if s.err == nil {
-		s.err = fmt.Errorf("column %d: %s", s.pos+1, fmt.Sprintf(format, args...))
+		s.err = &syntaxError{at: s.pos, msg: fmt.Sprintf(format, args...)}
 	}
 	s.pos = len(s.data)
 }
+
+// syntaxError is a scanner's error: what went wrong at which byte. Its
+// text is "column N: what" (a line's column); the OTLP guard turns the
+// offset into a line and a column of a whole document.
+type syntaxError struct {
+	at  int
+	msg string
+}
+
+func (e *syntaxError) Error() string { return fmt.Sprintf("column %d: %s", e.at+1, e.msg) }
 
 func (s *scanner) ws() {
 	for s.pos < len(s.data) {
