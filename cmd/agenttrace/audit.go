@@ -88,6 +88,7 @@ error or when an input cannot be read.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of lines")
 	cmd.Flags().StringVar(&failOn, "fail-on", string(judge.Error), "exit 1 when a finding is at least this severe: info, warning or error")
 	cmd.Flags().StringVar(&against, "against", "", "reconcile the input with this `recording` of the same run (two-layer Trace Fidelity)")
+	e.redactFlags(cmd) // its findings quote arguments: the same secret scan as convert
 	return cmd
 }
 
@@ -164,7 +165,7 @@ func (e *env) audit(paths []string, asJSON bool, failOn judge.Severity) error {
 	code := exitOK
 	rep := auditReport{Files: []auditFile{}, Counts: auditCounts{ByCategory: map[string]int{}}}
 	for _, p := range paths {
-		src, err := e.loadOne(p)
+		src, err := e.loadRedacted(p)
 		if err != nil {
 			// Report and go on: one unusable file must not hide the
 			// findings of the others.

@@ -60,6 +60,7 @@ usage error or when an input cannot be read or used.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
+	e.redactFlags(cmd) // it prints arguments and results: the same secret scan as convert
 	return cmd
 }
 
@@ -89,7 +90,7 @@ func (e *env) diff(pathA, pathB string, asJSON bool) error {
 // cannot be used at all (not a trace, empty, a newer schema) is trouble,
 // exit 2, like one that cannot be read.
 func (e *env) loadRun(path string) (*source, error) {
-	src, err := e.loadOne(path)
+	src, err := e.loadRedacted(path)
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) && ee.code == exitInvalid {

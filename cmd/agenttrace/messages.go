@@ -43,6 +43,7 @@ wrap other model calls are not model calls and are left out.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON array, one object per model call")
+	e.redactFlags(cmd) // it prints content: the same secret scan as convert
 	return cmd
 }
 

@@ -9,8 +9,8 @@ import (
 	"github.com/agenttrace/agenttrace/store"
 )
 
-// redaction is what the commands that write, show or send runs (convert,
-// html, send) do to records as they are loaded: by default the secret scan
+// redaction is what the commands that write, show, print or send runs
+// (convert, html, serve, send, messages, tokens, diff, audit) do to records as they are loaded: by default the secret scan
 // of package redact, the one the bridge and the exporter run before they
 // write, since an imported log or an OTLP file was written by no such
 // writer; with --redact-key, named fields too; with --no-redact, nothing.
@@ -135,4 +135,18 @@ func (rd *redaction) imported(rec *converter.Record) {
 	if rd.needed(nil) {
 		rd.record(rec)
 	}
+}
+
+// loadRedacted is loadOne for the commands that read their inputs one at a
+// time (diff, audit) rather than through loadInputs: it redacts what it
+// loaded as loadOpened does, so what they print was scanned too. A command
+// that prints span content registers the flags (e.redactFlags(cmd)) and
+// loads through loadInputs or loadRedacted; nothing else is needed.
+func (e *env) loadRedacted(path string) (*source, error) {
+	src, err := e.loadOne(path)
+	if err != nil {
+		return nil, err
+	}
+	e.redact.source(src)
+	return src, nil
 }

@@ -171,14 +171,15 @@ func TestRedactionHeaderOTLP(t *testing.T) {
 }
 
 // TestRedactionFlags: --no-redact and --redact-key exclude each other, an
-// empty key is refused, and commands that only read (tokens) take neither.
+// empty key is refused, and commands that print no span content
+// (validate) take neither.
 func TestRedactionFlags(t *testing.T) {
 	t.Parallel()
 	in := filepath.Join(redactionDir, "events.jsonl")
 	for _, args := range [][]string{
 		{"convert", "--no-redact", "--redact-key", "x", in, "-o", "-"},
 		{"html", "--redact-key", "", in, "-o", "-"},
-		{"tokens", "--no-redact", in},
+		{"validate", "--no-redact", in},
 	} {
 		r := agenttrace(t, "", args...)
 		assert.Equal(t, exitUsage, r.code, "%v: %s", args, r.stderr)

@@ -59,6 +59,7 @@ limit are counted too.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of tables")
 	cmd.Flags().IntVar(&top, "top", report.DefaultTop, "how many of the largest responses to list")
+	e.redactFlags(cmd) // it prints names and values: the same secret scan as convert
 	return cmd
 }
 
