@@ -82,56 +82,17 @@ type fieldSpec struct {
 	sources []source // priority order; sources[0].key is the canonical key
 }
 
-func str(k string) source  { return source{key: k, typ: TypeString} }
-func num(k string) source  { return source{key: k, typ: TypeInt} }
-func dbl(k string) source  { return source{key: k, typ: TypeDouble} }
-func js(k string) source   { return source{key: k, typ: TypeJSON} }
-func strs(k string) source { return source{key: k, typ: TypeStrings} }
+// fieldNames are the fields' paths in a record, by Field: the dialect
+// table (dialects/dialects.yaml) lists them in this order.
+var fieldNames = [NumFields]string{"op", "conversation_id", "code", "tool", "tool_call_id", "tool_type", "args", "result",
+	"provider", "model", "request_model", "response_id", "finish_reasons", "usage.input_tokens", "usage.output_tokens",
+	"usage.cache_read_input_tokens", "usage.cache_creation_input_tokens", "usage.reasoning_output_tokens", "cost",
+	"input", "output", "system", "tools", "agent", "agent_id"}
 
-func (s source) when(c condition) source { s.cond = c; return s }
-
-// fieldSpecs is the dialect table: for each field, the keys that carry it,
-// best first. It follows the normalisation matrix in docs/format.md.
-var fieldSpecs = [NumFields]fieldSpec{
-	FieldOp:             {"op", TypeString, []source{str(OperationName)}},
-	FieldConversationID: {"conversation_id", TypeString, []source{str(ConversationID), str(OISessionID), str(AITelemetrySessionID), str(LFSessionID)}},
-	FieldCode:           {"code", TypeString, []source{str(ErrorType).when(ifError)}},
-	FieldTool: {"tool", TypeString, []source{
-		str(ToolName), str(OIToolName), str(AIToolCallName), str(TLEntityName).when(ifTraceloopTool), str(GenkitName).when(ifGenkitTool)}},
-	FieldToolCallID: {"tool_call_id", TypeString, []source{str(ToolCallID), str(AIToolCallID), str(OIToolID)}},
-	FieldToolType:   {"tool_type", TypeString, []source{str(ToolType)}},
-	FieldArgs: {"args", TypeJSON, []source{
-		js(ToolCallArguments), js(AIToolCallArgs), js(OIInputValue).when(ifOpenInferenceTool), js(TLEntityInput).when(ifTraceloopTool)}},
-	FieldResult: {"result", TypeJSON, []source{
-		js(ToolCallResult), js(AIToolCallResult), js(OIOutputValue).when(ifOpenInferenceTool), js(TLEntityOutput).when(ifTraceloopTool)}},
-	FieldProvider: {"provider", TypeString, []source{
-		str(ProviderName), str(System), str(OIProvider), str(OISystem), str(AIModelProvider)}},
-	FieldModel: {"model", TypeString, []source{
-		str(ResponseModel), str(AIResponseModel), str(OIRespModelName), str(OIModelName), str(AIModelID), str(LFModelName), str(RequestModel), str(OIRequestModelName), str(OIEmbeddingModelName),
-		str(GenkitName).when(ifGenkitModel)}},
-	FieldRequestModel: {"request_model", TypeString, []source{str(RequestModel), str(OIRequestModelName)}},
-	FieldResponseID:   {"response_id", TypeString, []source{str(ResponseID), str(AIResponseID)}},
-	FieldFinishReasons: {"finish_reasons", TypeStrings, []source{
-		strs(ResponseFinishReasons), str(AIFinishReason), str(TLFinishReason), str(OIFinishReason)}},
-	FieldInputTokens: {"usage.input_tokens", TypeInt, []source{
-		num(UsageInputTokens), num(UsagePromptTokens), num(OITokensPrompt), num(AIUsageInputTokens), num(AIUsagePromptTokens), num(AIUsageTokens)}},
-	FieldOutputTokens: {"usage.output_tokens", TypeInt, []source{
-		num(UsageOutputTokens), num(UsageCompletionTokens), num(OITokensCompletion), num(AIUsageOutputTokens), num(AIUsageCompletion)}},
-	FieldCacheReadTokens: {"usage.cache_read_input_tokens", TypeInt, []source{
-		num(UsageCacheReadInput), num(TLCacheReadInput), num(OITokensCacheRead), num(AIUsageCachedInput), num(AIUsageCacheRead)}},
-	FieldCacheCreationTokens: {"usage.cache_creation_input_tokens", TypeInt, []source{
-		num(UsageCacheCreationInput), num(UsageCacheWriteInputGenAI), num(TLCacheCreateInput), num(UsageCacheWriteUnders), num(OITokensCacheWrite), num(AIUsageCacheWrite)}},
-	FieldReasoningTokens: {"usage.reasoning_output_tokens", TypeInt, []source{
-		num(UsageReasoningOutput), num(TLReasoningTokens), num(TLUsageReasoning), num(OITokensReasoning), num(AIUsageReasoning), num(AIUsageReasoningV7)}},
-	FieldCost:   {"cost", TypeDouble, []source{dbl(UsageCost), dbl(OICostTotal), dbl(OperationCost)}},
-	FieldInput:  {"input", TypeJSON, []source{js(InputMessages), js(Prompt), js(AIPromptMessages)}},
-	FieldOutput: {"output", TypeJSON, []source{js(OutputMessages), js(Completion)}},
-	FieldSystem: {"system", TypeJSON, []source{js(SystemInstructions)}},
-	FieldTools:  {"tools", TypeJSON, []source{js(ToolDefinitions)}},
-	FieldAgent: {"agent", TypeString, []source{
-		str(AgentName), str(OIAgentName), str(TLEntityName).when(ifTraceloopAgent), str(GenkitName).when(ifGenkitFlow)}},
-	FieldAgentID: {"agent_id", TypeString, []source{str(AgentID)}},
-}
+// fieldSpecs is the embedded dialect table's fields: for each, the keys
+// that carry it, best first (dialects/dialects.yaml). A table laid over it
+// ([UseDialects]) only adds sources after these.
+var fieldSpecs = embedded.specs
 
 // Name returns the field's path in a record ("model", "usage.input_tokens").
 func (f Field) Name() string {
@@ -152,7 +113,7 @@ func (f Field) CanonicalKey() string { return fieldSpecs[f].sources[0].key }
 // key, and false when key is not a known source of the field. A finish
 // reason read from a single-string key goes back as a single string.
 func (f Field) SourceType(key string) (ValueType, bool) {
-	for _, s := range fieldSpecs[f].sources {
+	for _, s := range active.Load().specs[f].sources {
 		if s.key == key {
 			return s.typ, true
 		}

@@ -1,6 +1,10 @@
 package semconv
 
-import "go.opentelemetry.io/otel/attribute"
+import (
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/agenttrace/agenttrace/semconv/internal/dialect"
+)
 
 // Facts is the little a live budget needs from a span as it ends: its
 // kind, its token usage and its conversation.
@@ -10,43 +14,23 @@ type Facts struct {
 	Conversation string
 }
 
-// kvAction is what ReadKV does with a key.
-type kvAction uint8
+// kvAction is what ReadKV does with a key: a role in the high byte
+// (dialect.Act*), a rank or a rule slot in the low one. kvlookup.go,
+// generated from the dialect table, gives it for the embedded keys.
+type kvAction uint16
 
 const (
-	actNone kvAction = iota
-	actOp
-	actOIKind
-	actTLKind
-	actAIOp
-	actTLReq
-	actTool
-	actSystem
-	actModel
-	actLFType
-	actGKType
-	actGKSub
-	actIn   // + rank
-	actOut  = actIn + 6
-	actConv = actOut + 5
+	actNone  = kvAction(dialect.ActNone)
+	actOp    = kvAction(dialect.ActOp)
+	actModel = kvAction(dialect.ActModel)
+	actUsage = kvAction(dialect.ActUsage)
+	actMsg   = kvAction(dialect.ActMsg)
+	actClass = kvAction(dialect.ActClass) // + the rule key's slot
+	actIn    = kvAction(dialect.ActIn)    // + rank
+	actOut   = kvAction(dialect.ActOut)   // + rank
+	actConv  = kvAction(dialect.ActConv)  // + rank
+	roleMask = kvAction(dialect.RoleMask)
 )
-
-// kvKeys are the keys ReadKV looks at, with what it does with each; the
-// token and conversation keys in the priority order of the dialect table.
-var kvKeys = []struct {
-	key string
-	act kvAction
-}{
-	{OperationName, actOp}, {OISpanKind, actOIKind}, {TLSpanKind, actTLKind}, {AIOperationID, actAIOp},
-	{TLRequestType, actTLReq}, {ToolName, actTool}, {System, actSystem},
-	{LFObservationType, actLFType}, {GenkitType, actGKType}, {GenkitSubtype, actGKSub},
-	{RequestModel, actModel}, {ResponseModel, actModel},
-	{UsageInputTokens, actIn}, {UsagePromptTokens, actIn + 1}, {OITokensPrompt, actIn + 2},
-	{AIUsageInputTokens, actIn + 3}, {AIUsagePromptTokens, actIn + 4}, {AIUsageTokens, actIn + 5},
-	{UsageOutputTokens, actOut}, {UsageCompletionTokens, actOut + 1}, {OITokensCompletion, actOut + 2},
-	{AIUsageOutputTokens, actOut + 3}, {AIUsageCompletion, actOut + 4},
-	{ConversationID, actConv}, {OISessionID, actConv + 1}, {AITelemetrySessionID, actConv + 2}, {LFSessionID, actConv + 3},
-}
 
 // ReadKV reads Facts from an OTel Go SDK span's name and attributes, with
 // the same rules as [Read] (TestReadKVAgreesWithRead holds them together),
@@ -61,74 +45,66 @@ func ReadKV(name string, attrs []attribute.KeyValue) Facts { return readKV(name,
 func ReadUsageKV(name string, attrs []attribute.KeyValue) Facts { return readKV(name, attrs, true) }
 
 func readKV(name string, attrs []attribute.KeyValue, early bool) Facts {
+	t := active.Load()
 	var (
 		opKind                    Kind // the kind the operation name decides, if decided
 		decided                   bool
-		in                        classInputs
-		inRank, outRank, convRank = kvAction(99), kvAction(99), kvAction(99)
+		haveOp                    bool
+		vals                      classVals
+		ev                        evidence
+		inRank, outRank, convRank = kvAction(999), kvAction(999), kvAction(999)
 		f                         Facts
 	)
 	for i := range attrs {
 		kv := &attrs[i]
 		act := kvLookup(string(kv.Key))
 		if act == actNone {
-			continue
+			if t.kv == nil {
+				continue
+			}
+			if act = t.kv[string(kv.Key)]; act == actNone {
+				continue
+			}
 		}
 		isStr := kv.Value.Type() == attribute.STRING
-		switch {
-		case act == actOp:
-			if in.op == "" && isStr {
-				in.op = kv.Value.AsString()
-				opKind, decided = operationKind(in.op)
-			}
-		case act == actOIKind:
-			if !in.hasOIKind {
-				in.hasOIKind = true
+		switch act & roleMask {
+		case actClass:
+			if v := &vals[act-actClass]; !v.ok {
+				v.ok = true
 				if isStr {
-					in.oiKind = kv.Value.AsString()
+					v.s = kv.Value.AsString()
 				}
 			}
-		case act == actTLKind:
-			if in.tlKind == "" && isStr {
-				in.tlKind = kv.Value.AsString()
-			}
-		case act == actAIOp:
-			if in.aiOp == "" && isStr {
-				in.aiOp = kv.Value.AsString()
-			}
-		case act == actTLReq:
-			if in.tlReq == "" && isStr {
-				in.tlReq = kv.Value.AsString()
-			}
-		case act == actTool:
-			in.hasTool = true
-		case act == actSystem:
-			in.hasSystem = true
-		case act == actModel:
-			in.hasModel = true
-		case act == actLFType:
-			if in.lfType == "" && isStr {
-				in.lfType = kv.Value.AsString()
-			}
-		case act == actGKType:
-			if in.gkType == "" && isStr {
-				in.gkType = kv.Value.AsString()
-			}
-		case act == actGKSub:
-			if in.gkSubtype == "" && isStr {
-				in.gkSubtype = kv.Value.AsString()
-			}
-		case act < actOut:
+		case actIn:
+			ev |= evUsage
 			if r := act - actIn; r < inRank && kv.Value.Type() == attribute.INT64 {
 				inRank, f.Usage.Input = r, kv.Value.AsInt64()
 			}
-		case act < actConv:
+		case actOut:
+			ev |= evUsage
 			if r := act - actOut; r < outRank && kv.Value.Type() == attribute.INT64 {
 				outRank, f.Usage.Output = r, kv.Value.AsInt64()
 			}
-		default:
+		case actConv:
 			if r := act - actConv; r < convRank && isStr {
 				convRank, f.Conversation = r, kv.Value.AsString()
+			}
+		default:
+			switch act {
+			case actOp:
+				// The first attribute with the key, as Read's walk keeps.
+				if !haveOp {
+					haveOp = true
+					if isStr {
+						opKind, decided = operationKind(kv.Value.AsString())
+					}
+				}
+			case actModel:
+				ev |= evModel
+			case actUsage:
+				ev |= evUsage
+			case actMsg:
+				ev |= evMsg
 			}
 		}
 		if early && decided && (opKind != Inference || inRank == 0 && outRank == 0) {
@@ -136,9 +112,23 @@ func readKV(name string, attrs []attribute.KeyValue, early bool) Facts {
 		}
 	}
 	if decided {
-		f.Kind = opKind // what classifyFacts would find first
-	} else {
-		f.Kind, _ = classifyFacts(name, in)
+		f.Kind = opKind // what Read's classify finds first
+		return f
+	}
+	var d Dialect
+	f.Kind, d, _ = t.decide(name, &vals, ev)
+	if d == DialectNone && kvBodyEvidence(attrs) {
+		f.Kind = Inference
 	}
 	return f
+}
+
+// kvBodyEvidence is bodyEvidence of SDK key-values.
+func kvBodyEvidence(attrs []attribute.KeyValue) bool {
+	for i := range attrs {
+		if attrs[i].Value.Type() == attribute.STRING && providerBody(attrs[i].Value.AsString()) {
+			return true
+		}
+	}
+	return false
 }

@@ -83,13 +83,13 @@ func BenchmarkReadKV(b *testing.B) {
 	}
 }
 
-// TestKVLookupMatchesTable: the length switch knows every key of kvKeys,
-// with its action, and nothing else.
+// TestKVLookupMatchesTable: the generated length switch knows every key
+// the dialect table gives ReadKV, with its action, and nothing else.
 func TestKVLookupMatchesTable(t *testing.T) {
 	inTable := map[string]bool{}
-	for _, k := range kvKeys {
-		require.Equal(t, k.act, kvLookup(k.key), k.key)
-		inTable[k.key] = true
+	for _, k := range embedded.table.KVActions() {
+		require.Equal(t, kvAction(k.Act), kvLookup(k.Key), k.Key)
+		inTable[k.Key] = true
 	}
 	others := append(KnownKeys(), "", "gen_ai", "gen_ai.usage.input_tokenz", "http.request.method")
 	for _, k := range others {

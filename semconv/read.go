@@ -2,7 +2,6 @@ package semconv
 
 import (
 	"math/bits"
-	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -10,7 +9,8 @@ import (
 // Dialect names the convention a span was classified by.
 type Dialect uint8
 
-// Dialects, in the order [Read] tries them.
+// Dialects, in the order [Read] tries them. A dialect file may name more
+// (their names come from the table: [Dialect.String]).
 const (
 	DialectNone Dialect = iota
 	DialectGenAI
@@ -19,14 +19,21 @@ const (
 	DialectVercel
 	DialectLangfuse
 	DialectGenkit
+	// DialectName: the span name, in the conventions' "{operation}
+	// {target}" form or a bare operation name, decided the kind.
+	DialectName
+	// DialectEvidence: no rule decided, but the span names a model and
+	// carries usage or messages (per the table's keys), or a provider's
+	// own request or response body.
+	DialectEvidence
 )
 
-var dialectNames = [...]string{"", "gen_ai", "openinference", "traceloop", "vercel", "langfuse", "genkit"}
+var dialectNames = [...]string{"", "gen_ai", "openinference", "traceloop", "vercel", "langfuse", "genkit", "span_name", "evidence"}
 
 // String returns the dialect's name, empty for DialectNone.
 func (d Dialect) String() string {
-	if int(d) < len(dialectNames) {
-		return dialectNames[d]
+	if names := active.Load().dialects; int(d) < len(names) {
+		return names[d]
 	}
 	return ""
 }
@@ -35,87 +42,32 @@ func (d Dialect) String() string {
 // one map lookup per attribute is all a Reading costs.
 type keyID uint16
 
-// Keys the classifier needs that are not field sources.
-var classifierKeys = []string{OISpanKind, TLSpanKind, AIOperationID, TLRequestType,
-	LFObservationType, GenkitType, GenkitSubtype}
-
-// lookupKeys are keys read on some spans only, after Read (a cost a span
-// reports, a tool call's estimate, a dialect's JSON usage or error flag):
-// Read notes them in its one walk, so that asking for them
-// ([Reading.Lookup]) does not walk the attributes again. They are not
-// among [KnownKeys].
-var lookupKeys = []string{LFCostDetails, EstimatedTokens, LFUsageDetails, GenkitOutput,
-	AIProviderMetadata, AIUsageNoCache, LFLevel, GenkitState}
-
+// The embedded table's key ids and sources; a table laid over it keeps
+// these ids (compile).
 var (
-	keyIDs   map[string]keyID   // attribute key -> id
-	keyTab   keyTable           // the same, for Read's walk
-	numKeys  int                // ids below numKeys are in use
-	numKnown int                // ids below numKnown are the table's and the classifier's
-	srcIDs   [NumFields][]keyID // fieldSpecs[f].sources[i].key -> id
-	// srcSpecs[f][i] is fieldSpecs[f].sources[i] with its key's id.
-	srcSpecs [NumFields][]srcSpec
-	// keyFields[id] has bit f set when key id is a source of field f:
-	// resolve then looks only at fields some attribute can supply.
-	keyFields [maxKeys]fieldSet
-	idOp      keyID
-	idOIKind  keyID
-	idTLKind  keyID
-	idAIOp    keyID
-	idTLReq   keyID
-	idTool    keyID
-	idSystem  keyID
-	idReqMod  keyID
-	idRspMod  keyID
-	idLFType  keyID
-	idGKType  keyID
-	idGKSub   keyID
+	keyIDs    = embedded.keyIDs     // attribute key -> id
+	keyTab    = &embedded.keyTab    // the same, for Read's walk
+	numKeys   = embedded.numKeys    // ids below numKeys are in use
+	numKnown  = embedded.numKnown   // ids below numKnown are the fields' and the classifier's
+	srcIDs    = &embedded.srcIDs    // fieldSpecs[f].sources[i].key -> id
+	srcSpecs  = &embedded.srcSpecs  // srcSpecs[f][i] is fieldSpecs[f].sources[i] with its key's id
+	keyFields = &embedded.keyFields // keyFields[id] has bit f set when key id is a source of field f
 
-	idLFLevel, idGKState, idAINoCache, idAIProvMeta, idLFUsage, idGKOutput keyID
+	idOp     = keyIDs[OperationName]
+	idLFType = keyIDs[LFObservationType]
+	idGKType = keyIDs[GenkitType]
+	idGKSub  = keyIDs[GenkitSubtype]
+
+	idLFLevel, idGKState, idAINoCache   = keyIDs[LFLevel], keyIDs[GenkitState], keyIDs[AIUsageNoCache]
+	idAIProvMeta, idLFUsage, idGKOutput = keyIDs[AIProviderMetadata], keyIDs[LFUsageDetails], keyIDs[GenkitOutput]
 )
 
 func init() {
-	keyIDs = make(map[string]keyID)
-	id := func(k string) keyID {
-		if v, ok := keyIDs[k]; ok {
-			return v
-		}
-		v := keyID(len(keyIDs))
-		keyIDs[k] = v
-		return v
-	}
-	for f := range NumFields {
-		for _, s := range fieldSpecs[f].sources {
-			k := id(s.key)
-			srcIDs[f] = append(srcIDs[f], k)
-			srcSpecs[f] = append(srcSpecs[f], srcSpec{id: k, typ: s.typ, cond: s.cond, want: wantType(s.typ)})
-			keyFields[k] |= 1 << f
-		}
-	}
-	for _, k := range classifierKeys {
-		id(k)
-	}
-	numKnown = len(keyIDs)
-	for _, k := range lookupKeys {
-		id(k)
-	}
-	numKeys = len(keyIDs)
-	for id := range keyID(numKeys) {
-		for k, v := range keyIDs {
-			if v == id {
-				keyTab.add(k, id)
-			}
-		}
-	}
-	idLFLevel, idGKState, idAINoCache = id(LFLevel), id(GenkitState), id(AIUsageNoCache)
-	idAIProvMeta, idLFUsage, idGKOutput = id(AIProviderMetadata), id(LFUsageDetails), id(GenkitOutput)
-	idOp, idOIKind, idTLKind, idAIOp, idTLReq = id(OperationName), id(OISpanKind), id(TLSpanKind), id(AIOperationID), id(TLRequestType)
-	idTool, idSystem, idReqMod, idRspMod = id(ToolName), id(System), id(RequestModel), id(ResponseModel)
-	idLFType, idGKType, idGKSub = id(LFObservationType), id(GenkitType), id(GenkitSubtype)
+	active.Store(embedded)
 }
 
 // maxKeys bounds the key table; TestKeyTableFits fails if the table outgrows it.
-const maxKeys = 128
+const maxKeys = 160
 
 // A srcSpec is a field's source as resolve reads it.
 type srcSpec struct {
@@ -192,6 +144,9 @@ type Reading struct {
 	hasEst   bool
 	marks    int32 // attributes whose key begins with TruncatedPrefix, see Markers
 	opNormal bool  // the operation name's attribute is a string that NormalizeOperation keeps as it is (classify)
+	ev       evidence
+	why      int16   // the rule that decided Kind, see Why
+	t        *tables // the table Read applied
 }
 
 // A hit is an attribute with a key Read notes.
@@ -213,20 +168,24 @@ func (r *Reading) SetScope(name, version string) { r.scope, r.scopeVer = name, v
 // Read walks the attributes once and never modifies them. It is safe to call
 // from many goroutines on distinct Readings.
 func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
-	clear(r.seen[:numKeys])
+	t := active.Load()
+	r.t = t
+	clear(r.seen[:t.numKeys])
 	i := int32(0)
 	n := uint8(0)
 	var fields fieldSet
+	var ev evidence
 	marks := int32(0)
 	for k, v := range attrs.All() {
 		i++
-		if id, ok := keyTab.find(k); ok {
+		if id, ok := t.keyTab.find(k); ok {
 			if r.seen[id] == 0 {
 				// At most one hit per key id: n stays below maxKeys.
 				r.hits[n] = hit{val: v, idx: i, typ: v.Type()}
 				n++
 				r.seen[id] = n
-				fields |= keyFields[id]
+				fields |= t.keyFields[id]
+				ev |= t.keyEv[id]
 			}
 		} else if len(k) >= len(TruncatedPrefix) && k[:len(TruncatedPrefix)] == TruncatedPrefix {
 			// No key of the table has the prefix (TestNoKeyIsAMarker): a
@@ -235,7 +194,8 @@ func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 		}
 	}
 	r.marks = marks
-	r.Kind, r.Dialect = r.classify(name)
+	r.ev = ev
+	r.Kind, r.Dialect = r.classify(name, attrs)
 	r.resolve(statusError, fields)
 	r.scope, r.scopeVer = "", ""
 	r.attrs = attrs
@@ -284,7 +244,7 @@ func (r *Reading) str(id keyID) string {
 }
 
 // classify applies the dialect rules to what the walk found.
-func (r *Reading) classify(name string) (Kind, Dialect) {
+func (r *Reading) classify(name string, attrs pcommon.Map) (Kind, Dialect) {
 	// The first rule decides nearly every span that has an operation
 	// name; the others' facts are gathered only when it does not.
 	op := r.str(idOp)
@@ -292,22 +252,37 @@ func (r *Reading) classify(name string) (Kind, Dialect) {
 	// The promotion rule for op (acceptable) asks the same.
 	r.opNormal = norm == op
 	if k, ok := normalOperationKind(norm); ok {
+		r.why = whyOp
 		return k, DialectGenAI
 	}
-	return classifyFacts(name, classInputs{
-		op:        r.str(idOp),
-		oiKind:    r.str(idOIKind),
-		hasOIKind: r.seen[idOIKind] != 0,
-		tlKind:    r.str(idTLKind),
-		aiOp:      r.str(idAIOp),
-		tlReq:     r.str(idTLReq),
-		hasTool:   r.seen[idTool] != 0,
-		hasSystem: r.seen[idSystem] != 0,
-		hasModel:  r.seen[idReqMod] != 0 || r.seen[idRspMod] != 0,
-		lfType:    r.str(idLFType),
-		gkType:    r.str(idGKType),
-		gkSubtype: r.str(idGKSub),
-	})
+	t := r.t
+	var v classVals
+	for slot, id := range t.classIDs {
+		if h := r.seen[id]; h != 0 {
+			v[slot].ok = true
+			if r.hits[h-1].typ == pcommon.ValueTypeStr {
+				v[slot].s = r.hits[h-1].val.Str()
+			}
+		}
+	}
+	k, d, why := t.decide(name, &v, r.ev)
+	if d == DialectNone && bodyEvidence(attrs) {
+		k, d, why = Inference, DialectEvidence, whyBody
+	}
+	r.why = why
+	return k, d
+}
+
+// bodyEvidence reports whether some string attribute holds a provider's
+// own request or response body naming a model and usage: the evidence of
+// a model call whose library keeps everything there.
+func bodyEvidence(attrs pcommon.Map) bool {
+	for _, v := range attrs.All() {
+		if v.Type() == pcommon.ValueTypeStr && providerBody(v.Str()) {
+			return true
+		}
+	}
+	return false
 }
 
 // operationKind returns the kind a gen_ai.operation.name value decides,
@@ -328,131 +303,6 @@ func normalOperationKind(op string) (Kind, bool) {
 		return Agent, true
 	}
 	return Span, false
-}
-
-// classInputs are the attribute facts classification looks at, whatever
-// form the attributes come in (pdata here, SDK key-values in ReadKV).
-type classInputs struct {
-	op, oiKind, tlKind, aiOp, tlReq string
-	hasOIKind, hasTool, hasSystem   bool
-	hasModel                        bool
-	lfType, gkType, gkSubtype       string
-}
-
-// classifyFacts applies the dialect rules in order; the first that matches
-// wins. The viewer's browser-side parser (viewer/assets/ingest.js,
-// classify) ports these rules by hand; change both together, and
-// viewer's TestIngestAgreesWithGo holds them to each other.
-func classifyFacts(name string, in classInputs) (Kind, Dialect) {
-	if k, ok := operationKind(in.op); ok {
-		return k, DialectGenAI
-	}
-	if in.lfType != "" {
-		if k, ok := langfuseKind(in.lfType); ok {
-			return k, DialectLangfuse
-		}
-	}
-	if in.gkType != "" || in.gkSubtype != "" {
-		if k, ok := genkitKind(in.gkType, in.gkSubtype); ok {
-			return k, DialectGenkit
-		}
-	}
-	if in.hasOIKind {
-		switch strings.ToUpper(in.oiKind) {
-		case "LLM", "EMBEDDING", "RETRIEVER", "RERANKER":
-			return Inference, DialectOpenInference
-		case "TOOL":
-			return Call, DialectOpenInference
-		case "AGENT":
-			return Agent, DialectOpenInference
-		}
-		return Span, DialectOpenInference
-	}
-	switch strings.ToLower(in.tlKind) {
-	case "workflow", "agent":
-		return Agent, DialectTraceloop
-	case "tool":
-		return Call, DialectTraceloop
-	case "task":
-		return Span, DialectTraceloop
-	}
-	op := in.aiOp
-	if op == "" && strings.HasPrefix(name, "ai.") {
-		op = name
-	}
-	if k, ok := vercelKind(op); ok {
-		return k, DialectVercel
-	}
-	if in.tlReq != "" {
-		return Inference, DialectTraceloop
-	}
-	if in.hasTool {
-		return Call, DialectGenAI
-	}
-	// GenAI v1.26 had no operation name: a model and a system mean a model call.
-	if in.hasSystem && in.hasModel {
-		return Inference, DialectGenAI
-	}
-	return Span, DialectNone
-}
-
-// langfuseKind reads langfuse.observation.type, which Langfuse's SDKs set
-// on every observation: generation and embedding are model calls (as is a
-// retriever, like OpenInference's RETRIEVER), tool a call, agent an agent;
-// span, chain, event, guardrail and evaluator are plain spans.
-func langfuseKind(t string) (Kind, bool) {
-	switch strings.ToLower(t) {
-	case "":
-		return 0, false
-	case "generation", "embedding", "retriever":
-		return Inference, true
-	case "tool":
-		return Call, true
-	case "agent":
-		return Agent, true
-	}
-	return Span, true
-}
-
-// genkitKind reads genkit:metadata:subtype (model, embedder: a model call;
-// tool; flow: an agent) and, without one, genkit:type (flow). Genkit's
-// generate helper is a util span: it reports the last step's response
-// only, so it must never count as a model call.
-func genkitKind(typ, sub string) (Kind, bool) {
-	switch strings.ToLower(sub) {
-	case "model", "embedder":
-		return Inference, true
-	case "tool":
-		return Call, true
-	case "flow":
-		return Agent, true
-	case "":
-	default:
-		return Span, true
-	}
-	switch strings.ToLower(typ) {
-	case "":
-		return 0, false
-	case "flow":
-		return Agent, true
-	}
-	return Span, true
-}
-
-func vercelKind(op string) (Kind, bool) {
-	switch {
-	case op == "":
-		return 0, false
-	case strings.HasSuffix(op, ".doGenerate"), strings.HasSuffix(op, ".doStream"), strings.HasSuffix(op, ".doEmbed"):
-		return Inference, true
-	case op == "ai.toolCall":
-		return Call, true
-	}
-	switch op {
-	case "ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject", "ai.embed", "ai.embedMany":
-		return Agent, true
-	}
-	return 0, false
 }
 
 func (r *Reading) condHolds(c condition, statusError bool) bool {
@@ -516,7 +366,7 @@ func (r *Reading) resolve(statusError bool, fields fieldSet) {
 	var taken [maxKeys / 64]uint64
 	for ; fields != 0; fields &= fields - 1 {
 		f := Field(bits.TrailingZeros32(uint32(fields)))
-		for si, s := range srcSpecs[f] {
+		for si, s := range r.t.srcSpecs[f] {
 			id := s.id
 			h := r.seen[id]
 			if h == 0 || taken[id/64]&(1<<(id%64)) != 0 || s.cond != always && !r.condHolds(s.cond, statusError) {
@@ -573,7 +423,7 @@ func (r *Reading) acceptable(f Field, v pcommon.Value) bool {
 // answered from Read's walk, without walking the attributes again.
 func (r *Reading) Lookup(attrs pcommon.Map, k string) (pcommon.Value, bool) {
 	if attrs == r.attrs {
-		if id, ok := keyTab.find(k); ok {
+		if id, ok := r.t.keyTab.find(k); ok {
 			return r.attr(id)
 		}
 	}
@@ -617,7 +467,7 @@ func (r *Reading) Source(f Field) string {
 	if r.src[f] < 0 {
 		return ""
 	}
-	return fieldSpecs[f].sources[r.src[f]].key
+	return r.t.specs[f].sources[r.src[f]].key
 }
 
 // Aliased reports whether f came from a key other than its canonical one, so

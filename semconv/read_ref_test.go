@@ -24,7 +24,14 @@ func readRef(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 			r.seen[id] = n
 		}
 	}
-	r.Kind, r.Dialect = r.classify(name)
+	r.t = active.Load()
+	r.ev = 0
+	for k := range attrs.All() {
+		if id, ok := keyIDs[k]; ok {
+			r.ev |= embedded.keyEv[id]
+		}
+	}
+	r.Kind, r.Dialect = r.classify(name, attrs)
 	r.resolveRef(statusError)
 	r.scope, r.scopeVer = "", ""
 	r.attrs = attrs
@@ -81,7 +88,7 @@ func (r *Reading) taken(idx int32) bool {
 // key (a known one, a near miss of one, or an unknown one) and a value
 // (of each type, including values the fields' rules refuse).
 func fuzzAttrs(data []byte) pcommon.Map {
-	keys := append(KnownKeys(), lookupKeys...)
+	keys := append(KnownKeys(), embedded.table.Lookups...)
 	m := pcommon.NewMap()
 	for i := 0; i+1 < len(data); i += 2 {
 		kb, vb := data[i], data[i+1]
@@ -173,7 +180,7 @@ func FuzzReadAgreesWithRef(f *testing.F) {
 		require.Equal(t, markersRef(m), marks)
 		_, ok = got.Markers(pcommon.NewMap())
 		require.False(t, ok, "another map's markers")
-		for _, k := range append(KnownKeys(), append(lookupKeys, "x", LFLevel+"x")...) {
+		for _, k := range append(KnownKeys(), append(embedded.table.Lookups, "x", LFLevel+"x")...) {
 			wv, wok := m.Get(k)
 			gv, gok := got.Lookup(m, k)
 			require.Equal(t, wok, gok, k)

@@ -1,15 +1,8 @@
 package semconv
 
-// The dialect table as data, for readers outside Go. The HTML viewer parses
-// dropped OTLP and Jaeger files in the browser (viewer/assets/ingest.js) and
-// must promote exactly the attributes [Read] promotes; it gets the table
-// from Table, embedded in the page, rather than a hand-kept copy.
-//
-// What Table cannot carry is ported to ingest.js by hand: classifyFacts and
-// vercelKind (its classify), Reading.condHolds (the meaning of each Cond),
-// typeMatches, Reading.acceptable and NormalizeOperation. A change to any
-// of them needs the same change there; viewer/ingest_test.go compares the
-// two on every dialect payload and a random matrix of spans.
+// The dialect table as data, for readers outside Go and for tools: the
+// fields of dialects/dialects.yaml with their sources, as [Read] applies
+// them (with any table laid over by [UseDialects]).
 
 // FieldInfo is one row of the dialect table: a record field and the
 // attribute keys that supply it.
@@ -38,8 +31,7 @@ type SourceInfo struct {
 
 // Conditions a source may carry, as Table spells them. They are part of
 // the table's contract with other readers: a new condition needs code in
-// every reader (ingest.js reports one it does not know and never uses its
-// source).
+// reader.
 const (
 	// CondOpenInferenceTool: the span was classified a call by the
 	// OpenInference rule (openinference.span.kind TOOL).
@@ -97,8 +89,9 @@ func (t ValueType) String() string {
 // copy; callers may keep or change it.
 func Table() []FieldInfo {
 	out := make([]FieldInfo, 0, NumFields)
+	specs := &active.Load().specs
 	for f := range NumFields {
-		spec := fieldSpecs[f]
+		spec := specs[f]
 		fi := FieldInfo{Name: spec.name, Type: spec.typ.String(), Sources: make([]SourceInfo, len(spec.sources))}
 		for i, s := range spec.sources {
 			fi.Sources[i] = SourceInfo{Key: s.key, Type: s.typ.String(), Condition: conditionNames[s.cond]}
