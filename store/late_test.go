@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -120,4 +121,62 @@ func TestNoTraceIDIsDropped(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ents, 1, "only trace 2's artifact")
 	assert.Equal(t, FileName(TraceKey(tid(2)), ""), ents[0].Name())
+}
+
+// crashed leaves trace tr's artifact in dir as a kill -9 does: written by
+// a store that finalizes at once (with spans, and the root unless
+// rootless), its last trailer lost, and a torn line after.
+func crashed(t *testing.T, dir string, tr byte, rootless bool) string {
+	t.Helper()
+	s, err := New(Options{Dir: dir})
+	require.NoError(t, err)
+	spans := []span{{trace: tr, id: 2, parent: 1}}
+	if !rootless {
+		spans = append(spans, span{trace: tr, id: 1})
+	}
+	require.NoError(t, s.Write(records(spans...)))
+	require.NoError(t, s.Write(records(span{trace: tr, id: 3, parent: 1})))
+	require.NoError(t, s.Close())
+	path := filepath.Join(dir, FileName(TraceKey(tid(tr)), ""))
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(raw), "\n"), "\n")
+	require.Contains(t, lines[len(lines)-1], `"kind":"summary"`)
+	torn := strings.Join(lines[:len(lines)-1], "") + `{"kind":"inference","name":"to`
+	require.NoError(t, os.WriteFile(path, []byte(torn), 0o644))
+	return path
+}
+
+// TestRecoverAtOnceWithoutFinalizer (issue 22 item 3): a store that
+// finalizes at once (the bridge, serve --otlp) has no finalizer; with
+// Recover, what a crash left in its folder is finalized as it is taken
+// back (torn line cut, trailer written), root or not, before any Close. A
+// file modified less than RecoverIdle ago is left until it is that old.
+func TestRecoverAtOnceWithoutFinalizer(t *testing.T) {
+	dir := t.TempDir()
+	withRoot := crashed(t, dir, 1, false)
+	rootless := crashed(t, dir, 2, true)
+	fresh := crashed(t, dir, 3, false)
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(withRoot, old, old))
+	require.NoError(t, os.Chtimes(rootless, old, old))
+	const idle = 2 * time.Second
+	require.NoError(t, os.Chtimes(fresh, time.Now(), time.Now()))
+
+	s := newStore(t, Options{Dir: dir, Recover: true, RecoverIdle: idle})
+	finished := func(path string) bool {
+		done, err := hasTrailer(path)
+		return err == nil && done
+	}
+	require.Eventually(t, func() bool { return finished(withRoot) && finished(rootless) }, 10*time.Second, time.Millisecond)
+	assert.False(t, finished(fresh), "modified just now: maybe another process's")
+	require.Eventually(t, func() bool { return finished(fresh) }, 10*idle, time.Millisecond, "taken once idle")
+	require.Eventually(t, func() bool { return s.Active() == 0 }, 10*time.Second, time.Millisecond, "finalized, not kept until Close")
+	for _, path := range []string{withRoot, rootless, fresh} {
+		a := readPath(t, path) // the trailer counts the file
+		assert.Empty(t, a.problems, path)
+	}
+	assert.Len(t, readPath(t, withRoot).recs, 3)
+	assert.Len(t, readPath(t, rootless).recs, 2)
+	require.NoError(t, s.Close())
 }

@@ -24,53 +24,96 @@ const tailSize = 64 << 10
 // trailer, and takes them back into the store as if just written at their
 // file's modification time: the finalizer then finalizes those whose root
 // ended once FinalizeAfter has passed, the others as orphans, and Close
-// whatever is left. It stops early when the store closes.
+// whatever is left; with FinalizeAfter 0 (no finalizer), each is finalized
+// as it is taken. A file modified less than RecoverIdle ago is looked at
+// again once it is that old. It stops early when the store closes.
 func (s *Store) recoverDir() {
 	ents, err := os.ReadDir(s.opts.Dir)
 	if err != nil {
 		s.handle(fmt.Errorf("recover %s: %w", s.opts.Dir, err))
 		return
 	}
+	names := make([]string, 0, len(ents))
 	for _, ent := range ents {
-		select {
-		case <-s.stop:
-			return
-		default:
-		}
 		name := ent.Name()
-		if !ent.Type().IsRegular() || !strings.HasSuffix(name, Ext) || strings.HasPrefix(name, ".") {
-			continue
+		if ent.Type().IsRegular() && strings.HasSuffix(name, Ext) && !strings.HasPrefix(name, ".") {
+			names = append(names, name)
 		}
-		path := filepath.Join(s.opts.Dir, name)
-		done, err := hasTrailer(path)
-		if err != nil || done {
-			continue
-		}
-		if base, ok := rotatedBase(name); ok {
-			if k, ok := s.keyOfFile(base, path); ok && k.Kind == KindAttribute {
-				s.life.RLock()
-				if !s.closed {
-					s.handle(s.finishRotated(k, path))
-				}
-				s.life.RUnlock()
+	}
+	for len(names) > 0 {
+		var later []string
+		var due time.Time
+		for _, name := range names {
+			select {
+			case <-s.stop:
+				return
+			default:
 			}
-			continue
+			if at := s.recoverFile(name); !at.IsZero() {
+				later = append(later, name)
+				if due.IsZero() || at.Before(due) {
+					due = at
+				}
+			}
 		}
-		k, ok := s.keyOfFile(name, path)
-		if !ok {
-			continue
+		if len(later) > 0 {
+			t := time.NewTimer(time.Until(due))
+			select {
+			case <-s.stop:
+				t.Stop()
+				return
+			case <-t.C:
+			}
 		}
-		s.life.RLock()
-		if !s.closed {
-			s.take(k, ent)
-		}
-		s.life.RUnlock()
+		names = later
 	}
 }
 
+// recoverFile finishes the file of the folder named name when a crash left
+// it without a trailer, and returns when to look at it again: the zero
+// time unless it was modified less than RecoverIdle ago (another process
+// sharing the folder may be writing it: a line it is writing must not be
+// taken for a torn one).
+func (s *Store) recoverFile(name string) time.Time {
+	path := filepath.Join(s.opts.Dir, name)
+	info, err := os.Lstat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return time.Time{}
+	}
+	if at := info.ModTime().Add(s.opts.RecoverIdle); s.opts.RecoverIdle > 0 && time.Now().Before(at) {
+		return at
+	}
+	done, err := hasTrailer(path)
+	if err != nil || done {
+		return time.Time{}
+	}
+	if base, ok := rotatedBase(name); ok {
+		if k, ok := s.keyOfFile(base, path); ok && k.Kind == KindAttribute {
+			s.life.RLock()
+			if !s.closed {
+				s.handle(s.finishRotated(k, path))
+			}
+			s.life.RUnlock()
+		}
+		return time.Time{}
+	}
+	k, ok := s.keyOfFile(name, path)
+	if !ok {
+		return time.Time{}
+	}
+	s.life.RLock()
+	if !s.closed {
+		s.take(k, info.ModTime())
+	}
+	s.life.RUnlock()
+	return time.Time{}
+}
+
 // take adopts the artifact of k, left unfinished on disk, dated by its
-// file.
-func (s *Store) take(k Key, ent os.DirEntry) {
+// file's modification time at; with FinalizeAfter 0 it is finalized at
+// once, as it would have been when its root or last span was written.
+func (s *Store) take(k Key, at time.Time) {
+	defer s.closeEvicted() // with a.mu let go: it may be among them
 	a := s.get(k)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -88,11 +131,12 @@ func (s *Store) take(k Key, ent os.DirEntry) {
 		s.forget(a)
 		return
 	}
-	at := time.Now()
-	if info, err := ent.Info(); err == nil {
-		at = info.ModTime()
-	}
 	a.lastWrite.Store(at.UnixNano())
+	if s.opts.FinalizeAfter == 0 {
+		if err := s.finalizeLocked(a, false, nil); err != nil {
+			s.handle(fmt.Errorf("recover %s: %w", a.path, err))
+		}
+	}
 }
 
 // finishRotated writes the trailer of a rotated file (see rotate) left

@@ -124,8 +124,15 @@ type Options struct {
 	// file's modification time, and finalized by the usual rules (root
 	// ended and FinalizeAfter passed, OrphanAfter, Close). A file that
 	// cannot be continued is set aside. A rotated file left without a
-	// trailer (see RotateBytes) gets one at once.
+	// trailer (see RotateBytes) gets one at once. With FinalizeAfter 0
+	// (no finalizer), every artifact taken back is finalized at once.
 	Recover bool
+	// RecoverIdle, with Recover, leaves a file modified less than this
+	// long ago alone until it is that old: when processes share a folder
+	// (one SDK processor per agent process), a file may be another's,
+	// live, and the line it is writing is no torn one to cut off. 0 takes
+	// every file at once (a folder of one process's own, the collector's).
+	RecoverIdle time.Duration
 	// TrackPaths keeps the paths of the artifacts written, for Paths: the
 	// MaxTrackedPaths most recently written, so that a long-running
 	// process with one artifact per trace does not grow by a path per trace.
