@@ -1,0 +1,249 @@
+package semconv
+
+// Message lists and the documents around them: a list of messages, one
+// message, or a provider's request or response body kept whole in one
+// attribute (OpenInference input.value / output.value, Google ADK's
+// gcp.vertex.agent.llm_request / llm_response, OpenLLMetry's
+// traceloop.entity.input / output): OpenAI chat {messages} and
+// {choices}, the Responses API {input, instructions} and {output},
+// Anthropic {system, messages} and {role, content}, Bedrock Converse
+// {system, messages} and {output: {message}}, Gemini {contents,
+// systemInstruction} and {candidates}, LangChain {generations}.
+
+// LLM request and response bodies Google's Agent Development Kit keeps as
+// JSON attributes of its call_llm span.
+const (
+	ADKLLMRequest  = "gcp.vertex.agent.llm_request"
+	ADKLLMResponse = "gcp.vertex.agent.llm_response"
+)
+
+func attrMessages(get func(string) (any, bool), key, role string) []Message {
+	v, ok := get(key)
+	if !ok {
+		return nil
+	}
+	return messagesOf(v, role)
+}
+
+func mapMessages(m map[string]any, key, role string) []Message {
+	if m == nil {
+		return nil
+	}
+	v, ok := m[key]
+	if !ok {
+		return nil
+	}
+	if s, ok := v.(string); ok {
+		v = maybeJSON(s)
+	}
+	return messagesOf(v, role)
+}
+
+// messagesOf reads a message list in any of the shapes Messages knows.
+// Nothing in it is dropped: an item no rule reads is a message holding
+// its JSON as text.
+func messagesOf(v any, role string) []Message {
+	switch t := v.(type) {
+	case nil:
+		return nil
+	case string:
+		if t == "" {
+			return nil
+		}
+		if d := maybeJSON(t); d != any(t) {
+			if _, isStr := d.(string); !isStr {
+				return messagesOf(d, role)
+			}
+		}
+		return []Message{{Role: role, Parts: []Part{{Type: PartText, Content: t}}}}
+	case []any:
+		if looksLikeParts(t) && !anyMessage(t) {
+			// A list of content blocks is one message's content.
+			if ps := partsOf(t); len(ps) > 0 {
+				return []Message{{Role: role, Parts: ps}}
+			}
+		}
+		var out []Message
+		for _, e := range t {
+			switch m := e.(type) {
+			case map[string]any:
+				out = append(out, messagesFromMap(m, role)...)
+			case string:
+				out = append(out, Message{Role: role, Parts: []Part{{Type: PartText, Content: m}}})
+			case nil:
+			default:
+				out = append(out, Message{Role: role, Parts: []Part{{Type: PartText, Content: jsonText(m)}}})
+			}
+		}
+		return out
+	case map[string]any:
+		return messagesFromMap(t, role)
+	}
+	return []Message{{Role: role, Parts: []Part{{Type: PartText, Content: jsonText(v)}}}}
+}
+
+// anyMessage tells a list that holds messages (or Responses API items)
+// from a list of one message's content blocks.
+func anyMessage(l []any) bool {
+	for _, e := range l {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		if _, ok := m["role"]; ok {
+			return true
+		}
+		switch strOf(m["type"]) {
+		case "message", "function_call", "function_call_output", "reasoning":
+			return true
+		}
+	}
+	return false
+}
+
+// messagesFromMap reads one object: a message, or an envelope holding
+// messages (a request's messages or contents, a response's choices,
+// candidates or output).
+func messagesFromMap(m map[string]any, role string) []Message {
+	if out, ok := envelopeMessages(m, role); ok {
+		return out
+	}
+	msg, ok := normMessage(m, role)
+	if !ok {
+		return nil
+	}
+	return []Message{msg}
+}
+
+// envelopeMessages reads a request or response document; it reports
+// false when m is not one.
+func envelopeMessages(m map[string]any, role string) ([]Message, bool) {
+	for _, k := range [...]string{"messages", "contents"} {
+		msgs, ok := m[k]
+		if !ok {
+			continue
+		}
+		if _, isList := msgs.([]any); !isList && k == "contents" {
+			continue
+		}
+		out := messagesOf(msgs, role)
+		var sys []Part
+		if s, ok := m["system"]; ok && s != nil {
+			sys = partsOf(s)
+		} else if s, ok := geminiSystem(m); ok {
+			sys = s
+		} else if cfg, ok := m["config"].(map[string]any); ok { // Google ADK
+			sys, _ = geminiSystem(cfg)
+		}
+		if len(sys) > 0 {
+			out = append([]Message{{Role: RoleSystem, Parts: sys}}, out...)
+		}
+		return out, true
+	}
+	for _, k := range [...]string{"choices", "candidates"} {
+		if cs, ok := m[k].([]any); ok {
+			var out []Message
+			for _, c := range cs {
+				if cm, ok := c.(map[string]any); ok {
+					out = append(out, messagesFromMap(cm, role)...)
+				}
+			}
+			return out, true
+		}
+	}
+	// The Responses API: a request's input list beside its instructions, a
+	// response's output list.
+	for _, k := range [...]string{"output", "input"} {
+		if l, ok := m[k].([]any); ok && (anyMessage(l) || len(l) == 0) {
+			out := messagesOf(l, role)
+			if s := strOf(m["instructions"]); s != "" && k == "input" {
+				out = append([]Message{{Role: RoleSystem, Parts: []Part{{Type: PartText, Content: s}}}}, out...)
+			}
+			return out, true
+		}
+	}
+	// A choice {message, finish_reason}, Bedrock's response {output:
+	// {message}, stopReason}, Google ADK's response {content, finish_reason}.
+	inner, ok := m["message"].(map[string]any)
+	if !ok {
+		if o, isMap := m["output"].(map[string]any); isMap {
+			inner, ok = o["message"].(map[string]any)
+		}
+	}
+	if ok {
+		msgs := messagesFromMap(inner, role)
+		if fr := firstStr(m, "finish_reason", "finishReason", "stopReason", "stop_reason"); fr != "" {
+			for i := range msgs {
+				if msgs[i].FinishReason == "" {
+					msgs[i].FinishReason = NormalizeFinishReason(fr)
+				}
+			}
+		}
+		return msgs, true
+	}
+	if gens, ok := m["generations"].([]any); ok { // LangChain LLMResult
+		var out []Message
+		for _, g := range gens {
+			out = append(out, messagesOf(g, role)...)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// valueMessages reads OpenInference input.value / output.value: a request
+// or response document when it is JSON, else one text message.
+func valueMessages(get func(string) (any, bool), key, role string) []Message {
+	v, ok := get(key)
+	if !ok {
+		return nil
+	}
+	return bodyMessages(v, role)
+}
+
+// bodyMessages reads a request or response body kept whole: its messages
+// when it is a document that has some, a framework's {input}/{output}
+// envelope's text, else the whole body as one text message.
+func bodyMessages(v any, role string) []Message {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return messagesOf(v, role)
+	}
+	if out, ok := envelopeMessages(m, role); ok && len(out) > 0 {
+		return out
+	}
+	if c, ok := geminiContent(m["content"], role); ok { // Google ADK's llm_response
+		if fr := firstStr(m, "finish_reason", "finishReason"); fr != "" {
+			c.FinishReason = NormalizeFinishReason(fr)
+		}
+		return []Message{c}
+	}
+	if _, ok := m["role"]; ok {
+		return messagesFromMap(m, role) // one message: Anthropic's response
+	}
+	for _, k := range [...]string{"input", "output", "content", "text", "query", "question", "answer", "result"} {
+		if s, ok := m[k].(string); ok {
+			return []Message{{Role: role, Parts: []Part{{Type: PartText, Content: s}}}}
+		}
+	}
+	// OpenLLMetry's traceloop.entity.input: {"args": [...], "kwargs": {...}}
+	// or {"inputs": {...}}; entity.output: {"outputs": ...}.
+	for _, k := range [...]string{"inputs", "outputs", "args", "kwargs"} {
+		if inner, ok := m[k]; ok {
+			if out := bodyMessages(inner, role); len(out) > 0 && !isJSONText(out) {
+				return out
+			}
+		}
+	}
+	return []Message{{Role: role, Parts: []Part{{Type: PartText, Content: jsonText(v)}}}}
+}
+
+// isJSONText tells the fallback of bodyMessages: one message whose one
+// text part is a JSON document nothing read.
+func isJSONText(ms []Message) bool {
+	if len(ms) != 1 || len(ms[0].Parts) != 1 || ms[0].Parts[0].Type != PartText {
+		return false
+	}
+	_, isStr := maybeJSON(ms[0].Parts[0].Content).(string)
+	return !isStr
+}
