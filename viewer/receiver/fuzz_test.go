@@ -31,6 +31,7 @@ func FuzzHTTPTraces(f *testing.F) {
 		}
 		req := httptest.NewRequest(http.MethodPost, receiver.PathTraces, bytes.NewReader(body))
 		req.Header.Set("Content-Type", ct)
+		req.Host = "127.0.0.1:4318" // httptest's example.com is refused (DNS rebinding)
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		switch rec.Code {

@@ -55,8 +55,6 @@ import (
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/stats"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -99,14 +97,19 @@ type Stats struct {
 	// requests; BadMethod those with a method other than POST.
 	BadContentType, BadPayload, TooLarge, BadMethod int64
 	// GRPCErrors counts gRPC calls that ended with an error status
-	// (undecodable or oversized messages included).
+	// (undecodable or oversized messages included; not those refused for
+	// the in-flight limit, which Busy counts).
 	GRPCErrors int64
+	// Forbidden counts HTTP requests refused for their Host or Origin
+	// (403); Busy requests and calls refused for the in-flight limit
+	// (HTTP 429, gRPC RESOURCE_EXHAUSTED).
+	Forbidden, Busy int64
 }
 
 type counters struct {
 	httpReq, grpcReq, spans, rejSpans, logs, rejLogs atomic.Int64
 	badType, badPayload, tooLarge, badMethod         atomic.Int64
-	grpcErr                                          atomic.Int64
+	grpcErr, forbidden, busy                         atomic.Int64
 }
 
 // Receiver receives OTLP and writes it to a Store. Create one with [New];
@@ -119,6 +122,10 @@ type Receiver struct {
 	redact  func(ptrace.Traces) // nil: spans are written as received
 	redactL func(plog.Logs)     // nil: log records are written as received
 	c       counters
+
+	hosts    []string // Host names answered besides loopback ones
+	cors     []string // origins whose pages may export from a browser
+	inflight budget   // request bytes held at once
 
 	mu     sync.Mutex
 	closed bool
@@ -161,10 +168,12 @@ func WithLogRedaction(f func(ld plog.Logs)) Option { return func(r *Receiver) { 
 // New returns a Receiver writing to st. The caller closes st after
 // [Receiver.Shutdown].
 func New(st *store.Store, opts ...Option) *Receiver {
-	r := &Receiver{st: st, max: DefaultMaxRequest}
+	r := &Receiver{st: st, max: DefaultMaxRequest, inflight: budget{limit: DefaultMaxInFlight}}
 	for _, o := range opts {
 		o(r)
 	}
+	// One request of the largest size must always be able to pass.
+	r.inflight.limit = max(r.inflight.limit, r.max)
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -179,6 +188,7 @@ func (r *Receiver) Stats() Stats {
 		Spans: c.spans.Load(), RejectedSpans: c.rejSpans.Load(), Logs: c.logs.Load(), RejectedLogs: c.rejLogs.Load(),
 		BadContentType: c.badType.Load(), BadPayload: c.badPayload.Load(),
 		TooLarge: c.tooLarge.Load(), BadMethod: c.badMethod.Load(), GRPCErrors: c.grpcErr.Load(),
+		Forbidden: c.forbidden.Load(), Busy: c.busy.Load(),
 	}
 }
 
@@ -187,8 +197,44 @@ var errClosed = errors.New("receiver: shutting down")
 
 // consume writes td through the store; it returns how many spans were
 // rejected and why (a partial success), or an error when none could be
-// taken at all.
+// taken at all. A span without a trace id or span id is rejected: no
+// artifact can be named after it, nor can it be told from a redelivery.
 func (r *Receiver) consume(td ptrace.Traces) (rejected int64, msg string, err error) {
+	noID := dropNoIDs(td)
+	rejected, msg, err = r.write(td)
+	if err != nil || noID == 0 {
+		return rejected, msg, err
+	}
+	r.c.rejSpans.Add(noID)
+	r.log.Warn("spans not written: no trace id or span id", "rejected", noID)
+	why := fmt.Sprintf("%d spans without a trace id or span id were not written", noID)
+	if msg != "" {
+		why += "; " + msg
+	}
+	return rejected + noID, why, nil
+}
+
+// dropNoIDs removes from td the spans whose trace id or span id is
+// absent (all zero), returning how many.
+func dropNoIDs(td ptrace.Traces) (n int64) {
+	rss := td.ResourceSpans()
+	for i := range rss.Len() {
+		sss := rss.At(i).ScopeSpans()
+		for j := range sss.Len() {
+			sss.At(j).Spans().RemoveIf(func(sp ptrace.Span) bool {
+				bad := sp.TraceID().IsEmpty() || sp.SpanID().IsEmpty()
+				if bad {
+					n++
+				}
+				return bad
+			})
+		}
+	}
+	return n
+}
+
+// write writes td's spans through the store, as consume answers.
+func (r *Receiver) write(td ptrace.Traces) (rejected int64, msg string, err error) {
 	n := int64(td.SpanCount())
 	if n == 0 {
 		return 0, "", nil
@@ -249,22 +295,37 @@ func (r *Receiver) settle(what string, n int64, failed int, werr error, ok, rej 
 	return bad, werr.Error(), nil
 }
 
-// HTTPHandler answers OTLP/HTTP on /v1/traces and /v1/logs.
+// HTTPHandler answers OTLP/HTTP on /v1/traces and /v1/logs, to
+// requests addressed to the receiver only (WithAllowedHosts, WithCORS).
 func (r *Receiver) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc(PathTraces, r.serveTraces)
 	mux.HandleFunc(PathLogs, r.serveLogs)
-	return mux
+	return r.access(mux)
 }
 
 // readBody checks method and content type and reads the body (gunzipped),
-// answering the error itself; ok is false when it did.
-func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) (body []byte, ct string, ok bool) {
+// answering the error itself; ok is false when it did. The body's bytes
+// are taken from the in-flight budget: the caller gives back took once
+// it is done with body (readBody gives them back itself when !ok).
+func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) (body []byte, ct string, took int64, ok bool) {
+	body, ct, m, ok := r.readMetered(w, req)
+	if !ok {
+		r.inflight.give(m.took)
+		return nil, "", 0, false
+	}
+	return body, ct, m.took, true
+}
+
+// readMetered is readBody before the budget is settled: what the body
+// took is m.took, whether or not it was read whole.
+func (r *Receiver) readMetered(w http.ResponseWriter, req *http.Request) (body []byte, ct string, m *metered, ok bool) {
+	m = &metered{b: &r.inflight}
 	if req.Method != http.MethodPost {
 		r.c.badMethod.Add(1)
 		w.Header().Set("Allow", http.MethodPost)
 		writeStatus(w, ctJSON, http.StatusMethodNotAllowed, codes.Unimplemented, "OTLP/HTTP takes POST")
-		return nil, "", false
+		return nil, "", m, false
 	}
 	mt, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
 	if err != nil || (mt != ctProto && mt != ctJSON) {
@@ -272,22 +333,31 @@ func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) (body []by
 		r.log.Warn("refused OTLP request: content type", "content_type", req.Header.Get("Content-Type"))
 		writeStatus(w, ctJSON, http.StatusUnsupportedMediaType, codes.InvalidArgument,
 			fmt.Sprintf("unsupported content type %q: want %s or %s", req.Header.Get("Content-Type"), ctProto, ctJSON))
-		return nil, "", false
+		return nil, "", m, false
 	}
 	if req.ContentLength > r.max {
 		r.c.tooLarge.Add(1)
 		writeStatus(w, mt, http.StatusRequestEntityTooLarge, codes.ResourceExhausted, fmt.Sprintf("request of %d bytes is over the limit of %d", req.ContentLength, r.max))
-		return nil, "", false
+		return nil, "", m, false
+	}
+	enc := strings.ToLower(strings.TrimSpace(req.Header.Get("Content-Encoding")))
+	if (enc == "" || enc == "identity") && req.ContentLength > 0 {
+		// The whole body will be held: refuse it before reading any.
+		if !r.inflight.take(req.ContentLength) {
+			r.writeBusy(w, mt)
+			return nil, "", m, false
+		}
+		m.took, m.credit = req.ContentLength, req.ContentLength
 	}
 	var src io.Reader = http.MaxBytesReader(w, req.Body, r.max+1)
-	switch req.Header.Get("Content-Encoding") {
+	switch enc {
 	case "", "identity":
 	case "gzip":
 		zr, err := gzip.NewReader(src)
 		if err != nil {
 			r.c.badPayload.Add(1)
 			writeStatus(w, mt, http.StatusBadRequest, codes.InvalidArgument, "gzip: "+err.Error())
-			return nil, "", false
+			return nil, "", m, false
 		}
 		defer zr.Close()
 		src = zr
@@ -295,28 +365,31 @@ func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) (body []by
 		r.c.badType.Add(1)
 		writeStatus(w, mt, http.StatusUnsupportedMediaType, codes.InvalidArgument,
 			fmt.Sprintf("unsupported content encoding %q: want gzip or none", req.Header.Get("Content-Encoding")))
-		return nil, "", false
+		return nil, "", m, false
 	}
-	body, err = io.ReadAll(io.LimitReader(src, r.max+1))
+	m.r = io.LimitReader(src, r.max+1)
+	body, err = io.ReadAll(m)
+	if errors.Is(err, ErrBusy) {
+		r.writeBusy(w, mt)
+		return nil, "", m, false
+	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) || int64(len(body)) > r.max {
 		r.c.tooLarge.Add(1)
 		writeStatus(w, mt, http.StatusRequestEntityTooLarge, codes.ResourceExhausted, fmt.Sprintf("request is over the limit of %d bytes", r.max))
-		return nil, "", false
+		return nil, "", m, false
 	}
 	if err != nil {
 		r.c.badPayload.Add(1)
 		writeStatus(w, mt, http.StatusBadRequest, codes.InvalidArgument, "reading request: "+err.Error())
-		return nil, "", false
+		return nil, "", m, false
 	}
-	return body, mt, true
+	return body, mt, m, true
 }
 
-func (r *Receiver) serveTraces(w http.ResponseWriter, req *http.Request) {
-	body, ct, ok := r.readBody(w, req)
-	if !ok {
-		return
-	}
+// decodeTraces decodes an ExportTraceServiceRequest in ct's encoding:
+// every OTLP trace request, HTTP or gRPC, reaches pdata here.
+func decodeTraces(body []byte, ct string) (ptraceotlp.ExportRequest, error) {
 	er := ptraceotlp.NewExportRequest()
 	var err error
 	if ct == ctJSON {
@@ -324,6 +397,28 @@ func (r *Receiver) serveTraces(w http.ResponseWriter, req *http.Request) {
 	} else {
 		err = er.UnmarshalProto(body)
 	}
+	return er, err
+}
+
+// decodeLogs decodes an ExportLogsServiceRequest as decodeTraces does.
+func decodeLogs(body []byte, ct string) (plogotlp.ExportRequest, error) {
+	er := plogotlp.NewExportRequest()
+	var err error
+	if ct == ctJSON {
+		err = er.UnmarshalJSON(body)
+	} else {
+		err = er.UnmarshalProto(body)
+	}
+	return er, err
+}
+
+func (r *Receiver) serveTraces(w http.ResponseWriter, req *http.Request) {
+	body, ct, took, ok := r.readBody(w, req)
+	if !ok {
+		return
+	}
+	defer r.inflight.give(took)
+	er, err := decodeTraces(body, ct)
 	if err != nil {
 		r.c.badPayload.Add(1)
 		r.log.Warn("refused OTLP request: payload", "content_type", ct, "err", err)
@@ -351,17 +446,12 @@ func (r *Receiver) serveTraces(w http.ResponseWriter, req *http.Request) {
 }
 
 func (r *Receiver) serveLogs(w http.ResponseWriter, req *http.Request) {
-	body, ct, ok := r.readBody(w, req)
+	body, ct, took, ok := r.readBody(w, req)
 	if !ok {
 		return
 	}
-	er := plogotlp.NewExportRequest()
-	var err error
-	if ct == ctJSON {
-		err = er.UnmarshalJSON(body)
-	} else {
-		err = er.UnmarshalProto(body)
-	}
+	defer r.inflight.give(took)
+	er, err := decodeLogs(body, ct)
 	if err != nil {
 		r.c.badPayload.Add(1)
 		r.log.Warn("refused OTLP request: payload", "content_type", ct, "err", err)
@@ -422,55 +512,6 @@ func writeBody(w http.ResponseWriter, ct string, code int, b []byte, err error) 
 	_, _ = w.Write(b)
 }
 
-// grpcTraces and grpcLogs are the gRPC services.
-type grpcTraces struct {
-	ptraceotlp.UnimplementedGRPCServer
-	r *Receiver
-}
-
-func (g *grpcTraces) Export(_ context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
-	rej, msg, err := g.r.consume(req.Traces())
-	if err != nil {
-		return ptraceotlp.ExportResponse{}, status.Error(codes.Unavailable, err.Error())
-	}
-	g.r.c.grpcReq.Add(1)
-	resp := ptraceotlp.NewExportResponse()
-	if rej > 0 {
-		resp.PartialSuccess().SetRejectedSpans(rej)
-		resp.PartialSuccess().SetErrorMessage(strings.ToValidUTF8(msg, "\uFFFD"))
-	}
-	return resp, nil
-}
-
-type grpcLogs struct {
-	plogotlp.UnimplementedGRPCServer
-	r *Receiver
-}
-
-func (g *grpcLogs) Export(_ context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
-	rej, msg, err := g.r.consumeLogs(req.Logs())
-	if err != nil {
-		return plogotlp.ExportResponse{}, status.Error(codes.Unavailable, err.Error())
-	}
-	g.r.c.grpcReq.Add(1)
-	return logsResponse(rej, msg), nil
-}
-
-// errorCounter counts gRPC calls that end in an error, those refused
-// before a handler runs (an undecodable or oversized message) included.
-type errorCounter struct{ n *atomic.Int64 }
-
-func (e errorCounter) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
-func (e errorCounter) HandleRPC(_ context.Context, s stats.RPCStats) {
-	if end, ok := s.(*stats.End); ok && end.Error != nil {
-		e.n.Add(1)
-	}
-}
-func (e errorCounter) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context {
-	return ctx
-}
-func (e errorCounter) HandleConn(context.Context, stats.ConnStats) {}
-
 // ServeHTTP serves OTLP/HTTP on ln until Shutdown, then returns
 // http.ErrServerClosed.
 func (r *Receiver) ServeHTTP(ln net.Listener) error {
@@ -490,25 +531,6 @@ func (r *Receiver) ServeHTTP(ln net.Listener) error {
 	r.https = append(r.https, hs)
 	r.mu.Unlock()
 	return hs.Serve(ln)
-}
-
-// ServeGRPC serves OTLP/gRPC on ln until Shutdown, then returns nil.
-func (r *Receiver) ServeGRPC(ln net.Listener) error {
-	gs := grpc.NewServer(
-		grpc.MaxRecvMsgSize(int(r.max)),
-		grpc.StatsHandler(errorCounter{&r.c.grpcErr}),
-	)
-	ptraceotlp.RegisterGRPCServer(gs, &grpcTraces{r: r})
-	plogotlp.RegisterGRPCServer(gs, &grpcLogs{r: r})
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		ln.Close()
-		return nil
-	}
-	r.grpcs = append(r.grpcs, gs)
-	r.mu.Unlock()
-	return gs.Serve(ln)
 }
 
 // Shutdown stops serving: requests in flight finish (until ctx is done,
