@@ -1,0 +1,12 @@
+// Package otlpguard applies converter.GuardOTLP where OTLP bytes arrive
+// over the network and are decoded before agenttrace's own code runs: a
+// gRPC codec (for grpc.ForceServerCodecV2) that checks an export request
+// before pdata unmarshals it, and an HTTP middleware that checks a request
+// body before the handler behind it reads it. serve --otlp uses the codec;
+// the collector distribution's agenttrace_guard extension uses both, in
+// front of upstream's otlp receiver.
+//
+// The check is the lenient one (nesting, JSON syntax, data after the
+// document): OTLP asks receivers to ignore fields they do not know, and
+// ids are the receiver's to judge.
+package otlpguard
