@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+# Regenerates payloads/ and expected.json (needs the npm registry).
+exec "$(dirname "$0")/../harness/capture-lib.sh" "$(dirname "$0")" "tool-loop stream fail embeddings"
