@@ -60,6 +60,11 @@ func newSink(c *config, dropped *atomic.Int64, dropUsage *usageCounter) (*sink, 
 	switch c.sink {
 	case sinkDir:
 		opts.Dir = c.path
+		// What a crash left in the folder (a trace without its last
+		// trailer, a torn line) is finished on start, as the collector's
+		// exporter does; the folder may be shared with other agents'
+		// processors, whose files in the middle of a write are left be.
+		opts.Recover, opts.RecoverIdle = true, store.SharedFolderIdle
 		if c.groupBy == converter.ByConversation {
 			opts.Route = store.ByConversation
 		}

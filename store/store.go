@@ -59,6 +59,12 @@ const DefaultMaxOpenFiles = 128
 // that lost their root stays bounded.
 const DefaultOrphanFactor = 10
 
+// SharedFolderIdle is the RecoverIdle of a folder other processes may
+// write to at the same time (the SDK processors of several agents, serve
+// --otlp beside them): far longer than any write takes, short enough that
+// a restart repairs what a crash left within seconds.
+const SharedFolderIdle = 2 * time.Second
+
 // ErrClosed is returned by a Write after Close.
 var ErrClosed = errors.New("artifact store closed")
 
