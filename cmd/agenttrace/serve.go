@@ -58,7 +58,12 @@ artifact store, and shown live; a parent that has not ended yet shows as
 running. Log records (/v1/logs, gRPC) go into their trace's artifact,
 redacted as spans are. Bad requests get OTLP's answers (400, 413, 415;
 gRPC codes). Only loopback addresses, unless
---otlp-allow-remote.
+--otlp-allow-remote. OTLP/HTTP answers only requests addressed to a
+loopback name (or to the host --otlp-http names on purpose) and refuses
+cross-origin requests from web pages (403) unless --cors ORIGIN allows
+them. At most --otlp-max-inflight request bytes are held at once; more
+get 429 (gRPC RESOURCE_EXHAUSTED) with a retry delay, which exporters
+honour.
 
 The list of runs sorts and filters (service, agent, model, status, time),
 searches across runs (names, tools, models, message text), follows the
@@ -211,6 +216,8 @@ type otlpFlags struct {
 	http, grpc  string
 	allowRemote bool
 	maxRequest  int64
+	maxInFlight int64
+	cors        []string   // origins whose web pages may export to OTLP/HTTP
 	red         *redaction // what is written is redacted first; nil: nothing
 }
 
@@ -221,6 +228,8 @@ func (o *otlpFlags) register(cmd *cobra.Command) {
 	f.StringVar(&o.grpc, "otlp-grpc", receiver.DefaultGRPCAddr, "OTLP/gRPC address (implies --otlp); port 0 picks a free one, \"off\" disables it")
 	f.BoolVar(&o.allowRemote, "otlp-allow-remote", false, "let --otlp-http/--otlp-grpc name a non-loopback address (spans from other machines, unauthenticated)")
 	f.Int64Var(&o.maxRequest, "otlp-max-request", receiver.DefaultMaxRequest, "largest OTLP request in bytes, decompressed; larger ones get 413 / RESOURCE_EXHAUSTED")
+	f.Int64Var(&o.maxInFlight, "otlp-max-inflight", receiver.DefaultMaxInFlight, "OTLP request bytes held at once, decompressed (a gRPC call counts as --otlp-max-request); more get 429 / RESOURCE_EXHAUSTED with a retry delay")
+	f.StringArrayVar(&o.cors, "cors", nil, "let web pages of `ORIGIN` (scheme://host:port, or * for any) export to OTLP/HTTP from a browser (repeatable); other cross-origin requests get 403")
 }
 
 // check settles the flags before anything listens: an address flag
@@ -232,8 +241,8 @@ func (o *otlpFlags) check(cmd *cobra.Command) error {
 		o.on = true
 	}
 	if !o.on {
-		if f.Changed("otlp-allow-remote") || f.Changed("otlp-max-request") {
-			return usageErrorf("--otlp-allow-remote and --otlp-max-request need --otlp")
+		if f.Changed("otlp-allow-remote") || f.Changed("otlp-max-request") || f.Changed("otlp-max-inflight") || f.Changed("cors") {
+			return usageErrorf("--otlp-allow-remote, --otlp-max-request, --otlp-max-inflight and --cors need --otlp")
 		}
 		return nil
 	}
@@ -279,7 +288,9 @@ func startOTLP(dir string, o otlpFlags, log *slog.Logger) (*otlpRun, error) {
 	if err != nil {
 		return nil, ioError(fmt.Errorf("otlp: %w", err))
 	}
-	run := &otlpRun{st: st, rcv: receiver.New(st, receiver.WithLogger(log), receiver.WithMaxRequest(o.maxRequest), receiver.WithRedaction(o.red.traces()), receiver.WithLogRedaction(o.red.logs()))}
+	run := &otlpRun{st: st, rcv: receiver.New(st, receiver.WithLogger(log), receiver.WithMaxRequest(o.maxRequest),
+		receiver.WithMaxInFlight(o.maxInFlight), receiver.WithCORS(o.cors...), receiver.WithAllowedHosts(o.hosts()...),
+		receiver.WithRedaction(o.red.traces()), receiver.WithLogRedaction(o.red.logs()))}
 	var lns []net.Listener
 	fail := func(err error) (*otlpRun, error) {
 		for _, ln := range lns {
@@ -321,6 +332,17 @@ func startOTLP(dir string, o otlpFlags, log *slog.Logger) (*otlpRun, error) {
 	return run, nil
 }
 
+// hosts are the Host names OTLP/HTTP answers besides loopback ones: the
+// host of --otlp-http when it was set to another address on purpose
+// (--otlp-allow-remote; check refused it otherwise).
+func (o *otlpFlags) hosts() []string {
+	host, _, err := net.SplitHostPort(o.http)
+	if o.http == "off" || err != nil || server.CheckAddr(o.http) == nil {
+		return nil
+	}
+	return []string{host}
+}
+
 func (r *otlpRun) print(w io.Writer) {
 	for _, l := range r.lines {
 		fmt.Fprintln(w, l)
@@ -337,9 +359,9 @@ func (r *otlpRun) printStats(w io.Writer) {
 	if st.RejectedSpans > 0 {
 		fmt.Fprintf(w, ", %d spans rejected", st.RejectedSpans)
 	}
-	if bad := st.BadContentType + st.BadPayload + st.TooLarge + st.BadMethod + st.GRPCErrors; bad > 0 {
-		fmt.Fprintf(w, "; refused %d requests (%d bad payload, %d wrong content type, %d too large, %d wrong method, %d gRPC errors)",
-			bad, st.BadPayload, st.BadContentType, st.TooLarge, st.BadMethod, st.GRPCErrors)
+	if bad := st.BadContentType + st.BadPayload + st.TooLarge + st.BadMethod + st.GRPCErrors + st.Forbidden + st.Busy; bad > 0 {
+		fmt.Fprintf(w, "; refused %d requests (%d bad payload, %d wrong content type, %d too large, %d wrong method, %d gRPC errors, %d forbidden host or origin, %d over the in-flight limit)",
+			bad, st.BadPayload, st.BadContentType, st.TooLarge, st.BadMethod, st.GRPCErrors, st.Forbidden, st.Busy)
 	}
 	if st.Logs+st.RejectedLogs > 0 {
 		fmt.Fprintf(w, "; %d log records written", st.Logs)
