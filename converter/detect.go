@@ -186,9 +186,12 @@ func ReadOTLP(r io.Reader, f Format, name string) (ptrace.Traces, error) {
 				// collector's file exporter writes a batch per line.
 				return ReadOTLP(bytes.NewReader(b), FormatOTLPJSONLines, name)
 			}
-			if err = CheckOTLPJSON(b); err == nil {
-				td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
-			}
+		}
+		if err = GuardOTLP(b, f, GuardOptions{Strict: true}); err != nil {
+			return ptrace.Traces{}, guardError(name, 0, f, err)
+		}
+		if f == FormatOTLPJSON {
+			td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
 		} else {
 			td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(b)
 		}
@@ -204,11 +207,10 @@ func ReadOTLP(r io.Reader, f Format, name string) (ptrace.Traces, error) {
 			line, err := br.ReadBytes('\n')
 			if len(bytes.TrimSpace(line)) > 0 {
 				line = bytes.TrimPrefix(line, bom)
-				perr := CheckOTLPJSON(line)
-				var part ptrace.Traces
-				if perr == nil {
-					part, perr = u.UnmarshalTraces(line)
+				if gerr := GuardOTLP(line, f, GuardOptions{Strict: true}); gerr != nil {
+					return ptrace.Traces{}, guardError(name, n, f, gerr)
 				}
+				part, perr := u.UnmarshalTraces(line)
 				if perr != nil {
 					return ptrace.Traces{}, fmt.Errorf("%s:%d: OTLP/JSON: %w", name, n, perr)
 				}

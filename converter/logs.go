@@ -287,6 +287,11 @@ func ReadOTLPLogs(r io.Reader, f Format, name string) (plog.Logs, error) {
 			if oneValuePerLine(b) {
 				return ReadOTLPLogs(bytes.NewReader(b), FormatOTLPLogsJSONLines, name)
 			}
+		}
+		if err = GuardOTLP(b, f, GuardOptions{Strict: true}); err != nil {
+			return plog.Logs{}, guardError(name, 0, f, err)
+		}
+		if f == FormatOTLPLogsJSON {
 			ld, err = (&plog.JSONUnmarshaler{}).UnmarshalLogs(b)
 		} else {
 			ld, err = (&plog.ProtoUnmarshaler{}).UnmarshalLogs(b)
@@ -305,6 +310,9 @@ func ReadOTLPLogs(r io.Reader, f Format, name string) (plog.Logs, error) {
 				line = bytes.TrimPrefix(line, bom)
 				if k := firstKeys(line); k != "otlplogs" {
 					return plog.Logs{}, fmt.Errorf("%s:%d: OTLP/JSON logs: %w", name, n, ErrNotOTLPLogs)
+				}
+				if gerr := GuardOTLP(line, f, GuardOptions{Strict: true}); gerr != nil {
+					return plog.Logs{}, guardError(name, n, f, gerr)
 				}
 				part, perr := u.UnmarshalLogs(line)
 				if perr != nil {

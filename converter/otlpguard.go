@@ -141,3 +141,22 @@ func position(b []byte, off int) (line, col int) {
 	}
 	return line, off - start + 1
 }
+
+// guardError puts the input's name (and, for one line of a lines format,
+// its line number) on a GuardOTLP error: "name:line:column: what" for a
+// positioned one, "name: format: what" for the rest.
+func guardError(name string, line int, f Format, err error) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		if line > 0 {
+			// A line is checked as a document of its own: its line 1 is
+			// the file's line.
+			ie = &InputError{Line: line + ie.Line - 1, Column: ie.Column, Err: ie.Err}
+		}
+		return fmt.Errorf("%s:%w", name, ie)
+	}
+	if line > 0 {
+		return fmt.Errorf("%s:%d: %s: %w", name, line, f, err)
+	}
+	return fmt.Errorf("%s: %s: %w", name, f, err)
+}

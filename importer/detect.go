@@ -57,6 +57,9 @@ func isOTLPStream(head []byte) bool {
 	if 4+n > len(head) {
 		return len(head) >= converter.DetectSize
 	}
+	if err := converter.GuardOTLP(head[4:4+n], converter.FormatOTLPProto, converter.GuardOptions{}); err != nil {
+		return false
+	}
 	if _, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(head[4 : 4+n]); err != nil {
 		return false
 	}
@@ -345,10 +348,13 @@ func readOTLPLines(r io.Reader, name string, emit func(*converter.Record) error)
 	lines := converter.NewLineReader(r, converter.DefaultMaxLineSize)
 	var u ptrace.JSONUnmarshaler
 	err := s.eachLine(lines, func(line []byte) error {
-		err := converter.CheckOTLPJSON(line)
+		err := converter.GuardOTLP(line, converter.FormatOTLPJSON, converter.GuardOptions{Strict: true})
 		var td ptrace.Traces
 		if err == nil {
 			td, err = u.UnmarshalTraces(line)
+		}
+		if ie := (*converter.InputError)(nil); errors.As(err, &ie) {
+			err = fmt.Errorf("column %d: %w", ie.Column, ie.Err) // the problem has the line
 		}
 		if err != nil {
 			s.problem(lines.Line(), fmt.Errorf("OTLP/JSON: %w", err))

@@ -65,6 +65,10 @@ func readStream(s *sink, r io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("%s: record %d: %w", s.name, n, err)
 		}
+		if err := converter.GuardOTLP(buf.Bytes(), converter.FormatOTLPProto, converter.GuardOptions{}); err != nil {
+			s.problem(n, fmt.Errorf("record %d: %w", n, err))
+			continue
+		}
 		td, err := u.UnmarshalTraces(buf.Bytes())
 		if err != nil {
 			s.problem(n, fmt.Errorf("record %d: OTLP protobuf: %w", n, err))
