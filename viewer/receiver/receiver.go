@@ -391,6 +391,9 @@ func (r *Receiver) readMetered(w http.ResponseWriter, req *http.Request) (body [
 // every OTLP trace request, HTTP or gRPC, reaches pdata here.
 func decodeTraces(body []byte, ct string) (ptraceotlp.ExportRequest, error) {
 	er := ptraceotlp.NewExportRequest()
+	if err := guard(body, ct, converter.FormatOTLPProto, converter.FormatOTLPJSON); err != nil {
+		return er, err
+	}
 	var err error
 	if ct == ctJSON {
 		err = er.UnmarshalJSON(body)
@@ -400,9 +403,24 @@ func decodeTraces(body []byte, ct string) (ptraceotlp.ExportRequest, error) {
 	return er, err
 }
 
+// guard checks a request before pdata decodes it (converter.GuardOTLP:
+// nesting that would overflow pdata's stack and kill the process, JSON
+// syntax and trailing data), leniently: unknown fields are OTLP's to
+// ignore and ids are judged per span after decoding.
+func guard(body []byte, ct string, proto, json converter.Format) error {
+	f := proto
+	if ct == ctJSON {
+		f = json
+	}
+	return converter.GuardOTLP(body, f, converter.GuardOptions{})
+}
+
 // decodeLogs decodes an ExportLogsServiceRequest as decodeTraces does.
 func decodeLogs(body []byte, ct string) (plogotlp.ExportRequest, error) {
 	er := plogotlp.NewExportRequest()
+	if err := guard(body, ct, converter.FormatOTLPLogsProto, converter.FormatOTLPLogsJSON); err != nil {
+		return er, err
+	}
 	var err error
 	if ct == ctJSON {
 		err = er.UnmarshalJSON(body)
