@@ -314,5 +314,5 @@ func (l *lister) version() string {
 
 func (s *Server) serveVersion(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte(s.list.version()))
+	_, _ = w.Write([]byte(s.currentVersion()))
 }

@@ -32,6 +32,7 @@ type Server struct {
 	root    *os.Root // every file is opened through it, so none outside dir is
 	handler http.Handler
 	list    lister
+	ver     versionCache // /version's last answer (version.go)
 
 	mu      sync.Mutex
 	closed  bool
