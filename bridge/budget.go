@@ -38,24 +38,16 @@ type budgets struct {
 	byTrace map[trace.TraceID]*budgetState // per trace; or the conversation a trace is known to be in
 	byConv  map[string]*budgetState
 
-	// The leaf rule, as the artifact's tally applies it (docs/format.md
-	// §7.1): a model call with a model call below it wraps rather than
-	// makes one, and spends nothing. Spans end here in the order the SDK
-	// ends them, which is the order Nesting needs.
+	// The usage rule, as the artifact's tally applies it (docs/format.md
+	// §7.1, semconv.Nesting): a span adds max(0, own − children) per
+	// token class, so usage reported at several levels counts once, and a
+	// model call with a model call below it wraps rather than makes one.
+	// Spans end here in the order the SDK ends them, which is the order
+	// Nesting needs; the nano-dollars each span was counted for are kept
+	// with it (Nesting.Note), so a parent found to add less when a late
+	// child ends gives back its dollars with its tokens.
 	nestMu sync.Mutex
 	nest   semconv.Nesting
-	// The nano-dollars the last model calls were counted for, as Nesting
-	// remembers their tokens (its last 4): a wrapper found late gives
-	// back its dollars with its tokens. Guarded by nestMu.
-	recentNano [4]recentNano
-	nextNano   int
-}
-
-type recentNano struct {
-	trace   pcommon.TraceID
-	span    pcommon.SpanID
-	nano    int64
-	counted bool
 }
 
 type budgetState struct {
@@ -150,28 +142,20 @@ type spent struct {
 	priced bool
 }
 
-// spend counts a span that ended: its model usage, its crossings. It
-// returns the usage of a model call (zero for other spans) and, with a
-// cost budget, its cost, so a span dropped after this is not read twice.
+// spend counts a span that ended: what it adds under the usage rule, its
+// crossings. It returns that usage and, with a cost budget, a model
+// call's cost, so a span dropped after this is not read twice.
 func (b *budgets) spend(s sdktrace.ReadOnlySpan) spent {
-	var f semconv.Facts
-	if b.scope == PerConversation {
-		f = semconv.ReadKV(s.Name(), s.Attributes())
-	} else {
-		f = semconv.ReadUsageKV(s.Name(), s.Attributes())
-	}
-	if f.Kind != semconv.Inference {
-		f.Usage = semconv.Usage{} // only model calls spend
-	}
+	f := b.read(s)
 	var c pricing.Cost
 	if b.usdBudget > 0 && f.Kind == semconv.Inference {
-		c = b.cost(s, f.Usage) // before the leaf rule takes a wrapper's usage
+		c = b.cost(s, f.Usage) // its own usage; the rule below scales it
 	}
-	nano := c.Nanos()
-	undo, undoNano := b.leaf(s, &f, nano)
+	own := f.Usage.Total()
+	counts, undo, undoNano, nano := b.leaf(s, &f, c.Nanos())
 	// Any span that names a conversation ties its trace to that
 	// conversation's budget.
-	if f.Kind == semconv.Inference || undo > 0 || undoNano > 0 || b.scope == PerConversation && f.Conversation != "" {
+	if !counts.IsZero() || f.Kind == semconv.Inference || undo > 0 || undoNano > 0 || b.scope == PerConversation && f.Conversation != "" {
 		st := b.state(s.SpanContext().TraceID(), f.Conversation)
 		if undo > 0 {
 			st.spent.Add(-undo) // a parent counted before this, its child, ended
@@ -179,48 +163,65 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) spent {
 		if undoNano > 0 {
 			st.nano.Add(-undoNano)
 		}
-		b.count(st, f.Usage.Total())
-		if b.usdBudget > 0 && f.Kind == semconv.Inference {
+		b.count(st, counts.Total())
+		if b.usdBudget > 0 {
 			b.countCost(st, nano)
 		}
 	}
 	b.forgetIfRoot(s)
-	return spent{usage: f.Usage, cost: c, priced: b.usdBudget > 0 && f.Kind == semconv.Inference}
+	priced := b.usdBudget > 0 && f.Kind == semconv.Inference
+	if priced && counts.Total() != own {
+		c.USD = float64(nano) / 1e9 // a leaf that adds less than it reports
+	}
+	return spent{usage: counts, cost: c, priced: priced}
 }
 
-// leaf applies the leaf rule to a span that ended: a model call found
-// to wrap another becomes a plain span that spends nothing (f is changed
-// so), and the tokens and nano-dollars of a wrapper counted before its
-// child ended are returned, to take back; nano is what this span costs if
-// it counts. Spans that are no model call pass without the lock's cost
-// beyond a check while no span waits to learn what is below.
-func (b *budgets) leaf(s sdktrace.ReadOnlySpan, f *semconv.Facts, nano int64) (tokens, undoNano int64) {
+// read reads what the budget needs of a span: its kind and usage, and in
+// a per-conversation scope its conversation. ReadUsageKV stops reading an
+// agent span at its operation name; an agent may hold usage beyond its
+// model calls' (a multi-step call whose model span reports its last step),
+// so agents are read whole.
+func (b *budgets) read(s sdktrace.ReadOnlySpan) semconv.Facts {
+	if b.scope == PerConversation {
+		return semconv.ReadKV(s.Name(), s.Attributes())
+	}
+	f := semconv.ReadUsageKV(s.Name(), s.Attributes())
+	if f.Kind == semconv.Agent {
+		f = semconv.ReadKV(s.Name(), s.Attributes())
+	}
+	return f
+}
+
+// leaf applies the usage rule to a span that ended, whose own cost is
+// nano: it returns the usage the span adds, the tokens and nano-dollars
+// an earlier parent gives back, and the nano-dollars the span adds (its
+// cost scaled to what it adds). A model call found to wrap another
+// becomes a plain span (f.Kind is changed so). Spans that are no model
+// call and report no usage pass without the lock's cost beyond a check
+// while no usage has been seen.
+func (b *budgets) leaf(s sdktrace.ReadOnlySpan, f *semconv.Facts, nano int64) (counts semconv.Usage, tokens, undoNano, addNano int64) {
 	b.nestMu.Lock()
 	defer b.nestMu.Unlock()
-	if f.Kind != semconv.Inference && b.nest.Quiet() {
-		return 0, 0
+	if f.Kind != semconv.Inference && f.Usage.IsZero() && b.nest.Quiet() {
+		return semconv.Usage{}, 0, 0, 0
 	}
 	sc := s.SpanContext()
-	trace, parent := pcommon.TraceID(sc.TraceID()), pcommon.SpanID(s.Parent().SpanID())
-	e := b.nest.End(trace, pcommon.SpanID(sc.SpanID()), parent, f.Kind, f.Usage)
-	if f.Kind == semconv.Inference {
-		b.recentNano[b.nextNano] = recentNano{trace: trace, span: pcommon.SpanID(sc.SpanID()), nano: nano, counted: e.Kind == semconv.Inference}
-		b.nextNano = (b.nextNano + 1) % len(b.recentNano)
+	e := b.nest.End(pcommon.TraceID(sc.TraceID()), pcommon.SpanID(sc.SpanID()), pcommon.SpanID(s.Parent().SpanID()), f.Kind, f.Usage)
+	f.Kind = e.Kind
+	switch own := f.Usage.Total(); {
+	case nano <= 0 || e.Counts.IsZero():
+	case e.Counts.Total() >= own:
+		addNano = nano
+	default:
+		addNano = nano * e.Counts.Total() / own
 	}
-	if e.Kind != semconv.Inference && f.Kind == semconv.Inference {
-		f.Kind, f.Usage = e.Kind, semconv.Usage{}
+	if addNano > 0 {
+		b.nest.Note(semconv.Note{Value: addNano})
 	}
-	if e.Undo == nil {
-		return 0, 0
+	if e.Undo != nil {
+		tokens, undoNano = e.Undo.Total(), e.UndoNote.Value
 	}
-	for i := range b.recentNano {
-		if r := &b.recentNano[i]; r.counted && r.span == parent && r.trace == trace {
-			r.counted = false
-			undoNano = r.nano
-			break
-		}
-	}
-	return e.Undo.Total(), undoNano
+	return e.Counts, tokens, undoNano, addNano
 }
 
 // count adds n spent tokens to st and calls back on the crossings.

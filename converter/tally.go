@@ -26,7 +26,8 @@ type Tally struct {
 	dropped   int64
 	truncated int64
 	end       uint64
-	nest      semconv.Nesting // tells wrapper inferences from leaves
+	nest      semconv.Nesting // the usage rule; tells wrapper inferences from leaves
+	last      semconv.Ended   // what nest decided about the last span
 	cost      pricing.Total   // of leaf inference records, like usage
 	// pricer prices model calls. The cost each leaf was counted for is
 	// kept with it in nest (semconv.Nesting.Note), so that a wrapper found
@@ -47,41 +48,64 @@ func (t *Tally) Add(rec *Record) {
 	t.AddReading(rec.Span, t.rd)
 }
 
-// AddReading counts a span whose reading the caller already has. An
-// inference with an inference below it (a wrapper, see
-// [semconv.Nesting]) counts as a span; records are expected in the order
-// their spans ended, as artifacts list them.
+// AddReading counts a span whose reading the caller already has. Usage
+// follows the one rule of [semconv.Nesting] (a subtree's usage is the
+// larger of what its root reports and its children's sum, per class), and
+// an inference with an inference below it (a wrapper) counts as a span;
+// records are expected in the order their spans ended, as artifacts list
+// them.
 func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
-	var u semconv.Usage
-	if rd.Kind == semconv.Inference {
-		u = rd.TokenUsage()
-	}
-	e := t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind, u)
-	t.takeBack(e)
+	e := t.settle(sp, rd)
 	t.counts[e.Kind]++
 	if Failed(sp, rd) {
 		t.errors++
 	}
-	switch e.Kind {
-	case semconv.Inference:
-		t.AddUsage(u)
-		t.addCost(sp, rd, u)
-	case semconv.Call:
+	if e.Kind == semconv.Call {
 		t.estimate += CallEstimate(rd, sp.Attributes())
 	}
-	t.end = max(t.end, uint64(sp.EndTimestamp()))
 }
 
-// takeBack uncounts an earlier record that turned out to wrap sp: it
-// becomes a span, and its usage and cost leave the totals.
+// settle applies the usage rule to a span that ended: it adds what the span
+// adds to the totals, and its cost, and takes back what an earlier parent
+// no longer adds.
+func (t *Tally) settle(sp ptrace.Span, rd *semconv.Reading) semconv.Ended {
+	u := rd.TokenUsage()
+	e := t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind, u)
+	t.last = e
+	t.takeBack(e)
+	t.AddUsage(e.Counts)
+	switch {
+	case e.Kind == semconv.Inference:
+		t.addCost(sp, rd, e.Counts)
+	case !e.Counts.IsZero():
+		t.addExcessCost(sp, rd, e.Counts)
+	}
+	t.end = max(t.end, uint64(sp.EndTimestamp()))
+	return e
+}
+
+// Last is what the usage rule decided about the span counted last
+// (semconv.Ended): a report lists the levels that disagree with their
+// children. Its Undo is valid until the next span is counted.
+func (t *Tally) Last() semconv.Ended { return t.last }
+
+// takeBack uncounts what an earlier record no longer adds now that sp
+// ended below it: its usage beyond the rule, its cost with it, and, when
+// it was counted as a model call and turns out to wrap one, the call.
 func (t *Tally) takeBack(e semconv.Ended) {
 	if e.Undo == nil {
 		return
 	}
-	t.counts[semconv.Inference]--
-	t.counts[semconv.Span]++
+	if e.Unleaf {
+		t.counts[semconv.Inference]--
+		t.counts[semconv.Span]++
+	}
 	t.usage.Sub(*e.Undo)
-	t.cost.SubNanos(e.UndoNote.Value, pricing.Source(e.UndoNote.Tag))
+	if tag := e.UndoNote.Tag; tag == excessTag || !e.UndoAll && !e.Unleaf {
+		t.cost.Nanos -= e.UndoNote.Value // the call stays counted
+	} else {
+		t.cost.SubNanos(e.UndoNote.Value, pricing.Source(tag))
+	}
 }
 
 // Failed reports whether a span failed: its status is Error, or, with
@@ -115,17 +139,7 @@ func (t *Tally) Truncate(n int64) { t.truncated += n }
 // token counts are exact whatever was dropped.
 func (t *Tally) AddDropped(sp ptrace.Span, rd *semconv.Reading) {
 	t.dropped++
-	var u semconv.Usage
-	if rd.Kind == semconv.Inference {
-		u = rd.TokenUsage()
-	}
-	e := t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind, u)
-	t.takeBack(e)
-	if e.Kind == semconv.Inference {
-		t.AddUsage(u)
-		t.addCost(sp, rd, u)
-	}
-	t.end = max(t.end, uint64(sp.EndTimestamp()))
+	t.settle(sp, rd)
 }
 
 // AddUsage adds model usage seen outside any record (a span dropped from a

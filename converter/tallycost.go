@@ -62,12 +62,34 @@ func (b Budget) CostStatusUSD(spentUSD float64, unpriced int64) *CostBudget {
 // dollars, 0 (none) or more.
 func ValidUSD(usd float64) bool { return usd >= 0 && !math.IsInf(usd, 0) }
 
-// addCost counts the cost of a model call that counts (a leaf), the
-// one End last recorded, and notes it with the call in t.nest.
+// addCost counts the cost of a model call that counts (a leaf) for u,
+// what it adds under the usage rule, and notes it with the call in t.nest.
 func (t *Tally) addCost(sp ptrace.Span, rd *semconv.Reading, u semconv.Usage) {
 	c := t.pricer.SpanCost(sp, rd, u)
 	t.cost.Add(c)
 	t.nest.Note(semconv.Note{Value: c.Nanos(), Tag: uint8(c.Source)})
+}
+
+// excessTag marks the note of a span that is no model call but adds
+// usage beyond its children's (an agent holding more than its calls
+// report): its dollars are added without counting a priced call.
+const excessTag = 0xff
+
+// addExcessCost prices what a span that is no leaf model call adds beyond
+// its children, at its own model: known dollars only, since a span without
+// a model (an agent) has no price and is no call to count as unpriced.
+func (t *Tally) addExcessCost(sp ptrace.Span, rd *semconv.Reading, u semconv.Usage) {
+	m := rd.Model()
+	if m == "" {
+		return
+	}
+	c := t.pricer.UsageCost(rd.Str(semconv.FieldProvider), m, sp.StartTimestamp().AsTime(), u)
+	if c.Source == pricing.Unknown {
+		return
+	}
+	n := c.Nanos()
+	t.cost.Nanos += n
+	t.nest.Note(semconv.Note{Value: n, Tag: excessTag})
 }
 
 // AddCost adds the cost of model calls seen outside any record (spans

@@ -6,40 +6,50 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// Nesting tells leaf model calls from wrappers as spans end. A span that
-// classifies as an inference but has an inference below it wraps model
-// calls rather than making one: an embeddings batch around per-chunk
-// calls, a framework's chat span around the provider SDK's own chat span
-// when two instrumentations are installed at once. Its usage repeats its
-// children's, so it counts as a plain span: kept with its attributes,
-// never added to totals or budgets.
+// Nesting applies the usage rule and tells leaf model calls from
+// wrappers as spans end. It is the one place the rule lives: the tally
+// behind trailers and `tokens`, the bridge's live budget and the
+// exporter's all count through it.
 //
-// Spans usually end after their descendants, and then End decides at
-// once. A model call may also end just after the model call it runs in
-// (a streamed call whose SDK span closes when the stream does, as
+// The usage rule: a subtree's usage is, per token class, the larger of
+// what its root reports and the sum of its children's subtree usage, so
+// nothing is ever counted twice, whichever level reports it (a wrapper
+// reporting its last step only, an agent holding the sum of a multi-step
+// call whose model span reports its last step, an invoke_agent repeating
+// the total under the same keys, an embeddings batch equal to its
+// children). Spans end children first, so the rule is applied
+// incrementally: when a span ends it adds max(0, own − children) per class
+// ([Ended.Counts]) and passes max(own, children) up to its parent.
+//
+// A span that classifies as an inference but has an inference below it
+// wraps model calls rather than making one; it counts as a plain span
+// ([Ended.Kind]), whatever usage it adds.
+//
+// A model call may also end just after the span it runs in (a streamed
+// call whose SDK span closes when the stream does, as
 // testdata/real/openllmetry-anthropic/payloads/stream.traces.json shows):
-// End then hands back what the parent was counted for, to take back. It
-// looks for such a parent among the last [recentCalls] model calls that
-// ended, and only as the direct parent. Readers that hold a whole batch
-// use converter.Wrappers, which needs no order at all.
+// End then hands back what the parent was counted for beyond what the rule
+// now gives it, to take back ([Ended.Undo]). It looks for such a parent
+// among the last [recentCalls] spans that ended, as the direct parent; a
+// parent found so passes the grown usage on to its own parent if open.
 //
-// A Nesting costs one pointer until its first model call, and a few
-// hundred bytes after (fixed tables, no map, so every End is a few
-// compares):
-// tallies keep one per open artifact. A span with a model call below it
-// is remembered in a slot picked by its id until it ends; when more such
-// spans are open at once than slots collide, an older one is forgotten,
-// and that wrapper counts. The zero value is ready to use; a Nesting is
+// A Nesting costs one pointer until its first span with usage or model
+// call, and a few hundred bytes after (fixed tables, no map, so every End
+// is a few compares): tallies keep one per open artifact. A span with
+// usage or a model call below it is remembered in a slot picked by its id
+// until it ends; when more such spans are open at once than slots
+// collide, an older one is forgotten, and its parent may count usage its
+// children already counted. The zero value is ready to use; a Nesting is
 // not safe for concurrent use.
 type Nesting struct {
 	s *nestState
 }
 
-// recentCalls is how many ended model calls Nesting keeps to find the
-// parent of a late child; underSlots how many spans with a model call
+// recentCalls is how many ended spans Nesting keeps to find the parent of
+// a late child; underSlots how many spans with a model call
 // below them it can hold (a power of two).
 const (
-	recentCalls = 4
+	recentCalls = 8
 	underSlots  = 64
 )
 
@@ -58,23 +68,34 @@ type nestState struct {
 	undo   Usage // what End last took back
 }
 
-// underEntry is a slot of the under table that is not free.
+// underEntry is a slot of the under table that is not free: a span still
+// open with usage or a model call ended below it.
 type underEntry struct {
 	slot int
 	key  nestKey
+	sum  Usage // its children's subtree usage so far
+	inf  bool  // a model call ended below it
 }
 
 // get returns the key in slot i, zero when it is free.
 func (s *nestState) get(i int) nestKey {
-	for j := range s.under {
-		if s.under[j].slot == i {
-			return s.under[j].key
-		}
+	if e := s.entry(i); e != nil {
+		return e.key
 	}
 	return nestKey{}
 }
 
-// set puts k in slot i; the zero key frees it.
+// entry returns slot i's entry, nil when it is free.
+func (s *nestState) entry(i int) *underEntry {
+	for j := range s.under {
+		if s.under[j].slot == i {
+			return &s.under[j]
+		}
+	}
+	return nil
+}
+
+// set puts k in slot i with nothing below it yet; the zero key frees it.
 func (s *nestState) set(i int, k nestKey) {
 	for j := range s.under {
 		if s.under[j].slot == i {
@@ -83,7 +104,7 @@ func (s *nestState) set(i int, k nestKey) {
 				s.under[j] = s.under[last]
 				s.under = s.under[:last]
 			} else {
-				s.under[j].key = k
+				s.under[j] = underEntry{slot: i, key: k}
 			}
 			return
 		}
@@ -92,16 +113,20 @@ func (s *nestState) set(i int, k nestKey) {
 		if s.under == nil {
 			s.under = s.inline[:0]
 		}
-		s.under = append(s.under, underEntry{i, k})
+		s.under = append(s.under, underEntry{slot: i, key: k})
 	}
 }
 
+// recentCall is a span with usage or a model call that ended, kept so
+// that a child ending after it can correct what it was counted for.
 type recentCall struct {
-	key     nestKey
-	usage   Usage // what it was counted for
-	note    int64 // Note.Value
-	leaf    bool  // counted as an inference
-	noteTag uint8 // Note.Tag
+	key, parent nestKey
+	own         Usage // what it reported
+	children    Usage // its children's subtree usage, as known
+	counted     Usage // what it added: max(0, own − children)
+	note        int64 // Note.Value
+	leaf        bool  // counted as an inference
+	noteTag     uint8 // Note.Tag
 }
 
 // A Note is what a caller counted a model call for besides its usage,
@@ -130,71 +155,143 @@ type Ended struct {
 	// Kind is the kind to count the span as: [Span] for an inference that
 	// has an inference below it, its own kind otherwise.
 	Kind Kind
-	// Undo, when not nil, is the usage a parent was counted with that
-	// ended earlier, was counted as an inference, and turns out to wrap
-	// this span: a tally moves it from inferences to spans and subtracts
-	// *Undo. It points into the Nesting and is valid until the next End.
+	// Counts is the usage the span adds to totals, per class
+	// max(0, own − children's subtree usage): a leaf's own usage, nothing
+	// for a wrapper that repeats (or under-reports) its children, the
+	// excess of an agent holding more than its children report.
+	Counts Usage
+	// Children is the sum of the children's subtree usage, as far as they
+	// ended before the span.
+	Children Usage
+	// Disagrees is set when the span reports usage, its children report
+	// some too, and they differ in some class: the report lists these.
+	Disagrees bool
+	// Undo, when not nil, is usage a parent that ended earlier was counted
+	// with and no longer adds, now that this late child ended below it:
+	// a tally subtracts *Undo. It points into the Nesting and is valid
+	// until the next End.
 	Undo *Usage
-	// UndoNote is the note the parent Undo takes back was given (see
-	// [Nesting.Note]); zero when Undo is nil.
+	// Unleaf is set when that parent was counted as a model call and
+	// turns out to wrap this one: a tally moves it from inferences to
+	// spans.
+	Unleaf bool
+	// UndoNote is the part of the note the parent was given (see
+	// [Nesting.Note]) that goes with Undo: all of it when the parent
+	// adds nothing any more (UndoAll), else its share by tokens.
 	UndoNote Note
+	UndoAll  bool
 }
 
 // End records that a span ended, with kind its own classification and
-// usage what it would count for as an inference. Call it once per span,
-// in the order spans end.
+// usage what it reports (zero when it reports none). Call it once per
+// span, in the order spans end; a span that is no model call and reports
+// no usage may be left out while [Nesting.Quiet] holds.
 //
 // For the live budget of an SDK span processor:
 //
 //	e := nest.End(pcommon.TraceID(sc.TraceID()), pcommon.SpanID(sc.SpanID()),
 //		pcommon.SpanID(parent.SpanID()), facts.Kind, facts.Usage)
-//	if e.Kind == semconv.Inference { spent += facts.Usage.Total() }
+//	spent += e.Counts.Total()
 //	if e.Undo != nil { spent -= e.Undo.Total() }
 func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind Kind, usage Usage) Ended {
 	e := Ended{Kind: kind}
 	s := n.s
 	if s == nil {
-		if kind != Inference {
-			return e // nothing below any span yet, and this is no model call
+		if kind != Inference && usage.IsZero() {
+			return e // nothing below any span yet, and this one adds nothing
 		}
 		s = new(nestState)
 		n.s = s
 	}
-	if kind != Inference && parent.IsEmpty() {
-		return e // a root that is no model call: nothing above it to tell
-	}
 	k := keyOf(trace, span)
-	wraps := s.takeUnder(k)
-	if !wraps && kind != Inference {
+	below, inf, wraps := s.takeUnder(k)
+	pk := nestKey{}
+	if !parent.IsEmpty() {
+		pk = keyOf(trace, parent)
+	}
+	if !wraps && kind != Inference && usage.IsZero() {
+		// Nothing to count, but a child may still end below it (a
+		// model call closing after its step span): remembered, so its
+		// usage reaches the parent still open above.
+		s.remember(recentCall{key: k, parent: pk})
 		return e
 	}
-	if wraps && kind == Inference {
+	if inf && kind == Inference {
 		e.Kind = Span
 	}
-	if !parent.IsEmpty() {
-		pk := keyOf(trace, parent)
+	sub := maxUsage(usage, below)
+	e.Counts, e.Children = sub, below
+	e.Counts.Sub(below)
+	e.Disagrees = !usage.IsZero() && !below.IsZero() && usage != below
+	if pk != (nestKey{}) {
 		if r := s.find(pk); r != nil {
-			// The parent, a model call, ended first.
-			if r.leaf {
-				r.leaf = false
-				s.undo = r.usage
-				e.Undo = &s.undo
-				e.UndoNote = Note{Value: r.note, Tag: r.noteTag}
-			}
-		} else {
-			s.putUnder(pk)
+			s.late(r, sub, kind == Inference || inf, &e)
+		} else if !sub.IsZero() || kind == Inference || inf {
+			s.addUnder(pk, sub, kind == Inference || inf)
 		}
 	}
-	if kind == Inference {
-		s.recent[s.next] = recentCall{key: k, leaf: e.Kind == Inference, usage: usage}
-		s.next = (s.next + 1) % recentCalls
-	}
+	s.remember(recentCall{key: k, parent: pk, own: usage, children: below, counted: e.Counts, leaf: e.Kind == Inference})
 	return e
 }
 
-// Note attaches nt to the model call End last recorded (one whose kind
-// was [Inference]), in place of the zero note it was recorded with. It
-// does nothing when End has recorded no model call yet.
+// remember keeps r among the recently ended spans, the oldest forgotten.
+func (s *nestState) remember(r recentCall) {
+	s.recent[s.next] = r
+	s.next = (s.next + 1) % recentCalls
+}
+
+// late corrects r, a parent that ended before its child, for the child's
+// subtree usage sub (inference: a model call is in it): what r added
+// shrinks to max(0, own − children), the difference goes to e.Undo, and a
+// grown subtree is passed on to r's own parent while it is open.
+func (s *nestState) late(r *recentCall, sub Usage, inference bool, e *Ended) {
+	before := maxUsage(r.own, r.children)
+	r.children.Add(sub)
+	counted := maxUsage(r.own, r.children)
+	grown := counted
+	grown.Sub(before)
+	counted.Sub(r.children)
+	undo := r.counted
+	undo.Sub(counted)
+	if inference && r.leaf {
+		r.leaf = false
+		e.Unleaf = true
+	}
+	if !undo.IsZero() || e.Unleaf {
+		s.undo = undo
+		e.Undo = &s.undo
+		share := r.note
+		e.UndoAll = counted.IsZero()
+		if t := r.counted.Total(); !e.UndoAll && t > 0 {
+			share = r.note * undo.Total() / t
+		}
+		e.UndoNote = Note{Value: share, Tag: r.noteTag}
+		r.note -= share
+	}
+	r.counted = counted
+	if (!grown.IsZero() || inference) && r.parent != (nestKey{}) {
+		if pe := s.entry(slot(r.parent)); pe != nil && pe.key == r.parent {
+			pe.sum.Add(grown)
+			pe.inf = pe.inf || inference
+		} else if s.find(r.parent) == nil {
+			// r's parent is still open and knew of nothing below it.
+			s.addUnder(r.parent, grown, inference)
+		}
+	}
+}
+
+// maxUsage is the larger of a and b per class.
+func maxUsage(a, b Usage) Usage {
+	return Usage{
+		Input: max(a.Input, b.Input), Output: max(a.Output, b.Output),
+		CacheRead: max(a.CacheRead, b.CacheRead), CacheCreation: max(a.CacheCreation, b.CacheCreation),
+		Reasoning: max(a.Reasoning, b.Reasoning),
+	}
+}
+
+// Note attaches nt to the span End last recorded (a model call, or a
+// span reporting usage), in place of the zero note it was recorded with.
+// It does nothing when End has recorded no span yet.
 func (n *Nesting) Note(nt Note) {
 	if n.s == nil {
 		return
@@ -222,32 +319,52 @@ func slot(k nestKey) int {
 	return int(x & (underSlots - 1))
 }
 
-// takeUnder reports whether k has an inference below it, and forgets it.
-func (s *nestState) takeUnder(k nestKey) bool {
+// takeUnder returns what ended below k: its children's subtree usage,
+// whether a model call is among them, and whether anything is known
+// below it at all; and forgets it.
+func (s *nestState) takeUnder(k nestKey) (sum Usage, inf, ok bool) {
 	if s.live == 0 {
-		return false
+		return Usage{}, false, false
 	}
 	i := slot(k)
-	if s.get(i) == k {
+	if e := s.entry(i); e != nil && e.key == k {
+		sum, inf = e.sum, e.inf
 		s.set(i, nestKey{})
 		s.live--
-		return true
+		return sum, inf, true
 	}
-	return false
+	return Usage{}, false, false
 }
 
-func (s *nestState) putUnder(k nestKey) {
+// putUnder notes that k has a model call below it.
+func (s *nestState) putUnder(k nestKey) { s.addUnder(k, Usage{}, true) }
+
+// addUnder adds a child's subtree usage u to k's entry, making it (in
+// place of an older span in its slot) when needed; inf notes a model
+// call below.
+func (s *nestState) addUnder(k nestKey, u Usage, inf bool) {
+	if k == (nestKey{}) {
+		return // no span: the zero key marks a free slot
+	}
 	i := slot(k)
-	if s.get(i) == (nestKey{}) {
-		s.live++
+	e := s.entry(i)
+	if e == nil || e.key != k {
+		if e == nil {
+			s.live++
+		}
+		s.set(i, k)
+		e = s.entry(i)
 	}
-	s.set(i, k)
+	e.sum.Add(u)
+	e.inf = e.inf || inf
 }
 
-// Quiet reports whether a span that is no model call can be skipped:
-// no span is waiting to learn it has a model call below it. A caller on
-// a hot path may then leave out End for such spans.
-func (n *Nesting) Quiet() bool { return n.s == nil || n.s.live == 0 }
+// Quiet reports whether a span that is no model call and reports no
+// usage can be skipped: no model call or usage has been seen yet, so no
+// span can be waiting to learn what is below it (once one has, every span
+// is remembered, for a child that ends after it). A caller on a hot path
+// may then leave out End for such spans.
+func (n *Nesting) Quiet() bool { return n.s == nil }
 
 // Reset forgets every span, as for a new run.
 func (n *Nesting) Reset() { n.s = nil }

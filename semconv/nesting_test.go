@@ -108,8 +108,8 @@ func BenchmarkNestingEnd(b *testing.B) {
 // TestUnderTableIsTheFixedTable: the sparse under table behaves as the
 // fixed table of underSlots slots it stands for (a slot holds one key, a
 // zero key is a free slot, a later key in a slot replaces the earlier),
-// whatever the keys: random ones, ones that collide in a few slots, and
-// the zero key.
+// whatever the keys: random ones, ones that collide in a few slots (never
+// the zero key, which marks a free slot).
 func TestUnderTableIsTheFixedTable(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, spread := range []uint64{0, 3, 1 << 20} {
@@ -118,6 +118,9 @@ func TestUnderTableIsTheFixedTable(t *testing.T) {
 		live := 0
 		for i := range 5000 {
 			k := nestKey{trace0: uint64(r.IntN(3)), span: r.Uint64N(spread + 1)}
+			if k == (nestKey{}) {
+				continue // no span has the zero key: it marks a free slot
+			}
 			if r.IntN(2) == 0 {
 				s.putUnder(k)
 				if want[slot(k)] == (nestKey{}) {
@@ -125,7 +128,7 @@ func TestUnderTableIsTheFixedTable(t *testing.T) {
 				}
 				want[slot(k)] = k
 			} else {
-				got := s.takeUnder(k)
+				_, _, got := s.takeUnder(k)
 				ok := live > 0 && want[slot(k)] == k
 				if ok {
 					want[slot(k)] = nestKey{}
@@ -138,5 +141,79 @@ func TestUnderTableIsTheFixedTable(t *testing.T) {
 				require.Equal(t, want[j], s.get(j), "slot %d at %d", j, i)
 			}
 		}
+	}
+}
+
+// TestUsageRule: a subtree's usage is, per class, the larger of what its
+// root reports and its children's sum, whichever level reports it; the
+// spans' Counts add up to it, and a level that disagrees is flagged. The
+// shapes are the real corpus's (testdata/real); want is worked out by
+// hand from the rule, per class.
+func TestUsageRule(t *testing.T) {
+	trace := pcommon.TraceID{7}
+	type end struct {
+		span, parent byte
+		kind         Kind
+		usage        Usage
+	}
+	u := func(in, out int64) Usage { return Usage{Input: in, Output: out} }
+	cases := []struct {
+		name      string
+		ends      []end
+		want      Usage
+		disagrees []byte // spans flagged
+	}{
+		{"a wrapper reporting its last step only (Vercel v5 ai.generateText, Genkit generate)",
+			[]end{{2, 1, Inference, u(52, 18)}, {3, 1, Inference, u(91, 14)}, {1, 0, Inference, u(91, 14)}},
+			u(143, 32), []byte{1}},
+		{"a model span with the last step while its agent holds the sum",
+			[]end{{2, 1, Inference, u(91, 14)}, {1, 0, Agent, u(143, 32)}},
+			u(143, 32), []byte{1}},
+		{"invoke_agent repeating the total under the same keys (v7)",
+			[]end{{2, 1, Inference, u(52, 18)}, {3, 1, Inference, u(91, 14)}, {1, 0, Agent, u(143, 32)}},
+			u(143, 32), nil},
+		{"an embeddings wrapper equal to its children",
+			[]end{{2, 1, Inference, u(10, 0)}, {3, 1, Inference, u(5, 0)}, {1, 0, Inference, u(15, 0)}},
+			u(15, 0), nil},
+		{"two instrumentations nested, the inner call ending last (a stream)",
+			[]end{{1, 0, Inference, Usage{Input: 25, Output: 38}}, {2, 1, Inference, Usage{Input: 1335, Output: 38, CacheRead: 1100, CacheCreation: 210}}},
+			Usage{Input: 1335, Output: 38, CacheRead: 1100, CacheCreation: 210}, []byte{}},
+		{"per class: the parent has reasoning its children lack",
+			[]end{{2, 1, Inference, u(10, 5)}, {1, 0, Agent, Usage{Input: 10, Output: 5, Reasoning: 3}}},
+			Usage{Input: 10, Output: 5, Reasoning: 3}, []byte{1}},
+		{"a model call ending after its step span (v7 tool-loop.traces.json): the agent still sees it",
+			[]end{{2, 9, Inference, u(52, 18)}, {9, 1, Span, Usage{}}, {8, 1, Span, Usage{}}, {3, 8, Inference, u(91, 14)}, {1, 0, Agent, u(143, 32)}},
+			u(143, 32), nil},
+		{"through a plain span without usage",
+			[]end{{3, 2, Inference, u(10, 1)}, {2, 1, Span, Usage{}}, {1, 0, Agent, u(10, 1)}},
+			u(10, 1), nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var n Nesting
+			var got Usage
+			var flagged []byte
+			for _, e := range tc.ends {
+				var parent pcommon.SpanID
+				if e.parent != 0 {
+					parent = sid(e.parent)
+				}
+				r := n.End(trace, sid(e.span), parent, e.kind, e.usage)
+				got.Add(r.Counts)
+				if r.Undo != nil {
+					got.Sub(*r.Undo)
+				}
+				if r.Disagrees {
+					flagged = append(flagged, e.span)
+					assert.NotEqual(t, e.usage, r.Children, "span %d: a disagreement names two different usages", e.span)
+				}
+			}
+			assert.Equal(t, tc.want, got)
+			if len(tc.disagrees) > 0 {
+				assert.Equal(t, tc.disagrees, flagged)
+			} else {
+				assert.Empty(t, flagged)
+			}
+		})
 	}
 }
