@@ -30,6 +30,12 @@ var (
 	errUntrusted = errors.New("the server's certificate is not trusted")
 	// errRefused: nothing accepts connections at the endpoint.
 	errRefused = errors.New("connection refused")
+	// errHTTPServer: gRPC was asked for, and the server answered the
+	// HTTP/2 preface in HTTP/1.1: an OTLP/HTTP port.
+	errHTTPServer = errors.New("the server speaks HTTP/1.1")
+	// errGRPCServer: OTLP/HTTP was asked for, and the server answered in
+	// HTTP/2 frames: a gRPC port.
+	errGRPCServer = errors.New("the server speaks HTTP/2")
 )
 
 // probeTimeout bounds the TLS handshake that tells a TLS server that
@@ -50,6 +56,10 @@ func (c *connProblem) Error() string {
 		return fmt.Sprintf("the server at %s answered in plaintext: pass --insecure (or OTEL_EXPORTER_OTLP_INSECURE=true), or use an http:// endpoint", c.addr)
 	case errTLSServer:
 		return fmt.Sprintf("the server at %s speaks TLS: drop --insecure (and OTEL_EXPORTER_OTLP_INSECURE), or use an https:// endpoint", c.addr)
+	case errHTTPServer:
+		return fmt.Sprintf("the server at %s answered in HTTP/1.1, as an OTLP/HTTP receiver does (port 4318 by convention): pass --protocol http (or OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf), or use its gRPC port", c.addr)
+	case errGRPCServer:
+		return fmt.Sprintf("the server at %s answered in HTTP/2 frames, as an OTLP/gRPC receiver does (port 4317 by convention): pass --protocol grpc (or OTEL_EXPORTER_OTLP_PROTOCOL=grpc), or use its OTLP/HTTP port", c.addr)
 	case errUntrusted:
 		return fmt.Sprintf("the certificate of the server at %s is not trusted (%v): name its CA with OTEL_EXPORTER_OTLP_CERTIFICATE or SSL_CERT_FILE", c.addr, c.detail)
 	default:
@@ -60,7 +70,7 @@ func (c *connProblem) Error() string {
 func (c *connProblem) Unwrap() error { return c.kind }
 
 // exitCode is what a send that stopped at c exits with: a TLS setting
-// the server contradicts is the command line's to fix (2); a refused
+// or protocol the server contradicts is the command line's to fix (2); a refused
 // connection is an endpoint that cannot be reached (3).
 func (c *connProblem) exitCode() int {
 	if c.kind == errRefused {
@@ -75,6 +85,7 @@ func (c *connProblem) exitCode() int {
 type connWatch struct {
 	addr      string // the endpoint's host:port, for messages
 	plaintext bool
+	grpc      bool // the client speaks gRPC (HTTP/2), not OTLP/HTTP
 	cancel    context.CancelCauseFunc
 	dialer    net.Dialer
 
@@ -85,7 +96,7 @@ type connWatch struct {
 }
 
 func newConnWatch(t target, cancel context.CancelCauseFunc) *connWatch {
-	return &connWatch{addr: t.hostPort, plaintext: t.insecure, cancel: cancel}
+	return &connWatch{addr: t.hostPort, plaintext: t.insecure, grpc: !t.isHTTP(), cancel: cancel}
 }
 
 // found returns the problem found, or nil.
@@ -167,7 +178,9 @@ func (w *connWatch) probeTLS(addr string) bool {
 
 // sniffConn is a plaintext connection that looks at the first bytes the
 // server sends: a TLS record there (an alert, most often) means the
-// server speaks TLS. A server that hangs up before sending anything is
+// server speaks TLS; "HTTP/" answering the gRPC client means an OTLP/HTTP
+// port, and an HTTP/2 SETTINGS frame answering the HTTP/1.1 client a
+// gRPC port (left alone, each would retry until --retry-max-elapsed). A server that hangs up before sending anything is
 // asked with a TLS handshake (a Go TLS server closes without a word on
 // an HTTP/2 preface).
 type sniffConn struct {
@@ -176,7 +189,7 @@ type sniffConn struct {
 	addr string
 	// Read is called by one goroutine at a time (each client has one
 	// reader per connection), so these need no lock.
-	head [2]byte
+	head [5]byte
 	seen int
 	done bool
 	// probed: a write the server cut short (a Go TLS server resets a
@@ -210,14 +223,9 @@ func (c *sniffConn) Read(b []byte) (int, error) {
 		c.seen++
 	}
 	switch {
-	case c.seen == len(c.head):
-		c.done = true
-		// A record's type (change_cipher_spec, alert, handshake,
-		// application_data), then the major version, 3.
-		if c.head[0] >= 0x14 && c.head[0] <= 0x17 && c.head[1] == 0x03 {
-			c.w.report(errTLSServer, nil)
-		}
-	case c.seen == 0 && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)):
+	case c.seen > 0:
+		c.sniff(err != nil)
+	case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
 		// The server hung up (not this side: a timeout or a cancel
 		// closes the connection from here, and proves nothing).
 		c.done = true
@@ -226,6 +234,28 @@ func (c *sniffConn) Read(b []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// sniff looks at the bytes seen so far; ended: no more will come.
+func (c *sniffConn) sniff(ended bool) {
+	h := c.head[:c.seen]
+	switch {
+	case len(h) >= 2 && h[0] >= 0x14 && h[0] <= 0x17 && h[1] == 0x03:
+		// A record's type (change_cipher_spec, alert, handshake,
+		// application_data), then the major version, 3.
+		c.done = true
+		c.w.report(errTLSServer, nil)
+	case c.w.grpc && string(h) == "HTTP/":
+		c.done = true
+		c.w.report(errHTTPServer, nil)
+	case !c.w.grpc && len(h) >= 4 && h[3] == 0x04:
+		// A frame header (24-bit length, then the type): SETTINGS, which
+		// an HTTP/2 server sends first.
+		c.done = true
+		c.w.report(errGRPCServer, nil)
+	case c.seen == len(c.head) || ended:
+		c.done = true
+	}
 }
 
 // watchedCreds are gRPC transport credentials whose handshake errors go

@@ -32,7 +32,7 @@ func runWithin(ctx context.Context, t *testing.T, args ...string) result {
 	}
 }
 
-// TestSendFailsFast: a TLS mismatch in either direction, a certificate
+// TestSendFailsFast: a TLS or protocol mismatch in either direction, a certificate
 // that does not verify, or a refused connection stops send at once (well
 // within 3 s, with the default 30 s of retries), with one line that says
 // what to do, exit 2 for a TLS setting to fix and 3 for an endpoint that
@@ -70,6 +70,14 @@ func TestSendFailsFast(t *testing.T) {
 			"the certificate of the server at {addr} is not trusted (x509: certificate signed by unknown authority): name its CA with OTEL_EXPORTER_OTLP_CERTIFICATE or SSL_CERT_FILE"},
 		{"http: untrusted certificate", &tlsHTTP.received, tlsHTTP.hostPort(), []string{"--protocol", "http"}, exitUsage,
 			"the certificate of the server at {addr} is not trusted"},
+		// The HTTP receiver sees the HTTP/2 preface as a bad request
+		// ("PRI *"): nothing to check there but that send stopped.
+		{"grpc to an OTLP/HTTP port", nil, plainHTTP.hostPort(), []string{"--insecure"}, exitUsage,
+			"the server at {addr} answered in HTTP/1.1, as an OTLP/HTTP receiver does (port 4318 by convention): pass --protocol http"},
+		{"http to an OTLP/gRPC port", &plainGRPC.received, plainGRPC.addr, []string{"--protocol", "http", "--insecure"}, exitUsage,
+			"the server at {addr} answered in HTTP/2 frames, as an OTLP/gRPC receiver does (port 4317 by convention): pass --protocol grpc"},
+		{"http/json to an OTLP/gRPC port", &plainGRPC.received, plainGRPC.addr, []string{"--protocol", "http/json", "--insecure"}, exitUsage,
+			"pass --protocol grpc"},
 		{"grpc: refused", nil, closed, []string{"--insecure"}, exitUnsent,
 			"nothing accepts connections at {addr} (connection refused): is the collector running, on this port?"},
 		{"http: refused", nil, closed, []string{"--protocol", "http", "--insecure"}, exitUnsent,
