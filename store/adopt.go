@@ -47,7 +47,7 @@ type adopted struct {
 // fail validation for ever. A last line without its newline that still
 // reads as a line (format §11 rule 7) is kept and closed off.
 func adopt(path string, setAside func(from, to string, why error)) (*adopted, error) {
-	f, err := os.Open(path)
+	f, err := openNoFollow(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -137,7 +137,7 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 		if err != nil {
 			return nil, fmt.Errorf("adopt artifact: %w", err)
 		}
-		if err := os.Truncate(path, end); err != nil {
+		if err := truncate(path, end); err != nil {
 			return nil, fmt.Errorf("adopt artifact: cut the torn last line off %s: %w", path, err)
 		}
 		ad.size, ad.cut = end, st.Size()-end
@@ -202,8 +202,21 @@ func checkHeader(f *os.File) error {
 	return why
 }
 
+// truncate cuts the file at path to size, not through a symbolic link.
+func truncate(path string, size int64) error {
+	f, err := openNoFollow(path, os.O_WRONLY)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 func appendNewline(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := openNoFollow(path, os.O_WRONLY|os.O_APPEND)
 	if err != nil {
 		return fmt.Errorf("adopt artifact: %w", err)
 	}

@@ -202,6 +202,7 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record, prep func(*con
 			prep = nil
 		}
 		if err := s.load(a, recs); err != nil {
+			s.hooks.dropped(int64(len(recs))) // a failed write (a symbolic link, no room)
 			return false, err
 		}
 	}

@@ -542,7 +542,7 @@ func readLogIDs(path string, ids map[logID]struct{}) error {
 // readLogs reads the log lines of the artifact at path; nothing when
 // there is no file.
 func readLogs(path string) ([]converter.LogRecord, error) {
-	f, err := os.Open(path)
+	f, err := openNoFollow(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

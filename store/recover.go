@@ -181,7 +181,7 @@ func rotatedBase(name string) (string, bool) {
 // hasTrailer reports whether the last complete line of the file at path
 // is a trailer.
 func hasTrailer(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := openNoFollow(path, os.O_RDONLY)
 	if err != nil {
 		return false, err
 	}
@@ -211,7 +211,7 @@ func (s *Store) keyOfFile(name, path string) (Key, bool) {
 			return TraceKey(tid), true
 		}
 	}
-	f, err := os.Open(path)
+	f, err := openNoFollow(path, os.O_RDONLY)
 	if err != nil {
 		return Key{}, false
 	}

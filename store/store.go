@@ -68,6 +68,15 @@ const SharedFolderIdle = 2 * time.Second
 // ErrClosed is returned by a Write after Close.
 var ErrClosed = errors.New("artifact store closed")
 
+// ErrSymlink is returned for an artifact whose name in the folder is a
+// symbolic link: the store never follows one (a link planted there could
+// point anywhere, and the store would append to, truncate or read that
+// file). It is an ErrNotAppendable: retrying will not change the file.
+// The folder itself may be a link (whoever configured it named it); no
+// artifact name holds a path separator, so the file's own name is the
+// only part of its path the store resolves inside the folder.
+var ErrSymlink = fmt.Errorf("%w: a symbolic link, not followed", ErrNotAppendable)
+
 // ErrNoTraceID is what Options.OnError hears when a folder store drops
 // spans whose trace id is empty (all zero, or absent): a trace's artifact
 // is named by its id, and no id would make DIR/.jsonl, a hidden file
@@ -916,7 +925,7 @@ func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
 // readArtifact reads the records of the artifact at path, its header and
 // the drops its last trailer counted; nothing when there is no file.
 func readArtifact(path string) ([]converter.Record, *converter.Meta, int64, error) {
-	f, err := os.Open(path)
+	f, err := openNoFollow(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, 0, nil
 	}

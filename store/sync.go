@@ -29,7 +29,7 @@ func syncFiles(dir string, paths []string) error {
 }
 
 func syncFile(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	f, err := openNoFollow(path, os.O_WRONLY)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", path, err)
 	}
