@@ -27,7 +27,6 @@ type Tally struct {
 	truncated int64
 	end       uint64
 	nest      semconv.Nesting // the usage rule; tells wrapper inferences from leaves
-	last      semconv.Ended   // what nest decided about the last span
 	cost      pricing.Total   // of leaf inference records, like usage
 	// pricer prices model calls. The cost each leaf was counted for is
 	// kept with it in nest (semconv.Nesting.Note), so that a wrapper found
@@ -71,7 +70,6 @@ func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
 func (t *Tally) settle(sp ptrace.Span, rd *semconv.Reading) semconv.Ended {
 	u := rd.TokenUsage()
 	e := t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind, u)
-	t.last = e
 	t.takeBack(e)
 	t.AddUsage(e.Counts)
 	switch {
@@ -83,11 +81,6 @@ func (t *Tally) settle(sp ptrace.Span, rd *semconv.Reading) semconv.Ended {
 	t.end = max(t.end, uint64(sp.EndTimestamp()))
 	return e
 }
-
-// Last is what the usage rule decided about the span counted last
-// (semconv.Ended): a report lists the levels that disagree with their
-// children. Its Undo is valid until the next span is counted.
-func (t *Tally) Last() semconv.Ended { return t.last }
 
 // takeBack uncounts what an earlier record no longer adds now that sp
 // ended below it: its usage beyond the rule, its cost with it, and, when
@@ -185,12 +178,9 @@ func (t *Tally) Summary(budget *Budget) Summary {
 		Agents:     t.counts[semconv.Agent],
 		Spans:      t.counts[semconv.Span],
 		Errors:     t.errors,
-		Tokens: Tokens{
-			Input: u.Input, Output: u.Output, CacheRead: u.CacheRead,
-			CacheCreation: u.CacheCreation, Reasoning: u.Reasoning, Total: u.Total(),
-		},
-		Dropped:   t.dropped,
-		Truncated: t.truncated,
+		Tokens:     TokensOf(u),
+		Dropped:    t.dropped,
+		Truncated:  t.truncated,
 	}
 	if t.end > 0 {
 		s.FinishedAt = time.Unix(0, int64(t.end)).UTC()
@@ -201,6 +191,14 @@ func (t *Tally) Summary(budget *Budget) Summary {
 		s.Budget = &st
 	}
 	return s
+}
+
+// TokensOf is usage as a trailer writes it, with its total.
+func TokensOf(u semconv.Usage) Tokens {
+	return Tokens{
+		Input: u.Input, Output: u.Output, CacheRead: u.CacheRead,
+		CacheCreation: u.CacheCreation, Reasoning: u.Reasoning, Total: u.Total(),
+	}
 }
 
 // ContentSize is the size in bytes of a JSON-valued attribute: the

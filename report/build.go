@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -49,7 +50,7 @@ func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *Toke
 		rep: &TokenReport{
 			ByModel: []ModelUsage{}, ByTool: []ToolUsage{}, ByAgent: []AgentUsage{},
 			FinishReasons: map[string]int64{}, Largest: []Response{}, Failures: []Failure{},
-			CostUnknownModels: []string{}, Inferences: []InferenceCost{},
+			CostUnknownModels: []string{}, Inferences: []InferenceCost{}, UsageLevels: []UsageLevel{},
 		},
 	}
 	if b.prices == nil {
@@ -70,7 +71,62 @@ func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *Toke
 	}
 	b.finish(budget, cfg.top)
 	b.trailers(cfg.trailers, budget)
+	b.reportedTotal()
+	b.usageLevels(recs)
 	return b.rep
+}
+
+// usageLevels lists the spans whose own usage disagrees with their
+// children's (converter.UsageLevels).
+func (b *builder) usageLevels(recs []converter.Record) {
+	for _, l := range converter.UsageLevels(recs) {
+		sp := recs[l.Index].Span
+		b.rep.UsageLevels = append(b.rep.UsageLevels, UsageLevel{
+			TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(), Name: sp.Name(),
+			Reported: converter.TokensOf(l.Reported), Children: converter.TokensOf(l.Children),
+			Counted: converter.TokensOf(l.Counted),
+		})
+	}
+}
+
+// FinalTotalTokens is the attribute under which an imported trajectory's
+// root keeps its final record's total_tokens (importer: agenttrace.final.
+// plus the member's name): the source's own total for the run.
+const FinalTotalTokens = "agenttrace.final.total_tokens"
+
+// reportedTotal sets ReportedTotal and Unattributed when a root span
+// states a run total above what the records add up to: the source
+// counted tokens no span itemizes, and the report says how many.
+func (b *builder) reportedTotal() {
+	r := b.rep
+	if b.stated <= r.Tokens.Total {
+		return
+	}
+	total := b.stated
+	r.ReportedTotal, r.Unattributed = &total, total-r.Tokens.Total
+	r.Notes = append(r.Notes, fmt.Sprintf("the source states %d tokens for the run, %d more than its spans itemize: "+
+		"reported_total is the run's total, unattributed the remainder no span accounts for", total, r.Unattributed))
+}
+
+// statedTotal adds what a root span states as its run's total tokens.
+func (b *builder) statedTotal(sp ptrace.Span) {
+	if !sp.ParentSpanID().IsEmpty() {
+		return
+	}
+	v, ok := sp.Attributes().Get(FinalTotalTokens)
+	if !ok {
+		return
+	}
+	switch v.Type() {
+	case pcommon.ValueTypeInt:
+		b.stated += max(v.Int(), 0)
+	case pcommon.ValueTypeDouble:
+		b.stated += max(int64(v.Double()), 0)
+	case pcommon.ValueTypeStr:
+		if n, err := strconv.ParseInt(v.Str(), 10, 64); err == nil {
+			b.stated += max(n, 0)
+		}
+	}
 }
 
 // group accumulates one row of a breakdown through its own Tally, so that
@@ -123,6 +179,8 @@ type builder struct {
 	cost    costAcc
 	// truncated counts the values records mark as cut short when written.
 	truncated int64
+	// stated is the run total the roots state themselves (FinalTotalTokens).
+	stated int64
 }
 
 // scan reads every record once: totals, models, tools, finish reasons,
@@ -136,6 +194,7 @@ func (b *builder) scan(recs []converter.Record) {
 		sp := rec.Span
 		rec.Read(rd)
 		b.tally.AddReading(sp, rd)
+		b.statedTotal(sp)
 		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
 		if _, dup := b.index[k]; !dup {
 			b.index[k] = i

@@ -81,6 +81,29 @@ type TokenReport struct {
 	Largest []Response `json:"largest"`
 	// Failures lists the records whose status is Error, in record order.
 	Failures []Failure `json:"failures"`
+	// UsageLevels lists each span whose reported usage disagrees with the
+	// sum of its children's (see semconv.Nesting): a wrapper reporting
+	// its last step only, an agent holding more than its model calls
+	// report. Tokens counts each subtree once, at the larger per class.
+	UsageLevels []UsageLevel `json:"usage_levels"`
+	// ReportedTotal is the run's total tokens as the source itself states
+	// it (a trajectory log's final total_tokens), when that is more than
+	// Tokens.Total; nil otherwise. Unattributed is the remainder no span
+	// accounts for: ReportedTotal − Tokens.Total.
+	ReportedTotal *int64 `json:"reported_total,omitempty"`
+	Unattributed  int64  `json:"unattributed,omitempty"`
+}
+
+// UsageLevel is a span whose own usage disagrees with its children's.
+type UsageLevel struct {
+	TraceID  string           `json:"trace_id"`
+	SpanID   string           `json:"span_id"`
+	Name     string           `json:"name"`
+	Reported converter.Tokens `json:"reported"`
+	Children converter.Tokens `json:"children"`
+	// Counted is what the span adds beyond its children (zero when they
+	// hold at least what it reports).
+	Counted converter.Tokens `json:"counted"`
 }
 
 // RecordCounts counts records by kind.

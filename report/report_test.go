@@ -53,8 +53,9 @@ func (b *traceBuilder) span(name string, parent pcommon.SpanID, attrs map[string
 func (b *traceBuilder) agent(name string, parent pcommon.SpanID) pcommon.SpanID {
 	return b.span("invoke_agent "+name, parent, map[string]any{
 		semconv.OperationName: "invoke_agent", semconv.AgentName: name,
-		// An agent's own usage repeats its children's and must not count.
-		semconv.UsageInputTokens: 1_000_000,
+		// No usage of its own: one that repeats its children's adds
+		// nothing, one above it adds the excess (the usage rule,
+		// TestTokensUsageRule).
 	})
 }
 
@@ -98,7 +99,7 @@ func TestTokensBreakdowns(t *testing.T) {
 	rep := report.Tokens(b.records(), nil, report.WithTop(2))
 
 	assert.Equal(t, report.RecordCounts{Call: 3, Inference: 4, Agent: 2, Span: 1}, rep.Records)
-	assert.Equal(t, converter.Tokens{Input: 357, Output: 38, Total: 395}, rep.Tokens, "agent usage never counts")
+	assert.Equal(t, converter.Tokens{Input: 357, Output: 38, Total: 395}, rep.Tokens, "model calls' usage, summed")
 	assert.Nil(t, rep.Budget)
 	assert.Equal(t, int64(1), rep.Errors)
 
@@ -183,9 +184,43 @@ func TestTokensEmptyJSONShape(t *testing.T) {
 		"tokens":{"input":0,"output":0,"cache_read":0,"cache_creation":0,"reasoning":0,"total":0},
 		"budget":null,
 		"from_trailer":false,"dropped":0,"truncated":0,"notes":[],
-		"by_model":[],"by_tool":[],"by_agent":[],"finish_reasons":{},"largest":[],"failures":[],
+		"by_model":[],"by_tool":[],"by_agent":[],"finish_reasons":{},"largest":[],"failures":[],"usage_levels":[],
 		"cost_usd":0,"cost_unknown":0,"cost_from_spans":0,"cost_unknown_models":[],"price_data":"genai-prices `+prices.Version+`"
 	}`, string(raw))
+}
+
+// TestTokensUsageRule: an agent holding more than its model calls report
+// (a model span with the last step of a multi-step call) adds the excess,
+// per class, and is listed as a disagreeing level; one repeating the sum
+// adds nothing and is not listed.
+func TestTokensUsageRule(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		agentIn       int64
+		total, listed int64
+	}{
+		{"agent holds more", 300, 300 + 10, 1},
+		{"agent repeats the sum", 100, 100 + 10, 0},
+		{"agent holds less", 40, 100 + 10, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTrace()
+			ag := b.span("invoke_agent a", pcommon.SpanID{}, map[string]any{
+				semconv.OperationName: "invoke_agent", semconv.AgentName: "a", semconv.UsageInputTokens: tc.agentIn,
+			})
+			b.chat("gpt-4o", ag, 100, 10)
+			rep := report.Tokens(b.records(), nil)
+			assert.Equal(t, tc.total, rep.Tokens.Total)
+			require.Len(t, rep.UsageLevels, int(tc.listed))
+			if tc.listed > 0 {
+				l := rep.UsageLevels[0]
+				assert.Equal(t, "invoke_agent a", l.Name)
+				assert.Equal(t, tc.agentIn, l.Reported.Input)
+				assert.Equal(t, int64(100), l.Children.Input)
+				assert.Equal(t, max(tc.agentIn-100, 0), l.Counted.Input)
+			}
+		})
+	}
 }
 
 func TestTokensModelRowJSON(t *testing.T) {

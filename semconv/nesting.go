@@ -164,7 +164,8 @@ type Ended struct {
 	// ended before the span.
 	Children Usage
 	// Disagrees is set when the span reports usage, its children report
-	// some too, and they differ in some class: the report lists these.
+	// some too, and they differ in a class the span reports: the report
+	// lists these.
 	Disagrees bool
 	// Undo, when not nil, is usage a parent that ended earlier was counted
 	// with and no longer adds, now that this late child ended below it:
@@ -222,7 +223,7 @@ func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind K
 	sub := maxUsage(usage, below)
 	e.Counts, e.Children = sub, below
 	e.Counts.Sub(below)
-	e.Disagrees = !usage.IsZero() && !below.IsZero() && usage != below
+	e.Disagrees = !below.IsZero() && disagree(usage, below)
 	if pk != (nestKey{}) {
 		if r := s.find(pk); r != nil {
 			s.late(r, sub, kind == Inference || inf, &e)
@@ -278,6 +279,17 @@ func (s *nestState) late(r *recentCall, sub Usage, inference bool, e *Ended) {
 			s.addUnder(r.parent, grown, inference)
 		}
 	}
+}
+
+// disagree reports whether own, a span's usage, differs from its
+// children's in a class it reports (a class it leaves at zero is one it
+// does not report, not a disagreement).
+func disagree(own, children Usage) bool {
+	return own.Input != 0 && own.Input != children.Input ||
+		own.Output != 0 && own.Output != children.Output ||
+		own.CacheRead != 0 && own.CacheRead != children.CacheRead ||
+		own.CacheCreation != 0 && own.CacheCreation != children.CacheCreation ||
+		own.Reasoning != 0 && own.Reasoning != children.Reasoning
 }
 
 // maxUsage is the larger of a and b per class.
