@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
 	"github.com/agenttrace/agenttrace/semconv/internal/dialect"
 )
 
@@ -73,19 +75,66 @@ func UseDialects(ds ...*DialectTable) error {
 		active.Store(embedded)
 		return nil
 	}
+	c, err := compileOver(ds...)
+	if err != nil {
+		return err
+	}
+	active.Store(c)
+	return nil
+}
+
+// compileOver compiles the embedded table with ds laid over it.
+func compileOver(ds ...*DialectTable) (*tables, error) {
 	t := embedded.table
 	for _, d := range ds {
 		var err error
 		if t, err = dialect.Merge(t, d.t, d.name); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	c, err := compile(t, embedded)
 	if err != nil {
-		return fmt.Errorf("%s: %w", ds[len(ds)-1].name, err)
+		return nil, fmt.Errorf("%s: %w", ds[len(ds)-1].name, err)
 	}
-	active.Store(c)
-	return nil
+	return c, nil
+}
+
+// IsKnownKey reports whether the dialect table in use reads attribute key
+// k: a field's source, a kind rule's key, a total or a lookup.
+func IsKnownKey(k string) bool {
+	_, ok := active.Load().keyTab.find(k)
+	return ok
+}
+
+// Why says which rule decided the span's kind in the last [Read]: the
+// operation name, a dialect's kind rule (its key and value), the span
+// name's "{operation} {target}" form, or evidence; for explain.
+func (r *Reading) Why() string {
+	switch {
+	case r.t == nil:
+		return ""
+	case r.why == whyOp:
+		return OperationName + "=" + r.str(idOp)
+	case r.why == whyName:
+		return "span name in the conventions' {operation} {target} form"
+	case r.why == whyEvidence:
+		return "evidence: a model key and usage or message keys"
+	case r.why == whyBody:
+		return "evidence: a provider's own request/response body naming a model and usage"
+	case r.why >= whyRule && int(r.why-whyRule) < len(r.t.rules):
+		ru := &r.t.rules[r.why-whyRule]
+		if ru.slot >= 0 {
+			if h := r.seen[r.t.classIDs[ru.slot]]; h != 0 {
+				v := r.hits[h-1].val.AsString()
+				if ru.requiresModel {
+					return fmt.Sprintf("%s rule: %s=%s and a model", ru.dialect, ru.key, v)
+				}
+				return fmt.Sprintf("%s rule: %s=%s", ru.dialect, ru.key, v)
+			}
+		}
+		return fmt.Sprintf("%s rule: span name starts %q", ru.dialect, ru.namePrefix)
+	}
+	return "no rule: no operation name, no dialect key, no evidence"
 }
 
 // LoadDialects loads each file of paths and uses them ([UseDialects]); it
@@ -417,4 +466,44 @@ func (c *tables) operationTarget(name string, k Kind) string {
 // "usageMetadata").
 func providerBody(s string) bool {
 	return len(s) > 2 && s[0] == '{' && strings.Contains(s, `"model`) && strings.Contains(s, `"usage`)
+}
+
+// ToolFromName is the tool a call span's name gives when no attribute
+// names it: the target of "execute_tool get_weather" (the conventions'
+// "{operation} {target}" form, with any operation the table maps to a
+// call), or, for a Langfuse tool observation, the whole name (Langfuse's
+// own ingestion takes an observation's name from the span name:
+// testdata/real/langfuse/payloads/tool-loop.traces.json). It is "" for
+// other spans.
+func (r *Reading) ToolFromName(spanName string) string {
+	if r.Kind != Call || r.t == nil {
+		return ""
+	}
+	if t := r.t.operationTarget(spanName, Call); t != "" {
+		return t
+	}
+	if r.Dialect == DialectLangfuse {
+		return spanName
+	}
+	return ""
+}
+
+// LevelError reports whether one of the table's error attributes (a
+// level or state: Langfuse's langfuse.observation.level ERROR, Genkit's
+// genkit:state error) says the span failed.
+func (r *Reading) LevelError() bool {
+	if r.t == nil {
+		return false
+	}
+	for _, e := range r.t.errs {
+		if h := r.seen[e.id]; h != 0 && r.hits[h-1].typ == pcommon.ValueTypeStr {
+			v := r.hits[h-1].val.Str()
+			for _, want := range e.values {
+				if strings.EqualFold(v, want) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

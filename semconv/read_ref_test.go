@@ -225,8 +225,7 @@ func (r *Reading) tokenUsageRef() Usage {
 // reportsErrorRef is ReportsError as it was, looking Langfuse's level and
 // Genkit's state up in the attributes.
 func (r *Reading) reportsErrorRef() bool {
-	if r.seen[idLFType] != 0 && isError(attrStrRef(r.attrs, LFLevel)) ||
-		(r.seen[idGKType] != 0 || r.seen[idGKSub] != 0) && isError(attrStrRef(r.attrs, GenkitState)) {
+	if isError(attrStrRef(r.attrs, LFLevel)) || isError(attrStrRef(r.attrs, GenkitState)) {
 		return true
 	}
 	if !r.Has(FieldFinishReasons) {

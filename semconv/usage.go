@@ -13,10 +13,9 @@ import (
 // exception event says so too; events are not attributes, so callers
 // holding the span check those (converter.Failed does both).
 func (r *Reading) ReportsError() bool {
-	// Langfuse's level and Genkit's state are looked up on those
-	// dialects' spans only, so other spans pay nothing for them.
-	if r.seen[idLFType] != 0 && isError(r.attrStr(idLFLevel)) ||
-		(r.seen[idGKType] != 0 || r.seen[idGKSub] != 0) && isError(r.attrStr(idGKState)) {
+	// The dialect table's error levels (Langfuse's level, Genkit's
+	// state, a user dialect's): Read noted their keys in its walk.
+	if r.LevelError() {
 		return true
 	}
 	if !r.Has(FieldFinishReasons) {
@@ -190,15 +189,14 @@ func anthropicCacheWrite(v pcommon.Value) int64 {
 	return n
 }
 
-// ToolName is the tool a call span ran: the tool field, or, for a
-// Langfuse tool observation, which names its tool only in the span name
-// (Langfuse's own ingestion takes an observation's name from the span
-// name: testdata/real/langfuse/payloads/tool-loop.traces.json), spanName.
+// ToolName is the tool a call span ran: the tool field (any of the
+// table's tool keys), else the name the span's own name gives
+// ([Reading.ToolFromName]).
 func (r *Reading) ToolName(spanName string) string {
-	if t := r.Str(FieldTool); t != "" || r.Kind != Call || r.Dialect != DialectLangfuse {
+	if t := r.Str(FieldTool); t != "" || r.Kind != Call {
 		return t
 	}
-	return spanName
+	return r.ToolFromName(spanName)
 }
 
 // attrStr returns the string attribute with key id of the span read, or "".

@@ -118,6 +118,7 @@ func TestToolName(t *testing.T) {
 	}
 	assert.Equal(t, "lookup_order", read(LFObservationType, "tool").ToolName("lookup_order"), "Langfuse names its tool in the span name")
 	assert.Equal(t, "f", read(LFObservationType, "tool", ToolName, "f").ToolName("lookup_order"))
-	assert.Equal(t, "", read(OperationName, "execute_tool").ToolName("execute_tool f"), "other dialects name it in an attribute")
+	assert.Equal(t, "f", read(OperationName, "execute_tool").ToolName("execute_tool f"), "the conventions' span name names it")
+	assert.Equal(t, "", read(OperationName, "execute_tool").ToolName("execute_tool"), "a bare operation names no tool")
 	assert.Equal(t, "getWeather", read(GenkitSubtype, "tool", GenkitName, "getWeather").ToolName("x"))
 }
