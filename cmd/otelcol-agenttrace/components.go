@@ -4,6 +4,7 @@ package main
 
 import (
 	agenttraceexporter "github.com/agenttrace/agenttrace/exporter"
+	guardextension "github.com/agenttrace/agenttrace/exporter/guardextension"
 	filestorage "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/connector"
@@ -43,12 +44,14 @@ func components() (otelcol.Factories, error) {
 
 	factories.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
 		filestorage.NewFactory(),
+		guardextension.NewFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
 	}
 	factories.ExtensionModules = makeModulesMap(factories.Extensions, map[component.Type]string{
-		filestorage.NewFactory().Type(): "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage v0.162.0",
+		filestorage.NewFactory().Type():    "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage v0.162.0",
+		guardextension.NewFactory().Type(): "github.com/agenttrace/agenttrace/exporter v0.0.0",
 	})
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
