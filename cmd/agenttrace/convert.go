@@ -95,8 +95,6 @@ not define are counted in a note.`,
 	f.StringVar(&o.groupBy, "group-by", "trace", "with --split: trace or conversation")
 	f.StringVar(&o.from, "from", "", "input shape, when detection guesses wrong: "+shapeNames())
 	f.StringVar(&o.logsOut, "logs-out", "", "with an OTLP output: write the log records here (.json or .pb)")
-	cmd.MarkFlagsMutuallyExclusive("output", "split")
-	cmd.MarkFlagsOneRequired("output", "split")
 	e.redactFlags(cmd)
 	return cmd
 }
@@ -107,6 +105,17 @@ func (o convertOpts) plan(cmd *cobra.Command) (*convertPlan, error) {
 	p := &convertPlan{convertOpts: o}
 	if err := checkStdin(o.inputs); err != nil {
 		return nil, err
+	}
+	switch {
+	case o.output == "" && o.split == "":
+		return nil, usageErrorf("say where to write: -o OUT (a file, or - for standard output) or --split DIR (one artifact per trace)")
+	case o.output != "" && o.split != "":
+		return nil, usageErrorf("-o and --split: give one (-o writes one output, --split one artifact per trace into DIR)")
+	}
+	for _, out := range []string{o.output, o.logsOut} {
+		if err := notAnInput(out, o.inputs); err != nil {
+			return nil, err
+		}
 	}
 	if o.from != "" && !slices.Contains(fromShapes, importer.Shape(o.from)) {
 		return nil, usageErrorf("--from %q: want one of %s", o.from, shapeNames())

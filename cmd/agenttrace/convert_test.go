@@ -179,7 +179,9 @@ func TestConvertErrors(t *testing.T) {
 		stderr string
 	}{
 		{"missing input", []string{"convert", filepath.Join(dir, "nope.json"), "-o", filepath.Join(dir, "x.jsonl")}, 2, "nope.json: no such file"},
-		{"unwritable output", []string{"convert", src, "-o", filepath.Join(dir, "no", "such", "dir", "x.jsonl")}, 2, "write " + filepath.Join(dir, "no", "such", "dir", "x.jsonl")},
+		{"unwritable output", []string{"convert", src, "-o", filepath.Join(garbage, "sub", "x.jsonl")}, 2, "write " + filepath.Join(garbage, "sub", "x.jsonl") + ": not a directory"},
+		{"neither -o nor --split", []string{"convert", src}, 2, "say where to write: -o OUT (a file, or - for standard output) or --split DIR"},
+		{"both -o and --split", []string{"convert", src, "-o", "-", "--split", dir}, 2, "-o and --split: give one"},
 		{"unknown input format", []string{"convert", garbage, "-o", filepath.Join(dir, "x.jsonl")}, 1, garbage + ": unknown input format"},
 		{"empty input", []string{"convert", empty, "-o", filepath.Join(dir, "x.jsonl")}, 1, empty + ": empty input"},
 		{"newer version", []string{"convert", newer, "-o", filepath.Join(dir, "x.jsonl")}, 1, newer + ":1: unsupported artifact version"},
@@ -199,18 +201,38 @@ func TestConvertErrors(t *testing.T) {
 	assert.Empty(t, leftovers)
 }
 
-// TestConvertOverwritesItsInput: the output is written aside and renamed,
-// so converting a file onto itself works.
-func TestConvertOverwritesItsInput(t *testing.T) {
+// TestConvertRefusesItsInput: an output that names one of the inputs
+// (by the same path or through a link) is refused before anything is
+// read or written: it would silently replace the input.
+func TestConvertRefusesItsInput(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.jsonl")
 	r := agenttrace(t, "", "convert", dialects(t)["genai-v141"], "-o", path)
 	require.Equal(t, 0, r.code, r.stderr)
 	before := readFile(t, path)
-	r = agenttrace(t, "", "convert", path, "-o", path)
-	require.Equal(t, 0, r.code, r.stderr)
+	link := filepath.Join(dir, "link.jsonl")
+	require.NoError(t, os.Symlink(path, link))
+	for _, out := range []string{path, link} {
+		r = agenttrace(t, "", "convert", path, "-o", out)
+		assert.Equal(t, 2, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "output "+out+" is the input "+path+": write the output to another file")
+		assert.Equal(t, before, readFile(t, path))
+	}
+	r = agenttrace(t, "", "html", path, "-o", path)
+	assert.Equal(t, 2, r.code, r.stderr)
 	assert.Equal(t, before, readFile(t, path))
-	assert.True(t, bytes.HasSuffix([]byte(before), []byte("}\n")))
+}
+
+// TestConvertCreatesOutputDirs: -o into directories that do not exist
+// yet creates them, as --split does, and leaves no temporary file.
+func TestConvertCreatesOutputDirs(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "nodir", "sub", "x.json")
+	r := agenttrace(t, "", "convert", dialects(t)["genai-v141"], "-o", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotEmpty(t, spansOf(t, out))
+	leftovers, _ := filepath.Glob(filepath.Join(dir, "nodir", "sub", ".*.tmp"))
+	assert.Empty(t, leftovers)
 }
 
 // TestConvertOTLPLinesSkipsBadLines: a bad line of OTLP/JSON lines is

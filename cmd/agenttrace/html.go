@@ -47,6 +47,9 @@ The output goes next to the first input, with the extension .html, unless
 				}
 				out = strings.TrimSuffix(args[0], filepath.Ext(args[0])) + ".html"
 			}
+			if err := notAnInput(out, args); err != nil {
+				return err
+			}
 			return e.html(args, out, title)
 		},
 	}

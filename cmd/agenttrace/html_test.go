@@ -83,7 +83,13 @@ func TestHTML(t *testing.T) {
 		res := agenttrace(t, "", "html", filepath.Join(dir, "missing.jsonl"))
 		require.Equal(t, exitUsage, res.code)
 		require.Contains(t, res.stderr, "missing.jsonl")
-		res = agenttrace(t, "", "html", run, "-o", filepath.Join(dir, "no", "such", "dir", "x.html"))
+		// Missing directories are created (as convert -o does); a path
+		// under a regular file cannot be.
+		res = agenttrace(t, "", "html", run, "-o", filepath.Join(run, "sub", "x.html"))
 		require.Equal(t, exitUsage, res.code)
+		require.Contains(t, res.stderr, "not a directory")
+		res = agenttrace(t, "", "html", run, "-o", filepath.Join(dir, "no", "such", "dir", "x.html"))
+		require.Equal(t, exitOK, res.code, res.stderr)
+		require.FileExists(t, filepath.Join(dir, "no", "such", "dir", "x.html"))
 	})
 }

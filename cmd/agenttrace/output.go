@@ -171,7 +171,8 @@ func bare(err error) error {
 //   - a regular file, or none, is replaced atomically: write fills a
 //     temporary file in the same directory, which is synced and renamed
 //     over it once complete, keeping its mode. A failed run never leaves a
-//     torn output, and an output may overwrite one of the inputs;
+//     torn output. Missing parent directories are created, as --split
+//     creates its directory;
 //   - a symbolic link is followed, and its target written so (in the
 //     target's directory): the link stays a link;
 //   - a device, a named pipe or a socket is written to directly, never
@@ -182,7 +183,7 @@ func bare(err error) error {
 func writeFile(path string, write func(io.Writer) error) error {
 	target, err := followLinks(path)
 	if err != nil {
-		return ioError(fmt.Errorf("write %s: %w", path, err))
+		return ioError(fmt.Errorf("write %s: %w", path, bare(err)))
 	}
 	name := path
 	if target != path {
@@ -191,6 +192,9 @@ func writeFile(path string, write func(io.Writer) error) error {
 	fi, err := os.Stat(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return ioError(fmt.Errorf("write %s: %w", name, bare(err)))
+		}
 		return replaceFile(name, target, 0o644, write)
 	case err != nil:
 		return ioError(fmt.Errorf("write %s: %w", name, err))
@@ -208,6 +212,27 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return ioError(fmt.Errorf("write %s: %w", name, err))
 	}
 	return finish(name, f, write(f))
+}
+
+// notAnInput refuses an output path that names one of the inputs (the
+// same file, by any name or link): the output is written before the run
+// ends, so the input would be rewritten from itself, or replaced by its
+// own conversion without a word. "-" and paths that do not exist yet
+// cannot be inputs.
+func notAnInput(output string, inputs []string) error {
+	if output == "" || output == "-" {
+		return nil
+	}
+	out, err := os.Stat(output)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if fi, err := os.Stat(in); err == nil && os.SameFile(out, fi) {
+			return usageErrorf("output %s is the input %s: write the output to another file", output, in)
+		}
+	}
+	return nil
 }
 
 // maxLinks bounds how many symbolic links followLinks follows, as the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -68,8 +69,14 @@ func (e *env) validateOne(path string) error {
 		v.problem(0, "not an agenttrace artifact but %s; convert it first", in.shape)
 		return errFindings
 	}
-	if _, err := in.r.Peek(1); err == io.EOF {
+	head, err := in.r.Peek(converter.DetectSize)
+	if len(head) == 0 && err == io.EOF {
 		v.problem(0, "empty file: no meta header")
+		return errFindings
+	}
+	if at := binaryAt(head); at >= 0 {
+		// One line, not one per line of a PNG or a protobuf.
+		v.problem(0, "not text (binary data at byte %d): not an agenttrace artifact", at)
 		return errFindings
 	}
 	r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(v.lineProblem), converter.WithMaxLineSize(e.maxLine),
@@ -94,6 +101,26 @@ func (e *env) validateOne(path string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s: ok (%d records)\n", in.name, v.tally.Records())
 	return nil
+}
+
+// binaryAt returns the offset of the first byte in head that no JSONL
+// artifact holds (a NUL, or a byte that is not UTF-8), or -1. A multi-byte
+// character cut by the end of head is not counted.
+func binaryAt(head []byte) int {
+	for i := 0; i < len(head); {
+		if head[i] == 0 {
+			return i
+		}
+		r, n := utf8.DecodeRune(head[i:])
+		if r == utf8.RuneError && n == 1 {
+			if !utf8.FullRune(head[i:]) {
+				return -1 // a character cut by the end of head
+			}
+			return i
+		}
+		i += n
+	}
+	return -1
 }
 
 // validation is the state of checking one file.

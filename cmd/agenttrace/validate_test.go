@@ -133,6 +133,40 @@ func TestValidateOTLPIsNotAnArtifact(t *testing.T) {
 	assert.True(t, strings.HasPrefix(r.stdout, src+": not an agenttrace artifact"), r.stdout)
 }
 
+// TestValidateBinaryFile: a file that is not text (a PNG renamed .jsonl,
+// here the repository's own screenshot) gets one clear line, not one
+// problem per "line" of its bytes.
+func TestValidateBinaryFile(t *testing.T) {
+	pngs, err := filepath.Glob("../../docs/img/*.png")
+	require.NoError(t, err)
+	require.NotEmpty(t, pngs)
+	raw, err := os.ReadFile(pngs[0])
+	require.NoError(t, err)
+	path := writeTemp(t, "picture.jsonl", string(raw))
+	r := agenttrace(t, "", "validate", path)
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, path+": not text (binary data at byte 0): not an agenttrace artifact\n", r.stdout)
+	assert.Empty(t, r.stderr)
+}
+
+func TestBinaryAt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		head string
+		want int
+	}{
+		{"json", `{"v":1,"kind":"meta"}` + "\n", -1},
+		{"utf-8 text", "héllo – ok", -1},
+		{"nul", "ab\x00cd", 2},
+		{"invalid utf-8", "ab\xffcd", 2},
+		{"rune cut at the end", "ab\xe2\x80", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, binaryAt([]byte(tc.head)))
+		})
+	}
+}
+
 // TestValidateTrailerWithDrops: a trailer that reports dropped records is
 // still checked: its record counts exactly, its tokens as at least what
 // the records hold, its budget as following from its spent.
