@@ -90,8 +90,13 @@ func (m *metered) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// writeBusy answers an HTTP request refused with ErrBusy.
-func (r *Receiver) writeBusy(w http.ResponseWriter, ct string) {
+// writeBusy answers an HTTP request refused with ErrBusy. The rest of
+// its body (up to the request limit, through a small buffer: no memory
+// held) is read and dropped first: a server that closes a connection
+// with unread bytes resets it, and the client would see a broken pipe
+// instead of the 429 that tells it when to retry.
+func (r *Receiver) writeBusy(w http.ResponseWriter, req *http.Request, ct string) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(req.Body, r.max+1))
 	r.c.busy.Add(1)
 	r.log.Warn("refused OTLP request: in-flight limit", "limit", r.inflight.limit)
 	w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter/time.Second)))

@@ -15,9 +15,14 @@
 // google.rpc.Status for a payload that does not decode, 415 for a content
 // type other than application/x-protobuf or application/json, 413 past the
 // size limit (after gzip is undone, so a small compressed bomb is refused
-// too), 405 for a method other than POST. Over gRPC the codes are gRPC's:
-// InvalidArgument, ResourceExhausted past the size limit, Unavailable
-// after Shutdown.
+// too), 405 for a method other than POST, 429 with Retry-After when the
+// request would hold more bytes than the in-flight limit
+// ([WithMaxInFlight]), 403 for a Host that is not a loopback name (DNS
+// rebinding) or an Origin of another site ([WithAllowedHosts],
+// [WithCORS]). Over gRPC the codes are gRPC's: InvalidArgument,
+// ResourceExhausted past the size limit and (with a RetryInfo) past the
+// in-flight limit, Unavailable after Shutdown. A span without a trace id
+// or span id is rejected in the partial success; the others are written.
 //
 // Logs are taken on /v1/logs and over gRPC with the same envelope and
 // codes, and written with store.Store.WriteLogs: each log record goes into
@@ -104,6 +109,9 @@ type Stats struct {
 	// (403); Busy requests and calls refused for the in-flight limit
 	// (HTTP 429, gRPC RESOURCE_EXHAUSTED).
 	Forbidden, Busy int64
+	// InFlight is how many request bytes the receiver holds now against
+	// its in-flight limit (a gRPC call counts as the request limit).
+	InFlight int64
 }
 
 type counters struct {
@@ -188,7 +196,7 @@ func (r *Receiver) Stats() Stats {
 		Spans: c.spans.Load(), RejectedSpans: c.rejSpans.Load(), Logs: c.logs.Load(), RejectedLogs: c.rejLogs.Load(),
 		BadContentType: c.badType.Load(), BadPayload: c.badPayload.Load(),
 		TooLarge: c.tooLarge.Load(), BadMethod: c.badMethod.Load(), GRPCErrors: c.grpcErr.Load(),
-		Forbidden: c.forbidden.Load(), Busy: c.busy.Load(),
+		Forbidden: c.forbidden.Load(), Busy: c.busy.Load(), InFlight: r.inflight.used.Load(),
 	}
 }
 
@@ -344,7 +352,7 @@ func (r *Receiver) readMetered(w http.ResponseWriter, req *http.Request) (body [
 	if (enc == "" || enc == "identity") && req.ContentLength > 0 {
 		// The whole body will be held: refuse it before reading any.
 		if !r.inflight.take(req.ContentLength) {
-			r.writeBusy(w, mt)
+			r.writeBusy(w, req, mt)
 			return nil, "", m, false
 		}
 		m.took, m.credit = req.ContentLength, req.ContentLength
@@ -370,7 +378,7 @@ func (r *Receiver) readMetered(w http.ResponseWriter, req *http.Request) (body [
 	m.r = io.LimitReader(src, r.max+1)
 	body, err = io.ReadAll(m)
 	if errors.Is(err, ErrBusy) {
-		r.writeBusy(w, mt)
+		r.writeBusy(w, req, mt)
 		return nil, "", m, false
 	}
 	var mbe *http.MaxBytesError
