@@ -159,6 +159,17 @@ func traceHexOf(a *artifact) string {
 // there is none to continue (no file, an empty one, one set aside). It
 // never creates a file. a.mu is held.
 func (s *Store) adoptInto(a *artifact) (bool, error) {
+	if st := s.takeResume(a); st != nil {
+		a.meta, a.tally, a.seen, a.traces = st.meta, st.tally, st.seen, st.traces
+		if a.key.Kind == KindConversation && a.traces == nil {
+			a.traces = make(map[pcommon.TraceID]struct{})
+		}
+		a.size, a.headerOnDisk, a.trailerLast = st.size, true, true
+		a.rootEnded.Store(st.rootEnded)
+		a.loaded = true
+		s.hooks.opened()
+		return true, nil
+	}
 	ad, err := adopt(a.path, s.setAside)
 	if err != nil || ad == nil {
 		return false, err
@@ -550,6 +561,9 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 			// record is better off adopting the file, which cuts a torn
 			// end off, than being refused for good.
 			a.gone = true
+			if a.broken == nil && !unfinished {
+				s.keepResume(a)
+			}
 			s.forget(a)
 			s.hooks.finalized()
 		}

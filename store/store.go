@@ -284,6 +284,7 @@ type Store struct {
 	run    *artifact // the artifact of Path or Writer
 
 	origins originCache // the headers' resource and scope, shared
+	resume  resumeCache // large finalized artifacts' state, to reopen them cheaply
 
 	life   sync.RWMutex // Write holds it shared; Close exclusively
 	logs   logState
