@@ -38,7 +38,13 @@ whether it succeeded and, when both failed, its error code.
 CMD is run once per call by the shell ("sh -c CMD"), so it may hold
 arguments, pipes and quotes. It reads one JSON object on standard input,
 {"tool":NAME,"args":ARGS}, and the environment variable AGENTTRACE_TOOL
-names the tool too. Its standard output is the call's result (JSON, or
+names the tool too, made safe to build a path or a command from: every
+byte other than A-Z, a-z, 0-9, '.', '_' and '-' becomes '_', and so does a
+leading dot (a recorded "../../bin/id" arrives as "______bin_id", an
+empty name as "_"). The name as recorded is in AGENTTRACE_TOOL_RAW (and in the
+input's "tool"): it comes from the trace, which anyone who could send
+spans wrote, so treat it as untrusted data and never as a path or a
+command. Its standard output is the call's result (JSON, or
 text taken as a JSON string). A non-zero exit status is a failed call:
 standard error is its message, and when standard output holds a JSON
 object with "code" (or "error": {"code": ...}), that is its error code,
@@ -150,7 +156,7 @@ func (r *execRunner) run(ctx context.Context, tool string, args json.RawMessage)
 	c.Stdin = bytes.NewReader(in)
 	var out, errOut limitedBuffer
 	c.Stdout, c.Stderr = &out, &errOut
-	c.Env = append(os.Environ(), "AGENTTRACE_TOOL="+tool)
+	c.Env = append(os.Environ(), toolEnv(tool)...)
 	ownGroup(c)
 	// A child that keeps the output open after a kill does not hold the
 	// replay up for longer than this.
@@ -225,3 +231,40 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 var _ io.Writer = (*limitedBuffer)(nil)
+
+// toolEnv is the environment a replayed call's command gets for tool:
+// AGENTTRACE_TOOL, sanitized (safeToolName), and AGENTTRACE_TOOL_RAW, the
+// recorded name less the NUL bytes an environment cannot hold. A dispatcher
+// that builds a path from the name ("./tools/$AGENTTRACE_TOOL") must not
+// be steered out of its folder by a recorded "../../../../usr/bin/id"
+// (issue 22 item 8).
+func toolEnv(tool string) []string {
+	return []string{
+		"AGENTTRACE_TOOL=" + safeToolName(tool),
+		"AGENTTRACE_TOOL_RAW=" + strings.ReplaceAll(tool, "\x00", ""),
+	}
+}
+
+// safeToolName maps a recorded tool name to one made of [A-Za-z0-9._-]
+// only, with no leading dot: every other byte (a path separator, a space,
+// a shell metacharacter, each byte of a multi-byte character) becomes '_',
+// and so do leading dots, so the result is never "", ".", ".." or a hidden
+// file's name and holds no separator. Names of the common conventions
+// (search_flights, mcp__github__create_issue, web-search.v2) pass as they
+// are.
+func safeToolName(tool string) string {
+	if tool == "" {
+		return "_"
+	}
+	b := []byte(tool)
+	leading := true
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+		if !ok || (leading && c == '.') {
+			b[i] = '_'
+			continue
+		}
+		leading = false
+	}
+	return string(b)
+}
