@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -179,4 +180,32 @@ func TestRecoverAtOnceWithoutFinalizer(t *testing.T) {
 	assert.Len(t, readPath(t, withRoot).recs, 3)
 	assert.Len(t, readPath(t, rootless).recs, 2)
 	require.NoError(t, s.Close())
+}
+
+// TestStartPast2262 (issue 22 nit): a span starting at 2^63 ns or later,
+// past what time.Unix takes, gives a header whose started_at is the
+// latest time an int64 holds, no later than the record's start, not 1677
+// (written as 1970).
+func TestStartPast2262(t *testing.T) {
+	for _, ns := range []uint64{1 << 63, 1<<64 - 1} {
+		dir := t.TempDir()
+		s := newStore(t, Options{Dir: dir})
+		recs := records(span{trace: 1, id: 1})
+		recs[0].Span.SetStartTimestamp(pcommon.Timestamp(ns))
+		recs[0].Span.SetEndTimestamp(pcommon.Timestamp(ns))
+		require.NoError(t, s.Write(recs))
+		require.NoError(t, s.Close())
+		// Only the header is read: the trailer's finished_at comes from
+		// converter.Tally, which still wraps such an end (see the report
+		// of issue 22's nit), so readPath's check of it would fail there.
+		f, err := os.Open(filepath.Join(dir, FileName(TraceKey(tid(1)), "")))
+		require.NoError(t, err)
+		r := converter.NewReader(f)
+		rec, err := r.Next()
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+		assert.Empty(t, r.Problems())
+		assert.Equal(t, time.Unix(0, math.MaxInt64).UTC(), r.Meta().StartedAt, "clamped, ns %d", ns)
+		assert.Equal(t, pcommon.Timestamp(ns), rec.Span.StartTimestamp(), "the record keeps its time")
+	}
 }
