@@ -1,6 +1,7 @@
 package converter
 
 import (
+	"strconv"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -101,8 +102,12 @@ func (t *Tally) takeBack(e semconv.Ended) {
 	}
 }
 
-// Failed reports whether a span failed: its status is Error, or, with
-// the status unset or OK, an exception event or its own attributes say
+// Failed reports whether a span failed. It is the one predicate every
+// reader counts errors with (the trailer's and `tokens`' errors, the
+// page's card, red rows, "errors only" filter and next-error key, audit):
+// its status is Error, or, with the status unset or OK, an exception
+// event, an error.type, an HTTP status of 400 or more
+// (http.response.status_code, http.status_code) or its own attributes say
 // so (a finish reason "error", Langfuse's level ERROR, Genkit's state
 // error; see [semconv.Reading.ReportsError]). Each failing span counts
 // once, however many of these it shows.
@@ -116,8 +121,38 @@ func Failed(sp ptrace.Span, rd *semconv.Reading) bool {
 			return true
 		}
 	}
+	for k, v := range sp.Attributes().All() {
+		if attrFailed(k, v) {
+			return true
+		}
+	}
 	return false
 }
+
+// attrFailed reports whether one attribute says its span failed: a
+// non-empty error.type, an HTTP status code of 400 or more.
+func attrFailed(k string, v pcommon.Value) bool {
+	switch k {
+	case semconv.ErrorType:
+		return v.Type() == pcommon.ValueTypeStr && v.Str() != ""
+	case httpResponseStatus, httpStatusLegacy:
+		switch v.Type() {
+		case pcommon.ValueTypeInt:
+			return v.Int() >= 400
+		case pcommon.ValueTypeStr:
+			n, err := strconv.Atoi(v.Str())
+			return err == nil && n >= 400
+		}
+	}
+	return false
+}
+
+// The HTTP status attributes: the current conventions', and the one
+// before 1.21 that instrumentations still write.
+const (
+	httpResponseStatus = "http.response.status_code"
+	httpStatusLegacy   = "http.status_code"
+)
 
 // Drop counts n spans seen but not written, whose usage is unknown (a
 // full queue drops spans before anyone reads them).

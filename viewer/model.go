@@ -40,7 +40,11 @@ import (
 // fields, usage, args, result, messages, attrs, events…), so every field a
 // reader of the format knows is there under its documented name, plus t0
 // and t1: start and end in milliseconds since the Unix epoch (with the
-// sub-millisecond fraction), for the waterfall, and, when the span holds
+// sub-millisecond fraction), for the waterfall; failed: true when
+// converter.Failed says the span failed (the predicate the report's
+// errors count with: status, exception event, error.type, HTTP status,
+// a dialect's level, finish reason "error"), so the card, the red rows,
+// the "errors only" filter and next error agree; and, when the span holds
 // any, conversation: its messages in the GenAI conventions' shape
 // ({"system": [part…], "input": [message…], "output": [message…]}, read
 // by semconv.Messages from whichever dialect wrote them; a model call
@@ -145,6 +149,7 @@ func RunState(recs []converter.Record, sum *converter.Summary) (string, []Pendin
 type encodedRun struct {
 	json   []byte
 	lines  [][]byte // record lines as converter writes them
+	failed []bool   // per line: converter.Failed, the one error predicate
 	report *report.TokenReport
 }
 
@@ -167,7 +172,7 @@ func encodeView(run *Run) (*encodedRun, error) {
 	} else {
 		v.Trailer = json.RawMessage("null")
 	}
-	out := &encodedRun{report: rep, lines: make([][]byte, len(run.Records))}
+	out := &encodedRun{report: rep, lines: make([][]byte, len(run.Records)), failed: make([]bool, len(run.Records))}
 	v.Records = make([]json.RawMessage, len(run.Records))
 	convs := runConversations(run.Records)
 	var line []byte
@@ -179,12 +184,19 @@ func encodeView(run *Run) (*encodedRun, error) {
 			return nil, fmt.Errorf("record %d: the encoder wrote no object", i)
 		}
 		out.lines[i] = bytes.Clone(line)
+		out.failed[i] = converter.Failed(rec.Span, enc.Reading())
 		c, hasConv := conversation(convs[i])
 		b := make([]byte, 0, len(line)+len(c)+64)
 		b = append(b, `{"t0":`...)
 		b = appendMillis(b, uint64(rec.Span.StartTimestamp()))
 		b = append(b, `,"t1":`...)
 		b = appendMillis(b, uint64(rec.Span.EndTimestamp()))
+		if out.failed[i] {
+			// The record's "ok" is its status alone (docs/format.md);
+			// failed is the one predicate the report's errors count
+			// with, for the page's red rows, filter and next error.
+			b = append(b, `,"failed":true`...)
+		}
 		if hasConv {
 			// The messages once, as Go read them: the raw fields would
 			// double the page (input messages repeat the whole history).

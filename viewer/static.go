@@ -46,7 +46,8 @@ type staticRecord struct {
 	Input         json.RawMessage `json:"input"`
 	Output        json.RawMessage `json:"output"`
 
-	kids []*staticRecord
+	kids   []*staticRecord
+	failed bool // converter.Failed, as the report counts errors
 }
 
 // outlineNode is a record placed in the tree, with what the template shows.
@@ -89,12 +90,13 @@ func writeStatic(w *bufio.Writer, runs []Run, views []*encodedRun) error {
 func outline(run *Run, v *encodedRun) outlineRun {
 	o := outlineRun{Name: run.Name, Report: v.report, Budget: v.report.Budget, Problems: run.Problems}
 	recs := make([]*staticRecord, 0, len(v.lines))
-	for _, line := range v.lines {
+	for i, line := range v.lines {
 		r := new(staticRecord)
 		if err := json.Unmarshal(line, r); err != nil {
 			o.Skipped++ // cannot happen for lines converter wrote; counted all the same
 			continue
 		}
+		r.failed = v.failed[i]
 		recs = append(recs, r)
 	}
 	byID := make(map[[2]string]*staticRecord, len(recs))
@@ -168,7 +170,7 @@ func byStart(rs []*staticRecord) {
 
 // node is what the outline shows of r, without its children.
 func node(r *staticRecord) *outlineNode {
-	n := &outlineNode{Rec: r, Failed: r.OK != nil && !*r.OK, Dur: durText(r.ElapsedMS)}
+	n := &outlineNode{Rec: r, Failed: r.failed, Dur: durText(r.ElapsedMS)}
 	add := func(k, v string) {
 		if v != "" {
 			n.Facts = append(n.Facts, [2]string{k, v})

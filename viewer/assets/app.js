@@ -29,6 +29,11 @@
     collapsed: new Set(), sel: null, visible: [], errCursor: -1,
   };
 
+  // failed is Go's one error predicate (converter.Failed, the view
+  // model's "failed"), which the report's error count uses too; a record
+  // read here without Go (a file opened as written) has only its status.
+  function failed(r) { return r.failed === true || r.ok === false; }
+
   // ---- small DOM helpers -------------------------------------------------
 
   function h(tag, props, ...kids) {
@@ -530,7 +535,7 @@
 
   function matches(r) {
     if (S.tool && r.tool !== S.tool) return false;
-    if (S.errorsOnly && r.ok !== false) return false;
+    if (S.errorsOnly && !failed(r)) return false;
     if (S.q && !haystack(r).includes(S.q)) return false;
     return true;
   }
@@ -544,7 +549,7 @@
     if (!R) return;
     const flat = R.model.flat;
     const narrowing = !!(S.q || S.tool || S.errorsOnly);
-    const kindOn = (r) => S.kinds.has(r.kind) && !(S.mode === 'minimal' && r.kind === 'span' && r.ok !== false);
+    const kindOn = (r) => S.kinds.has(r.kind) && !(S.mode === 'minimal' && r.kind === 'span' && !failed(r));
     let keep = null;
     if (narrowing) {
       keep = new Map(); // record -> true (match) | false (context)
@@ -599,8 +604,8 @@
   }
 
   function rowEl(r, m, span) {
-    const failed = r.ok === false;
-    const cls = 'row k-' + r.kind + (failed ? ' err' : '') + (S.sel === r ? ' sel' : '') + (r._ctx ? ' ctx' : '') + (r._running ? ' running' : '') + (r._pending && !r._running ? ' missing' : '');
+    const bad = failed(r);
+    const cls = 'row k-' + r.kind + (bad ? ' err' : '') + (S.sel === r ? ' sel' : '') + (r._ctx ? ' ctx' : '') + (r._running ? ' running' : '') + (r._pending && !r._running ? ' missing' : '');
     const indent = h('span', { class: 'indent' });
     // Past 40 levels the indent stops growing: a pathological chain must
     // not push the names out of their column.
@@ -609,11 +614,11 @@
       ? h('button', { type: 'button', class: 'caret', 'aria-label': S.collapsed.has(r._k) ? 'expand' : 'collapse', onclick: (e) => { e.stopPropagation(); toggle(r); } }, S.collapsed.has(r._k) ? '▸' : '▾')
       : h('span', { class: 'caret none' });
     const extra = r.kind === 'inference' && r.usage ? num(u(r, 'input_tokens')) + '→' + num(u(r, 'output_tokens'))
-      : failed ? (r.code || 'error') : r.kind === 'call' && r.estimated_tokens ? '~' + num(r.estimated_tokens) + ' tok' : '';
+      : bad ? (r.code || 'error') : r.kind === 'call' && r.estimated_tokens ? '~' + num(r.estimated_tokens) + ' tok' : '';
     const label = h('div', { class: 'label' }, indent, caret, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }),
-      failed ? h('span', { class: 'errmark', title: 'error', text: '!' }) : null,
+      bad ? h('span', { class: 'errmark', title: 'error', text: '!' }) : null,
       h('span', { class: 'name', text: r.name || '(unnamed)' }), extra ? h('span', { class: 'extra', text: extra }) : null);
-    const bar = h('div', { class: 'bar k-' + r.kind + (failed ? ' err' : '') + (r._running ? ' running' : '') });
+    const bar = h('div', { class: 'bar k-' + r.kind + (bad ? ' err' : '') + (r._running ? ' running' : '') });
     const l = Math.max(0, (r.t0 - m.T0) / span), w = Math.max(0, (r.t1 - r.t0) / span);
     bar.style.left = (l * 100).toFixed(3) + '%';
     bar.style.width = Math.max(w * 100, 0.15).toFixed(3) + '%';
@@ -690,7 +695,7 @@
   function nextError() {
     const R = run();
     if (!R) return;
-    const errs = R.model.flat.filter((r) => r.ok === false);
+    const errs = R.model.flat.filter(failed);
     if (!errs.length) return;
     const from = S.sel ? R.model.flat.indexOf(S.sel) : -1;
     const next = errs.find((r) => R.model.flat.indexOf(r) > from) || errs[0];
@@ -723,8 +728,8 @@
       return;
     }
     kids.push(h('div', { class: 'dhead' }, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }), h('h2', { text: r.name || '(unnamed)' }),
-      h('span', { class: 'status ' + (r.ok === false ? 'bad' : 'good'), text: r.ok === false ? 'error' + (r.code ? ': ' + r.code : '') : 'ok' })));
-    if (r.ok === false && r.message) kids.push(h('div', { class: 'errmsg', text: r.message }));
+      h('span', { class: 'status ' + (failed(r) ? 'bad' : 'good'), text: failed(r) ? 'error' + (r.code ? ': ' + r.code : '') : 'ok' })));
+    if (failed(r) && r.message) kids.push(h('div', { class: 'errmsg', text: r.message }));
     const facts = [
       ['duration', ms(r.t1 - r.t0)], ['started', r.started_at], ['agent', r.agent], ['tool', r.tool], ['tool call id', r.tool_call_id],
       ['provider', r.provider], ['model', r.model], ['request model', r.request_model], ['response id', r.response_id],
@@ -848,7 +853,7 @@
 
   // toolLink is a button that selects the tool span t.
   function toolLink(t) {
-    return h('button', { type: 'button', class: 'tool-link', 'data-span-id': t.span_id || '', title: 'show the tool span', onclick: (e) => { e.stopPropagation(); reveal(t); } }, 'tool span ' + ms(t.t1 - t.t0) + (t.ok === false ? ' · error' : '') + ' ↗');
+    return h('button', { type: 'button', class: 'tool-link', 'data-span-id': t.span_id || '', title: 'show the tool span', onclick: (e) => { e.stopPropagation(); reveal(t); } }, 'tool span ' + ms(t.t1 - t.t0) + (failed(t) ? ' · error' : '') + ' ↗');
   }
 
   // partView renders one part of the conventions' message schema.

@@ -1,0 +1,104 @@
+package viewer_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/browsertest"
+	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/viewer"
+)
+
+// realPayloads lists every OTLP traces payload captured from a real
+// library under testdata/real (see its README), both encodings.
+func realPayloads(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, pat := range []string{"*.traces.json", "*.traces.pb"} {
+		m, err := filepath.Glob(filepath.Join("..", "testdata", "real", "*", "payloads", pat))
+		require.NoError(t, err)
+		out = append(out, m...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// readOTLP reads a payload file as the CLI does: records in end order.
+func readOTLP(t *testing.T, path string) []converter.Record {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var td ptrace.Traces
+	if strings.HasSuffix(path, ".pb") {
+		td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(raw)
+	} else {
+		td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(raw)
+	}
+	require.NoError(t, err, path)
+	return converter.Records(td)
+}
+
+// TestErrorsAgreeOnEveryRealPayload: on the page of every payload of
+// testdata/real, the error card, the red rows, the "errors only" filter
+// and next error (n) name the same failed spans, and they are the ones
+// the token report (tokens --json's errors and failures) counts: one
+// predicate, converter.Failed, behind all of them (issue 21 point 4).
+func TestErrorsAgreeOnEveryRealPayload(t *testing.T) {
+	paths := realPayloads(t)
+	if len(paths) == 0 {
+		t.Skip("no payloads under testdata/real")
+	}
+	ctx := browsertest.New(t, browsertest.WithTimeout(15*time.Minute))
+	withErrors := 0
+	for _, path := range paths {
+		name := strings.TrimPrefix(filepath.ToSlash(path), "../testdata/real/")
+		t.Run(name, func(t *testing.T) {
+			recs := readOTLP(t, path)
+			rep := report.Tokens(recs, converter.MetaFor(recs))
+			var want []string
+			for _, f := range rep.Failures {
+				want = append(want, f.SpanID)
+			}
+			require.Equal(t, int64(len(want)), rep.Errors, "the report's count and its list")
+			if len(want) > 0 {
+				withErrors++
+			}
+			page := writePage(t, []viewer.Run{{Name: filepath.Base(path), Records: recs}})
+			open(t, ctx, page)
+
+			card := eval[string](t, ctx, `(() => { for (const c of document.querySelectorAll('.card')) `+
+				`if (c.querySelector('.label').textContent === 'Errors') return c.querySelector('.value').textContent; return ''; })()`)
+			n, err := strconv.ParseInt(strings.ReplaceAll(card, ",", ""), 10, 64)
+			require.NoError(t, err, "the Errors card reads %q", card)
+			assert.Equal(t, rep.Errors, n, "the Errors card")
+
+			red := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#rows .row.err')).map(r => r.dataset.spanId)`)
+			assert.ElementsMatch(t, want, red, "the red rows")
+
+			require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#errors-only`))))
+			only := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#rows .row:not(.ctx)')).map(r => r.dataset.spanId)`)
+			require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#errors-only`))))
+			assert.ElementsMatch(t, want, only, "errors only")
+
+			var visited []string
+			for range want {
+				eval[bool](t, ctx, `document.activeElement && document.activeElement.blur(), `+
+					`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'n', bubbles: true})), true`)
+				visited = append(visited, eval[string](t, ctx, `(document.querySelector('#rows .row.sel') || {dataset: {}}).dataset.spanId || ''`))
+			}
+			assert.ElementsMatch(t, want, visited, "n visits each error once")
+		})
+	}
+	assert.Positive(t, withErrors, "some payload has a failed span")
+}
