@@ -19,6 +19,7 @@ type env struct {
 	from           importer.Shape // --from: the input shape, when not detected
 	maxLine        int            // --max-line: the longest artifact line read or written
 	redact         *redaction     // how loads redact; set by the commands that register its flags
+	dialects       []string       // --dialect: dialect files laid over the embedded table (dialectflag.go)
 }
 
 // run runs the agenttrace command line args and returns the exit code.
@@ -34,6 +35,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	root.SetArgs(args)
+	defer e.restoreDialects()
 	cmd, err := root.ExecuteC()
 	code, usage := printError(stderr, err)
 	if usage && cmd != nil {
@@ -67,6 +69,7 @@ endpoint refuses or cannot be reached.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentFlags().IntVar(&e.maxLine, "max-line", converter.DefaultMaxLineSize,
 		"longest artifact line, in bytes, read (longer lines are reported and skipped) or written by convert (longer records have their largest values truncated)")
+	e.dialectFlag(root)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
@@ -75,7 +78,7 @@ endpoint refuses or cannot be reached.`,
 	})
 	root.AddCommand(newConvertCmd(e), newValidateCmd(e), newTokensCmd(e), newDemoCmd(e), newDiffCmd(e), newAuditCmd(e),
 		newHTMLCmd(e), newServeCmd(e), newSendCmd(e), newMessagesCmd(e))
-	root.AddCommand(newReplayCmd(e))
+	root.AddCommand(newReplayCmd(e), newExplainCmd(e))
 	return root
 }
 
