@@ -274,6 +274,31 @@ func (r *Redactor) JSON(doc []byte) ([]byte, bool) {
 	return []byte(s), true
 }
 
+// Text redacts one string by the rules an attribute value follows (a
+// string holding JSON is walked as JSON), and returns it unchanged, and
+// false, when there was nothing to redact. It is for values that are not in
+// an attribute map but are written or shown all the same: a conversation
+// id a store turns into a file name, say.
+func (r *Redactor) Text(s string) (string, bool) {
+	if !r.Enabled() || s == "" {
+		return s, false
+	}
+	w := r.get()
+	defer r.put(w)
+	if ns, ok := w.text(s); ok {
+		return ns, true
+	}
+	return s, false
+}
+
+// secretScan is the Redactor of SecretsIn: the secret scan, no keys.
+var secretScan = sync.OnceValue(func() *Redactor { return New(nil, true) })
+
+// SecretsIn is Text of a Redactor with the secret scan on and no named
+// keys, built once: the check for a value that must never hold a secret
+// whatever a writer's redaction settings are (a file name).
+func SecretsIn(s string) (string, bool) { return secretScan().Text(s) }
+
 // maxKeep bounds the scratch space a pooled walker keeps: one huge tool
 // result should not pin its size in memory for good.
 const maxKeep = 1 << 16

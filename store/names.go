@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/agenttrace/agenttrace/redact"
 )
 
 // Kind says what an artifact holds, and so how its file is named.
@@ -34,8 +36,31 @@ type Key struct {
 // TraceKey is the key of a trace's artifact.
 func TraceKey(tid pcommon.TraceID) Key { return Key{Kind: KindTrace, Trace: tid} }
 
-// ConversationKey is the key of a conversation's artifact.
-func ConversationKey(conv string) Key { return Key{Kind: KindConversation, Value: conv} }
+// ConversationKey is the key of a conversation's artifact. Its Value, which
+// becomes the file's name (FileName) and the header's conversation_id, is
+// the id with any secret in it redacted (conversationValue).
+func ConversationKey(conv string) Key {
+	return Key{Kind: KindConversation, Value: conversationValue(conv)}
+}
+
+// conversationValue is conv as a conversation's artifact may show it: an id
+// holding a secret (an agent that used an API key or a session token as
+// its conversation id) would put that secret in a file name, which no
+// redaction of the records reaches, whatever a writer's redaction settings.
+// Such an id becomes 16 hex digits of the SHA-256 of the whole id, "~" and
+// its redacted text, so that two conversations whose ids differ only in
+// their secrets keep two artifacts. (The hash goes first: after a
+// "token=[REDACTED]" it would read as the rest of a credential.) A clean id is kept as it is, and
+// the result is clean, so a header's conversation_id read back on
+// recovery gives the same key.
+func conversationValue(conv string) string {
+	red, ok := redact.SecretsIn(conv)
+	if !ok {
+		return conv
+	}
+	h := sha256.Sum256([]byte(conv))
+	return hex.EncodeToString(h[:hashLen/2]) + "~" + red
+}
 
 // AttributeKey is the key of the artifact of one value of the resource
 // attribute a store groups by.

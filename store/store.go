@@ -441,7 +441,7 @@ func (s *Store) forget(a *artifact) {
 		for tid := range a.traces {
 			ts := s.shardOfTrace(tid)
 			ts.mu.Lock()
-			if ts.convOf[tid] == a.key.Value {
+			if c, ok := ts.convOf[tid]; ok && ConversationKey(c) == a.key {
 				delete(ts.convOf, tid)
 			}
 			ts.mu.Unlock()
