@@ -36,7 +36,10 @@
 //
 // [Detect] tells an input's format from its content (artifact, OTLP/JSON,
 // OTLP/JSON lines, OTLP protobuf) and [ReadOTLP] reads the OTLP ones with
-// pdata.
+// pdata. [GuardOTLP] checks OTLP bytes before pdata sees them: nesting
+// (pdata's decoder overflows its stack on deep values, which ends the
+// process), and for files strict OTLP/JSON; every path that hands OTLP to
+// pdata calls it.
 //
 // Types in this package are not safe for concurrent use unless they say
 // so; the functions are.
