@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -31,7 +32,54 @@ import (
 // InvalidArgument before the service sees it. Use both: ServerOptions.
 type Codec struct {
 	delegate encoding.CodecV2
-	refused  sync.Map // request pointer -> error, until the interceptor takes it
+
+	// refused holds the requests refused and not yet answered. It is a
+	// bounded ring, not a map: a request refused by the codec and then
+	// stopped by an earlier interceptor (authentication) never reaches
+	// Interceptor, and must not stay here for good. An entry overwritten
+	// before its request is answered (more than refusedSlots refused at
+	// once) lets that request through as the empty request it was left.
+	mu      sync.Mutex
+	refused [refusedSlots]refusal
+	next    int
+	live    atomic.Int32 // entries not yet taken: 0 is the fast path
+}
+
+// refusedSlots bounds the refusals remembered at once.
+const refusedSlots = 256
+
+type refusal struct {
+	req any // the request pointer the codec left empty
+	err error
+}
+
+// remember records that req was refused with err.
+func (c *Codec) remember(req any, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refused[c.next].req == nil {
+		c.live.Add(1)
+	}
+	c.refused[c.next] = refusal{req: req, err: err}
+	c.next = (c.next + 1) % refusedSlots
+}
+
+// take returns and forgets the refusal of req, nil if it has none.
+func (c *Codec) take(req any) error {
+	if c.live.Load() == 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.refused {
+		if r := &c.refused[i]; r.req == req {
+			err := r.err
+			*r = refusal{}
+			c.live.Add(-1)
+			return err
+		}
+	}
+	return nil
 }
 
 // NewCodec returns the guarding codec around the registered "proto" codec.
@@ -56,7 +104,7 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 		err := converter.GuardOTLP(buf.ReadOnlyData(), f, converter.GuardOptions{})
 		buf.Free()
 		if err != nil {
-			c.refused.Store(v, err)
+			c.remember(v, err)
 			return nil
 		}
 	}
@@ -65,7 +113,7 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 
 // Interceptor answers a request the codec refused with InvalidArgument.
 func (c *Codec) Interceptor(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-	if err, ok := c.refused.LoadAndDelete(req); ok {
+	if err := c.take(req); err != nil {
 		return nil, status.Error(codes.InvalidArgument, fmt.Sprintf("refused OTLP request: %v", err))
 	}
 	return h(ctx, req)
