@@ -176,7 +176,9 @@ func explainSpan(file string, rec *converter.Record, rd *semconv.Reading, lv *co
 		if s.Usage == nil {
 			s.Problems = append(s.Problems, "model call without usage")
 		}
-		if c := semconv.Messages(sp); len(c.Input)+len(c.Output)+len(c.System) == 0 {
+		// A table's content key (a dialect file's too) or any place the
+		// conversation reader looks.
+		if !rd.Has(semconv.FieldInput) && !rd.Has(semconv.FieldOutput) && !rd.Has(semconv.FieldSystem) && !hasMessages(sp) {
 			s.Problems = append(s.Problems, "model call without messages")
 		}
 	case semconv.Call:
@@ -189,6 +191,11 @@ func explainSpan(file string, rec *converter.Record, rd *semconv.Reading, lv *co
 		s.Disagreement = &levelExplained{Reported: lv.Reported, Children: lv.Children, Counted: lv.Counted}
 	}
 	return s
+}
+
+func hasMessages(sp ptrace.Span) bool {
+	c := semconv.Messages(sp)
+	return len(c.Input)+len(c.Output)+len(c.System) > 0
 }
 
 // usageLike are the words in a key that make it look like usage, a
