@@ -92,6 +92,11 @@ type ModelCall struct {
 	// Conversation is what the call was sent and answered, normalized
 	// (see [semconv.Messages]).
 	Conversation semconv.Conversation
+	// InheritedFrom is the ancestor span whose input the call took
+	// because it carried none of its own (its wrapper's, or its nearest
+	// ancestor's: see [ModelCalls]); empty when the input is the call's
+	// own.
+	InheritedFrom pcommon.SpanID
 }
 
 // ModelCalls returns the model calls of recs in their order: inference
@@ -99,7 +104,10 @@ type ModelCall struct {
 // conversation. When two instrumentations describe one call, the content
 // is often on the framework's wrapper and the usage on the SDK's leaf
 // span; a leaf that carries no system, input or output then takes it
-// from its nearest wrapper, if that wrapper wraps no other call.
+// from its nearest wrapper, if that wrapper wraps no other call. A call
+// still without input takes its nearest ancestor's (see InheritedFrom).
+// Every reader of conversations (messages, the page, serve, diff, audit)
+// comes here, so all of them show the same inherited input.
 func ModelCalls(recs []Record) []ModelCall {
 	wrappers := Wrappers(recs)
 	index := make(map[SpanKey]int, len(recs))
@@ -137,21 +145,30 @@ func ModelCalls(recs []Record) []ModelCall {
 		}
 	}
 	out := make([]ModelCall, 0, len(leaves))
+	var calls map[int]int // model calls below each record, counted when needed
 	for _, i := range leaves {
 		c := semconv.Messages(recs[i].Span)
+		var from pcommon.SpanID // where the input came from, when not the call itself
 		if j, ok := nearest[i]; ok && wraps[j] == 1 && (len(c.System) == 0 || len(c.Input) == 0 || len(c.Output) == 0) {
 			w := semconv.Messages(recs[j].Span)
 			if len(c.System) == 0 {
 				c.System = w.System
 			}
-			if len(c.Input) == 0 {
-				c.Input = w.Input
+			if len(c.Input) == 0 && len(w.Input) > 0 {
+				c.Input, from = w.Input, recs[j].Span.SpanID()
 			}
 			if len(c.Output) == 0 {
 				c.Output = w.Output
 			}
 		}
-		out = append(out, ModelCall{Index: i, Conversation: c})
+		mc := ModelCall{Index: i, Conversation: c, InheritedFrom: from}
+		if len(c.Input) == 0 {
+			if calls == nil {
+				calls = callsBelow(recs, index, leaves)
+			}
+			mc.InheritedFrom = inheritInput(recs, index, calls, i, &mc.Conversation)
+		}
+		out = append(out, mc)
 	}
 	return out
 }

@@ -161,7 +161,9 @@ type Conversation struct {
 //     gen_ai.content.prompt / .completion;
 //   - request and response bodies kept whole, when that is all there is:
 //     Google ADK's gcp.vertex.agent.llm_request / llm_response,
-//     input.value / output.value, traceloop.entity.input / output.
+//     input.value / output.value, traceloop.entity.input / output;
+//   - for the input only, any attribute named *input holding a message
+//     list (Mastra's mastra.model_step.input).
 //
 // Message shapes are recognized by their members, not by who sent them
 // (one file per shape family: messages_openai.go, messages_parts.go,
@@ -212,6 +214,7 @@ func Messages(sp ptrace.Span) Conversation {
 		func() []Message { return valueMessages(get, ADKLLMRequest, RoleUser) },
 		func() []Message { return valueMessages(get, OIInputValue, RoleUser) },
 		func() []Message { return valueMessages(get, TLEntityInput, RoleUser) },
+		func() []Message { return looseInput(attrs) },
 	)
 	c.Output = firstMessages(
 		func() []Message { return attrMessages(get, OutputMessages, RoleAssistant) },
@@ -244,7 +247,7 @@ func Messages(sp ptrace.Span) Conversation {
 	in := c.Input[:0]
 	for _, m := range c.Input {
 		if m.Role == RoleSystem || m.Role == "developer" {
-			c.System = append(c.System, m.Parts...)
+			c.System = appendNew(c.System, m.Parts)
 			continue
 		}
 		in = append(in, m)
@@ -280,6 +283,25 @@ const (
 	RoleAssistant = "assistant"
 	RoleTool      = "tool"
 )
+
+// appendNew appends the parts of ps that dst does not hold already: an
+// instrumentation that writes gen_ai.system_instructions and also keeps the
+// system message among the input (OpenLIT) states one instruction twice.
+func appendNew(dst, ps []Part) []Part {
+	for _, p := range ps {
+		dup := false
+		for _, q := range dst {
+			if q.Type == p.Type && q.Content == p.Content && p.Type == PartText {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			dst = append(dst, p)
+		}
+	}
+	return dst
+}
 
 func firstMessages(srcs ...func() []Message) []Message {
 	for _, f := range srcs {

@@ -1,5 +1,11 @@
 package semconv
 
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
 // Message lists and the documents around them: a list of messages, one
 // message, or a provider's request or response body kept whole in one
 // attribute (OpenInference input.value / output.value, Google ADK's
@@ -246,4 +252,30 @@ func isJSONText(ms []Message) bool {
 	}
 	_, isStr := maybeJSON(ms[0].Parts[0].Content).(string)
 	return !isStr
+}
+
+// looseInput reads, when no known key has a span's input, an attribute
+// whose name ends in "input" and whose value is a message list (an item
+// with a role, or a Responses API item) or a request {messages: […]}:
+// Mastra keeps its step's history so (mastra.model_step.input,
+// mastra.model_generation.input). Attributes are tried in the span's
+// order; a value of any other shape is no input.
+func looseInput(attrs pcommon.Map) []Message {
+	var out []Message
+	for k, v := range attrs.All() {
+		if out != nil || v.Type() != pcommon.ValueTypeStr || !strings.HasSuffix(k, "input") {
+			continue
+		}
+		switch d := maybeJSON(v.Str()).(type) {
+		case []any:
+			if anyMessage(d) {
+				out = messagesOf(d, RoleUser)
+			}
+		case map[string]any:
+			if l, ok := d["messages"].([]any); ok && anyMessage(l) {
+				out = messagesFromMap(d, RoleUser)
+			}
+		}
+	}
+	return out
 }

@@ -69,6 +69,9 @@ func normMessage(m map[string]any, role string) (Message, bool) {
 	if fc, ok := m["function_call"].(map[string]any); ok {
 		msg.Parts = append(msg.Parts, toolCallPart(fc))
 	}
+	if role == RoleTool {
+		toolTexts(msg.Parts, toolCallID)
+	}
 	if len(msg.Parts) == 0 {
 		if !hasContent(m) {
 			return Message{}, false
@@ -133,6 +136,20 @@ func toolResultParts(ct any, id string) []Part {
 		return []Part{{Type: PartToolResponse, ID: id, Response: maybeJSON(s)}}
 	}
 	return []Part{{Type: PartToolResponse, ID: id, Response: unwrapResult(ct)}}
+}
+
+// toolTexts makes the text parts of a tool message that has no
+// tool_call_response part its results (OpenLIT writes a tool's result as a
+// text part of the tool role), so a tool's result always reads as one.
+func toolTexts(ps []Part, id string) {
+	if hasPartType(ps, PartToolResponse) {
+		return
+	}
+	for i, p := range ps {
+		if p.Type == PartText {
+			ps[i] = Part{Type: PartToolResponse, ID: id, Response: maybeJSON(p.Content)}
+		}
+	}
 }
 
 func hasPartType(ps []Part, typ string) bool {

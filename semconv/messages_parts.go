@@ -153,8 +153,8 @@ func blockPart(b map[string]any) (Part, bool) {
 			return Part{Type: PartText, Content: s}, true
 		}
 		return Part{Type: PartText, Content: strOf(b["text"])}, true
-	case PartToolCall, "tool_use", "tool-call", "function_call", "server_tool_use":
-		p := Part{Type: PartToolCall, ID: firstStr(b, "id", "toolCallId", "call_id"), Name: firstStr(b, "name", "toolName")}
+	case PartToolCall, "tool_use", "tool-call", "function_call", "server_tool_use", "toolUse":
+		p := Part{Type: PartToolCall, ID: firstStr(b, "id", "toolCallId", "call_id", "toolUseId"), Name: firstStr(b, "name", "toolName")}
 		// A Responses API item has both an item id (fc_…) and the call
 		// id (call_…) its output names: the call id links them.
 		if typ == "function_call" {
@@ -167,8 +167,8 @@ func blockPart(b map[string]any) (Part, bool) {
 			}
 		}
 		return p, true
-	case PartToolResponse, "tool_result", "tool-result", "function_call_output":
-		p := Part{Type: PartToolResponse, ID: firstStr(b, "id", "tool_use_id", "toolCallId", "call_id")}
+	case PartToolResponse, "tool_result", "tool-result", "function_call_output", "toolResult":
+		p := Part{Type: PartToolResponse, ID: firstStr(b, "id", "tool_use_id", "toolCallId", "call_id", "toolUseId")}
 		for _, k := range [...]string{"response", "result", "output", "content"} {
 			if r, ok := b[k]; ok {
 				p.Response = unwrapResult(r)

@@ -28,7 +28,9 @@ Without --json it prints a transcript per trace: system instructions, user
 and assistant turns, tool calls with their results, and the model and
 tokens of each turn. With --json it prints one JSON array, one object per
 model call in file order: {"trace_id","span_id","model","system","input",
-"output"}, messages as {"role","parts":[{"type":"text","content":…}]}.
+"output"}, messages as {"role","parts":[{"type":"text","content":…}]};
+a call that carries no input of its own shows its nearest ancestor's,
+named by "inherited_from" (the ancestor's span id).
 
 Inputs are artifacts or OTLP files, told apart by their content. Spans that
 wrap other model calls are not model calls and are left out.`,
@@ -55,6 +57,9 @@ type turn struct {
 	System  []semconv.Part    `json:"system"`
 	Input   []semconv.Message `json:"input"`
 	Output  []semconv.Message `json:"output"`
+	// InheritedFrom names the ancestor span whose input a call with none
+	// of its own shows (converter.ModelCall.InheritedFrom).
+	InheritedFrom string `json:"inherited_from,omitempty"`
 }
 
 func (e *env) messages(paths []string, asJSON bool) error {
@@ -75,6 +80,9 @@ func (e *env) messages(paths []string, asJSON bool) error {
 				TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(), Model: rd.Model(),
 				System: c.System, Input: c.Input, Output: c.Output,
 			})
+			if !mc.InheritedFrom.IsEmpty() {
+				turns[len(turns)-1].InheritedFrom = mc.InheritedFrom.String()
+			}
 		}
 		if err := e.printJSON(turns); err != nil {
 			return err
