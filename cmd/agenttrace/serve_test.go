@@ -236,6 +236,8 @@ func TestServeOTLPRefusesRemoteWithoutFlag(t *testing.T) {
 		{[]string{"--otlp-grpc", "127.0.0.1"}, "--otlp-grpc"},
 		{[]string{"--otlp", "--otlp-http", "off", "--otlp-grpc", "off"}, "receives nothing"},
 		{[]string{"--otlp-allow-remote"}, "need --otlp"},
+		{[]string{"--cors", "http://app.example"}, "need --otlp"},
+		{[]string{"--otlp-max-inflight", "1000"}, "need --otlp"},
 	}
 	for _, tt := range tests {
 		r := agenttrace(t, "", append([]string{"serve", dir, "--addr", "127.0.0.1:0"}, tt.args...)...)
@@ -296,7 +298,7 @@ func TestServeOTLP(t *testing.T) {
 	require.NoError(t, <-done)
 	http.DefaultClient.CloseIdleConnections()
 	require.NoError(t, outW.Close())
-	require.Equal(t, "OTLP: 1 spans written from 1 requests; refused 1 requests (0 bad payload, 1 wrong content type, 0 too large, 0 wrong method, 0 gRPC errors)\n", <-rest)
+	require.Equal(t, "OTLP: 1 spans written from 1 requests; refused 1 requests (0 bad payload, 1 wrong content type, 0 too large, 0 wrong method, 0 gRPC errors, 0 forbidden host or origin, 0 over the in-flight limit)\n", <-rest)
 	b, err := os.ReadFile(filepath.Join(dir, "5b8efff798038103d269b633813fc60c.jsonl"))
 	require.NoError(t, err)
 	require.Contains(t, string(b), `"complete":true`, "finalized at the end")
