@@ -112,19 +112,30 @@ func GuardOTLP(b []byte, f Format, opts GuardOptions) error {
 	return fmt.Errorf("guard: %s: %w", f, ErrUnknownFormat)
 }
 
+// GuardOTLPMetricsProto checks an ExportMetricsServiceRequest (or
+// MetricsData) for nesting as GuardOTLP checks traces: agenttrace reads no
+// metrics, but a collector's otlp receiver decodes them with the same
+// recursive code, so the collector's guard checks them too.
+func GuardOTLPMetricsProto(b []byte) error { return guardProto(b, kindMetricsReq) }
+
 // GuardOTLPAny checks OTLP bytes whose signal is not known (an HTTP path
-// the guard cannot map): as traces and as logs, since pdata will read
-// them as one of the two and each reads different fields as values.
+// the guard cannot map): as traces, logs and metrics, since pdata will
+// read them as one of those and each reads different fields as values.
+// OTLP/JSON is walked by its top-level member; metrics there are only
+// skipped, within the scanner's bracket limit, which bounds pdata's
+// recursion as well.
 func GuardOTLPAny(b []byte, json bool) error {
 	if json {
 		// Lenient and signal-free: the document's top-level key decides
 		// what pdata reads, so the walk follows it.
 		return guardJSONAny(b)
 	}
-	if err := guardProto(b, kindTracesReq); err != nil {
-		return err
+	for _, k := range []msgKind{kindTracesReq, kindLogsReq, kindMetricsReq} {
+		if err := guardProto(b, k); err != nil {
+			return err
+		}
 	}
-	return guardProto(b, kindLogsReq)
+	return nil
 }
 
 // position turns a byte offset in b into a 1-based line and column.

@@ -29,7 +29,85 @@ const (
 	kindAny
 	kindArray
 	kindKVList
+	// Metrics: agenttrace reads none, but the collector's otlp receiver
+	// decodes them with the same recursive AnyValue code.
+	kindMetricsReq
+	kindResMetrics
+	kindScopeMetrics
+	kindMetric
+	kindNumberPoints  // Gauge, Sum
+	kindHistPoints    // Histogram
+	kindExpHistPoints // ExponentialHistogram
+	kindSummaryPoints // Summary
+	kindNumberDP
+	kindHistDP
+	kindExpHistDP
+	kindSummaryDP
+	kindExemplar
 )
+
+// metricsChild is protoChild for the metrics messages.
+func metricsChild(k msgKind, num protowire.Number) msgKind {
+	switch k {
+	case kindMetricsReq:
+		if num == 1 {
+			return kindResMetrics
+		}
+	case kindResMetrics:
+		switch num {
+		case 1:
+			return kindResource
+		case 2, 1000:
+			return kindScopeMetrics
+		}
+	case kindScopeMetrics:
+		switch num {
+		case 1:
+			return kindScope
+		case 2:
+			return kindMetric
+		}
+	case kindMetric:
+		switch num {
+		case 5, 7:
+			return kindNumberPoints
+		case 9:
+			return kindHistPoints
+		case 10:
+			return kindExpHistPoints
+		case 11:
+			return kindSummaryPoints
+		case 12: // metadata
+			return kindKV
+		}
+	case kindNumberPoints, kindHistPoints, kindExpHistPoints, kindSummaryPoints:
+		if num == 1 {
+			return kindNumberDP + (k - kindNumberPoints) // the point kinds are in the same order
+		}
+	case kindNumberDP, kindSummaryDP, kindExemplar:
+		switch {
+		case num == 7:
+			return kindKV
+		case num == 5 && k == kindNumberDP:
+			return kindExemplar
+		}
+	case kindHistDP:
+		switch num {
+		case 9:
+			return kindKV
+		case 8:
+			return kindExemplar
+		}
+	case kindExpHistDP:
+		switch num {
+		case 1:
+			return kindKV
+		case 11:
+			return kindExemplar
+		}
+	}
+	return kindSkip
+}
 
 // protoChild returns the kind of message field num of a kind-k message
 // holds, kindSkip for a field that holds none on the way to a value. The
@@ -112,6 +190,8 @@ func protoChild(k msgKind, num protowire.Number) msgKind {
 		if num == 1 {
 			return kindKV
 		}
+	default:
+		return metricsChild(k, num)
 	}
 	return kindSkip
 }
@@ -125,10 +205,10 @@ type protoFrame struct {
 }
 
 // maxProtoFrames bounds the walk's stack: the request's levels down to a
-// KeyValue, then per cost unit at most two frames (AnyValue, ArrayValue)
+// KeyValue (at most nine, a metric's exemplar), then per cost unit at most two frames (AnyValue, ArrayValue)
 // or, for a key-value list's two, three (AnyValue, KeyValueList,
 // KeyValue).
-const maxProtoFrames = 8 + 2*maxValueCost + 2
+const maxProtoFrames = 12 + 2*maxValueCost + 2
 
 // guardProto walks b as a message of kind root without recursion, and
 // refuses a value that nests too deep. The stack lives in the call's

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
@@ -296,4 +297,57 @@ func TestGuardRealPayloads(t *testing.T) {
 		n++
 	}
 	require.Greater(t, n, 100, "the captured payloads were found")
+}
+
+// TestGuardMetricsProto: the collector decodes metrics with the same
+// recursive value code, so the guard walks every place a metric request
+// holds attributes (data points of each kind, exemplars, metadata): the
+// deepest passing value passes, one level more is refused.
+func TestGuardMetricsProto(t *testing.T) {
+	places := []struct {
+		name  string
+		attrs func(m pmetric.Metric) pcommon.Map
+	}{
+		{"gauge point", func(m pmetric.Metric) pcommon.Map { return m.SetEmptyGauge().DataPoints().AppendEmpty().Attributes() }},
+		{"sum point exemplar", func(m pmetric.Metric) pcommon.Map {
+			return m.SetEmptySum().DataPoints().AppendEmpty().Exemplars().AppendEmpty().FilteredAttributes()
+		}},
+		{"histogram point", func(m pmetric.Metric) pcommon.Map {
+			return m.SetEmptyHistogram().DataPoints().AppendEmpty().Attributes()
+		}},
+		{"histogram exemplar", func(m pmetric.Metric) pcommon.Map {
+			return m.SetEmptyHistogram().DataPoints().AppendEmpty().Exemplars().AppendEmpty().FilteredAttributes()
+		}},
+		{"exponential histogram point", func(m pmetric.Metric) pcommon.Map {
+			return m.SetEmptyExponentialHistogram().DataPoints().AppendEmpty().Attributes()
+		}},
+		{"exponential histogram exemplar", func(m pmetric.Metric) pcommon.Map {
+			return m.SetEmptyExponentialHistogram().DataPoints().AppendEmpty().Exemplars().AppendEmpty().FilteredAttributes()
+		}},
+		{"summary point", func(m pmetric.Metric) pcommon.Map { return m.SetEmptySummary().DataPoints().AppendEmpty().Attributes() }},
+		{"metadata", func(m pmetric.Metric) pcommon.Map { m.SetEmptyGauge(); return m.Metadata() }},
+	}
+	for _, p := range places {
+		for _, depth := range []int{maxArrays, maxArrays + 1} {
+			t.Run(p.name, func(t *testing.T) {
+				md := pmetric.NewMetrics()
+				m := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+				m.SetName("m")
+				v := p.attrs(m).PutEmpty("deep")
+				for range depth {
+					v = v.SetEmptySlice().AppendEmpty()
+				}
+				v.SetInt(1)
+				b, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(md)
+				require.NoError(t, err)
+				err = converter.GuardOTLPMetricsProto(b)
+				if depth > maxArrays {
+					require.ErrorIs(t, err, converter.ErrTooDeep)
+				} else {
+					require.NoError(t, err)
+				}
+				assert.Equal(t, err == nil, converter.GuardOTLPAny(b, false) == nil, "the signal-free check agrees")
+			})
+		}
+	}
 }

@@ -25,7 +25,5 @@
 // refused request InvalidArgument. The limit is the artifact reader's:
 // whatever passes can be written and read back.
 //
-// It checks trace and log requests; metrics requests pass unchecked (the
-// shipped configurations have no metrics pipeline, so the receiver serves
-// none).
+// It checks trace, log and metric requests.
 package guardextension

@@ -120,3 +120,11 @@ func TracesJSON(value []byte) []byte {
 func LogsJSON(value []byte) []byte {
 	return []byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":` + string(value) + `}]}]}]}`)
 }
+
+// MetricsProto returns an ExportMetricsServiceRequest of one gauge whose
+// data point has the attribute "deep" holding value.
+func MetricsProto(value []byte) []byte {
+	kv := msg(7, msg(fKVKey, []byte("deep")), msg(fKVValue, value)) // NumberDataPoint.attributes
+	metric := bytes.Join([][]byte{msg(1, []byte("deep")), msg(5, msg(1, kv))}, nil)
+	return msg(1, msg(2, msg(2, metric))) // request{resource_metrics{scope_metrics{metrics}}}
+}

@@ -99,9 +99,9 @@ func (c *Codec) Marshal(v any) (mem.BufferSlice, error) { return c.delegate.Mars
 
 // Unmarshal checks an OTLP trace or log export request, then delegates.
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
-	if f, ok := requestFormat(v); ok {
+	if check := requestCheck(v); check != nil {
 		buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-		err := converter.GuardOTLP(buf.ReadOnlyData(), f, converter.GuardOptions{})
+		err := check(buf.ReadOnlyData())
 		buf.Free()
 		if err != nil {
 			c.remember(v, err)
@@ -126,17 +126,24 @@ func (c *Codec) Name() string { return "proto" }
 // decode into; they are not exported, so they are told by name.
 const pdataInternal = "go.opentelemetry.io/collector/pdata/internal"
 
-// requestFormat tells which OTLP request v is from its type.
-func requestFormat(v any) (converter.Format, bool) {
+// requestCheck returns the guard for the OTLP request v is, told from
+// its type; nil for any other message.
+func requestCheck(v any) func([]byte) error {
 	t := reflect.TypeOf(v)
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().PkgPath() != pdataInternal {
-		return 0, false
+		return nil
 	}
 	switch t.Elem().Name() {
 	case "ExportTraceServiceRequest":
-		return converter.FormatOTLPProto, true
+		return func(b []byte) error {
+			return converter.GuardOTLP(b, converter.FormatOTLPProto, converter.GuardOptions{})
+		}
 	case "ExportLogsServiceRequest":
-		return converter.FormatOTLPLogsProto, true
+		return func(b []byte) error {
+			return converter.GuardOTLP(b, converter.FormatOTLPLogsProto, converter.GuardOptions{})
+		}
+	case "ExportMetricsServiceRequest":
+		return converter.GuardOTLPMetricsProto
 	}
-	return 0, false
+	return nil
 }

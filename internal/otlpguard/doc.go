@@ -6,6 +6,8 @@
 // the collector distribution's agenttrace_guard extension uses both, in
 // front of upstream's otlp receiver.
 //
+// Trace, log and metric requests are checked (agenttrace reads no
+// metrics, but the collector decodes them with the same recursive code).
 // The check is the lenient one (nesting, JSON syntax, data after the
 // document): OTLP asks receivers to ignore fields they do not know, and
 // ids are the receiver's to judge.

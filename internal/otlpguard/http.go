@@ -22,7 +22,8 @@ import (
 // confighttp hands it to middlewares), checked with converter.GuardOTLP,
 // and given to next again; a body the guard refuses is answered 400 with a
 // google.rpc.Status, as OTLP/HTTP says. The signal comes from the path
-// (/v1/traces, /v1/logs); on another path the body is checked as both.
+// (/v1/traces, /v1/logs, /v1/metrics); on another path the body is
+// checked as each.
 func Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -64,6 +65,8 @@ func check(path string, body []byte, json bool) error {
 		f = converter.FormatOTLPLogsJSON
 	case strings.HasSuffix(path, "/v1/logs"):
 		f = converter.FormatOTLPLogsProto
+	case strings.HasSuffix(path, "/v1/metrics") && !json:
+		return converter.GuardOTLPMetricsProto(body)
 	default:
 		return converter.GuardOTLPAny(body, json)
 	}

@@ -7,12 +7,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
@@ -50,6 +52,14 @@ func (s *logs) Export(_ context.Context, req plogotlp.ExportRequest) (plogotlp.E
 	return plogotlp.NewExportResponse(), nil
 }
 
+type metrics struct {
+	pmetricotlp.UnimplementedGRPCServer
+}
+
+func (*metrics) Export(context.Context, pmetricotlp.ExportRequest) (pmetricotlp.ExportResponse, error) {
+	return pmetricotlp.NewExportResponse(), nil
+}
+
 // raw is a client codec that sends bytes as they are: the deep request
 // cannot be built with pdata, whose marshaler recurses too.
 type raw struct{}
@@ -69,6 +79,7 @@ func TestCodec(t *testing.T) {
 	gs := grpc.NewServer(append(otlpguard.ServerOptions(), grpc.MaxRecvMsgSize(32<<20))...)
 	tr, lg := &traces{}, &logs{}
 	ptraceotlp.RegisterGRPCServer(gs, tr)
+	pmetricotlp.RegisterGRPCServer(gs, &metrics{})
 	plogotlp.RegisterGRPCServer(gs, lg)
 	done := make(chan error, 1)
 	go func() { done <- gs.Serve(ln) }()
@@ -90,6 +101,7 @@ func TestCodec(t *testing.T) {
 		{"deep traces", tm, otlpdeep.TracesProto(deep), codes.InvalidArgument},
 		{"deep logs", lm, otlpdeep.LogsProto(deep), codes.InvalidArgument},
 		{"deep kvlists", tm, otlpdeep.TracesProto(otlpdeep.AnyValueProto(500_000, true)), codes.InvalidArgument},
+		{"deep metrics", "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export", otlpdeep.MetricsProto(deep), codes.InvalidArgument},
 		{"good traces", tm, otlpdeep.TracesProto(otlpdeep.AnyValueProto(3, false)), codes.OK},
 		{"good logs", lm, otlpdeep.LogsProto(otlpdeep.AnyValueProto(3, true)), codes.OK},
 	}
@@ -130,6 +142,9 @@ func TestMiddleware(t *testing.T) {
 		{"deep traces proto", "/v1/traces", "application/x-protobuf", otlpdeep.TracesProto(deep), 400},
 		{"deep logs proto", "/v1/logs", "application/x-protobuf", otlpdeep.LogsProto(deep), 400},
 		{"deep logs on a custom path", "/custom", "application/x-protobuf", otlpdeep.LogsProto(deep), 400},
+		{"deep metrics proto", "/v1/metrics", "application/x-protobuf", otlpdeep.MetricsProto(deep), 400},
+		{"deep metrics on a custom path", "/custom", "application/x-protobuf", otlpdeep.MetricsProto(deep), 400},
+		{"deep metrics json", "/v1/metrics", "application/json", []byte(`{"resourceMetrics":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `}`), 400},
 		{"deep traces json", "/v1/traces", "application/json", otlpdeep.TracesJSON(otlpdeep.AnyValueJSON(100_000, false)), 400},
 		{"deep logs json, charset", "/v1/logs", "application/json; charset=utf-8", otlpdeep.LogsJSON(otlpdeep.AnyValueJSON(100_000, true)), 400},
 		{"trailing garbage", "/v1/traces", "application/json", []byte(`{"resourceSpans":[]} x`), 400},
