@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/pricing"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // An Option configures a Processor. Options are sealed: only this package
@@ -90,6 +91,9 @@ type config struct {
 
 	redactKeys []string
 	secrets    bool
+
+	dialectPaths []string                // WithDialect
+	dialects     []*semconv.DialectTable // WithDialectTable, then the paths' tables
 }
 
 func newConfig(opts []Option) (config, error) {
@@ -126,7 +130,34 @@ func newConfig(opts []Option) (config, error) {
 	if c.recordCap < 0 {
 		errs = append(errs, fmt.Errorf("record cap %d is negative", c.recordCap))
 	}
+	for _, p := range c.dialectPaths {
+		d, err := semconv.LoadDialect(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		c.dialects = append(c.dialects, d)
+	}
+	if len(errs) == 0 && len(c.dialects) > 0 {
+		errs = append(errs, semconv.UseDialects(c.dialects...))
+	}
 	return c, errors.Join(errs...)
+}
+
+// WithDialect lays the dialect file at path (docs/dialects.md) over the
+// embedded dialect table, so that spans of a library it does not know
+// are read right (kinds, models, usage for the budget). The table is the
+// process's (semconv.UseDialects): the last processor created with
+// dialects sets it for every reader. A file that cannot be read or
+// parsed makes New fail with its name and line.
+func WithDialect(path string) Option {
+	return optionFunc(func(c *config) { c.dialectPaths = append(c.dialectPaths, path) })
+}
+
+// WithDialectTable is WithDialect with a table already parsed
+// (semconv.ParseDialect).
+func WithDialectTable(t *semconv.DialectTable) Option {
+	return optionFunc(func(c *config) { c.dialects = append(c.dialects, t) })
 }
 
 // WithFile records the whole run into one artifact at path, the way a
