@@ -36,8 +36,8 @@ type liveFlags struct {
 
 func (l *liveFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.BoolVar(&l.on, "live", false, "run the agent slowly, in real time, exporting over OTLP/HTTP to `agenttrace serve --otlp` (started here when none runs), to watch it live")
-	f.StringVar(&l.endpoint, "otlp-endpoint", "", "with --live: the OTLP/HTTP endpoint of a running `serve --otlp` (default http://127.0.0.1:4318 when something listens there, else a serve started here)")
+	f.BoolVar(&l.on, "live", false, "run the agent slowly, in real time, exporting over OTLP/HTTP to agenttrace serve --otlp (started here when none runs), to watch it live")
+	f.StringVar(&l.endpoint, "otlp-endpoint", "", "with --live: the OTLP/HTTP `URL` of a running serve --otlp (default http://127.0.0.1:4318 when agenttrace serves there, else a serve started here)")
 	f.Float64Var(&l.speed, "speed", 1, "with --live: how many times faster than the simulated latencies the agent runs")
 	f.BoolVar(&l.open, "open", false, "with --live: open the viewer in the default browser")
 	// For tests: end once the run is sent instead of serving until
@@ -86,7 +86,11 @@ func (e *env) demoLive(dir string, seedSet bool, seed uint64, l liveFlags) error
 
 	endpoint := l.endpoint
 	if endpoint == "" && listening(receiver.DefaultHTTPAddr) {
-		endpoint = defaultLiveEndpoint
+		if isAgenttrace(ctx, defaultLiveEndpoint) {
+			endpoint = defaultLiveEndpoint
+		} else {
+			fmt.Fprintf(stderr, "note: %s is another OTLP receiver (a collector, Jaeger?), not agenttrace serve --otlp: serving the run here instead, on free ports\n", receiver.DefaultHTTPAddr)
+		}
 	}
 	var shutdown func() error
 	if endpoint == "" {
@@ -173,6 +177,25 @@ func runIf(f func() error) error {
 		return nil
 	}
 	return f()
+}
+
+// isAgenttrace tells whether the OTLP/HTTP receiver at endpoint is
+// agenttrace's: it answers an empty export with its Server header. A
+// collector or Jaeger there would take the run and show no page.
+func isAgenttrace(ctx context.Context, endpoint string) bool {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint+receiver.PathTraces, http.NoBody)
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.Header.Get("Server") == receiver.ServerHeader
 }
 
 // listening tells whether something accepts connections at addr.

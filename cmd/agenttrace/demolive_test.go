@@ -5,6 +5,9 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/viewer/receiver"
 )
 
 var liveTraceRe = regexp.MustCompile(`running the planner live \(trace ([0-9a-f]{32})\), exporting to (http://127\.0\.0\.1:\d+)`)
@@ -87,4 +91,22 @@ func TestDemoLiveUsage(t *testing.T) {
 		assert.Equal(t, exitUsage, r.code, tt.args)
 		assert.Contains(t, r.stderr, tt.want, tt.args)
 	}
+}
+
+// TestIsAgenttrace: demo --live sends its run to what listens on the
+// default OTLP/HTTP port only when that is agenttrace's receiver; another
+// OTLP receiver there (a collector, Jaeger: here a server that accepts
+// every export, as they do) would take the run and show no page.
+func TestIsAgenttrace(t *testing.T) {
+	rcv, err := startOTLP(t.TempDir(), otlpFlags{on: true, http: "127.0.0.1:0", grpc: "off", maxRequest: receiver.DefaultMaxRequest},
+		slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	defer func() { require.NoError(t, rcv.stop(context.Background())) }()
+	assert.True(t, isAgenttrace(t.Context(), "http://"+rcv.httpAddr))
+
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer other.Close()
+	assert.False(t, isAgenttrace(t.Context(), other.URL))
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -314,6 +315,13 @@ func finish(name string, w io.Closer, err error) error {
 		return writeError(name, err)
 	}
 	return nil
+}
+
+// readerGone tells whether the command stopped, or failed only, because
+// the reader of its standard output closed it: "agenttrace tokens run.jsonl
+// | head" has what it wanted, and ends quietly, as any filter does.
+func readerGone(out *stickyWriter, err error) bool {
+	return errors.Is(out.err, syscall.EPIPE) && (err == nil || errors.Is(err, syscall.EPIPE))
 }
 
 // stickyWriter remembers the first error of its writer, so that a failed

@@ -264,19 +264,14 @@ type failWriter struct{ err error }
 func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
 
 // TestOutputStdoutErrors: a standard output that cannot be written is
-// exit 2 naming it, whatever the command writes there.
+// exit 2 naming it, whatever the command writes there; a reader that
+// closed the pipe (tokens | head) is not an error: see
+// TestOutputClosedPipe.
 func TestOutputStdoutErrors(t *testing.T) {
 	src := dialects(t)["genai-v141"]
 	jsonl := filepath.Join(t.TempDir(), "run.jsonl")
 	require.Equal(t, 0, agenttrace(t, "", "convert", src, "-o", jsonl).code)
 
-	closed := func(t *testing.T) io.Writer {
-		pr, pw, err := os.Pipe()
-		require.NoError(t, err)
-		require.NoError(t, pr.Close())
-		t.Cleanup(func() { pw.Close() })
-		return pw
-	}
 	full := func(t *testing.T) io.Writer {
 		f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
 		require.NoError(t, err)
@@ -288,7 +283,6 @@ func TestOutputStdoutErrors(t *testing.T) {
 		w    func(*testing.T) io.Writer
 		want error
 	}{
-		{"closed pipe", closed, syscall.EPIPE},
 		{"dev full", full, syscall.ENOSPC},
 		{"failing writer", func(*testing.T) io.Writer { return failWriter{syscall.EIO} }, syscall.EIO},
 	} {
@@ -307,6 +301,31 @@ func TestOutputStdoutErrors(t *testing.T) {
 				assert.Equal(t, 1, strings.Count(errOut.String(), "write standard output"), "said once")
 			})
 		}
+	}
+}
+
+// TestOutputClosedPipe: "agenttrace tokens run.jsonl | head" ends
+// quietly, as any filter does when its reader has read enough: no
+// broken-pipe message, the command's own exit status.
+func TestOutputClosedPipe(t *testing.T) {
+	src := dialects(t)["genai-v141"]
+	jsonl := filepath.Join(t.TempDir(), "run.jsonl")
+	require.Equal(t, 0, agenttrace(t, "", "convert", src, "-o", jsonl).code)
+	for _, args := range [][]string{
+		{"convert", src, "-o", "-"},
+		{"tokens", jsonl},
+		{"validate", jsonl},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			pr, pw, err := os.Pipe()
+			require.NoError(t, err)
+			require.NoError(t, pr.Close())
+			defer pw.Close()
+			var errOut bytes.Buffer
+			code := run(args, strings.NewReader(""), pw, &errOut)
+			assert.Equal(t, exitOK, code, errOut.String())
+			assert.Empty(t, errOut.String())
+		})
 	}
 }
 

@@ -37,6 +37,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	defer e.restoreDialects()
 	cmd, err := root.ExecuteC()
+	if readerGone(out, err) {
+		return exitOK
+	}
 	code, usage := printError(stderr, err)
 	if usage && cmd != nil {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
@@ -58,6 +61,10 @@ live local viewer, or in any OTLP backend such as Jaeger.
 Inputs are recognized by their content, never by their file name; "-" reads
 standard input.
 
+--max-line bounds an artifact line, read or written: a longer line read
+is reported and skipped; a longer record written by convert has its
+largest values truncated (and says so).
+
 Exit status: 0 on success, 1 when an input is invalid or validation finds
 problems, 2 on a usage error or an I/O error (missing file, unwritable
 output) or a TLS setting send's endpoint contradicts, 3 when send's
@@ -68,7 +75,7 @@ endpoint refuses or cannot be reached.`,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentFlags().IntVar(&e.maxLine, "max-line", converter.DefaultMaxLineSize,
-		"longest artifact line, in bytes, read (longer lines are reported and skipped) or written by convert (longer records have their largest values truncated)")
+		"longest artifact line in `bytes` (see agenttrace --help)")
 	e.dialectFlag(root)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)

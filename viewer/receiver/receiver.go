@@ -303,13 +303,22 @@ func (r *Receiver) settle(what string, n int64, failed int, werr error, ok, rej 
 	return bad, werr.Error(), nil
 }
 
+// ServerHeader is the Server header of every OTLP/HTTP answer: it tells
+// an agenttrace receiver from another OTLP receiver on the same port
+// (demo --live sends its run only to the former).
+const ServerHeader = "agenttrace"
+
 // HTTPHandler answers OTLP/HTTP on /v1/traces and /v1/logs, to
 // requests addressed to the receiver only (WithAllowedHosts, WithCORS).
 func (r *Receiver) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc(PathTraces, r.serveTraces)
 	mux.HandleFunc(PathLogs, r.serveLogs)
-	return r.access(mux)
+	access := r.access(mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Server", ServerHeader)
+		access.ServeHTTP(w, req)
+	})
 }
 
 // readBody checks method and content type and reads the body (gunzipped),
