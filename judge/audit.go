@@ -83,13 +83,19 @@ const (
 	// budgets count it once (the outer one is a wrapper, see
 	// converter.Wrappers); the finding says the trace holds it twice.
 	DoubleInstrumentation Category = "double_instrumentation"
+	// SilentFailure: a model call under an agent that carries nothing it
+	// returned: no usage, no output, no finish reason, no error, and no
+	// attribute beyond the ones naming the call (operation, provider,
+	// model, server). The call most likely failed without its
+	// instrumentation saying so; totals count it as nothing.
+	SilentFailure Category = "silent_failure"
 )
 
 // Categories lists the audit categories in the order the checks run;
 // the last, SuppressedFinishReason, only [Reconcile] finds.
 func Categories() []Category {
 	return []Category{MissingCall, PhantomCall, ArgumentDrift, HiddenRetry, TokenUnderreport, MissingFinishReason, OrphanSpan,
-		DoubleInstrumentation, SuppressedFinishReason}
+		DoubleInstrumentation, SilentFailure, SuppressedFinishReason}
 }
 
 // Severity is the severity of the category's findings.
@@ -97,7 +103,7 @@ func (c Category) Severity() Severity {
 	switch c {
 	case MissingCall, ArgumentDrift, TokenUnderreport:
 		return Error
-	case PhantomCall, HiddenRetry, MissingFinishReason, OrphanSpan, SuppressedFinishReason, DoubleInstrumentation:
+	case PhantomCall, HiddenRetry, MissingFinishReason, OrphanSpan, SuppressedFinishReason, DoubleInstrumentation, SilentFailure:
 		return Warning
 	}
 	return Info
@@ -189,6 +195,7 @@ func Audit(recs []converter.Record, opts ...AuditOption) []Finding {
 	a.finishReasons()
 	a.orphans()
 	a.doubleInstrumentation()
+	a.silentFailures()
 	slices.SortFunc(a.findings, func(x, y Finding) int {
 		return cmp.Or(strings.Compare(x.TraceID, y.TraceID), strings.Compare(first(x.SpanIDs), first(y.SpanIDs)),
 			strings.Compare(string(x.Category), string(y.Category)), strings.Compare(x.Message, y.Message))
@@ -239,6 +246,7 @@ type node struct {
 	hasUsage  bool
 	finish    bool // a finish reason was recorded, in some form
 	generates bool // a generation, which has a finish reason (not embeddings or retrieval)
+	bare      bool // no attribute beyond the ones naming the call (bareKeys)
 	agentName string
 	model     string
 	scope     string // the instrumentation scope that recorded it
@@ -306,6 +314,7 @@ func newAuditor(recs []converter.Record, cfg auditConfig) *auditor {
 				n.rootInput = normalizedInput(sp)
 			}
 			n.generates = generates(sp)
+			n.bare = bare(sp.Attributes())
 		case semconv.Agent:
 			n.usage = rd.Usage()
 			n.hasUsage = rd.Has(semconv.FieldInputTokens) || rd.Has(semconv.FieldOutputTokens)
@@ -606,10 +615,46 @@ func (a *auditor) tokenUnderreports() {
 func (a *auditor) finishReasons() {
 	for i := range a.nodes {
 		n := &a.nodes[i]
-		if n.kind == semconv.Inference && n.generates && !n.failed && !n.finish {
+		if n.kind == semconv.Inference && n.generates && !n.failed && !n.finish && !a.silent(i) {
 			a.find(MissingFinishReason, n, "", "inference %q records no finish reason", n.name)
 		}
 	}
+}
+
+// silent reports whether inference i failed silently: under an agent,
+// not failed, and carrying nothing it returned (see SilentFailure).
+func (a *auditor) silent(i int) bool {
+	n := &a.nodes[i]
+	return n.kind == semconv.Inference && n.generates && !a.wrapper[i] && !n.failed && n.bare && n.usage.IsZero() &&
+		!n.recorded && !n.finish && len(n.requests) == 0 && a.agentOf(i) >= 0
+}
+
+// silentFailures flags the model calls that failed silently.
+func (a *auditor) silentFailures() {
+	for i := range a.nodes {
+		if a.silent(i) {
+			n := &a.nodes[i]
+			a.find(SilentFailure, n, "", "inference %q under agent %q carries no usage, no output, no finish reason and no error: "+
+				"a call that most likely failed without saying so", n.name, a.nodes[a.agentOf(i)].agentName)
+		}
+	}
+}
+
+// bareKeys are the attributes that only name a model call; a call with no
+// other attribute says nothing of what it returned.
+var bareKeys = map[string]bool{
+	semconv.OperationName: true, semconv.ProviderName: true, semconv.System: true,
+	semconv.RequestModel: true, semconv.ResponseModel: true, "server.address": true, "server.port": true,
+}
+
+// bare reports whether attrs hold nothing beyond bareKeys.
+func bare(attrs pcommon.Map) bool {
+	for k := range attrs.All() {
+		if !bareKeys[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // Span flags (OTLP SpanFlags) that say whether a span's parent is remote.

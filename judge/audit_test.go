@@ -62,6 +62,7 @@ func TestAuditSeverities(t *testing.T) {
 		judge.HiddenRetry: judge.Warning, judge.TokenUnderreport: judge.Error,
 		judge.MissingFinishReason: judge.Warning, judge.OrphanSpan: judge.Warning,
 		judge.SuppressedFinishReason: judge.Warning, judge.DoubleInstrumentation: judge.Warning,
+		judge.SilentFailure: judge.Warning,
 	}
 	got := map[judge.Category]judge.Severity{}
 	for _, c := range judge.Categories() {
@@ -82,6 +83,8 @@ func TestAuditMessages(t *testing.T) {
 		judge.TokenUnderreport:    `agent "trip-planner" reports 2435 tokens (input + output), but the inference records under it add up to 3435`,
 		judge.MissingFinishReason: `inference "chat gpt-4o" records no finish reason`,
 		judge.OrphanSpan:          `span "GET" names parent ` + auditRun().sid("lost-parent") + `, which is not in the input`,
+		judge.SilentFailure: `inference "chat gpt-4o" under agent "trip-planner" carries no usage, no output, no finish reason and no error: ` +
+			`a call that most likely failed without saying so`,
 	}
 	for _, d := range defects {
 		got := judge.Audit(defectRun(d).records())

@@ -392,6 +392,13 @@ var defects = []defect{
 	{judge.OrphanSpan, func(r *run) {
 		r.find("http1").SetParentSpanID(r.id("lost-parent"))
 	}, []string{"http1"}, ""},
+	{judge.SilentFailure, func(r *run) {
+		// A model call that names itself and nothing else: no usage, no
+		// output, status unset.
+		r.span("i9", "root", "chat gpt-4o", 15000, 15100, map[string]any{
+			semconv.OperationName: semconv.OpChat, semconv.ProviderName: "openai", semconv.RequestModel: "gpt-4o",
+		}).SetKind(ptrace.SpanKindClient)
+	}, []string{"i9"}, ""},
 }
 
 // defectRun returns the clean run with d planted.
