@@ -26,9 +26,15 @@ func geminiPart(b map[string]any) (Part, bool) {
 			id = strOf(fr["name"])
 		}
 		r := fr["response"]
-		if m, ok := r.(map[string]any); ok && len(m) == 1 {
+		// The AI SDK sends {name, content}; the Python SDK {output} or
+		// {result}: the one value beside the name is the result.
+		if m, ok := r.(map[string]any); ok {
+			n := len(m)
+			if _, ok := m["name"]; ok {
+				n--
+			}
 			for _, k := range [...]string{"output", "result", "content"} {
-				if v, ok := m[k]; ok {
+				if v, ok := m[k]; ok && n == 1 {
 					r = v
 				}
 			}

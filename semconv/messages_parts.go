@@ -238,15 +238,15 @@ func unwrapResult(r any) any {
 // value, text blocks are their text joined (a JSON text decoded). Blocks
 // of any other kind are kept as they are (false).
 func blocksValue(l []any) (any, bool) {
-	if len(l) == 0 || !looksLikeParts(l) {
-		return nil, false
-	}
 	if len(l) == 1 {
-		if m, ok := l[0].(map[string]any); ok {
+		if m, ok := l[0].(map[string]any); ok && len(m) == 1 {
 			if j, ok := m["json"]; ok {
 				return j, true
 			}
 		}
+	}
+	if len(l) == 0 || !looksLikeParts(l) {
+		return nil, false
 	}
 	text := ""
 	for i, e := range l {
