@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -209,4 +210,23 @@ func TestContentEncodingCase(t *testing.T) {
 	}
 	resp, b := send(t, h, http.MethodPost, []byte("x"), map[string]string{"Content-Encoding": "IDENTITY"})
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "identity in capitals is identity: %s", b)
+}
+
+// TestGRPCHoldsItsSize: a gRPC call holds the request limit only until
+// its message is read, then the message's size while it is written (seen
+// from the write hook), and nothing once it ends.
+func TestGRPCHoldsItsSize(t *testing.T) {
+	var (
+		h    *harness
+		seen atomic.Int64
+	)
+	h = start(t, receiver.WithMaxRequest(1<<20), receiver.WithOnWrite(func() { seen.Store(h.rcv.Stats().InFlight) }))
+	cc, err := grpc.NewClient(h.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	defer cc.Close()
+	td, pb, _ := goodRequest(t, "small")
+	_, err = ptraceotlp.NewGRPCClient(cc).Export(context.Background(), ptraceotlp.NewExportRequestFromTraces(td))
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(pb)), seen.Load(), "held while written: the message, not the 1 MiB limit")
+	require.Eventually(t, func() bool { return h.rcv.Stats().InFlight == 0 }, 10*time.Second, 5*time.Millisecond)
 }

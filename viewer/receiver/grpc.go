@@ -66,13 +66,13 @@ var grpcServices = []grpc.ServiceDesc{
 }
 
 // exportTraces answers TraceService/Export.
-func exportTraces(srv any, _ context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+func exportTraces(srv any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
 	r := srv.(*Receiver)
 	var (
 		req  ptraceotlp.ExportRequest
 		derr error
 	)
-	if err := dec(&rawMessage{decode: func(b []byte) { req, derr = decodeTraces(b, ctProto) }}); err != nil {
+	if err := dec(&rawMessage{decode: func(b []byte) { r.holdOnly(ctx, len(b)); req, derr = decodeTraces(b, ctProto) }}); err != nil {
 		return nil, err
 	}
 	if derr != nil {
@@ -97,13 +97,13 @@ func exportTraces(srv any, _ context.Context, dec func(any) error, _ grpc.UnaryS
 }
 
 // exportLogs answers LogsService/Export.
-func exportLogs(srv any, _ context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+func exportLogs(srv any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
 	r := srv.(*Receiver)
 	var (
 		req  plogotlp.ExportRequest
 		derr error
 	)
-	if err := dec(&rawMessage{decode: func(b []byte) { req, derr = decodeLogs(b, ctProto) }}); err != nil {
+	if err := dec(&rawMessage{decode: func(b []byte) { r.holdOnly(ctx, len(b)); req, derr = decodeLogs(b, ctProto) }}); err != nil {
 		return nil, err
 	}
 	if derr != nil {

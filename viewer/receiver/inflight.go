@@ -117,15 +117,44 @@ func (r *Receiver) busyStatus() error {
 // tapGRPC reserves a gRPC call's bytes before gRPC reads its message:
 // grpc-go reads a whole message into memory before any handler runs and
 // says nothing of its size beforehand, so each call holds the largest
-// message it may carry (the request limit) until it ends. A call that
-// does not fit is refused before its message is read.
+// message it may carry (the request limit) until its message is read
+// (then [Receiver.holdOnly] keeps what it is) and gives it back when the
+// call ends. A call that does not fit is refused before its message is
+// read.
 func (r *Receiver) tapGRPC(ctx context.Context, _ *tap.Info) (context.Context, error) {
 	if !r.inflight.take(r.max) {
 		r.c.busy.Add(1)
 		r.log.Warn("refused OTLP/gRPC call: in-flight limit", "limit", r.inflight.limit)
 		return ctx, r.busyStatus()
 	}
+	h := &grpcHold{}
+	h.n.Store(r.max)
 	// The stream's context ends when the call does, however it ends.
-	context.AfterFunc(ctx, func() { r.inflight.give(r.max) })
-	return ctx, nil
+	context.AfterFunc(ctx, func() { r.inflight.give(h.n.Swap(0)) })
+	return context.WithValue(ctx, grpcHoldKey{}, h), nil
+}
+
+// grpcHold is what a gRPC call holds of the in-flight budget.
+type grpcHold struct{ n atomic.Int64 }
+
+type grpcHoldKey struct{}
+
+// holdOnly gives back what the call of ctx holds beyond size, the size of
+// its message now that it is read, so small calls do not keep a large
+// call's share while they are written.
+func (r *Receiver) holdOnly(ctx context.Context, size int) {
+	h, ok := ctx.Value(grpcHoldKey{}).(*grpcHold)
+	if !ok {
+		return
+	}
+	for {
+		n := h.n.Load()
+		if n <= int64(size) {
+			return
+		}
+		if h.n.CompareAndSwap(n, int64(size)) {
+			r.inflight.give(n - int64(size))
+			return
+		}
+	}
 }
