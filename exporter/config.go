@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/config/configretry"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // Fsync modes: when artifact data is forced to disk.
@@ -71,6 +73,12 @@ type Config struct {
 	// finalized and renamed as by rotate_bytes on its next write, so that
 	// files get trailers under steady traffic. 0 never rotates by age.
 	RotateAfter time.Duration `mapstructure:"rotate_after"`
+	// Dialects are dialect files (docs/dialects.md) laid over the
+	// embedded dialect table on start, so that spans of a library it does
+	// not know are read right: kinds, models, usage for the budget. The
+	// table is the collector process's: every agenttrace exporter reads
+	// with the files the last one started with.
+	Dialects []string `mapstructure:"dialects"`
 
 	TimeoutConfig exporterhelper.TimeoutConfig                             `mapstructure:",squash"`
 	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
@@ -160,6 +168,13 @@ func (c *Config) Validate() error {
 	}
 	if c.RotateAfter < 0 {
 		errs = append(errs, fmt.Errorf("rotate_after: must not be negative, got %v", c.RotateAfter))
+	}
+	for i, p := range c.Dialects {
+		// Parsed here so a mistake stops the collector at its config
+		// check, with the file and line, rather than at start.
+		if _, err := semconv.LoadDialect(p); err != nil {
+			errs = append(errs, fmt.Errorf("dialects[%d]: %w", i, err))
+		}
 	}
 	return errors.Join(errs...)
 }

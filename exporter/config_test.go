@@ -42,6 +42,9 @@ func TestLoadConfig(t *testing.T) {
 	usdOnly := createDefaultConfig().(*Config)
 	usdOnly.Directory, usdOnly.Budget.USD = "./runs", 0.75
 
+	withDialects := createDefaultConfig().(*Config)
+	withDialects.Directory, withDialects.Dialects = "./runs", []string{"../semconv/testdata/mylib.dialect.yaml"}
+
 	conv := createDefaultConfig().(*Config)
 	conv.Directory, conv.GroupBy = "./runs", GroupByConversation
 
@@ -71,6 +74,8 @@ func TestLoadConfig(t *testing.T) {
 		{name: "budget_usd_only", want: usdOnly},
 		{name: "budget_usd_inf", wantErr: []string{"budget.usd: must be a number of dollars, 0 or more, got +Inf"}},
 		{name: "typo", wantErr: []string{"finalise_after"}},
+		{name: "dialects", want: withDialects},
+		{name: "bad_dialect", wantErr: []string{"dialects[0]: testdata/bad.dialect.yaml:4: "}},
 	}
 	for _, tt := range tests {
 		t.Run("agenttrace/"+tt.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/redact"
+	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/store"
 )
 
@@ -97,6 +98,9 @@ func (e *agenttraceExporter) storeOptions() store.Options {
 }
 
 func (e *agenttraceExporter) start(_ context.Context, _ component.Host) error {
+	if err := semconv.LoadDialects(e.cfg.Dialects...); err != nil {
+		return fmt.Errorf("dialects: %w", err)
+	}
 	st, err := store.New(e.storeOptions())
 	if err != nil {
 		return fmt.Errorf("directory: %w", err)
