@@ -304,3 +304,26 @@ func TestServeOTLP(t *testing.T) {
 	require.Contains(t, string(b), `"complete":true`, "finalized at the end")
 	require.Contains(t, errBuf.String(), `msg="refused OTLP request: content type" content_type=text/plain`)
 }
+
+// The Host names OTLP/HTTP answers besides loopback ones: the host
+// --otlp-http names on purpose (an empty or unspecified one lets the
+// receiver take any IP literal, package hostcheck), none for loopback.
+func TestOTLPHosts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		http string
+		want []string
+	}{
+		{"127.0.0.1:4318", nil},
+		{"localhost:0", nil},
+		{"off", nil},
+		{"10.0.0.5:4318", []string{"10.0.0.5"}},
+		{"box.lan:4318", []string{"box.lan"}},
+		{"0.0.0.0:4318", []string{"0.0.0.0"}},
+		{":4318", []string{""}},
+	}
+	for _, tt := range tests {
+		o := otlpFlags{http: tt.http}
+		require.Equal(t, tt.want, o.hosts(), tt.http)
+	}
+}
