@@ -72,14 +72,32 @@ func normMessage(m map[string]any, role string) (Message, bool) {
 	if role == RoleTool {
 		toolTexts(msg.Parts, toolCallID)
 	}
+	msg.Parts = dropEmptyText(msg.Parts)
 	if len(msg.Parts) == 0 {
-		if !hasContent(m) {
+		if !hasContent(m) || m["embeddings"] != nil || m["embedding"] != nil {
+			// Nothing but a role, or an embeddings response: vectors are
+			// no message.
 			return Message{}, false
 		}
 		// Nothing read, something there: keep it as text.
 		msg.Parts = []Part{{Type: PartText, Content: jsonText(m)}}
 	}
 	return msg, true
+}
+
+// dropEmptyText removes text parts with no text: an instrumentation that
+// writes an empty text beside (or instead of) a tool call it did not
+// record (Mastra, LlamaIndex) says nothing with it, and a message of such
+// parts only is an empty bubble.
+func dropEmptyText(ps []Part) []Part {
+	out := ps[:0]
+	for _, p := range ps {
+		if p.Type == PartText && p.Content == "" {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // nullContent tells content that is no content: null, and the text
@@ -96,11 +114,16 @@ func nullContent(ct any, hasCalls bool) bool {
 }
 
 // hasContent tells a message object that carries anything besides its
-// role, name and finish reason, and so must not become nothing.
+// role, name, finish reason and the content already read, and so must
+// not become nothing.
 func hasContent(m map[string]any) bool {
 	for k, v := range m {
 		switch k {
 		case "role", "name", "finish_reason", "finishReason", "stop_reason", "stopReason", "index", "id", "type", "tool_call_id", "toolCallId":
+			continue
+		case "parts", "content", "text":
+			// Read already: every part of them that says something is kept
+			// (partOf), so nothing from them means they were empty.
 			continue
 		}
 		if v == nil {

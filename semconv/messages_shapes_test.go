@@ -250,3 +250,27 @@ func FuzzMessagesShapes(f *testing.F) {
 		}
 	})
 }
+
+// TestMessagesEmpty: what says nothing makes no message, and what says
+// something is never an empty one.
+func TestMessagesEmpty(t *testing.T) {
+	cases := []struct {
+		name, content, want string
+	}{
+		// testdata/real/mastra/payloads/fail.traces.json: the failed chat's output.
+		{"empty text only", `[{"role":"assistant","parts":[{"type":"text","content":""}]}]`, `[]`},
+		// testdata/real/openai-agents/payloads/responses-tool-loop.traces.json.
+		{"no parts", `[{"role":"assistant","parts":[],"finish_reason":"completed"}]`, `[]`},
+		{"null content, no calls", `[{"role":"assistant","content":null}]`, `[]`},
+		{"unread member kept", `[{"role":"assistant","audio":{"id":"a1"}}]`,
+			`[{"role":"assistant","parts":[{"type":"text","content":"{\"audio\":{\"id\":\"a1\"},\"role\":\"assistant\"}"}]}]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Messages(spanWith([]any{OutputMessages, tc.content}))
+			b, err := json.Marshal(c.Output)
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, string(b))
+		})
+	}
+}

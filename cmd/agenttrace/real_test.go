@@ -211,6 +211,7 @@ func TestRealCorpus(t *testing.T) {
 					}
 					checkTokens(t, paths, sc, g)
 					checkMessages(t, paths, sc, g)
+					checkHistory(t, paths, sc, lib.Library+"/"+name)
 				})
 			}
 		}
