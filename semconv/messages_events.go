@@ -8,14 +8,29 @@ import "go.opentelemetry.io/collector/pdata/ptrace"
 // events, which is the order the source emitted them in: never re-sorted
 // by time, since several events of one call often share one timestamp.
 
-// findEvent returns the attributes of the first event named name.
+// findEvent returns the attributes of the events named name, merged in
+// their order, the first event's value winning where two carry one key:
+// Strands (gen_ai_latest_experimental) writes one
+// gen_ai.client.inference.operation.details event per key
+// (testdata/real/strands-agents/payloads/latest-tool-loop.traces.json),
+// as AppendLogEvent merges the log records that split one.
 func findEvent(evs ptrace.SpanEventSlice, name string) map[string]any {
+	var out map[string]any
 	for _, ev := range evs.All() {
-		if ev.Name() == name {
-			return ev.Attributes().AsRaw()
+		if ev.Name() != name {
+			continue
+		}
+		if out == nil {
+			out = ev.Attributes().AsRaw()
+			continue
+		}
+		for k, v := range ev.Attributes().All() {
+			if _, ok := out[k]; !ok {
+				out[k] = v.AsRaw()
+			}
 		}
 	}
-	return nil
+	return out
 }
 
 // eventMessages reads the deprecated per-message span events: input from

@@ -274,3 +274,20 @@ func TestMessagesEmpty(t *testing.T) {
 		})
 	}
 }
+
+// Strands with gen_ai_latest_experimental writes one operation details
+// event per key (testdata/real/strands-agents/payloads/latest-tool-loop.traces.json,
+// the second chat span): all of them are read.
+func TestMessagesSplitDetails(t *testing.T) {
+	sp := spanWith(nil,
+		[]any{EventInferenceDetails, SystemInstructions, `[{"type":"text","content":"You are a concise weather assistant. Use the tools when needed."}]`},
+		[]any{EventInferenceDetails, InputMessages, `[{"role":"user","parts":[{"type":"text","content":"What is the weather in Paris today?"}]},{"role":"assistant","parts":[{"type":"tool_call","name":"get_weather","id":"call_weather_1","arguments":{"city":"Paris"}}]},{"role":"user","parts":[{"type":"tool_call_response","id":"call_weather_1","response":[{"text":"18 degrees Celsius and sunny"}]}]}]`},
+		[]any{EventInferenceDetails, OutputMessages, `[{"role":"assistant","parts":[{"type":"text","content":"It is 18 degrees Celsius and sunny in Paris today."}],"finish_reason":"endTurn"}]`},
+	)
+	c := Messages(sp)
+	require.Len(t, c.System, 1)
+	require.Len(t, c.Input, 3)
+	assert.Equal(t, "18 degrees Celsius and sunny", c.Input[2].Parts[0].Response)
+	require.Len(t, c.Output, 1)
+	assert.Equal(t, "It is 18 degrees Celsius and sunny in Paris today.", c.Output[0].Text())
+}
