@@ -95,10 +95,10 @@ func (t *Tally) takeBack(e semconv.Ended) {
 		t.counts[semconv.Span]++
 	}
 	t.usage.Sub(*e.Undo)
-	if tag := e.UndoNote.Tag; tag == excessTag || !e.UndoAll && !e.Unleaf {
-		t.cost.Nanos -= e.UndoNote.Value // the call stays counted
+	if tag := e.UndoNote.Tag; e.Unleaf && tag != excessTag {
+		t.cost.SubNanos(e.UndoNote.Value, pricing.Source(tag)) // no longer a model call
 	} else {
-		t.cost.SubNanos(e.UndoNote.Value, pricing.Source(tag))
+		t.cost.Nanos -= e.UndoNote.Value // what it still is stays counted
 	}
 }
 
