@@ -92,6 +92,22 @@
 // line, garbage) is renamed aside to <name>.corrupt-<unix ns> (reported
 // through Hooks.SetAside) and a fresh artifact takes its name; a header
 // of a newer schema version is refused (ErrNotAppendable), untouched.
+// A large artifact (resumeMinRecords and more) finalized by this store
+// and reopened by a later record is not read back: the store kept its
+// header, tally and span ids at finalization (at most maxResumeIDs ids
+// over all such artifacts, the most recently finalized) and resumes from
+// the file's known end, as long as the file is the one it left (same
+// file, size and modification time). So a long trace written in many
+// requests costs each request its own records, not the whole file again.
+//
+// The store never follows a symbolic link at an artifact's name: every
+// open, truncation and sync of an artifact file refuses one (ErrSymlink,
+// an ErrNotAppendable; the spans count as dropped), so a link planted in
+// the folder cannot make it write, cut or read a file elsewhere. No
+// artifact name holds a path separator, so the file's name is the only
+// part of its path resolved inside the folder. A span without a trace id
+// that nothing else routes is dropped (ErrNoTraceID), never written to a
+// file named ".jsonl".
 //
 // # Finalization and syncing
 //
@@ -101,7 +117,11 @@
 // FinalizeAfter is 0 (the SDK processor: the root ending is the end of
 // that process's part of the trace; convert), when idle for OrphanAfter
 // whatever its root, and at Close. A later span reopens it, appends, and a
-// new trailer follows: readers take the last. An artifact of a resource
+// new trailer follows: readers take the last. With FinalizeAfter 0 that
+// trailer goes out in the same write as the late span, and the artifact is
+// finalized again, so no crash leaves a record after the last trailer.
+// Recover finishes what a crash left at start (with FinalizeAfter 0, at
+// once; RecoverIdle spares files another process may be writing). An artifact of a resource
 // attribute value, which lives as long as traffic goes on, is rotated by
 // size (Options.RotateBytes) or age (Options.RotateAfter): finalized and
 // renamed to
