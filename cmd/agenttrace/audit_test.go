@@ -158,7 +158,7 @@ func TestAuditInputs(t *testing.T) {
 func TestJudgeFixturesValidate(t *testing.T) {
 	files, err := filepath.Glob(judgeFixture("*.jsonl"))
 	require.NoError(t, err)
-	require.Len(t, files, 22) // diff (4), audit (8), two-layer (5 pairs)
+	require.Len(t, files, 23) // diff (4), audit (9), two-layer (5 pairs)
 	r := agenttrace(t, "", append([]string{"validate"}, files...)...)
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Len(t, lines(r.stdout), len(files))
