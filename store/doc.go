@@ -92,9 +92,9 @@
 // line, garbage) is renamed aside to <name>.corrupt-<unix ns> (reported
 // through Hooks.SetAside) and a fresh artifact takes its name; a header
 // of a newer schema version is refused (ErrNotAppendable), untouched.
-// A large artifact (resumeMinRecords and more) finalized by this store
+// A large artifact (2,048 records and more) finalized by this store
 // and reopened by a later record is not read back: the store kept its
-// header, tally and span ids at finalization (at most maxResumeIDs ids
+// header, tally and span ids at finalization (at most 2^19 ids
 // over all such artifacts, the most recently finalized) and resumes from
 // the file's known end, as long as the file is the one it left (same
 // file, size and modification time). So a long trace written in many
