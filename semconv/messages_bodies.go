@@ -227,6 +227,9 @@ func bodyMessages(v any, role string) []Message {
 	if _, ok := m["role"]; ok {
 		return messagesFromMap(m, role) // one message: Anthropic's response
 	}
+	if msg, ok := resultCalls(m); ok {
+		return []Message{msg}
+	}
 	for _, k := range [...]string{"input", "output", "content", "text", "query", "question", "answer", "result"} {
 		if s, ok := m[k].(string); ok {
 			return []Message{{Role: role, Parts: []Part{{Type: PartText, Content: s}}}}
@@ -278,4 +281,36 @@ func looseInput(attrs pcommon.Map) []Message {
 		}
 	}
 	return out
+}
+
+// resultCalls reads a generation result that names its tool calls the AI
+// SDK's way, {text, toolCalls: [{toolCallId, toolName, args|input}]}, or
+// one such call {toolCallId, toolName, toolInput} (Mastra's step output
+// and model chunks: testdata/real/mastra-arize/payloads/tool-loop.traces.pb),
+// as one assistant message.
+func resultCalls(m map[string]any) (Message, bool) {
+	var calls []any
+	if l, ok := m["toolCalls"].([]any); ok {
+		calls = l
+	} else if _, ok := m["toolName"].(string); ok {
+		calls = []any{m}
+	} else {
+		return Message{}, false
+	}
+	msg := Message{Role: RoleAssistant}
+	if s, ok := m["text"].(string); ok && s != "" {
+		msg.Parts = append(msg.Parts, Part{Type: PartText, Content: s})
+	}
+	for _, c := range calls {
+		tc, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		p := Part{Type: PartToolCall, ID: strOf(tc["toolCallId"]), Name: strOf(tc["toolName"])}
+		if a := firstOf(tc, "args", "input", "toolInput"); a != nil {
+			p.Arguments = argsValue(a)
+		}
+		msg.Parts = append(msg.Parts, p)
+	}
+	return msg, len(msg.Parts) > 0
 }

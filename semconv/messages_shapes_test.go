@@ -185,6 +185,22 @@ func TestMessagesShapes(t *testing.T) {
 				`{"role":"user","parts":[{"type":"text","content":"42"}]}]`,
 		},
 		{
+			// Mastra's step output and model chunk through OpenInference's
+			// output.value (testdata/real/mastra-arize/payloads/tool-loop.traces.pb).
+			name: "ai sdk result with toolCalls in output.value",
+			span: spanWith([]any{
+				OIOutputValue, `{"text":"","toolCalls":[{"toolCallId":"call_weather_1","toolName":"get_weather","args":{"city":"Paris"}}]}`,
+			}),
+			output: `[{"role":"assistant","parts":[{"type":"tool_call","id":"call_weather_1","name":"get_weather","arguments":{"city":"Paris"}}]}]`,
+		},
+		{
+			name: "one ai sdk tool call in output.value",
+			span: spanWith([]any{
+				OIOutputValue, `{"toolCallId":"call_weather_1","toolInput":{"city":"Paris"},"toolName":"get_weather"}`,
+			}),
+			output: `[{"role":"assistant","parts":[{"type":"tool_call","id":"call_weather_1","name":"get_weather","arguments":{"city":"Paris"}}]}]`,
+		},
+		{
 			// Mastra's agent step keeps its input under its own key
 			// (testdata/real/mastra/payloads/tool-loop.traces.json).
 			name: "message list under a *input key",

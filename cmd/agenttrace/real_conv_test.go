@@ -19,6 +19,8 @@ var historyGaps = map[string]string{
 	"mastra/tool-loop": "@mastra/core 1.71.0 writes no input on the chat span, and the agent step's " +
 		"mastra.model_step.input (which the call inherits) summarises the tool call and result as the texts " +
 		"\"[tool: get_weather]\" and \"[tool-result: get_weather]\"",
+	"mastra-arize/tool-loop": "@mastra/core with its Arize (OpenInference) exporter writes the step's history " +
+		"with the tool call and result summarised as the texts \"[tool: get_weather]\" and \"[tool-result: get_weather]\"",
 	"llamaindex/tool-loop": "@traceloop/instrumentation-llamaindex 0.27.0 writes the assistant's tool call as an " +
 		"empty text part and the tool's result as a user message",
 	"openai-agents/responses-tool-loop": "openlit 1.15.0 tracing @openai/agents 0.20.0 records only the user's " +
