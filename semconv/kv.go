@@ -50,7 +50,7 @@ func readKV(name string, attrs []attribute.KeyValue, early bool) Facts {
 		opKind                    Kind // the kind the operation name decides, if decided
 		decided                   bool
 		haveOp                    bool
-		vals                      classVals
+		cls                       [maxClass]uint16 // per rule slot, the index + 1 of the first attribute with its key
 		ev                        evidence
 		inRank, outRank, convRank = kvAction(999), kvAction(999), kvAction(999)
 		f                         Facts
@@ -69,11 +69,10 @@ func readKV(name string, attrs []attribute.KeyValue, early bool) Facts {
 		isStr := kv.Value.Type() == attribute.STRING
 		switch act & roleMask {
 		case actClass:
-			if v := &vals[act-actClass]; !v.ok {
-				v.ok = true
-				if isStr {
-					v.s = kv.Value.AsString()
-				}
+			// Kept as an index (a small array to clear), read only when
+			// the operation name decides nothing.
+			if c := &cls[act-actClass]; *c == 0 && i < 1<<16-1 {
+				*c = uint16(i + 1)
 			}
 		case actIn:
 			ev |= evUsage
@@ -114,6 +113,15 @@ func readKV(name string, attrs []attribute.KeyValue, early bool) Facts {
 	if decided {
 		f.Kind = opKind // what Read's classify finds first
 		return f
+	}
+	var vals classVals
+	for slot, c := range cls[:len(t.classIDs)] {
+		if c != 0 {
+			vals[slot].ok = true
+			if v := attrs[c-1].Value; v.Type() == attribute.STRING {
+				vals[slot].s = v.AsString()
+			}
+		}
 	}
 	var d Dialect
 	f.Kind, d, _ = t.decide(name, &vals, ev)

@@ -67,7 +67,7 @@ func init() {
 }
 
 // maxKeys bounds the key table; TestKeyTableFits fails if the table outgrows it.
-const maxKeys = 160
+const maxKeys = 128
 
 // A srcSpec is a field's source as resolve reads it.
 type srcSpec struct {
@@ -364,9 +364,10 @@ func (r *Reading) resolve(statusError bool, fields fieldSet) {
 	// then not offered to a later field. (An attribute has one key, so
 	// this is the attribute's index in consumed.)
 	var taken [maxKeys / 64]uint64
+	specs := &r.t.srcSpecs
 	for ; fields != 0; fields &= fields - 1 {
 		f := Field(bits.TrailingZeros32(uint32(fields)))
-		for si, s := range r.t.srcSpecs[f] {
+		for si, s := range specs[f] {
 			id := s.id
 			h := r.seen[id]
 			if h == 0 || taken[id/64]&(1<<(id%64)) != 0 || s.cond != always && !r.condHolds(s.cond, statusError) {
