@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -199,7 +200,7 @@ func Replay(ctx context.Context, recs []converter.Record, dispatch Dispatcher, o
 		c := &calls[i]
 		rc := ReplayedCall{Index: i, Recorded: c.out}
 		switch {
-		case budget[c.out.SpanID] || c.out.Code == BudgetExceededCode:
+		case budget[c.out.SpanID] || report.IsBudgetStop(c.out.Code):
 			rc.Status, rc.Reason = Skipped, "the token budget stopped this call; its outcome is the budget's, not the tool's"
 		case !c.hasArgs:
 			rc.Status, rc.Reason = NotReplayable, "its arguments were not recorded"

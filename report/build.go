@@ -204,6 +204,9 @@ func (b *builder) scan(recs []converter.Record) {
 		failed := converter.Failed(sp, rd)
 		if failed {
 			b.rep.Failures = append(b.rep.Failures, failure(sp, rd))
+			if IsBudgetStop(rd.Str(semconv.FieldCode)) {
+				b.rep.BudgetStopped++
+			}
 		}
 		switch rd.Kind {
 		case semconv.Inference:

@@ -19,8 +19,14 @@ const Unknown = "(unknown)"
 type TokenReport struct {
 	// Records counts records by kind.
 	Records RecordCounts `json:"records"`
-	// Errors counts records whose span status is Error.
+	// Errors counts records whose span status is Error, as the trailer's
+	// errors does: the budget stops among them too.
 	Errors int64 `json:"errors"`
+	// BudgetStopped counts the failed records the token budget stopped
+	// (see [IsBudgetStop]), among the records in the file: part of Errors,
+	// but the budget's doing, not a failure of the tool or model, so the
+	// text report shows them apart.
+	BudgetStopped int64 `json:"budget_stopped"`
 	// Tokens is the usage of inference records, from converter.Tally.
 	Tokens converter.Tokens `json:"tokens"`
 	// Budget is the budget's state, nil when the run had no budget.

@@ -24,7 +24,7 @@ func (r *TokenReport) WriteText(w io.Writer) error {
 	c := r.Records
 	p("Records\t%s (%s call, %s inference, %s agent, %s span)\n",
 		Thousands(c.Total()), Thousands(c.Call), Thousands(c.Inference), Thousands(c.Agent), Thousands(c.Span))
-	p("Errors\t%s\n", Thousands(r.Errors))
+	p("Errors\t%s\n", r.errorsLine())
 	t := r.Tokens
 	p("Tokens\t%s (input %s, output %s; cache read %s, cache creation %s, reasoning %s)",
 		Thousands(t.Total), Thousands(t.Input), Thousands(t.Output), Thousands(t.CacheRead), Thousands(t.CacheCreation), Thousands(t.Reasoning))
@@ -278,4 +278,17 @@ func oneLine(s string) string {
 		s = string(r[:77]) + "..."
 	}
 	return s
+}
+
+// errorsLine tells the failures apart from the spans the token budget
+// stopped, which the trailer's errors count too: "1, and 3 stopped by the
+// budget (4 in all)" for a run that had one tool fail before the budget
+// ended it.
+func (r *TokenReport) errorsLine() string {
+	stopped := min(r.BudgetStopped, r.Errors)
+	if stopped == 0 {
+		return Thousands(r.Errors)
+	}
+	return fmt.Sprintf("%s, and %s stopped by the budget (%s in all)",
+		Thousands(r.Errors-stopped), Thousands(stopped), Thousands(r.Errors))
 }
