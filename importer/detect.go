@@ -354,7 +354,9 @@ func readOTLPLines(r io.Reader, name string, emit func(*converter.Record) error)
 			td, err = u.UnmarshalTraces(line)
 		}
 		if ie := (*converter.InputError)(nil); errors.As(err, &ie) {
-			err = fmt.Errorf("column %d: %w", ie.Column, ie.Err) // the problem has the line
+			// The problem has the line; the guard's message says OTLP/JSON.
+			s.problem(lines.Line(), fmt.Errorf("column %d: %w", ie.Column, ie.Err))
+			return nil
 		}
 		if err != nil {
 			s.problem(lines.Line(), fmt.Errorf("OTLP/JSON: %w", err))

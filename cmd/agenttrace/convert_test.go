@@ -252,13 +252,37 @@ func TestConvertOTLPLinesSkipsBadLines(t *testing.T) {
 }
 
 // TestConvertNamesBadInputOnce: a decoder's error names the input
-// already; the message does not name it twice.
+// already; the message does not name it twice. An OTLP/JSON syntax error
+// says file:line:column and one line of message (issue 26).
 func TestConvertNamesBadInputOnce(t *testing.T) {
 	torn := writeTemp(t, "torn.json", `{"resourceSpans":[{"resource":`)
 	r := agenttrace(t, "", "convert", torn, "-o", "-")
 	assert.Equal(t, 1, r.code)
-	assert.True(t, strings.HasPrefix(r.stderr, "agenttrace: "+torn+": otlp-json: "), r.stderr)
+	assert.Equal(t, "agenttrace: "+torn+":1:31: OTLP/JSON syntax error: unexpected end\n", r.stderr)
 	assert.NotContains(t, r.stderr, torn+": "+torn)
+}
+
+// TestConvertStrictOTLPJSON is issue 26: a typo in OTLP/JSON is no longer
+// data (pdata dropped "spanID" and wrote span_id 0000000000000000, exit
+// 0), a span without ids is refused, and trailing data is an error; each
+// says file:line:column.
+func TestConvertStrictOTLPJSON(t *testing.T) {
+	const tid = `"traceId":"0102030405060708090a0b0c0d0e0f10"`
+	cases := []struct{ name, doc, want string }{
+		{"typo", `{"resourceSpans":[{"scopeSpans":[{"spans":[{` + tid + ",\n" + `"spanID":"0102030405060708"}]}]}]}`,
+			`:2:1: unknown OTLP/JSON field "spanID" in a span (did you mean "spanId"?)`},
+		{"zero span id", `{"resourceSpans":[{"scopeSpans":[{"spans":[{` + tid + `,"spanId":"0000000000000000"}]}]}]}`,
+			`:1:44: absent or all-zero id: a span's spanId`},
+		{"trailing data", `{"resourceSpans":[]} }`, `:1:22: OTLP/JSON syntax error: unexpected data after the value`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeTemp(t, "in.json", c.doc)
+			r := agenttrace(t, "", "convert", path, "-o", filepath.Join(t.TempDir(), "out.jsonl"))
+			assert.Equal(t, 1, r.code)
+			assert.Equal(t, "agenttrace: "+path+c.want+"\n", r.stderr)
+		})
+	}
 }
 
 type failingWriter struct{}
