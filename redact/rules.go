@@ -161,6 +161,26 @@ const (
 	widenTerminator = `(?:[^0-9A-Za-z_]|\\[nr]|$)`
 )
 
+// boundedToken is a token's bounded length right before the terminator,
+// as in Stripe's [a-zA-Z0-9]{10,99} followed by the terminator.
+var boundedToken = regexp.MustCompile(`\{(\d+),\d+\}\)` + regexp.QuoteMeta(terminator))
+
+// widenRule widens a gitleaks expression's ending: the terminator to
+// widenTerminator, and a token's upper length bound right before it to
+// none. With the bound, a token longer than the rule's maximum (a Stripe
+// key of more than 99 characters after sk_live_, as live keys are; a
+// Grafana or Vault token grown by a format change) matched nothing at all,
+// since the terminator cannot follow a token character: the secret was
+// let through whole. A longer run of the same characters, ending where a
+// token must, is the same secret.
+func widenRule(expr string) string {
+	expr = boundedToken.ReplaceAllStringFunc(expr, func(m string) string {
+		lo := boundedToken.FindStringSubmatch(m)[1]
+		return "{" + lo + ",})" + terminator
+	})
+	return strings.ReplaceAll(expr, terminator, widenTerminator)
+}
+
 // gitleaksFile is the data file's shape (see internal/gengitleaks).
 type gitleaksFile struct {
 	Source     string          `json:"source"`
@@ -255,7 +275,7 @@ func compileRules(data []byte) (*ruleSet, error) {
 	}
 	for _, g := range f.Rules {
 		r := &rule{id: g.ID, group: g.SecretGroup, entropy: g.Entropy,
-			expr:      strings.ReplaceAll(g.Regex, terminator, widenTerminator),
+			expr:      widenRule(g.Regex),
 			allowData: g.Allowlists, global: global}
 		if err := add(r, g.Keywords); err != nil {
 			return nil, err

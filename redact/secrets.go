@@ -153,6 +153,85 @@ const maxPasses = 8
 // secretsIn returns b with every secret replaced by Placeholder, and whether
 // there was any. It does not allocate when there is no candidate.
 func secretsIn(b []byte) (string, bool) {
+	s, changed := scanSecrets(b)
+	cur := b
+	if changed {
+		cur = bytesOf(s)
+	}
+	if ns, ok := escapedSecrets(cur); ok {
+		return ns, true
+	}
+	return s, changed
+}
+
+// The bytes an escape's letter stands as in escapedSecrets' view: control
+// bytes, which no rule takes for a word byte, one for each letter so that
+// the letters can be put back.
+const (
+	escN = 0x01
+	escR = 0x02
+	escT = 0x03
+)
+
+// escapedSecrets finds the secrets a literal escape sequence hides from
+// the rules' word boundaries. Text that quotes a JSON or program string
+// without being JSON itself (a tool's output cut short, a log line, a
+// Python repr: "line1\nsk_live_..." with the two characters \ and n)
+// puts a letter right before a token, where \b sees no boundary, and the
+// rules of gitleaks, which anchor most tokens with \b, let it through
+// (issue 21: a Stripe key after an escaped newline survived an imported
+// trajectory). escapedSecrets scans a view of b in which the letter of
+// each \n, \r and \t followed by a word byte is a control byte (no word
+// byte, the same length), and puts the letters back in what comes out. It
+// reports false, without allocating, when b has no such escape.
+func escapedSecrets(b []byte) (string, bool) {
+	if !hasEscapeBeforeWord(b) || bytes.IndexByte(b, escN) >= 0 || bytes.IndexByte(b, escR) >= 0 || bytes.IndexByte(b, escT) >= 0 {
+		return "", false
+	}
+	view := make([]byte, len(b))
+	copy(view, b)
+	for i := 0; i+1 < len(view); i++ {
+		if view[i] != '\\' {
+			continue
+		}
+		switch view[i+1] {
+		case 'n':
+			view[i+1] = escN
+		case 'r':
+			view[i+1] = escR
+		case 't':
+			view[i+1] = escT
+		}
+		i++ // an escaped backslash escapes nothing after it
+	}
+	s, ok := scanSecrets(view)
+	if !ok {
+		return "", false
+	}
+	return strings.NewReplacer("\x01", "n", "\x02", "r", "\x03", "t").Replace(s), true
+}
+
+// hasEscapeBeforeWord reports whether b holds \n, \r or \t (the two
+// characters) right before a word byte.
+func hasEscapeBeforeWord(b []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '\\')
+		if j < 0 || i+j+2 >= len(b) {
+			return false
+		}
+		i += j
+		switch b[i+1] {
+		case 'n', 'r', 't':
+			if isWord(b[i+2]) {
+				return true
+			}
+		}
+		i += 2
+	}
+}
+
+// scanSecrets is secretsIn without the view of escapedSecrets.
+func scanSecrets(b []byte) (string, bool) {
 	if len(b) < minSecretLen {
 		return "", false
 	}
