@@ -42,6 +42,13 @@
 //     header, or any "Basic" of a user:password), private keys cut short
 //     before their END line, and tokens gitleaks takes only part of
 //     (GitLab's longer tokens, Hugging Face's with digits).
+//     Two of gitleaks' habits are widened so that a rule misses nothing it
+//     claims: a token's upper length bound right before the rule's
+//     terminator is dropped (a Stripe key longer than 99 characters
+//     matched nothing at all), and text holding a literal escape (the two
+//     characters \n, \r or \t, as text that quotes JSON without being
+//     JSON does) right before a token is scanned as if the escape's letter
+//     were no word byte, since \b saw none there.
 //     Only the secret is replaced, so "Authorization: Bearer [REDACTED]"
 //     still says what it was. A credential-like value (eight or more
 //     characters, no spaces) under a credential-like name (password,
