@@ -228,10 +228,16 @@ func bodyMessages(v any, role string) []Message {
 		return messagesFromMap(m, role) // one message: Anthropic's response
 	}
 	if msg, ok := resultCalls(m); ok {
+		if len(msg.Parts) == 0 {
+			return nil // {text: "", toolCalls: []}: a failed step's empty result
+		}
 		return []Message{msg}
 	}
 	for _, k := range [...]string{"input", "output", "content", "text", "query", "question", "answer", "result"} {
 		if s, ok := m[k].(string); ok {
+			if s == "" {
+				return nil
+			}
 			return []Message{{Role: role, Parts: []Part{{Type: PartText, Content: s}}}}
 		}
 	}
@@ -297,7 +303,7 @@ func resultCalls(m map[string]any) (Message, bool) {
 	} else {
 		return Message{}, false
 	}
-	msg := Message{Role: RoleAssistant}
+	msg := Message{Role: RoleAssistant, Parts: []Part{}}
 	if s, ok := m["text"].(string); ok && s != "" {
 		msg.Parts = append(msg.Parts, Part{Type: PartText, Content: s})
 	}
@@ -312,5 +318,5 @@ func resultCalls(m map[string]any) (Message, bool) {
 		}
 		msg.Parts = append(msg.Parts, p)
 	}
-	return msg, len(msg.Parts) > 0
+	return msg, true
 }

@@ -194,6 +194,14 @@ func TestMessagesShapes(t *testing.T) {
 			output: `[{"role":"assistant","parts":[{"type":"tool_call","id":"call_weather_1","name":"get_weather","arguments":{"city":"Paris"}}]}]`,
 		},
 		{
+			// The failed step's result, testdata/real/mastra-arize/payloads/fail.traces.pb.
+			name: "empty ai sdk result in output.value",
+			span: spanWith([]any{
+				OIOutputValue, `{"text":"","toolCalls":[]}`,
+			}),
+			output: `[]`,
+		},
+		{
 			name: "one ai sdk tool call in output.value",
 			span: spanWith([]any{
 				OIOutputValue, `{"toolCallId":"call_weather_1","toolInput":{"city":"Paris"},"toolName":"get_weather"}`,
