@@ -39,7 +39,8 @@ or an unread key); --json lists every span. Values are redacted as
 convert redacts them.
 
 Exit status: 0 when everything was understood, 1 when some span has a
-problem or an unread key (or an input is invalid), 2 on a usage error.`,
+problem or a plain span carries an unread key (or an input is invalid),
+2 on a usage error.`,
 		Example: `  agenttrace explain traces.json
   agenttrace explain --dialect mylib.yaml traces.json --json`,
 		Args: argsAtLeast(1, "input (a file, or - for standard input)"),
@@ -108,7 +109,13 @@ type explainTotal struct {
 	Disagreements   int            `json:"usage_disagreements"`
 	// Unread counts, per key, the spans that carry it unread.
 	Unread map[string]int `json:"unread_keys"`
-	// Understood is true when no span has a problem or an unread key.
+	// PlainWithUnread counts the plain spans (kind span) that carry
+	// unread keys: each may be a model call or a tool no rule
+	// recognised. An unread key beside a recognised call (a request
+	// parameter, a MIME type) is listed but is no such sign.
+	PlainWithUnread int `json:"plain_spans_with_unread_keys"`
+	// Understood is true when no span has a problem and no plain span
+	// carries an unread key.
 	Understood bool `json:"understood"`
 }
 
@@ -132,7 +139,7 @@ func (e *env) explain(paths []string, asJSON bool) error {
 			ex.add(explainSpan(src.name, &src.records[i], &rd, lv))
 		}
 	}
-	ex.Total.Understood = ex.Total.WithoutUsage+ex.Total.WithoutMessages+ex.Total.ToolsUnnamed+ex.Total.Disagreements+len(ex.Total.Unread) == 0
+	ex.Total.Understood = ex.Total.WithoutUsage+ex.Total.WithoutMessages+ex.Total.ToolsUnnamed+ex.Total.Disagreements+ex.Total.PlainWithUnread == 0
 	if asJSON {
 		err = e.printJSON(ex)
 	} else {
@@ -261,6 +268,9 @@ func (ex *explanation) add(s spanExplained) {
 	for _, k := range s.Unread {
 		t.Unread[k]++
 	}
+	if len(s.Unread) > 0 && s.Kind == semconv.Span.String() {
+		t.PlainWithUnread++
+	}
 	ex.Spans = append(ex.Spans, s)
 }
 
@@ -290,6 +300,7 @@ func (ex *explanation) writeText(w io.Writer) error {
 	p.printf("usage levels that disagree with their children: %d\n", t.Disagreements)
 	if len(t.Unread) > 0 {
 		p.printf("unread keys that look like usage, a model, content or a tool: %s\n", countsText(t.Unread))
+		p.printf("plain spans with unread keys (model calls or tools no rule recognised?): %d\n", t.PlainWithUnread)
 		p.printf("(add them to a dialect file and pass --dialect: docs/dialects.md)\n")
 	}
 	if t.Understood {

@@ -68,6 +68,7 @@ func TestExplainUntunedLibrary(t *testing.T) {
 	assert.Equal(t, []string{"mylib.tool"}, byID["0300000000000000"].Unread)
 	assert.Equal(t, 2, ex.Total.Unread["mylib.model"])
 	assert.Equal(t, 0, ex.Total.ModelCalls)
+	assert.Equal(t, 3, ex.Total.PlainWithUnread)
 	assert.False(t, ex.Total.Understood)
 
 	r = agenttrace(t, "", "explain", "--json", "--dialect", "../../semconv/testdata/mylib.dialect.yaml", path)
