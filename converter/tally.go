@@ -121,6 +121,9 @@ func Failed(sp ptrace.Span, rd *semconv.Reading) bool {
 			return true
 		}
 	}
+	if sp.Status().Code() == ptrace.StatusCodeOk {
+		return false // set OK on purpose: its attributes describe a success
+	}
 	for k, v := range sp.Attributes().All() {
 		if attrFailed(k, v) {
 			return true

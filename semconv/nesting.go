@@ -30,8 +30,10 @@ import (
 // testdata/real/openllmetry-anthropic/payloads/stream.traces.json shows):
 // End then hands back what the parent was counted for beyond what the rule
 // now gives it, to take back ([Ended.Undo]). It looks for such a parent
-// among the last [recentCalls] spans that ended, as the direct parent; a
-// parent found so passes the grown usage on to its own parent if open.
+// among the last [recentCalls] spans with usage or a model call that
+// ended, and the last [recentCalls] that added nothing, as the direct
+// parent; a parent found so passes the grown usage on to its own parent
+// if open.
 //
 // A Nesting costs one pointer until its first span with usage or model
 // call, and a few hundred bytes after (fixed tables, no map, so every End
@@ -49,13 +51,17 @@ type Nesting struct {
 // a late child; underSlots how many spans with a model call
 // below them it can hold (a power of two).
 const (
-	recentCalls = 8
+	recentCalls = 4
 	underSlots  = 64
 )
 
 type nestState struct {
 	recent [recentCalls]recentCall // ring, oldest overwritten
 	next   int
+	// plain holds the last spans without usage or model call below them
+	// that ended, with their parents, for a child ending after them.
+	plain     [recentCalls]plainSpan
+	nextPlain int
 	// under is the table of underSlots slots of spans with an inference
 	// ended below them, until they end, held sparsely: the slots not
 	// free, in no order (a trace mostly has one or two open at once, and
@@ -116,6 +122,9 @@ func (s *nestState) set(i int, k nestKey) {
 		s.under = append(s.under, underEntry{slot: i, key: k})
 	}
 }
+
+// plainSpan is an ended span that added nothing, and its parent.
+type plainSpan struct{ key, parent nestKey }
 
 // recentCall is a span with usage or a model call that ended, kept so
 // that a child ending after it can correct what it was counted for.
@@ -214,7 +223,10 @@ func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind K
 		// Nothing to count, but a child may still end below it (a
 		// model call closing after its step span): remembered, so its
 		// usage reaches the parent still open above.
-		s.remember(recentCall{key: k, parent: pk})
+		if pk != (nestKey{}) {
+			s.plain[s.nextPlain] = plainSpan{k, pk}
+			s.nextPlain = (s.nextPlain + 1) % recentCalls
+		}
 		return e
 	}
 	if inf && kind == Inference {
@@ -227,6 +239,10 @@ func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind K
 	if pk != (nestKey{}) {
 		if r := s.find(pk); r != nil {
 			s.late(r, sub, kind == Inference || inf, &e)
+		} else if gp, ok := s.findPlain(pk); ok {
+			// Its parent, a span without usage, ended first: what it
+			// would have passed up goes to its own parent.
+			s.passUp(gp, sub, kind == Inference || inf)
 		} else if !sub.IsZero() || kind == Inference || inf {
 			s.addUnder(pk, sub, kind == Inference || inf)
 		}
@@ -246,6 +262,9 @@ func (s *nestState) remember(r recentCall) {
 // shrinks to max(0, own − children), the difference goes to e.Undo, and a
 // grown subtree is passed on to r's own parent while it is open.
 func (s *nestState) late(r *recentCall, sub Usage, inference bool, e *Ended) {
+	if !inference && sub.IsZero() {
+		return // nothing below the late child: r's count stands
+	}
 	before := maxUsage(r.own, r.children)
 	r.children.Add(sub)
 	counted := maxUsage(r.own, r.children)
@@ -270,15 +289,35 @@ func (s *nestState) late(r *recentCall, sub Usage, inference bool, e *Ended) {
 		r.note -= share
 	}
 	r.counted = counted
-	if (!grown.IsZero() || inference) && r.parent != (nestKey{}) {
-		if pe := s.entry(slot(r.parent)); pe != nil && pe.key == r.parent {
-			pe.sum.Add(grown)
-			pe.inf = pe.inf || inference
-		} else if s.find(r.parent) == nil {
-			// r's parent is still open and knew of nothing below it.
-			s.addUnder(r.parent, grown, inference)
+	if !grown.IsZero() || inference {
+		s.passUp(r.parent, grown, inference)
+	}
+}
+
+// passUp adds u, grown below a span that already ended, to its parent p
+// while p is open (inference: a model call is in it).
+func (s *nestState) passUp(p nestKey, u Usage, inference bool) {
+	if p == (nestKey{}) {
+		return
+	}
+	if pe := s.entry(slot(p)); pe != nil && pe.key == p {
+		pe.sum.Add(u)
+		pe.inf = pe.inf || inference
+	} else if s.find(p) == nil {
+		// p is still open and knew of nothing below it.
+		s.addUnder(p, u, inference)
+	}
+}
+
+// findPlain returns the parent of k when k is a span without usage that
+// ended recently.
+func (s *nestState) findPlain(k nestKey) (nestKey, bool) {
+	for i := range s.plain {
+		if s.plain[i].key == k {
+			return s.plain[i].parent, true
 		}
 	}
+	return nestKey{}, false
 }
 
 // disagree reports whether own, a span's usage, differs from its
