@@ -167,3 +167,12 @@ func FuzzParseDialect(f *testing.F) {
 		}
 	})
 }
+
+// The walkthrough's file in docs/dialects.md parses and lays over the
+// embedded table.
+func TestDocExampleDialect(t *testing.T) {
+	d, err := LoadDialect("../docs/examples/mastra.dialect.yaml")
+	require.NoError(t, err)
+	_, err = compileOver(d)
+	require.NoError(t, err)
+}
