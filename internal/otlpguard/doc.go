@@ -2,9 +2,10 @@
 // over the network and are decoded before agenttrace's own code runs: a
 // gRPC codec (for grpc.ForceServerCodecV2) that checks an export request
 // before pdata unmarshals it, and an HTTP middleware that checks a request
-// body before the handler behind it reads it. serve --otlp uses the codec;
-// the collector distribution's agenttrace_guard extension uses both, in
-// front of upstream's otlp receiver.
+// body before the handler behind it reads it. The collector
+// distribution's agenttrace_guard extension uses both, in front of
+// upstream's otlp receiver (serve --otlp decodes raw bytes in its own
+// handlers and calls converter.GuardOTLP there).
 //
 // Trace, log and metric requests are checked (agenttrace reads no
 // metrics, but the collector decodes them with the same recursive code).
