@@ -45,20 +45,14 @@ type keyID uint16
 // The embedded table's key ids and sources; a table laid over it keeps
 // these ids (compile).
 var (
-	keyIDs    = embedded.keyIDs     // attribute key -> id
-	keyTab    = &embedded.keyTab    // the same, for Read's walk
-	numKeys   = embedded.numKeys    // ids below numKeys are in use
-	numKnown  = embedded.numKnown   // ids below numKnown are the fields' and the classifier's
-	srcIDs    = &embedded.srcIDs    // fieldSpecs[f].sources[i].key -> id
-	srcSpecs  = &embedded.srcSpecs  // srcSpecs[f][i] is fieldSpecs[f].sources[i] with its key's id
-	keyFields = &embedded.keyFields // keyFields[id] has bit f set when key id is a source of field f
+	keyIDs   = embedded.keyIDs   // attribute key -> id
+	keyTab   = &embedded.keyTab  // the same, for Read's walk
+	numKeys  = embedded.numKeys  // ids below numKeys are in use
+	numKnown = embedded.numKnown // ids below numKnown are the fields' and the classifier's
+	srcIDs   = &embedded.srcIDs  // fieldSpecs[f].sources[i].key -> id
 
-	idOp     = keyIDs[OperationName]
-	idLFType = keyIDs[LFObservationType]
-	idGKType = keyIDs[GenkitType]
-	idGKSub  = keyIDs[GenkitSubtype]
-
-	idLFLevel, idGKState, idAINoCache   = keyIDs[LFLevel], keyIDs[GenkitState], keyIDs[AIUsageNoCache]
+	idOp                                = keyIDs[OperationName]
+	idAINoCache                         = keyIDs[AIUsageNoCache]
 	idAIProvMeta, idLFUsage, idGKOutput = keyIDs[AIProviderMetadata], keyIDs[LFUsageDetails], keyIDs[GenkitOutput]
 )
 

@@ -199,10 +199,3 @@ func (r *Reading) ToolName(spanName string) string {
 	return r.ToolFromName(spanName)
 }
 
-// attrStr returns the string attribute with key id of the span read, or "".
-func (r *Reading) attrStr(id keyID) string {
-	if v, ok := r.attr(id); ok && v.Type() == pcommon.ValueTypeStr {
-		return v.Str()
-	}
-	return ""
-}
