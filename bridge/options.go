@@ -12,6 +12,7 @@ import (
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // An Option configures a Processor. Options are sealed: only this package
@@ -22,17 +23,27 @@ type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
-// Fsync says when an artifact is synced to disk.
-type Fsync uint8
+// Fsync says when an artifact is synced to disk: the store's policy
+// (store.Fsync), so the SDK processor, the collector exporter and serve
+// speak of one thing.
+type Fsync = store.Fsync
 
 const (
-	// FsyncTraceEnd syncs when a trace's root span ends, and on flush and
-	// shutdown (the default).
-	FsyncTraceEnd Fsync = iota
-	// FsyncAlways syncs after every record.
-	FsyncAlways
+	// FsyncTurn syncs an artifact each time a turn ends, before the next
+	// batch is taken: when a model call or a tool call ends, or the
+	// trace's local root (store.TurnEnds defines a turn), and on flush
+	// and shutdown. A batch that holds the end of a turn is written at
+	// once rather than after the batch timeout, so an OS crash or a
+	// power cut loses at most the turn in progress. The default.
+	FsyncTurn = store.FsyncTurn
+	// FsyncTraceEnd syncs only when a trace's root span ends, and on
+	// flush and shutdown: an OS crash loses every turn of the trace in
+	// progress.
+	FsyncTraceEnd = store.FsyncTraceEnd
+	// FsyncAlways syncs after every batch written.
+	FsyncAlways = store.FsyncAlways
 	// FsyncNever leaves syncing to the operating system.
-	FsyncNever
+	FsyncNever = store.FsyncNever
 )
 
 // Scope says what a budget is counted over.
@@ -103,6 +114,7 @@ func newConfig(opts []Option) (config, error) {
 		batchTimeout:  time.Second,
 		warnThreshold: converter.DefaultWarnThreshold,
 		secrets:       true,
+		fsync:         FsyncTurn,
 	}
 	for _, o := range opts {
 		o.apply(&c)
@@ -210,7 +222,7 @@ func WithFilter(keep func(sdktrace.ReadOnlySpan) bool) Option {
 	return optionFunc(func(c *config) { c.filter = keep })
 }
 
-// WithFsync sets when artifacts are synced (default FsyncTraceEnd).
+// WithFsync sets when artifacts are synced (default FsyncTurn).
 func WithFsync(f Fsync) Option { return optionFunc(func(c *config) { c.fsync = f }) }
 
 // WithRecordCap caps the records of one artifact; spans past the cap are

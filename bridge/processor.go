@@ -147,8 +147,8 @@ func (p *Processor) run() {
 	}
 	add := func(s sdktrace.ReadOnlySpan) {
 		batch = append(batch, s)
-		if len(batch) >= p.cfg.batchSize {
-			write()
+		if len(batch) >= p.cfg.batchSize || p.cfg.fsync == FsyncTurn && endsTurn(s) {
+			write() // a turn ended: written and synced now (FsyncTurn)
 		}
 	}
 	drain := func() {

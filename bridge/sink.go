@@ -51,12 +51,7 @@ func newSink(c *config, dropped *atomic.Int64, dropUsage *usageCounter) (*sink, 
 		// as the collector exporter's does, so their artifacts agree.
 		opts.Header.Budget = &converter.Budget{Tokens: c.budget, USD: c.budgetUSD, WarnThreshold: c.warnThreshold}
 	}
-	switch c.fsync {
-	case FsyncAlways:
-		opts.Fsync = store.FsyncAlways
-	case FsyncNever:
-		opts.Fsync = store.FsyncNever
-	}
+	opts.Fsync = c.fsync
 	switch c.sink {
 	case sinkDir:
 		opts.Dir = c.path

@@ -48,6 +48,11 @@ const (
 	FsyncAlways
 	// FsyncNever leaves syncing to the operating system.
 	FsyncNever
+	// FsyncTurn syncs as FsyncTraceEnd does, and also every artifact a
+	// Write wrote the end of a turn to, before it returns (see TurnEnds):
+	// an OS crash or power cut then loses at most the turn in progress,
+	// not every turn of a long session. The SDK processor's default.
+	FsyncTurn
 )
 
 // DefaultMaxOpenFiles bounds the files a folder store holds open when
@@ -574,7 +579,7 @@ func (s *Store) writeGroup(k Key, recs []converter.Record, prep func(*converter.
 		a.lruLater = true
 		root, err := s.writeLocked(a, recs, prep)
 		if err == nil {
-			err = s.afterWrite(a, root)
+			err = s.afterWrite(a, root, s.opts.Fsync == FsyncTurn && TurnEnds(recs))
 		}
 		s.settleFile(a)
 		a.mu.Unlock()
@@ -592,8 +597,9 @@ func (s *Store) writeGroup(k Key, recs []converter.Record, prep func(*converter.
 // they are in the file). The artifact stays live with its span ids, and a
 // later write, the finalizer or Close finishes it. Only FsyncAlways's sync
 // fails the Write: its records stay remembered, so the retry writes
-// nothing twice and syncs again.
-func (s *Store) afterWrite(a *artifact, root bool) error {
+// nothing twice and syncs again; so does FsyncTurn's, for a turn that
+// ended in recs.
+func (s *Store) afterWrite(a *artifact, root, turn bool) error {
 	if s.rotateDue(a) {
 		if err := s.rotate(a); err != nil {
 			s.handle(fmt.Errorf("rotate %s: %w", a.path, err))
@@ -609,7 +615,8 @@ func (s *Store) afterWrite(a *artifact, root bool) error {
 			s.handle(fmt.Errorf("finalize %s: %w", a.path, err))
 		}
 		return nil
-	case s.opts.Fsync == FsyncAlways, root && a.key.Kind == KindRun && s.opts.Fsync == FsyncTraceEnd:
+	case s.opts.Fsync == FsyncAlways, turn,
+		root && a.key.Kind == KindRun && (s.opts.Fsync == FsyncTraceEnd || s.opts.Fsync == FsyncTurn):
 		return s.sync(a)
 	}
 	return nil
