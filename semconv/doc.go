@@ -17,6 +17,14 @@
 // field came from, so a writer can promote it and a reader can put it back
 // under the same key. The package does no I/O.
 //
+// Which keys and span names mean what is data: the dialect table
+// dialects/dialects.yaml, embedded, which Read and [ReadKV] apply and from
+// which kvlookup.go is generated. Users lay their own files over it
+// ([LoadDialects], [UseDialects]); docs/dialects.md explains it. Where no
+// rule decides, general rules classify by evidence: a "{operation}
+// {target}" span name, a model beside usage or messages, a provider's own
+// request/response body.
+//
 // Wrapper spans (invoke_agent, ai.generateText, workflow spans) often repeat
 // the usage of their child model calls. Their usage is read like any other,
 // but only [Inference] readings are meant to be summed; see [Kind.CountsTokens].
