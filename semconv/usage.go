@@ -198,4 +198,3 @@ func (r *Reading) ToolName(spanName string) string {
 	}
 	return r.ToolFromName(spanName)
 }
-
