@@ -153,7 +153,12 @@ const maxPasses = 8
 // secretsIn returns b with every secret replaced by Placeholder, and whether
 // there was any. It does not allocate when there is no candidate.
 func secretsIn(b []byte) (string, bool) {
-	s, changed := scanSecrets(b)
+	s, changed, candidate := scanSecrets(b)
+	if !candidate {
+		// The escape view only takes letters away: it holds no keyword
+		// b does not, so a string without a candidate needs no view.
+		return s, changed
+	}
 	cur := b
 	if changed {
 		cur = bytesOf(s)
@@ -185,7 +190,7 @@ const (
 // byte, the same length), and puts the letters back in what comes out. It
 // reports false, without allocating, when b has no such escape.
 func escapedSecrets(b []byte) (string, bool) {
-	if !hasEscapeBeforeWord(b) || bytes.IndexByte(b, escN) >= 0 || bytes.IndexByte(b, escR) >= 0 || bytes.IndexByte(b, escT) >= 0 {
+	if len(b) < minSecretLen || !hasEscapeBeforeWord(b) || bytes.IndexByte(b, escN) >= 0 || bytes.IndexByte(b, escR) >= 0 || bytes.IndexByte(b, escT) >= 0 {
 		return "", false
 	}
 	view := make([]byte, len(b))
@@ -204,7 +209,7 @@ func escapedSecrets(b []byte) (string, bool) {
 		}
 		i++ // an escaped backslash escapes nothing after it
 	}
-	s, ok := scanSecrets(view)
+	s, ok, _ := scanSecrets(view)
 	if !ok {
 		return "", false
 	}
@@ -230,23 +235,23 @@ func hasEscapeBeforeWord(b []byte) bool {
 	}
 }
 
-// scanSecrets is secretsIn without the view of escapedSecrets.
-func scanSecrets(b []byte) (string, bool) {
+// scanSecrets is secretsIn without the view of escapedSecrets; candidate
+// says whether b held a keyword at all.
+func scanSecrets(b []byte) (s string, changed, candidate bool) {
 	if len(b) < minSecretLen {
-		return "", false
+		return "", false, false
 	}
 	// One pass of the automaton, which knows the patterns' keywords too,
 	// rejects nearly every string; only a string with a keyword pays for
 	// the patterns' anchor searches.
 	rs := loadRules()
 	if !rs.candidate(b) {
-		return "", false
+		return "", false, false
 	}
 	mask, kw := candidates(b), true
 	// The first pass reads b in place: a replacement builds a new string,
 	// and b itself is never returned.
-	s := unsafe.String(unsafe.SliceData(b), len(b))
-	changed := false
+	s = unsafe.String(unsafe.SliceData(b), len(b))
 	for pass := 0; pass < maxPasses && (mask != 0 || kw); pass++ {
 		passChanged := false
 		for i := range patterns {
@@ -273,7 +278,7 @@ func scanSecrets(b []byte) (string, bool) {
 		changed = true
 		kw = rs.candidate(bytesOf(s))
 	}
-	return s, changed
+	return s, changed, true
 }
 
 // candidates returns a mask of the patterns that have a candidate in b: a

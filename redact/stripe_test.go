@@ -56,3 +56,16 @@ func TestEscapedSecretsLeavesCleanText(t *testing.T) {
 	assert.False(t, hasEscapeBeforeWord([]byte(`C:\\new`)), "an escaped backslash, then n")
 	assert.True(t, hasEscapeBeforeWord([]byte(`a\nb`)))
 }
+
+// TestEscapedViewNoAllocWithoutCandidate: text with escapes before words
+// but no keyword of any rule or pattern (code, a log excerpt) costs the
+// escape view no allocation.
+func TestEscapedViewNoAllocWithoutCandidate(t *testing.T) {
+	b := []byte(`func main() {\n\tfmt.Println("hello")\n\treturn\n}`)
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, ok := secretsIn(b); ok {
+			t.Fatal("no secret here")
+		}
+	})
+	assert.Zero(t, allocs)
+}
