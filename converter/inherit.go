@@ -64,3 +64,39 @@ func callsBelow(recs []Record, index map[SpanKey]int, leaves []int) map[int]int 
 	}
 	return out
 }
+
+// inheritOutput gives model call i, which carries no output of its own,
+// the output of its nearest ancestor that has some and no other model call
+// below it (the output is then this call's: Mastra records a step's tool
+// calls on the agent step only). Only an output that calls tools is taken:
+// a wrapper's text may be its own (an error it reports, a count of
+// embeddings), while a tool call can only be the model's. An ancestor
+// shared with other calls gives nothing: its output is not this call's.
+func inheritOutput(recs []Record, index map[SpanKey]int, calls map[int]int, i int, c *semconv.Conversation) {
+	sp := recs[i].Span
+	k := SpanKey{sp.TraceID(), sp.ParentSpanID()}
+	for range len(recs) {
+		j, ok := index[k]
+		if !ok || k.Span.IsEmpty() || calls[j] != 1 {
+			return
+		}
+		if a := semconv.Messages(recs[j].Span); len(a.Output) > 0 {
+			if hasToolCall(a.Output) {
+				c.Output = a.Output
+			}
+			return
+		}
+		k.Span = recs[j].Span.ParentSpanID()
+	}
+}
+
+func hasToolCall(ms []semconv.Message) bool {
+	for _, m := range ms {
+		for _, p := range m.Parts {
+			if p.Type == semconv.PartToolCall {
+				return true
+			}
+		}
+	}
+	return false
+}

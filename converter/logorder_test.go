@@ -151,3 +151,45 @@ func TestModelCallsInherit(t *testing.T) {
 		})
 	}
 }
+
+// A model call with no output takes its only-call ancestor's output when
+// that output calls tools (Mastra records a step's tool calls on the
+// agent step: testdata/real/mastra/payloads/tool-loop.traces.json), and
+// never a wrapper's text.
+func TestModelCallsInheritOutput(t *testing.T) {
+	cases := []struct {
+		name, stepOutput string
+		want             []string // part types of the call's output
+	}{
+		{"tool calls", `{"text":"","toolCalls":[{"toolCallId":"c1","toolName":"get_weather","args":{"city":"Paris"}}]}`, []string{"tool_call"}},
+		{"a wrapper's text", `{"text":"error 429","toolCalls":[]}`, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			td := ptrace.NewTraces()
+			spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+			step := spans.AppendEmpty()
+			step.SetTraceID(pcommon.TraceID{7})
+			step.SetSpanID(pcommon.SpanID{1})
+			step.SetName("agent_step")
+			step.Attributes().PutStr("mastra.model_step.output", tc.stepOutput)
+			sp := spans.AppendEmpty()
+			sp.SetTraceID(pcommon.TraceID{7})
+			sp.SetSpanID(pcommon.SpanID{2})
+			sp.SetParentSpanID(pcommon.SpanID{1})
+			sp.SetName("chat gpt-4o-mini")
+			sp.Attributes().PutStr(semconv.OperationName, "chat")
+			sp.Attributes().PutStr(semconv.RequestModel, "gpt-4o-mini")
+			sp.Attributes().PutStr(semconv.OutputMessages, `[{"role":"assistant","parts":[{"type":"text","content":""}]}]`)
+			calls := converter.ModelCalls(converter.Records(td))
+			require.Len(t, calls, 1)
+			var got []string
+			for _, m := range calls[0].Conversation.Output {
+				for _, p := range m.Parts {
+					got = append(got, p.Type)
+				}
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}

@@ -168,6 +168,12 @@ func ModelCalls(recs []Record) []ModelCall {
 			}
 			mc.InheritedFrom = inheritInput(recs, index, calls, i, &mc.Conversation)
 		}
+		if len(mc.Conversation.Output) == 0 {
+			if calls == nil {
+				calls = callsBelow(recs, index, leaves)
+			}
+			inheritOutput(recs, index, calls, i, &mc.Conversation)
+		}
 		out = append(out, mc)
 	}
 	return out

@@ -162,8 +162,8 @@ type Conversation struct {
 //   - request and response bodies kept whole, when that is all there is:
 //     Google ADK's gcp.vertex.agent.llm_request / llm_response,
 //     input.value / output.value, traceloop.entity.input / output;
-//   - for the input only, any attribute named *input holding a message
-//     list (Mastra's mastra.model_step.input).
+//   - any attribute named *input holding a message list, or *output
+//     holding a result with tool calls (Mastra's mastra.model_step.*).
 //
 // Message shapes are recognized by their members, not by who sent them
 // (one file per shape family: messages_openai.go, messages_parts.go,
@@ -229,6 +229,7 @@ func Messages(sp ptrace.Span) Conversation {
 		func() []Message { return valueMessages(get, ADKLLMResponse, RoleAssistant) },
 		func() []Message { return valueMessages(get, OIOutputValue, RoleAssistant) },
 		func() []Message { return valueMessages(get, TLEntityOutput, RoleAssistant) },
+		func() []Message { return looseOutput(attrs) },
 	)
 
 	c.Input = expandStringified(c.Input)

@@ -320,3 +320,24 @@ func resultCalls(m map[string]any) (Message, bool) {
 	}
 	return msg, true
 }
+
+// looseOutput reads, when no known key has a span's output, an attribute
+// whose name ends in "output" holding a generation result with tool calls
+// ({text, toolCalls}: Mastra's mastra.model_step.output, where its chat
+// span records only an empty text for a step that called a tool).
+func looseOutput(attrs pcommon.Map) []Message {
+	for k, v := range attrs.All() {
+		if v.Type() != pcommon.ValueTypeStr || !strings.HasSuffix(k, "output") {
+			continue
+		}
+		if m, ok := maybeJSON(v.Str()).(map[string]any); ok {
+			if _, has := m["toolCalls"]; !has {
+				continue
+			}
+			if msg, ok := resultCalls(m); ok && len(msg.Parts) > 0 {
+				return []Message{msg}
+			}
+		}
+	}
+	return nil
+}

@@ -121,7 +121,7 @@ func hasContent(m map[string]any) bool {
 		switch k {
 		case "role", "name", "finish_reason", "finishReason", "stop_reason", "stopReason", "index", "id", "type", "tool_call_id", "toolCallId":
 			continue
-		case "parts", "content", "text":
+		case "parts", "content", "contents", "text":
 			// Read already: every part of them that says something is kept
 			// (partOf), so nothing from them means they were empty.
 			continue
