@@ -242,7 +242,7 @@ func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind K
 		} else if gp, ok := s.findPlain(pk); ok {
 			// Its parent, a span without usage, ended first: what it
 			// would have passed up goes to its own parent.
-			s.passUp(gp, sub, kind == Inference || inf)
+			s.passUp(gp, sub, kind == Inference || inf, &e)
 		} else if !sub.IsZero() || kind == Inference || inf {
 			s.addUnder(pk, sub, kind == Inference || inf)
 		}
@@ -278,32 +278,39 @@ func (s *nestState) late(r *recentCall, sub Usage, inference bool, e *Ended) {
 		e.Unleaf = true
 	}
 	if !undo.IsZero() || e.Unleaf {
-		s.undo = undo
-		e.Undo = &s.undo
+		if e.Undo == nil {
+			s.undo = Usage{}
+			e.Undo = &s.undo
+		}
+		s.undo.Add(undo) // a grandparent's share may join its parent's
 		share := r.note
 		e.UndoAll = counted.IsZero()
 		if t := r.counted.Total(); !e.UndoAll && t > 0 {
 			share = r.note * undo.Total() / t
 		}
-		e.UndoNote = Note{Value: share, Tag: r.noteTag}
+		e.UndoNote = Note{Value: e.UndoNote.Value + share, Tag: r.noteTag}
 		r.note -= share
 	}
 	r.counted = counted
 	if !grown.IsZero() || inference {
-		s.passUp(r.parent, grown, inference)
+		s.passUp(r.parent, grown, inference, e)
 	}
 }
 
-// passUp adds u, grown below a span that already ended, to its parent p
-// while p is open (inference: a model call is in it).
-func (s *nestState) passUp(p nestKey, u Usage, inference bool) {
+// passUp adds u, grown below a span that already ended, to its parent p:
+// to what p's children sum to while p is open, or, when p ended too (an
+// agent closing just before its last step), as to a late child's parent
+// (inference: a model call is in u).
+func (s *nestState) passUp(p nestKey, u Usage, inference bool, e *Ended) {
 	if p == (nestKey{}) {
 		return
 	}
 	if pe := s.entry(slot(p)); pe != nil && pe.key == p {
 		pe.sum.Add(u)
 		pe.inf = pe.inf || inference
-	} else if s.find(p) == nil {
+	} else if r := s.find(p); r != nil {
+		s.late(r, u, inference, e)
+	} else {
 		// p is still open and knew of nothing below it.
 		s.addUnder(p, u, inference)
 	}
