@@ -10,10 +10,13 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/converter/sdkspan"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -53,13 +56,28 @@ type budgets struct {
 type budgetState struct {
 	trace trace.TraceID // the trace it counts, or
 	conv  string        // the conversation it counts
-	spent atomic.Int64
-	near  atomic.Bool
-	over  atomic.Bool
+	// What the budget counts is converter.Tally.Spent's rule, so the
+	// guard and the artifact's trailer agree: the model usage (spent,
+	// under the usage rule) once any span reported usage (inferred),
+	// else the tool calls' estimated tokens (estimate: a tool-dispatch
+	// trace). See used.
+	spent    atomic.Int64
+	estimate atomic.Int64
+	inferred atomic.Bool
+	near     atomic.Bool
+	over     atomic.Bool
 	// The cost budget's: nano-dollars spent, and its crossings.
 	nano     atomic.Int64
 	costNear atomic.Bool
 	costOver atomic.Bool
+}
+
+// used is what the budget has spent, by converter.Tally.Spent's rule.
+func (st *budgetState) used() int64 {
+	if st.inferred.Load() {
+		return st.spent.Load()
+	}
+	return st.estimate.Load()
 }
 
 // key names what the state counts, for a BudgetEvent (made only then: it
@@ -119,6 +137,8 @@ func (b *budgets) state(tid trace.TraceID, conv string) *budgetState {
 			if st != nil && st.conv == "" {
 				// Spent before the trace named its conversation.
 				cs.spent.Store(st.spent.Load())
+				cs.estimate.Store(st.estimate.Load())
+				cs.inferred.Store(st.inferred.Load())
 			}
 			b.byConv[conv] = cs
 		}
@@ -153,9 +173,13 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) spent {
 	}
 	own := f.Usage.Total()
 	counts, undo, undoNano, nano := b.leaf(s, &f, c.Nanos())
+	var est int64
+	if f.Kind == semconv.Call {
+		est = callEstimate(s)
+	}
 	// Any span that names a conversation ties its trace to that
 	// conversation's budget.
-	if !counts.IsZero() || f.Kind == semconv.Inference || undo > 0 || undoNano > 0 || b.scope == PerConversation && f.Conversation != "" {
+	if !counts.IsZero() || est > 0 || f.Kind == semconv.Inference || undo > 0 || undoNano > 0 || b.scope == PerConversation && f.Conversation != "" {
 		st := b.state(s.SpanContext().TraceID(), f.Conversation)
 		if undo > 0 {
 			st.spent.Add(-undo) // a parent counted before this, its child, ended
@@ -163,7 +187,7 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) spent {
 		if undoNano > 0 {
 			st.nano.Add(-undoNano)
 		}
-		b.count(st, counts.Total())
+		b.count(st, counts.Total(), est)
 		if b.usdBudget > 0 {
 			b.countCost(st, nano)
 		}
@@ -177,16 +201,17 @@ func (b *budgets) spend(s sdktrace.ReadOnlySpan) spent {
 }
 
 // read reads what the budget needs of a span: its kind and usage, and in
-// a per-conversation scope its conversation. ReadUsageKV stops reading an
-// agent span at its operation name; an agent may hold usage beyond its
-// model calls' (a multi-step call whose model span reports its last step),
-// so agents are read whole.
+// a per-conversation scope its conversation. ReadUsageKV stops reading a
+// span that is no model call at its operation name; but the usage rule
+// counts usage on any span, as the trailer's tally does (an agent holding
+// usage beyond its model calls', a tool-dispatch span reporting the tokens
+// it cost), so those are read whole.
 func (b *budgets) read(s sdktrace.ReadOnlySpan) semconv.Facts {
 	if b.scope == PerConversation {
 		return semconv.ReadKV(s.Name(), s.Attributes())
 	}
 	f := semconv.ReadUsageKV(s.Name(), s.Attributes())
-	if f.Kind == semconv.Agent {
+	if f.Kind != semconv.Inference {
 		f = semconv.ReadKV(s.Name(), s.Attributes())
 	}
 	return f
@@ -224,16 +249,23 @@ func (b *budgets) leaf(s sdktrace.ReadOnlySpan, f *semconv.Facts, nano int64) (c
 	return e.Counts, tokens, undoNano, addNano
 }
 
-// count adds n spent tokens to st and calls back on the crossings.
-func (b *budgets) count(st *budgetState, n int64) {
-	if n <= 0 {
+// count adds n tokens of model usage and est estimated tokens of a tool
+// call to st, and calls back on the crossings of what it has then used.
+func (b *budgets) count(st *budgetState, n, est int64) {
+	if n <= 0 && est <= 0 {
 		return
+	}
+	if n > 0 {
+		st.spent.Add(n)
+		st.inferred.Store(true)
+	}
+	if est > 0 {
+		st.estimate.Add(est)
 	}
 	if b.budget.Tokens <= 0 {
-		st.spent.Add(n) // a cost budget alone: tokens are counted, never crossed
-		return
+		return // a cost budget alone: tokens are counted, never crossed
 	}
-	spent := st.spent.Add(n)
+	spent := st.used()
 	if spent >= b.nearAt && !st.near.Load() && !st.near.Swap(true) && b.onNear != nil {
 		callBack("near", b.onNear, BudgetEvent{Key: st.key(), Status: b.budget.Status(spent)})
 	}
@@ -281,7 +313,7 @@ func (b *budgets) status(ctx context.Context) (converter.BudgetStatus, bool) {
 	var spent int64
 	st := b.lookup(sc.TraceID())
 	if st != nil {
-		spent = st.spent.Load()
+		spent = st.used()
 	}
 	s := b.budget.Status(spent)
 	if st != nil && b.usdBudget > 0 {
@@ -395,7 +427,7 @@ func (b *budgets) countCost(st *budgetState, nano int64) {
 	spent := st.nano.Add(nano)
 	ev := func() BudgetEvent {
 		cs := b.costStatus(spent)
-		return BudgetEvent{Key: st.key(), Status: b.budget.Status(st.spent.Load()), Cost: &cs}
+		return BudgetEvent{Key: st.key(), Status: b.budget.Status(st.used()), Cost: &cs}
 	}
 	if spent >= b.nanoNear && !st.costNear.Load() && !st.costNear.Swap(true) && b.onNear != nil {
 		callBack("near", b.onNear, ev())
@@ -404,3 +436,50 @@ func (b *budgets) countCost(st *budgetState, nano int64) {
 		callBack("over", b.onOver, ev())
 	}
 }
+
+// callEstimate is a tool call's estimated tokens as the artifact's tally
+// counts them (converter.CallEstimate: the estimate the span carries,
+// agenttrace.estimated_tokens, else its result's size / 4), worked out by
+// the same code on the span's attributes copied into a map: a tool call
+// is slow next to the copy, and one rule needs one implementation. The
+// common shapes take a path that allocates nothing (OnEnd never does): an
+// estimate the span carries, no result, or one result held as a string
+// (its length, as converter.ContentSize counts a string).
+func callEstimate(s sdktrace.ReadOnlySpan) int64 {
+	attrs := s.Attributes()
+	results, str := 0, -1
+	for i := range attrs {
+		kv := &attrs[i]
+		if kv.Key == semconv.EstimatedTokens {
+			if kv.Value.Type() == attribute.INT64 {
+				return kv.Value.AsInt64()
+			}
+			results = 2 // not an int: as the tally reads it, below
+			continue
+		}
+		if _, ok := semconv.FieldResult.SourceType(string(kv.Key)); ok {
+			results++
+			if kv.Value.Type() == attribute.STRING {
+				str = i
+			}
+		}
+	}
+	switch {
+	case results == 0:
+		return 0
+	case results == 1 && str >= 0:
+		return int64(len(attrs[str].Value.AsString())+3) / 4
+	}
+	m := pcommon.NewMap()
+	sdkspan.PutAttributes(m, s.Attributes())
+	rd := readings.Get().(*semconv.Reading)
+	defer readings.Put(rd)
+	semconv.Read(rd, s.Name(), m, s.Status().Code == codes.Error)
+	if rd.Kind != semconv.Call {
+		return 0
+	}
+	return converter.CallEstimate(rd, m)
+}
+
+// readings keeps callEstimate's readings, some kilobytes each.
+var readings = sync.Pool{New: func() any { return new(semconv.Reading) }}

@@ -12,18 +12,45 @@
 // or any io.Writer (WithWriter). The files are package store's: the
 // records of a batch that go to one artifact are one write, counted in
 // the trailer only once written; the trailer goes out with the trace's
-// local root span; an artifact is synced then and on ForceFlush and
-// Shutdown (WithFsync changes that), so a crash leaves a readable
-// artifact with at worst a torn last line, which the next run closes off.
-// A span the store cannot write is counted as dropped in the trailer.
+// local root span. A crash leaves a readable artifact with at worst a
+// torn last line, which the next run closes off. A span the store cannot
+// write is counted as dropped in the trailer.
+//
+// # Durability
+//
+// By default (FsyncTurn) an artifact is synced each time a turn ends: a
+// turn ends when a model call or a tool call ends (a span that classifies
+// as an inference or a call, store.TurnEnds), or the trace's local root
+// does. The writer writes its batch as soon as such a span is queued,
+// rather than after the batch timeout, and syncs it before it takes the
+// next. An OS crash or a power cut then loses at most the turn in
+// progress (and the spans that ended since the last turn), not the whole
+// session. ForceFlush and Shutdown sync everything. The direct children
+// of the root are not turns by themselves: an agent's step ends with the
+// model or tool call it made. FsyncTraceEnd syncs only when the root
+// ends, FsyncAlways after every batch, FsyncNever never (WithFsync).
+//
+// Measured (2 shared cores, ext4 on a virtual disk): `agenttrace demo`,
+// 9 turns, makes 10 fsyncs (1 with FsyncTraceEnd), about 95 µs each, 1 ms
+// in all, lost in the run's noise (348 ms against 527 ms of wall time,
+// five runs each); the agent's OnEnd is unchanged: the syncs are the
+// writer goroutine's. On a disk whose fsync takes milliseconds, each turn
+// pays one there, never on the agent's goroutine.
 //
 // # Budget
 //
 // WithBudget sets a token budget per trace (or per conversation, with
-// WithBudgetScope). Model calls count as they end — input + output tokens,
-// read from whatever dialect the instrumentation speaks — before anything
-// can drop them. The agent asks [Processor.Guard] before each model or tool
-// call and stops on [ErrBudgetExceeded]; [Processor.Status] gives the live
+// WithBudgetScope). Spans count as they end, before anything can drop
+// them, by the one rule the artifact's trailer, the collector exporter
+// and `agenttrace tokens` use (converter.Tally.Spent): the input + output
+// tokens of the usage spans report (read from whatever dialect the
+// instrumentation speaks, counted once under the nesting rule of
+// semconv.Nesting) once any span of the trace has reported some; until
+// then, the estimated tokens of its tool calls (agenttrace.estimated_tokens,
+// as tool-dispatch traces record them, else a result's size / 4). So a run
+// of tool calls only is held to its budget as its artifact judges it.
+// The agent asks [Processor.Guard] before each model or tool call and
+// stops on [ErrBudgetExceeded]; [Processor.Status] gives the live
 // numbers; WithBudgetCallbacks hears the near and over crossings; spans
 // started past the budget carry agenttrace.budget.exceeded=true. The
 // artifact's header names the budget and its trailer the final status.
