@@ -2,6 +2,7 @@ package semconv
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -18,10 +19,34 @@ func (r *Reading) ReportsError() bool {
 	if r.LevelError() {
 		return true
 	}
-	if !r.Has(FieldFinishReasons) {
+	var v pcommon.Value
+	if r.Has(FieldFinishReasons) {
+		v = r.Value(FieldFinishReasons)
+	} else if r.Kind == Inference {
+		// Not promoted to the field (Mastra's chat keeps
+		// gen_ai.response.finish_reasons ["error"] as an attribute:
+		// testdata/real/mastra/payloads/fail.traces.json), still its word.
+		var ok bool
+		if v, ok = r.Lookup(r.attrs, ResponseFinishReasons); !ok {
+			return false
+		}
+	} else {
 		return false
 	}
-	v := r.Value(FieldFinishReasons)
+	switch v.Type() {
+	case pcommon.ValueTypeSlice:
+	case pcommon.ValueTypeStr:
+		if str := v.Str(); len(str) > 0 && str[0] == '[' {
+			// A JSON array in a string (Mastra's), read on this rare path only.
+			var reasons []string
+			if json.Unmarshal([]byte(str), &reasons) == nil {
+				return slices.ContainsFunc(reasons, isError)
+			}
+		}
+		return isError(v.Str())
+	default:
+		return false
+	}
 	if v.Type() == pcommon.ValueTypeStr {
 		return isError(v.Str())
 	}
