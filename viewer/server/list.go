@@ -196,12 +196,16 @@ type found struct {
 	fi  fs.FileInfo
 }
 
-// runs returns every artifact under the directory, newest first.
-func (l *lister) runs() []*runInfo {
+// runs returns every artifact under the directory, newest first, and the
+// folder's version, both from one walk, with how long the walk took (the
+// reading of changed files left out).
+func (l *lister) runs() ([]*runInfo, string, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 
+	start := time.Now()
 	files := l.walk()
+	walked := time.Since(start)
 	out := make([]*runInfo, len(files))
 	next := make(map[string]*cacheEntry, len(files))
 	var todo []int
@@ -232,14 +236,8 @@ func (l *lister) runs() []*runInfo {
 		next[files[i].rel] = &cacheEntry{size: files[i].fi.Size(), modTime: files[i].fi.ModTime(), info: out[i]}
 	}
 	l.cache = next
-
-	slices.SortFunc(out, func(a, b *runInfo) int {
-		if c := b.when().Compare(a.when()); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Rel, b.Rel)
-	})
-	return out
+	byWhen(out)
+	return out, digest(files), walked
 }
 
 // walk finds the regular *.jsonl files under the directory, skipping

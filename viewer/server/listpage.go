@@ -96,7 +96,7 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 </head>
 <body data-version="{{.Version}}">
 <h1>Runs in <code>{{.Dir}}</code></h1>
-<p class="sub">{{len .Runs}} of {{.Total}} artifact{{if ne .Total 1}}s{{end}}{{if .Query.Filtering}} match{{end}}. Listed at {{.Now}}; the list follows the folder.</p>
+<p class="sub">{{if .Query.Filtering}}{{num .Matched}} of {{num .Total}} artifact{{if ne .Total 1}}s{{end}} match{{else}}{{num .Total}} artifact{{if ne .Total 1}}s{{end}}{{end}}{{if gt .Matched (len .Runs)}}; rows {{num .From}}–{{num .To}}{{end}}. Listed at {{.Now}}; the list follows the folder.</p>
 <form class="filters" method="get" action="/" role="search">
 <input type="search" name="q" value="{{.Query.Q}}" placeholder="Search runs: tools, models, messages…" aria-label="Search runs">
 <select name="service" aria-label="Service"><option value="">any service</option>{{range .Choices.Services}}<option{{if eq . $.Query.Service}} selected{{end}}>{{.}}</option>{{end}}</select>
@@ -145,6 +145,9 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 {{- end}}
 </tbody>
 </table>
+{{- if or .Prev .Next}}
+<nav class="pager" aria-label="pages">{{if .Prev}}<a rel="prev" href="{{.Query.PageURL .Prev}}">← newer page</a>{{end}} page {{.Query.Page}} of {{.Pages}} {{if .Next}}<a rel="next" href="{{.Query.PageURL .Next}}">next page →</a>{{end}}</nav>
+{{- end}}
 {{- else if .Query.Filtering}}
 <p>No run matches. <a href="/">Show all runs</a>.</p>
 {{- else}}
@@ -213,24 +216,41 @@ func cspMeta() string {
 
 // listData is what the list page shows.
 type listData struct {
-	Dir      string
-	Now      string
-	Version  string
-	Total    int
-	Runs     []*runInfo
-	Query    listQuery
-	Choices  listChoices
-	Statuses map[string]string
+	Dir     string
+	Now     string
+	Version string
+	// Total counts the folder's artifacts, Matched those that pass the
+	// filters; Runs are the page's rows, From to To (from 1) of those.
+	Total, Matched, From, To int64
+	// Prev and Next are the neighbouring pages, 0 when there is none;
+	// Pages counts them.
+	Prev, Next, Pages int
+	Runs              []*runInfo
+	Query             listQuery
+	Choices           listChoices
+	Statuses          map[string]string
 }
 
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
-	all := s.list.runs()
+	snap := s.current()
 	q := parseListQuery(r.URL.Query())
+	rows, matched := q.page(snap.runs, now)
 	data := listData{
-		Dir: s.dir, Now: now.Format("2006-01-02 15:04:05 MST"), Version: s.list.version(), Total: len(all),
-		Runs: q.apply(all, now), Query: q, Choices: choicesOf(all),
+		Dir: s.dir, Now: now.Format("2006-01-02 15:04:05 MST"), Version: snap.version, Total: int64(len(snap.runs)),
+		Matched: int64(matched), Runs: rows, Query: q, Choices: snap.choices,
 		Statuses: map[string]string{"running": "running", "done": "done", "error": "with errors", "over": "over budget", "open": "not closed"},
+	}
+	data.Pages = max(1, (matched+q.Per-1)/q.Per)
+	if len(rows) > 0 {
+		data.From = int64((q.Page-1)*q.Per + 1)
+		data.To = data.From + int64(len(rows)) - 1
+	}
+	if q.Page > 1 {
+		data.Prev = min(q.Page-1, data.Pages)
+	}
+	if q.Page < data.Pages {
+		data.Next = q.Page + 1
 	}
 	var page bytes.Buffer
 	if err := listPage.Execute(&page, data); err != nil {

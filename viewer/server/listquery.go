@@ -2,9 +2,6 @@ package server
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -40,7 +37,17 @@ type listQuery struct {
 	MinCost, MaxCost string
 	minCost, maxCost float64
 	hasMin, hasMax   bool
+	// Page (from 1) and Per (rows a page, [defaultPer] unless asked) say
+	// which rows of the filtered, sorted list the page shows: a folder of
+	// 100,000 runs is rendered 100 rows at a time.
+	Page, Per int
 }
+
+// defaultPer and maxPer bound the rows of one list page.
+const (
+	defaultPer = 100
+	maxPer     = 1000
+)
 
 // Status filters and time windows the list offers.
 var (
@@ -74,6 +81,13 @@ func parseListQuery(v url.Values) listQuery {
 	}
 	if !slices.Contains(listSorts, q.Sort) {
 		q.Sort = "started"
+	}
+	q.Page, q.Per = 1, defaultPer
+	if n, err := strconv.Atoi(v.Get("page")); err == nil && n > 1 {
+		q.Page = n
+	}
+	if n, err := strconv.Atoi(v.Get("per")); err == nil && n > 0 {
+		q.Per = min(n, maxPer)
 	}
 	// Newest, largest and longest first unless asked otherwise; names
 	// in alphabetical order.
@@ -192,6 +206,20 @@ func (q listQuery) keep(ri *runInfo, now time.Time) bool {
 	return true
 }
 
+// page returns the rows of q's page among runs (newest first, as the
+// snapshot holds them) and how many runs pass the filters. The default
+// list, newest first and unfiltered, is the snapshot's order: its page is
+// a slice, whatever the folder's size.
+func (q listQuery) page(runs []*runInfo, now time.Time) (rows []*runInfo, matched int) {
+	list := runs
+	if q.Filtering() || q.Sort != "started" || !q.Desc {
+		list = q.apply(runs, now)
+	}
+	from := min((q.Page-1)*q.Per, len(list))
+	to := min(from+q.Per, len(list))
+	return list[from:to], len(list)
+}
+
 // apply filters and sorts runs (a new slice).
 func (q listQuery) apply(runs []*runInfo, now time.Time) []*runInfo {
 	out := make([]*runInfo, 0, len(runs))
@@ -235,6 +263,9 @@ func (q listQuery) apply(runs []*runInfo, now time.Time) []*runInfo {
 // values are q as URL parameters, without the defaults.
 func (q listQuery) values() url.Values {
 	v := url.Values{}
+	if q.Per != defaultPer && q.Per > 0 {
+		v.Set("per", strconv.Itoa(q.Per))
+	}
 	for k, s := range map[string]string{"q": q.Q, "service": q.Service, "agent": q.Agent, "model": q.Model, "status": q.Status, "since": q.Since,
 		"min_tokens": q.MinTokens, "min_duration": q.MinDuration, "min_cost": q.MinCost, "max_cost": q.MaxCost} {
 		if s != "" {
@@ -258,6 +289,19 @@ func (q listQuery) SortURL(col string) string {
 	} else {
 		v.Set("dir", "asc")
 	}
+	return "/?" + v.Encode()
+}
+
+// PageURL is page n of the list as it is filtered and sorted now.
+func (q listQuery) PageURL(n int) string {
+	v := q.values()
+	v.Set("sort", q.Sort)
+	if q.Desc {
+		v.Set("dir", "desc")
+	} else {
+		v.Set("dir", "asc")
+	}
+	v.Set("page", strconv.Itoa(n))
 	return "/?" + v.Encode()
 }
 
@@ -299,17 +343,6 @@ func choicesOf(runs []*runInfo) listChoices {
 		return out
 	}
 	return listChoices{Services: keys(s), Agents: keys(a), Models: keys(m)}
-}
-
-// version is a digest of the artifacts' names, sizes and modification
-// times: the list page polls it and reloads when it changes, so a run
-// appears when its first span is written and its row follows it.
-func (l *lister) version() string {
-	h := sha256.New()
-	for _, f := range l.walk() {
-		fmt.Fprintf(h, "%s\x00%d\x00%d\n", f.rel, f.fi.Size(), f.fi.ModTime().UnixNano())
-	}
-	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 func (s *Server) serveVersion(w http.ResponseWriter, _ *http.Request) {

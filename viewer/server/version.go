@@ -1,67 +1,111 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
 
-// versionInline is how long a walk of the folder may take for /version
-// to walk it on every poll, as it always did: a folder that walks faster
-// shows a change at the next poll. A slower one (100,000 runs took
-// seconds) answers from the last walk at once and walks again in the
-// background, so the answer's time does not grow with the folder.
+// versionInline is how long a walk of the folder may take for the list
+// page and /version to refresh the index (the walk, and a read of the
+// files that changed) on every request, as they always did: a folder that
+// walks faster shows a change at the next request. A slower one (100,000
+// runs took seconds) answers from the last refresh at once and refreshes
+// again in the background, so the answer's time does not grow with the
+// folder.
 var versionInline = 50 * time.Millisecond // a variable for the tests only
 
-// versionCache is the folder's last version for /version.
-type versionCache struct {
-	mu   sync.Mutex
-	ver  string        // "" until the first walk
-	at   time.Time     // when the walk that made ver ended
-	cost time.Duration // how long that walk took
-	busy bool          // a background walk is under way
+// snapshot is the folder's index as of one refresh: every artifact's row,
+// newest first, the folder's version and the filters' choices. It is
+// never changed once made, so requests share it without locking.
+type snapshot struct {
+	runs    []*runInfo // newest first (byWhen)
+	version string     // digest of names, sizes and mtimes: what /version answers
+	choices listChoices
 }
 
-// currentVersion answers the list page's poll: the folder's version, as
-// of now for a small folder, as of the last background walk for a large
-// one. Background walks do not overlap and leave at least twice their
-// own duration between them, so polling a huge folder from many tabs
-// keeps at most about a third of a core busy.
-func (s *Server) currentVersion() string {
+// versionCache holds the folder's last snapshot. One walker makes it, for
+// the list page and /version alike: there are never two walks at once.
+type versionCache struct {
+	mu   sync.Mutex
+	snap *snapshot     // nil until the first refresh
+	at   time.Time     // when the refresh that made snap ended
+	cost time.Duration // how long that refresh's walk took
+	took time.Duration // how long the whole refresh took
+	busy bool          // a background refresh is under way
+}
+
+// current returns the folder's index: as of now for a small folder, as
+// of the last background refresh for a large one. Background refreshes
+// do not overlap and leave at least twice their own duration between
+// them, so polling a huge folder from many tabs keeps at most about a
+// third of a core busy.
+func (s *Server) current() *snapshot {
 	c := &s.ver
 	c.mu.Lock()
-	if c.ver == "" || c.cost < versionInline {
+	if c.snap == nil || c.cost < versionInline {
 		c.mu.Unlock()
-		return s.walkVersion()
+		return s.refresh()
 	}
-	v := c.ver
-	if c.busy || time.Since(c.at) < 2*c.cost {
+	snap := c.snap
+	if c.busy || time.Since(c.at) < 2*c.took {
 		c.mu.Unlock()
-		return v
+		return snap
 	}
 	c.busy = true
 	c.mu.Unlock()
-	// Counted as a request, so Shutdown waits for the walk.
+	// Counted as a request, so Shutdown waits for the refresh.
 	if !s.enter() {
 		c.mu.Lock()
 		c.busy = false
 		c.mu.Unlock()
-		return v
+		return snap
 	}
 	go func() {
 		defer s.leave()
-		s.walkVersion()
+		s.refresh()
 	}()
-	return v
+	return snap
 }
 
-// walkVersion walks the folder for its version and keeps it.
-func (s *Server) walkVersion() string {
+// currentVersion answers the list page's poll from the shared index.
+func (s *Server) currentVersion() string { return s.current().version }
+
+// refresh walks the folder, reads the artifacts that are new or changed,
+// and keeps the result as the current snapshot.
+func (s *Server) refresh() *snapshot {
 	start := time.Now()
-	v := s.list.version()
+	runs, version, walked := s.list.runs()
+	snap := &snapshot{runs: runs, version: version, choices: choicesOf(runs)}
 	end := time.Now()
 	c := &s.ver
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ver, c.at, c.cost, c.busy = v, end, end.Sub(start), false
-	return v
+	c.snap, c.at, c.cost, c.took, c.busy = snap, end, walked, end.Sub(start), false
+	return snap
+}
+
+// digest is a digest of the artifacts' names, sizes and modification
+// times: the list page polls it and reloads when it changes, so a run
+// appears when its first span is written and its row follows it.
+func digest(files []found) string {
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s\x00%d\x00%d\n", f.rel, f.fi.Size(), f.fi.ModTime().UnixNano())
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// byWhen orders runs newest first, then by path.
+func byWhen(runs []*runInfo) {
+	slices.SortFunc(runs, func(a, b *runInfo) int {
+		if c := b.when().Compare(a.when()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Rel, b.Rel)
+	})
 }
