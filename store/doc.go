@@ -128,7 +128,9 @@
 // <name>.R<unix ns>.jsonl, a name no value takes. A trailer is written only
 // when something changed since the last one. Fsync: FsyncTraceEnd syncs
 // at finalization and Flush, FsyncAlways before Write returns,
-// FsyncNever leaves it to the system.
+// FsyncTurn also before a Write that holds the end of a turn returns (a
+// model call, a tool call or a local root: TurnEnds; the SDK processor's
+// default), FsyncNever leaves it to the system.
 //
 // # Drops
 //
