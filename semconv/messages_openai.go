@@ -62,7 +62,7 @@ func normMessage(m map[string]any, role string) (Message, bool) {
 	if tcs, ok := m["tool_calls"].([]any); ok {
 		for _, tc := range tcs {
 			if tm, ok := tc.(map[string]any); ok {
-				msg.Parts = append(msg.Parts, toolCallPart(tm))
+				msg.Parts = appendCall(msg.Parts, toolCallPart(tm))
 			}
 		}
 	}
@@ -83,6 +83,18 @@ func normMessage(m map[string]any, role string) (Message, bool) {
 		msg.Parts = []Part{{Type: PartText, Content: jsonText(m)}}
 	}
 	return msg, true
+}
+
+// appendCall appends a tool call unless the content blocks already hold
+// it (OpenInference records an Anthropic tool_use both among the contents
+// and as a tool call).
+func appendCall(ps []Part, p Part) []Part {
+	for _, q := range ps {
+		if q.Type == PartToolCall && p.ID != "" && q.ID == p.ID {
+			return ps
+		}
+	}
+	return append(ps, p)
 }
 
 // dropEmptyText removes text parts with no text: an instrumentation that

@@ -194,6 +194,11 @@ func blockPart(b map[string]any) (Part, bool) {
 		if p, ok := untypedPart(b); ok {
 			return p, true
 		}
+		// OpenInference's flattened content entry for a tool_use block is
+		// the call itself, OpenAI-shaped: {id, function: {name, arguments}}.
+		if _, ok := b["function"].(map[string]any); ok {
+			return toolCallPart(b), true
+		}
 		if s, ok := b["reasoning"].(string); ok {
 			return Part{Type: PartReasoning, Content: s}, true
 		}
