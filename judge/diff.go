@@ -119,12 +119,15 @@ type DiffReport struct {
 	// order, of the first divergence (for a call only B made, the number
 	// of A's calls before it); -1 when none.
 	FirstDivergence int `json:"first_divergence"`
-	// Redacted tells which run was redacted. Arguments and results of a
-	// redacted run cannot be compared, so a report with either set lists
-	// no changes and no changed arguments.
+	// Redacted tells which run was redacted, whole (its header or
+	// resource says so) or in part (a call's payload holds a redaction
+	// placeholder). Redacted payloads cannot be compared: PayloadsCompared
+	// says whether the rest were.
 	Redacted Redaction `json:"redacted"`
 	// PayloadsCompared tells whether arguments and results were compared:
-	// false when either run is redacted.
+	// false when either run's header or resource says it was redacted. A
+	// redaction placeholder in one call's payload keeps only that call's
+	// payload out of the comparison (and sets Redacted).
 	PayloadsCompared bool `json:"payloads_compared"`
 	// Divergences lists the findings in alignment order, as many as fit
 	// the report's size limit: every call that is not a plain match.
@@ -296,6 +299,9 @@ type diffCall struct {
 	args, result       pcommon.Value
 	hasArgs, hasResult bool
 	line               int // the record's line in its file, 0 when unknown
+	// redacted: the arguments or result hold a redaction placeholder, so
+	// this call's payload is not compared (the run's other calls are).
+	redacted bool
 
 	key, canon string            // alignment: tool, canonical arguments
 	tree       any               // the arguments as a JSON tree
@@ -332,11 +338,13 @@ func Diff(a, b []converter.Record, opts ...DiffOption) *DiffReport {
 	cb, redB := diffCalls(b, nil)
 	rep := &DiffReport{
 		FirstDivergence: -1,
-		Redacted:        Redaction{A: cfg.redactedA || redA, B: cfg.redactedB || redB},
+		Redacted:        Redaction{A: cfg.redactedA || redA || anyRedacted(ca), B: cfg.redactedB || redB || anyRedacted(cb)},
 		Divergences:     []Divergence{},
 		Runs:            RunPair{A: summarize(a, len(ca), cfg.trailerA), B: summarize(b, len(cb), cfg.trailerB)},
 	}
-	rep.PayloadsCompared = !rep.Redacted.A && !rep.Redacted.B
+	// A run whose header or resource says it was redacted is not compared
+	// at all; a placeholder in one call's payload keeps only that call out.
+	rep.PayloadsCompared = !cfg.redactedA && !redA && !cfg.redactedB && !redB
 	rep.Counts = DiffCounts{CallsA: len(ca), CallsB: len(cb)}
 
 	found := judgeAlignment(ca, cb, align(ca, cb), rep.PayloadsCompared)
@@ -389,7 +397,7 @@ func judgeAlignment(ca, cb []diffCall, steps []step, compareArgs bool) []found {
 			x, y := &ca[s.a], &cb[s.b]
 			if f := outcomeFields(&x.out, &y.out); len(f) > 0 {
 				out = append(out, found{kind: Outcome, index: s.a, a: s.a, b: s.b, retryOf: -1, fields: f})
-			} else if compareArgs && x.canon != y.canon {
+			} else if compareArgs && !x.redacted && !y.redacted && x.canon != y.canon {
 				out = append(out, found{kind: ArgsChangedCall, index: s.a, a: s.a, b: s.b, retryOf: -1})
 			}
 			ai = s.a + 1
@@ -468,7 +476,7 @@ func (f found) finding(ca, cb []diffCall, cfg diffConfig, compare bool) Divergen
 	if f.retryOf >= 0 {
 		d.RetryOf = ptr(f.retryOf)
 	}
-	if x == nil || y == nil || !compare {
+	if x == nil || y == nil || !compare || x.redacted || y.redacted {
 		return d
 	}
 	cl := changeList{max: cfg.maxChanges, maxValue: cfg.maxValue}
@@ -608,12 +616,13 @@ func diffCalls(recs []converter.Record, lines []int) ([]diffCall, bool) {
 		}
 		if c.hasArgs {
 			c.args = rd.Value(semconv.FieldArgs)
-			redacted = redacted || hasRedactedValue(c.args)
+			c.redacted = hasRedactedValue(c.args)
 			c.tree = jsonOf(c.args)
 			c.canon = canonical(c.tree)
 		}
 		if c.hasResult {
 			c.result = rd.Value(semconv.FieldResult)
+			c.redacted = c.redacted || hasRedactedValue(c.result)
 		}
 		if i < len(lines) {
 			c.line = lines[i]
@@ -629,6 +638,11 @@ func diffCalls(recs []converter.Record, lines []int) ([]diffCall, bool) {
 			strings.Compare(x.out.SpanID, y.out.SpanID))
 	})
 	return calls, redacted
+}
+
+// anyRedacted tells whether a call's payload holds a redaction placeholder.
+func anyRedacted(calls []diffCall) bool {
+	return slices.ContainsFunc(calls, func(c diffCall) bool { return c.redacted })
 }
 
 // errorCode is a failed record's code as an artifact writes it:
@@ -1001,8 +1015,10 @@ func (r *DiffReport) WriteText(w io.Writer) error {
 				s.name, s.run.Dropped)
 		}
 	}
-	if red := r.redactedRuns(); red != "" {
+	if red := r.redactedRuns(); red != "" && !r.PayloadsCompared {
 		p("Redacted %s: arguments and results are not compared\n", red)
+	} else if red != "" {
+		p("Redacted %s: arguments and results of the calls holding a redaction placeholder are not compared\n", red)
 	}
 	for _, d := range r.Divergences {
 		p("\n[%d] %s", d.Index, d.text())

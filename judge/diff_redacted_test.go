@@ -2,8 +2,12 @@ package judge_test
 
 import (
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/converter"
 
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
@@ -11,12 +15,34 @@ import (
 
 // TestDiffSeesRedactionPlaceholders: a tool-dispatch trace whose arguments
 // hold "[redacted]" is reported as redacted even though its header has no
-// redacted flag (the older shape has none).
+// redacted flag (the older shape has none); the placeholders keep only
+// their calls out of the payload comparison.
 func TestDiffSeesRedactionPlaceholders(t *testing.T) {
 	recs, _ := artifacttest.Read(t, "../testdata/legacy/tool-dispatch-plugin.jsonl")
 	rep := judge.Diff(recs, recs)
 	require.False(t, rep.Diverged)
 	require.True(t, rep.Redacted.A)
 	require.True(t, rep.Redacted.B)
-	require.False(t, rep.PayloadsCompared)
+	require.True(t, rep.PayloadsCompared, "no header says the whole run was redacted")
+}
+
+// TestDiffOneRedactedField: a placeholder in one call's arguments keeps
+// that call's payload out of the comparison, not the whole run's: a later
+// call whose arguments changed is still reported (issue 26: one redacted
+// field turned payload comparison off for the run).
+func TestDiffOneRedactedField(t *testing.T) {
+	mk := func(token, city string) []converter.Record {
+		r := newRun("one-redacted", time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+		r.tool("c0", "", "login", "call_1", 0, 10, `{"token":"`+token+`"}`, `{"ok":true}`)
+		r.tool("c1", "", "search", "call_2", 20, 30, `{"city":"`+city+`"}`, `{"hits":3}`)
+		return r.records()
+	}
+	a, b := mk("[REDACTED]", "Lisbon"), mk("tok-live", "Porto")
+	rep := judge.Diff(a, b)
+	assert.True(t, rep.Redacted.A)
+	assert.True(t, rep.PayloadsCompared)
+	assert.Equal(t, 1, rep.Counts.ArgsChanged, "the search's changed city is compared and found")
+	require.Len(t, rep.Divergences, 1)
+	assert.Equal(t, "search", rep.Divergences[0].A.Tool)
+	assert.NotEmpty(t, rep.Divergences[0].Changes)
 }
