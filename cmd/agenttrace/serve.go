@@ -29,7 +29,10 @@ func newServeCmd(e *env) *cobra.Command {
 	var (
 		addr string
 		open bool
-		otlp otlpFlags
+		// cacheSize and maxRecords bound a run's memory in the viewer.
+		cacheSize  int64
+		maxRecords int
+		otlp       otlpFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve DIR",
@@ -68,6 +71,12 @@ honour.
 The list of runs sorts and filters (service, agent, model, status, time),
 searches across runs (names, tools, models, message text), follows the
 folder, and compares two runs side by side (/compare, with judge's diff).
+It is paged (100 rows, ?page=N&per=M) and answers from an index of the
+folder that one background walk keeps up to date, reading only new or
+changed files. Runs opened are kept loaded up to --cache-size bytes
+(estimated), so a second visit is served from memory; a run too large for
+the cache, or of more than --max-run-records records, is shown paged: its
+trailer's totals and first records, the rest from /records/PATH?offset=&limit=.
 
 What serve shows is redacted, as convert and html write it: API keys,
 tokens, private keys and passwords become [REDACTED] on the run pages, in
@@ -108,11 +117,17 @@ listened on.`,
 			if err := otlp.check(cmd); err != nil {
 				return err
 			}
-			return e.serve(cmd.Context(), args[0], addr, open, otlp)
+			if cacheSize <= 0 || maxRecords <= 0 {
+				return usageErrorf("--cache-size and --max-run-records must be more than 0")
+			}
+			bounds := []server.Option{server.WithCacheSize(cacheSize), server.WithMaxRunRecords(maxRecords)}
+			return e.serve(cmd.Context(), args[0], addr, open, otlp, bounds...)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on; port 0 picks a free one")
 	cmd.Flags().BoolVar(&open, "open", false, "open the list of runs in the default browser")
+	cmd.Flags().Int64Var(&cacheSize, "cache-size", server.DefaultCacheSize, "bytes of memory (estimated) for the runs kept loaded; a run too large for it is shown paged")
+	cmd.Flags().IntVar(&maxRecords, "max-run-records", server.DefaultMaxRunRecords, "most records a run is loaded whole with; a larger run is shown paged")
 	otlp.register(cmd)
 	e.redactFlags(cmd)
 	return cmd
@@ -120,7 +135,7 @@ listened on.`,
 
 // serve serves dir at addr until ctx is done or the process gets SIGINT
 // or SIGTERM.
-func (e *env) serve(ctx context.Context, dir, addr string, open bool, otlp otlpFlags) error {
+func (e *env) serve(ctx context.Context, dir, addr string, open bool, otlp otlpFlags, viewerOpts ...server.Option) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -135,7 +150,7 @@ func (e *env) serve(ctx context.Context, dir, addr string, open bool, otlp otlpF
 			return a
 		},
 	}))
-	s, err := server.New(dir, e.redact.serverOptions(server.WithLogger(log))...)
+	s, err := server.New(dir, e.redact.serverOptions(append(viewerOpts, server.WithLogger(log))...)...)
 	if err != nil {
 		return ioError(err)
 	}

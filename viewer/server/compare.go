@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -143,9 +144,15 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 			http.NotFound(w, r)
 			return
 		}
-		runs[i], _, err = loadRun(a)
-		s.cfg.red.runs(&runs[i])
+		lr, err := s.run(a) // cached, redacted, bounded
 		a.f.Close()
+		if errors.Is(err, errRunTooLarge) {
+			http.Error(w, name+": too large to compare here (see serve --cache-size)", http.StatusUnprocessableEntity)
+			return
+		}
+		if err == nil {
+			runs[i] = lr.run
+		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusUnprocessableEntity)
 			return

@@ -14,6 +14,9 @@ const (
 	routeEvents = "/events/"
 	routeRaw    = "/raw/"
 	routeData   = "/data/"
+	// routeRecords sends a range of a run's records as a view model
+	// (?offset=&limit=): how a run too large to load whole is read.
+	routeRecords = "/records/"
 	// routeConvert takes a file dropped on a viewer page (POST) and
 	// answers with its runs' view models.
 	routeConvert = "/convert"
@@ -75,6 +78,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.withArtifact(w, path[len(routeData):], s.serveData, r)
+	case strings.HasPrefix(path, routeRecords):
+		if !allowMethods(w, r, http.MethodGet, http.MethodHead) {
+			return
+		}
+		s.withArtifact(w, path[len(routeRecords):], s.serveRecords, r)
 	case path == routeVersion:
 		if !allowMethods(w, r, http.MethodGet, http.MethodHead) {
 			return

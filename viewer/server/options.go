@@ -19,6 +19,17 @@ const (
 	// converted: a long recorded run in OTLP/JSON, with room to spare. A
 	// larger one is refused (413); "agenttrace html" has no limit.
 	DefaultMaxUpload = 64 << 20
+	// DefaultCacheSize bounds the estimated memory of the runs kept
+	// loaded (runCostFactor times their artifacts' bytes): a run opened
+	// again is served from memory, and a run larger than this is shown
+	// paged, never loaded whole.
+	DefaultCacheSize = 512 << 20
+	// DefaultMaxRunRecords is the most records a run is loaded whole
+	// with; a run with more is shown paged.
+	DefaultMaxRunRecords = 200_000
+	// DefaultPageRecords is how many records the page of a paged run
+	// shows first, and the most one range request returns.
+	DefaultPageRecords = 1000
 )
 
 // An Option configures a Server. Options are sealed: only this package
@@ -33,12 +44,18 @@ type config struct {
 	poll      time.Duration
 	heartbeat time.Duration
 	maxUpload int64
-	log       *slog.Logger
-	red       *Redaction // nil: nothing is redacted
+	// cacheSize, maxRecords and pageRecords bound a run's memory
+	// (runcache.go).
+	cacheSize   int64
+	maxRecords  int
+	pageRecords int
+	log         *slog.Logger
+	red         *Redaction // nil: nothing is redacted
 }
 
 func newConfig(opts []Option) config {
-	c := config{poll: DefaultPollInterval, heartbeat: DefaultHeartbeat, maxUpload: DefaultMaxUpload}
+	c := config{poll: DefaultPollInterval, heartbeat: DefaultHeartbeat, maxUpload: DefaultMaxUpload,
+		cacheSize: DefaultCacheSize, maxRecords: DefaultMaxRunRecords, pageRecords: DefaultPageRecords}
 	for _, o := range opts {
 		o.apply(&c)
 	}
@@ -83,4 +100,38 @@ func WithMaxUpload(n int64) Option {
 // default discards them; a request never sees these details.
 func WithLogger(l *slog.Logger) Option {
 	return optionFunc(func(c *config) { c.log = l })
+}
+
+// WithCacheSize bounds, in bytes, the estimated memory of the runs the
+// Server keeps loaded (default [DefaultCacheSize]); a run whose artifact
+// is too large for it is shown paged. n <= 0 keeps the default.
+func WithCacheSize(n int64) Option {
+	return optionFunc(func(c *config) {
+		if n > 0 {
+			c.cacheSize = n
+		}
+	})
+}
+
+// WithMaxRunRecords sets the most records a run is loaded whole with
+// (default [DefaultMaxRunRecords]); a run with more is shown paged: its
+// trailer's summary and its first records, the rest by range. n <= 0
+// keeps the default.
+func WithMaxRunRecords(n int) Option {
+	return optionFunc(func(c *config) {
+		if n > 0 {
+			c.maxRecords = n
+		}
+	})
+}
+
+// WithPageRecords sets how many records a paged run's page shows first,
+// and the most one range request returns (default [DefaultPageRecords]).
+// n <= 0 keeps the default.
+func WithPageRecords(n int) Option {
+	return optionFunc(func(c *config) {
+		if n > 0 {
+			c.pageRecords = n
+		}
+	})
 }

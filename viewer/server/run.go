@@ -16,15 +16,25 @@ import (
 )
 
 // serveRun renders the viewer page of an artifact as it is now, with a
-// live source that goes on from the first byte the page did not show.
+// live source that goes on from the first byte the page did not show. A
+// run the cache cannot hold is shown paged (servePagedRun).
 func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, a *artifact) {
-	run, offset, err := loadRun(a)
-	s.cfg.red.runs(&run)
+	lr, err := s.run(a)
+	if errors.Is(err, errRunTooLarge) {
+		s.servePagedRun(w, a)
+		return
+	}
 	if err != nil {
 		s.cfg.log.Warn("cannot show artifact", "path", a.rel, "err", err)
 		http.Error(w, err.Error(), http.StatusUnprocessableEntity)
 		return
 	}
+	s.writeRunPage(w, a, lr.run, lr.offset)
+}
+
+// writeRunPage renders run's viewer page, whose live stream goes on from
+// offset.
+func (s *Server) writeRunPage(w http.ResponseWriter, a *artifact, run viewer.Run, offset int64) {
 	live := eventsURL(a.rel, offset)
 	// Rendered to memory first: a failure halfway must be a 500, not half
 	// a page.
@@ -51,10 +61,18 @@ func eventsURL(rel string, offset int64) string {
 }
 
 // serveData sends the view model of an artifact as it is now
-// (viewer.WriteRunJSON): what a live page fetches when its file grows.
+// (viewer.WriteRunJSON): what a live page fetches when its file grows. A
+// run too large to load whole sends its first records and its trailer,
+// as its page shows them.
 func (s *Server) serveData(w http.ResponseWriter, r *http.Request, a *artifact) {
-	run, _, err := loadRun(a)
-	s.cfg.red.runs(&run)
+	var run viewer.Run
+	lr, err := s.run(a)
+	switch {
+	case errors.Is(err, errRunTooLarge):
+		run, _, err = s.pagedRun(a, 0, s.cfg.pageRecords)
+	case err == nil:
+		run = lr.run
+	}
 	if err != nil {
 		s.cfg.log.Warn("cannot show artifact", "path", a.rel, "err", err)
 		writeJSONError(w, http.StatusUnprocessableEntity, err.Error())
@@ -73,7 +91,10 @@ func (s *Server) serveData(w http.ResponseWriter, r *http.Request, a *artifact) 
 // returns them as a run, with the number of bytes they take: the offset a
 // live stream starts from, so that a line torn now is neither shown twice
 // nor lost.
-func loadRun(a *artifact) (viewer.Run, int64, error) {
+//
+// A run of more than limit records (limit > 0) is not read further:
+// loadRun returns errRunTooLarge.
+func loadRun(a *artifact, limit int) (viewer.Run, int64, error) {
 	run := viewer.Run{Name: a.rel}
 	// Read to the end as it is now, not as it was at opening: a growing
 	// file may have gained lines since.
@@ -86,7 +107,10 @@ func loadRun(a *artifact) (viewer.Run, int64, error) {
 	if offset == 0 {
 		return run, 0, nil // no line yet: the stream brings the header
 	}
-	if err := readArtifact(bytes.NewReader(data), a.rel, &run); err != nil {
+	if err := readArtifactLimit(bytes.NewReader(data), a.rel, &run, limit); err != nil {
+		if errors.Is(err, errRunTooLarge) {
+			return viewer.Run{Name: a.rel}, 0, err
+		}
 		return run, 0, fmt.Errorf("read %w", err)
 	}
 	return run, offset, nil
@@ -101,6 +125,12 @@ func loadRun(a *artifact) (viewer.Run, int64, error) {
 // (converter.LogsAsEvents), so a conversation that lives only in logs
 // shows like one in span attributes.
 func readArtifact(r io.Reader, name string, run *viewer.Run) error {
+	return readArtifactLimit(r, name, run, 0)
+}
+
+// readArtifactLimit is readArtifact stopping with errRunTooLarge after
+// limit records (limit > 0).
+func readArtifactLimit(r io.Reader, name string, run *viewer.Run, limit int) error {
 	var logs []converter.LogRecord
 	rd := converter.NewReader(r, converter.WithSource(name), converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }))
 	for {
@@ -110,6 +140,9 @@ func readArtifact(r io.Reader, name string, run *viewer.Run) error {
 		}
 		if err != nil {
 			return err
+		}
+		if limit > 0 && len(run.Records) >= limit {
+			return errRunTooLarge
 		}
 		run.Records = append(run.Records, *rec)
 	}

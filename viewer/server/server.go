@@ -32,7 +32,8 @@ type Server struct {
 	root    *os.Root // every file is opened through it, so none outside dir is
 	handler http.Handler
 	list    lister
-	ver     versionCache // /version's last answer (version.go)
+	ver     versionCache // the folder's index, for the list and /version (version.go)
+	cache   *runCache    // runs loaded whole, bounded by bytes (runcache.go)
 
 	mu      sync.Mutex
 	closed  bool
@@ -63,6 +64,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{cfg: newConfig(opts), dir: abs, root: root, done: make(chan struct{})}
+	s.cache = newRunCache(s.cfg.cacheSize)
 	s.list = lister{root: root, log: s.cfg.log, red: s.cfg.red, cache: map[string]*cacheEntry{}}
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s, nil
