@@ -143,4 +143,3 @@ func TestRunPaged(t *testing.T) {
 		})
 	}
 }
-
