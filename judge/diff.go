@@ -479,11 +479,16 @@ func (f found) finding(ca, cb []diffCall, cfg diffConfig, compare bool) Divergen
 	if x == nil || y == nil || !compare || x.redacted || y.redacted {
 		return d
 	}
-	cl := changeList{max: cfg.maxChanges, maxValue: cfg.maxValue}
-	cl.payload("args", x.args, x.hasArgs, y.args, y.hasArgs)
+	// The result holds the error that explains a changed outcome: it is
+	// walked first, and the arguments get what room it leaves, so a long
+	// argument diff cannot push it past the cap. Listed args first.
+	res := changeList{max: cfg.maxChanges, maxValue: cfg.maxValue}
 	if len(f.fields) > 0 {
-		cl.payload("result", x.result, x.hasResult, y.result, y.hasResult)
+		res.payload("result", x.result, x.hasResult, y.result, y.hasResult)
 	}
+	cl := changeList{max: cfg.maxChanges - len(res.out), maxValue: cfg.maxValue}
+	cl.payload("args", x.args, x.hasArgs, y.args, y.hasArgs)
+	cl.out, cl.total = append(cl.out, res.out...), cl.total+res.total
 	d.Changes, d.ChangesTotal = cl.out, cl.total
 	d.ChangesTruncated = cl.total > len(cl.out)
 	return d

@@ -1,6 +1,9 @@
 package judge_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,4 +48,34 @@ func TestDiffOneRedactedField(t *testing.T) {
 	require.Len(t, rep.Divergences, 1)
 	assert.Equal(t, "search", rep.Divergences[0].A.Tool)
 	assert.NotEmpty(t, rep.Divergences[0].Changes)
+}
+
+// TestDiffCapKeepsTheError: a call whose outcome changed and whose
+// arguments differ in more paths than the cap lists still shows the
+// result's error among the listed changes (issue 26: the 20-path cap hid
+// the error code that explained the divergence).
+func TestDiffCapKeepsTheError(t *testing.T) {
+	mk := func(v string, result string) []converter.Record {
+		r := newRun("cap", time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+		args := map[string]any{}
+		for i := range judge.DefaultMaxChanges + 5 {
+			args[fmt.Sprintf("k%02d", i)] = v
+		}
+		raw, err := json.Marshal(args)
+		require.NoError(t, err)
+		sp := r.tool("c0", "", "book", "call_1", 0, 10, string(raw), result)
+		if v == "b" {
+			fail(sp, "rate_limited", "429")
+		}
+		return r.records()
+	}
+	rep := judge.Diff(mk("a", `{"ok":true}`), mk("b", `{"error":"rate_limited"}`))
+	require.Len(t, rep.Divergences, 1)
+	d := rep.Divergences[0]
+	assert.True(t, d.ChangesTruncated)
+	var paths []string
+	for _, c := range d.Changes {
+		paths = append(paths, c.Path)
+	}
+	assert.Contains(t, strings.Join(paths, " "), "result", "the result's change is listed: %v", paths)
 }
