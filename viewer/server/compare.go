@@ -37,7 +37,7 @@ var comparePage = template.Must(template.New("compare").Funcs(template.FuncMap{
 <body>
 <p class="sub"><a href="/">← all runs</a></p>
 <h1>{{.A.Name}} <span class="mute">vs</span> {{.B.Name}}</h1>
-<p class="sub" id="verdict">{{if .Diff.Diverged}}<span class="bad">The tool calls diverge</span>{{if ge .Diff.FirstDivergence 0}}, first at A's call {{inc .Diff.FirstDivergence}}{{end}}.{{else}}<span class="ok">Same tool calls, same outcomes</span>{{if .Diff.Counts.ArgsChanged}} ({{.Diff.Counts.ArgsChanged}} with other arguments){{end}}.{{end}}
+<p class="sub" id="verdict">{{if .Diff.Diverged}}<span class="bad">The tool calls diverge</span>{{if ge .Diff.FirstDivergence 0}}, first at A's call {{inc .Diff.FirstDivergence}}{{end}}.{{else if ne .A.Report.Errors .B.Report.Errors}}<span class="bad">Same tool calls, other errors</span>: A has {{.A.Report.Errors}}, B {{.B.Report.Errors}} (model calls or agents failed where the tool calls did not){{if .Diff.Counts.ArgsChanged}}, {{.Diff.Counts.ArgsChanged}} calls with other arguments{{end}}.{{else}}<span class="ok">Same tool calls, same outcomes</span>{{if .Diff.Counts.ArgsChanged}} ({{.Diff.Counts.ArgsChanged}} with other arguments){{end}}.{{end}}
 {{.Diff.Counts.Matched}} matched, {{.Diff.Counts.Diverged}} diverged, {{.Diff.Counts.Inserted}} only in B, {{.Diff.Counts.Removed}} only in A, {{.Diff.Counts.Reordered}} reordered.</p>
 <table id="side">
 <thead><tr><th></th><th><a href="/run/{{escape .A.Name}}">A · {{.A.Name}}</a></th><th><a href="/run/{{escape .B.Name}}">B · {{.B.Name}}</a></th></tr></thead>
