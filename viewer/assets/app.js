@@ -411,7 +411,14 @@
       const src = t.from_trailer ? ' (trailer)' : '';
       cards.push(card('Tokens in', num(t.tokens.input), 'cache read ' + num(t.tokens.cache_read) + ' · write ' + num(t.tokens.cache_creation)));
       cards.push(card('Tokens out', num(t.tokens.output), 'reasoning ' + num(t.tokens.reasoning)));
-      cards.push(card('Total', num(t.tokens.total), 'input + output' + src));
+      // A tool-dispatch trace has no model call reporting usage: what it
+      // spent is its tool calls' estimate, which the budget counts
+      // (converter.Tally.Spent) and the by-tool table sums. Total shows
+      // that, so the card and the budget bar give one number.
+      const est = !t.tokens.total && t.records && !t.records.inference
+        ? (isObj(t.budget) && t.budget.spent > 0 ? t.budget.spent : (t.by_tool || []).reduce((a, u) => a + (u.estimated_tokens || 0), 0)) : 0;
+      cards.push(est ? card('Total', num(est), 'estimated from tool calls (no model call reported usage)')
+        : card('Total', num(t.tokens.total), 'input + output' + src));
     }
     // Cost is Go's text (report.Dollars): "unknown", never $0, when no
     // call has a known cost; "$X or more" when some calls have none.
