@@ -19,7 +19,8 @@ import (
 // live source that goes on from the first byte the page did not show. A
 // run the cache cannot hold is shown paged (servePagedRun).
 func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, a *artifact) {
-	lr, err := s.run(a)
+	k := keyOf(a)
+	lr, err := s.runAt(k, a)
 	if errors.Is(err, errRunTooLarge) {
 		s.servePagedRun(w, a)
 		return
@@ -29,28 +30,45 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, a *artifact) {
 		http.Error(w, err.Error(), http.StatusUnprocessableEntity)
 		return
 	}
-	s.writeRunPage(w, a, lr.run, lr.offset)
-}
-
-// writeRunPage renders run's viewer page, whose live stream goes on from
-// offset.
-func (s *Server) writeRunPage(w http.ResponseWriter, a *artifact, run viewer.Run, offset int64) {
-	live := eventsURL(a.rel, offset)
-	// Rendered to memory first: a failure halfway must be a 500, not half
-	// a page.
-	var page bytes.Buffer
-	if err := viewer.Write(&page, []viewer.Run{run}, viewer.WithLive(live, routeData+escapeRel(a.rel)), viewer.WithConvert(routeConvert)); err != nil {
+	page, err := s.cache.rendered(k, lr, &lr.page, func() ([]byte, error) { return renderRunPage(a, lr.run, lr.offset) })
+	if err != nil {
 		s.cfg.log.Error("cannot render viewer page", "path", a.rel, "err", err)
 		http.Error(w, "cannot render the page", http.StatusInternalServerError)
 		return
 	}
+	s.sendRunPage(w, a, page, lr.offset)
+}
+
+// writeRunPage renders run's viewer page, whose live stream goes on from
+// offset, and sends it.
+func (s *Server) writeRunPage(w http.ResponseWriter, a *artifact, run viewer.Run, offset int64) {
+	page, err := renderRunPage(a, run, offset)
+	if err != nil {
+		s.cfg.log.Error("cannot render viewer page", "path", a.rel, "err", err)
+		http.Error(w, "cannot render the page", http.StatusInternalServerError)
+		return
+	}
+	s.sendRunPage(w, a, page, offset)
+}
+
+// renderRunPage renders run's viewer page to memory: a failure halfway
+// must be a 500, not half a page.
+func renderRunPage(a *artifact, run viewer.Run, offset int64) ([]byte, error) {
+	var page bytes.Buffer
+	err := viewer.Write(&page, []viewer.Run{run}, viewer.WithLive(eventsURL(a.rel, offset), routeData+escapeRel(a.rel)), viewer.WithConvert(routeConvert))
+	return page.Bytes(), err
+}
+
+// sendRunPage sends a rendered viewer page.
+func (s *Server) sendRunPage(w http.ResponseWriter, a *artifact, page []byte, offset int64) {
+	live := eventsURL(a.rel, offset)
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", viewerCSP)
 	// For clients other than the page (scripts, curl): where the run goes on.
 	h.Set("Link", "<"+live+`>; rel="alternate"; type="text/event-stream"`)
-	h.Set("Content-Length", strconv.Itoa(page.Len()))
-	if _, err := page.WriteTo(w); err != nil {
+	h.Set("Content-Length", strconv.Itoa(len(page)))
+	if _, err := w.Write(page); err != nil {
 		s.cfg.log.Debug("viewer page not delivered", "path", a.rel, "err", err)
 	}
 }
@@ -65,26 +83,33 @@ func eventsURL(rel string, offset int64) string {
 // run too large to load whole sends its first records and its trailer,
 // as its page shows them.
 func (s *Server) serveData(w http.ResponseWriter, r *http.Request, a *artifact) {
-	var run viewer.Run
-	lr, err := s.run(a)
+	k := keyOf(a)
+	lr, err := s.runAt(k, a)
+	var body []byte
 	switch {
 	case errors.Is(err, errRunTooLarge):
-		run, _, err = s.pagedRun(a, 0, s.cfg.pageRecords)
+		var run viewer.Run
+		if run, _, err = s.pagedRun(a, 0, s.cfg.pageRecords); err == nil {
+			body, err = runJSON(run)
+		}
 	case err == nil:
-		run = lr.run
+		body, err = s.cache.rendered(k, lr, &lr.data, func() ([]byte, error) { return runJSON(lr.run) })
 	}
 	if err != nil {
 		s.cfg.log.Warn("cannot show artifact", "path", a.rel, "err", err)
 		writeJSONError(w, http.StatusUnprocessableEntity, err.Error())
 		return
 	}
+	writeJSON(w, bytes.NewBuffer(body))
+}
+
+// runJSON is run's view model (viewer.WriteRunJSON).
+func runJSON(run viewer.Run) ([]byte, error) {
 	var body bytes.Buffer
 	if err := viewer.WriteRunJSON(&body, run); err != nil {
-		s.cfg.log.Error("cannot render run data", "path", a.rel, "err", err)
-		writeJSONError(w, http.StatusInternalServerError, "cannot render the run")
-		return
+		return nil, fmt.Errorf("render the run: %w", err)
 	}
-	writeJSON(w, &body)
+	return body.Bytes(), nil
 }
 
 // loadRun reads the complete lines of a (up to its last newline) and

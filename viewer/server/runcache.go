@@ -42,7 +42,47 @@ func keyOf(a *artifact) runKey {
 type loadedRun struct {
 	run    viewer.Run
 	offset int64 // where a live stream goes on (loadRun)
-	cost   int64 // estimated bytes (runCostFactor)
+	cost   int64 // estimated bytes (runCostFactor), and the renderings'
+
+	// page and data are the run's viewer page and view model, rendered
+	// at the first request for them: rendering 100,000 records takes
+	// longer than reading them, so a second visit sends these bytes.
+	mu         sync.Mutex
+	page, data []byte
+}
+
+// rendered returns what *slot holds, rendering it with render first when
+// empty, and counts the new bytes in the cache's total under k.
+func (c *runCache) rendered(k runKey, lr *loadedRun, slot *[]byte, render func() ([]byte, error)) ([]byte, error) {
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	if *slot != nil {
+		return *slot, nil
+	}
+	b, err := render()
+	if err != nil {
+		return nil, err
+	}
+	*slot = b
+	c.grow(k, lr, int64(len(b)))
+	return b, nil
+}
+
+// grow counts n more bytes for lr, cached under k, evicting the least
+// recently shown runs until the total fits again.
+func (c *runCache) grow(k runKey, lr *loadedRun, n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.lru.Peek(k); !ok || v != lr {
+		return // not (or no longer) cached: its bytes go with it
+	}
+	lr.cost += n
+	c.bytes += n
+	for c.bytes > c.max {
+		if _, _, ok := c.lru.RemoveOldest(); !ok {
+			break
+		}
+	}
 }
 
 // runCache keeps the runs last shown, bounded by their estimated bytes:
@@ -116,7 +156,11 @@ func (c *runCache) stats() (bytes int64, runs int, hits, misses int64) {
 // errRunTooLarge when a is larger than the cache may hold or has more
 // records than the configured bound, for the caller to show it paged.
 func (s *Server) run(a *artifact) (*loadedRun, error) {
-	k := keyOf(a)
+	return s.runAt(keyOf(a), a)
+}
+
+// runAt is run with a's key computed.
+func (s *Server) runAt(k runKey, a *artifact) (*loadedRun, error) {
 	if v, ok := s.cache.get(k); ok {
 		return v, nil
 	}

@@ -91,8 +91,8 @@ func TestRunPageFromCache(t *testing.T) {
 	assert.Equal(t, int64(2), misses, "the changed file read again")
 }
 
-// runJSON is what /data and /records send: the records and the trailer.
-type runJSON struct {
+// runView is what /data and /records send: the records and the trailer.
+type runView struct {
 	Records []json.RawMessage `json:"records"`
 	Trailer json.RawMessage   `json:"trailer"`
 }
@@ -121,7 +121,7 @@ func TestRunPaged(t *testing.T) {
 			for off := 0; ; off += 4 {
 				rec := get(t, s, "/records/run.jsonl?offset="+strconv.Itoa(off)+"&limit=100")
 				require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-				var r runJSON
+				var r runView
 				require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &r))
 				assert.Contains(t, string(r.Trailer), `"records":12`, "the trailer with every range")
 				all = append(all, r.Records...)
@@ -134,7 +134,7 @@ func TestRunPaged(t *testing.T) {
 
 			data := get(t, s, "/data/run.jsonl")
 			require.Equal(t, http.StatusOK, data.Code)
-			var r runJSON
+			var r runView
 			require.NoError(t, json.Unmarshal(data.Body.Bytes(), &r))
 			assert.Len(t, r.Records, 4, "/data of a paged run is its first page")
 
