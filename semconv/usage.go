@@ -72,7 +72,17 @@ func isError(s string) bool { return len(s) == 5 && strings.EqualFold(s, "error"
 // cached tokens out; TokenUsage adds them back, each rule keyed on the
 // evidence that identifies the library (see [Reading.SetScope]) and proven
 // by a payload under testdata/real. The span's attributes are not changed.
+//
+// A model call's class that none of these gives is taken from the usage its
+// provider reported in a response body kept as an attribute (OpenAI's
+// usage, Anthropic's, Gemini's usageMetadata; see withNativeUsage).
 func (r *Reading) TokenUsage() Usage {
+	return r.withNativeUsage(r.keyUsage())
+}
+
+// keyUsage is the usage the span's usage keys and its dialect's usage JSON
+// give (see [Reading.TokenUsage]).
+func (r *Reading) keyUsage() Usage {
 	if r.Has(FieldInputTokens) || r.Has(FieldOutputTokens) {
 		u := r.Usage()
 		switch {
