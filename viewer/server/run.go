@@ -122,23 +122,44 @@ func runJSON(run viewer.Run) ([]byte, error) {
 func loadRun(a *artifact, limit int) (viewer.Run, int64, error) {
 	run := viewer.Run{Name: a.rel}
 	// Read to the end as it is now, not as it was at opening: a growing
-	// file may have gained lines since.
-	data, err := io.ReadAll(a.f)
+	// file may have gained lines since. Streamed, not read into memory
+	// first: a large run's bytes would double what it takes.
+	fi, err := a.f.Stat()
 	if err != nil {
 		return run, 0, fmt.Errorf("read %s: %w", a.rel, err)
 	}
-	offset := int64(bytes.LastIndexByte(data, '\n') + 1)
-	data = data[:offset]
+	offset, err := lastLineEnd(a, fi.Size())
+	if err != nil {
+		return run, 0, err
+	}
 	if offset == 0 {
 		return run, 0, nil // no line yet: the stream brings the header
 	}
-	if err := readArtifactLimit(bytes.NewReader(data), a.rel, &run, limit); err != nil {
+	if err := readArtifactLimit(io.NewSectionReader(a.f, 0, offset), a.rel, &run, limit); err != nil {
 		if errors.Is(err, errRunTooLarge) {
 			return viewer.Run{Name: a.rel}, 0, err
 		}
 		return run, 0, fmt.Errorf("read %w", err)
 	}
 	return run, offset, nil
+}
+
+// lastLineEnd returns the offset just past the last newline in a's first
+// size bytes (0 when there is none), reading backwards from size.
+func lastLineEnd(a *artifact, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		from := max(0, end-int64(len(buf)))
+		chunk := buf[:end-from]
+		if _, err := a.f.ReadAt(chunk, from); err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("read %s: %w", a.rel, err)
+		}
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			return from + int64(i) + 1, nil
+		}
+		end = from
+	}
+	return 0, nil
 }
 
 // readArtifact reads an artifact into run: its records, header, last
