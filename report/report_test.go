@@ -180,7 +180,7 @@ func TestTokensEmptyJSONShape(t *testing.T) {
 	// A run without model calls costs nothing, and says so.
 	assert.JSONEq(t, `{
 		"records":{"call":0,"inference":0,"agent":0,"span":0},
-		"errors":0,
+		"errors":0,"budget_stopped":0,
 		"tokens":{"input":0,"output":0,"cache_read":0,"cache_creation":0,"reasoning":0,"total":0},
 		"budget":null,
 		"from_trailer":false,"dropped":0,"truncated":0,"notes":[],

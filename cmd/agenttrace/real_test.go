@@ -40,9 +40,14 @@ type realScenario struct {
 		Response []string `json:"response"`
 	} `json:"models"`
 	Tokens map[string]int64 `json:"tokens"`
-	System *string          `json:"system"`
-	Prompt *string          `json:"prompt"`
-	Answer *string          `json:"answer"`
+	Calls  []struct {
+		ToolCalls []struct {
+			ID string `json:"id"`
+		} `json:"tool_calls"`
+	} `json:"calls"`
+	System *string `json:"system"`
+	Prompt *string `json:"prompt"`
+	Answer *string `json:"answer"`
 }
 
 // gap is what a payload does not carry because the library does not
@@ -59,7 +64,41 @@ type gap struct {
 	// not share context, so the duplicate cannot be told by parentage.
 	unnested bool
 	noSpan   bool // the library makes no span for the model call at all
-	reason   string
+	// noToolCall: the tool call the model made is in no span (the
+	// payload does not hold its id), neither as output nor as history.
+	noToolCall bool
+	reason     string
+}
+
+// unread is what a payload carries and agenttrace does not read right
+// yet: not the library's gap but this project's, each named with what is
+// wrong and kept open in issue 21. The test checks that it is still
+// wrong, so a fix fails here until its entry goes.
+type unread struct {
+	unknownModel bool     // by_model names "(unknown)" beside the real model
+	modelCalls   bool     // inference records differ from the server's model calls
+	failedCall   bool     // a failed model call is not counted as failed
+	toolCall     bool     // the tool call in the payload is not read
+	tokens       []string // token classes the payload holds and are not read
+	reason       string
+}
+
+// realUnread, keyed "library/scenario/encoding".
+var realUnread = map[string]unread{
+	"genkit-js/stream/json": {tokens: []string{"cache_read", "reasoning"},
+		reason: "genkit 1.42.0 with @genkit-ai/compat-oai keeps the cached and reasoning counts only in the provider's own usage inside genkit:output (issue 21 point 2: provider-native usage)"},
+	"genkit-js/stream/pb": {tokens: []string{"cache_read", "reasoning"},
+		reason: "as genkit-js/stream/json"},
+	"mastra/tool-loop/json": {unknownModel: true,
+		reason: "@mastra/core 1.71.0: its agent step carries a response body without a model name, and the usage it repeats is counted under model (unknown)"},
+	"mastra/tool-loop/pb": {unknownModel: true,
+		reason: "as mastra/tool-loop/json"},
+	"mastra-arize/tool-loop/pb": {unknownModel: true, modelCalls: true,
+		reason: "@mastra/arize 1.3.8 writes OpenInference CHAIN spans per call and LLM spans per step: a step is counted as a third model call, of model (unknown)"},
+	"mastra-arize/stream/pb": {unknownModel: true,
+		reason: "@mastra/arize 1.3.8: the step's LLM span carries no model name and is counted as a call of model (unknown)"},
+	"mastra-arize/fail/pb": {failedCall: true, unknownModel: true,
+		reason: "@mastra/arize 1.3.8 marks the failed call only on its CHAIN wrapper (status ERROR); the LLM span below, without a model name, says OK, and the error is not carried down to the call"},
 }
 
 const unnestedLangChain = "@arizeai/openinference-instrumentation-langchain 4.1.1 and -openai 4.2.7 installed together report each call twice, as roots of two unrelated traces (no shared context), so neither is a wrapper of the other"
@@ -74,6 +113,12 @@ const strandsReasoning = "@strands-agents/sdk 1.19.0 writes no reasoning token c
 
 // realGaps, keyed "library/scenario".
 var realGaps = map[string]gap{
+	"llamaindex/tool-loop": {noToolCall: true,
+		reason: "@traceloop/instrumentation-llamaindex 0.27.0 over llamaindex 0.12.1 records neither the model's tool call nor its id: the tool result comes back as a user message"},
+	"openai-agents/responses-tool-loop": {noToolCall: true,
+		reason: "openlit 1.15.0's processor for @openai/agents 0.20.0 keeps no function_call item of the Responses API (only gen_ai.tool.name), nor its call id"},
+	"openlit/responses-tool-loop": {noToolCall: true,
+		reason: "openlit 1.15.0 on the Responses API: call 1's gen_ai.output.messages has an empty parts list and the input keeps only the user message; the function call and its id are in no span"},
 	"openinference-openai/stream": {tokens: allClasses,
 		reason: "@arizeai/openinference-instrumentation-openai 4.2.7 records no llm.token_count.* for streamed chat completions, although usage reached the client (stream_options.include_usage)"},
 	"openinference-openai/embeddings": {tokens: allClasses,
@@ -209,8 +254,9 @@ func TestRealCorpus(t *testing.T) {
 					for _, p := range paths {
 						checkRoundTrip(t, p)
 					}
-					checkTokens(t, paths, sc, g)
-					checkMessages(t, paths, sc, g)
+					u := realUnread[lib.Library+"/"+name+"/"+enc]
+					checkTokens(t, paths, sc, g, u)
+					checkMessages(t, paths, sc, g, u)
 					checkHistory(t, paths, sc, lib.Library+"/"+name)
 				})
 			}
@@ -234,7 +280,7 @@ func checkRoundTrip(t *testing.T, path string) {
 	require.Equal(t, spansOf(t, path), spansOf(t, back), "%s: OTLP -> JSONL -> OTLP", path)
 }
 
-func checkTokens(t *testing.T, paths []string, sc realScenario, g gap) {
+func checkTokens(t *testing.T, paths []string, sc realScenario, g gap, u unread) {
 	t.Helper()
 	r := agenttrace(t, "", append([]string{"tokens", "--json"}, paths...)...)
 	require.Equal(t, 0, r.code, r.stderr)
@@ -250,10 +296,22 @@ func checkTokens(t *testing.T, paths []string, sc realScenario, g gap) {
 		assert.GreaterOrEqual(t, failed, sc.FailedModelCalls, "gap: %s", g.reason)
 		return
 	}
-	assert.Equal(t, sc.ModelCalls, rep.Records["inference"], "model calls are inference records, wrappers aside")
-	assert.Equal(t, sc.FailedModelCalls, failed, "failing model calls: one error each")
+	if u.modelCalls {
+		assert.NotEqual(t, sc.ModelCalls, rep.Records["inference"], "unread: %s", u.reason)
+	} else {
+		assert.Equal(t, sc.ModelCalls, rep.Records["inference"], "model calls are inference records, wrappers aside")
+	}
+	if u.failedCall {
+		assert.Less(t, failed, sc.FailedModelCalls, "unread: %s", u.reason)
+	} else {
+		assert.Equal(t, sc.FailedModelCalls, failed, "failing model calls: one error each")
+	}
 	assert.GreaterOrEqual(t, rep.Errors, failed, "errors count every failing span, wrappers that fail with their call too")
 	for _, class := range allClasses {
+		if slices.Contains(u.tokens, class) && sc.Tokens[class] > 0 {
+			assert.Less(t, rep.Tokens[class], sc.Tokens[class], "tokens.%s: unread: %s", class, u.reason)
+			continue
+		}
 		if slices.Contains(g.tokens, class) && sc.Tokens[class] > 0 {
 			// The gap must be real: the payload reports less than the server sent.
 			assert.Less(t, rep.Tokens[class], sc.Tokens[class], "tokens.%s: gap: %s", class, g.reason)
@@ -262,6 +320,14 @@ func checkTokens(t *testing.T, paths []string, sc realScenario, g gap) {
 		assert.Equal(t, sc.Tokens[class], rep.Tokens[class], "tokens.%s", class)
 	}
 	known := append(slices.Clone(sc.Models.Request), sc.Models.Response...)
+	if u.unknownModel {
+		known = append(known, "(unknown)")
+		assert.True(t, slices.ContainsFunc(rep.ByModel, func(m struct {
+			Model string `json:"model"`
+		}) bool {
+			return m.Model == "(unknown)"
+		}), "unread: %s", u.reason)
+	}
 	for _, m := range rep.ByModel {
 		assert.True(t, knownModel(m.Model, known), "by_model names %q, a model the server was neither asked for nor answered with (%v)", m.Model, known)
 	}
@@ -303,7 +369,7 @@ func failedModelCalls(t *testing.T, paths []string) int64 {
 	return n
 }
 
-func checkMessages(t *testing.T, paths []string, sc realScenario, g gap) {
+func checkMessages(t *testing.T, paths []string, sc realScenario, g gap, u unread) {
 	t.Helper()
 	r := agenttrace(t, "", append([]string{"messages", "--json"}, paths...)...)
 	require.Equal(t, 0, r.code, r.stderr)
@@ -370,7 +436,22 @@ func checkMessages(t *testing.T, paths []string, sc realScenario, g gap) {
 	}
 	sort.Strings(want)
 	got := slices.Compact(slices.Sorted(slices.Values(toolCalls)))
-	if len(want) > 0 {
+	switch {
+	case len(want) == 0:
+	case g.noToolCall:
+		assert.Empty(t, got, "gap: %s", g.reason)
+		for _, p := range paths {
+			raw, err := os.ReadFile(p)
+			require.NoError(t, err)
+			for _, c := range sc.Calls {
+				for _, tc := range c.ToolCalls {
+					assert.NotContains(t, string(raw), tc.ID, "gap: %s: the payload holds the call's id", g.reason)
+				}
+			}
+		}
+	case u.toolCall:
+		assert.NotEqual(t, want, got, "unread: %s", u.reason)
+	default:
 		assert.Equal(t, want, got, "tool calls in the model's output")
 	}
 }
