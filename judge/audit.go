@@ -65,8 +65,9 @@ const (
 	// ArgumentDrift: a call ran with arguments other than the ones the
 	// model requested under the same tool call id.
 	ArgumentDrift Category = "argument_drift"
-	// HiddenRetry: a model call repeats the input of an earlier sibling
-	// after a failure, without the trace saying it is a retry.
+	// HiddenRetry: a model call repeats the whole input of the previous
+	// model call, which failed or whose output nothing acted on, without
+	// the trace saying it is a retry.
 	HiddenRetry Category = "hidden_retry"
 	// TokenUnderreport: an agent reports fewer tokens than the model
 	// calls under it spent.
@@ -479,22 +480,29 @@ func (a *auditor) budgetEnded(i int) bool {
 	return stopped || a.overRun && lastOfTrace
 }
 
-// byName finds, for a request that no call record carries the id of, the
-// first unused call without an id of the same tool, under the same agent
-// as inference i, that started once i had ended; -1 when there is none.
+// byName finds, for a request that no call record carries the id of, an
+// unused call without an id of the same tool, under the same agent as
+// inference i, that started once i had ended; -1 when there is none. A
+// call with the requested arguments (canonical JSON) is taken before the
+// first by name: parallel calls of one tool may be recorded in any order,
+// so requests and calls are matched as a multiset, not by position.
 func (a *auditor) byName(i int, rq request, calls []int, used map[int]bool) int {
 	inf := &a.nodes[i]
 	agent := a.agentOf(i)
+	first := -1
 	for _, c := range calls {
 		n := &a.nodes[c]
-		if used[c] || n.toolCallID != "" || n.tool != rq.name || n.trace != inf.trace || n.start < inf.end {
+		if used[c] || n.toolCallID != "" || n.tool != rq.name || n.trace != inf.trace || n.start < inf.end || a.agentOf(c) != agent {
 			continue
 		}
-		if a.agentOf(c) == agent {
+		if !rq.hasArgs || !n.hasArgs || jsonEqual(rq.args, n.args) {
 			return c
 		}
+		if first < 0 {
+			first = c
+		}
 	}
-	return -1
+	return first
 }
 
 // drift compares a request's arguments with those its call ran with.
@@ -507,9 +515,13 @@ func (a *auditor) drift(inf, call *node, rq request) {
 	a.also(call)
 }
 
-// hiddenRetries finds model calls that repeat the input of an earlier
-// sibling after a failure: the earlier one failed, or the sibling call
-// or inference just before the repeat did.
+// hiddenRetries finds model calls that repeat the previous model call
+// under the same parent: the whole input is the same, and that previous
+// call failed or nothing was done with its output (no call record of the
+// same parent started between the two). An agent loop re-sends its
+// history each turn, and an instrumentation that records only the prompt
+// gives every turn the same input: a turn whose previous call's tool
+// calls ran is the loop going on, not a retry, even when a tool failed.
 func (a *auditor) hiddenRetries() {
 	sibs := map[converter.SpanKey][]int{}
 	var keys []converter.SpanKey
@@ -527,54 +539,45 @@ func (a *auditor) hiddenRetries() {
 			nx, ny := &a.nodes[x], &a.nodes[y]
 			return cmp.Or(cmp.Compare(nx.start, ny.start), cmp.Compare(nx.end, ny.end))
 		})
-		for j, rj := range group {
+		prev := -1 // the previous inference of the group
+		for _, rj := range group {
 			retry := &a.nodes[rj]
-			if retry.kind != semconv.Inference || !retry.hasInput {
+			if retry.kind != semconv.Inference {
 				continue
 			}
-			orig := -1
-			for _, ri := range slices.Backward(group[:j]) {
-				n := &a.nodes[ri]
-				if n.kind == semconv.Inference && n.hasInput && n.input == retry.input && n.start < retry.start {
-					orig = ri
-					break
-				}
-			}
-			if orig < 0 {
+			orig := prev
+			prev = rj
+			if orig < 0 || !retry.hasInput {
 				continue
 			}
 			o := &a.nodes[orig]
-			if o.failed {
-				a.find(HiddenRetry, o, "", "inference %q failed and a sibling repeats its input (span %s): a retry the trace does not mark as one", o.name, retry.span)
-				a.also(retry)
+			if !o.hasInput || o.input != retry.input || o.start >= retry.start {
 				continue
 			}
-			prev := a.justBefore(group, rj, o.start)
-			if prev >= 0 && a.nodes[prev].failed {
-				p := &a.nodes[prev]
-				a.find(HiddenRetry, o, "", "inference %q is repeated with the same input (span %s) after %s %q failed: a retry the trace does not mark as one",
-					o.name, retry.span, p.kind, p.name)
-				a.also(retry, p)
+			switch {
+			case o.failed:
+				a.find(HiddenRetry, o, "", "inference %q failed and a sibling repeats its input (span %s): a retry the trace does not mark as one", o.name, retry.span)
+				a.also(retry)
+			case !a.acted(group, orig, rj):
+				a.find(HiddenRetry, o, "", "inference %q is repeated with the same input (span %s) and no call acted on its output: a retry the trace does not mark as one",
+					o.name, retry.span)
+				a.also(retry)
 			}
 		}
 	}
 }
 
-// justBefore returns the sibling in group that ended last before retry
-// started, among those that started at or after since; -1 when none.
-func (a *auditor) justBefore(group []int, retry int, since uint64) int {
-	r := &a.nodes[retry]
-	best := -1
+// acted tells whether a call of group started after inference orig did
+// and before retry: the loop acted on orig's output, so retry is the
+// loop's next turn.
+func (a *auditor) acted(group []int, orig, retry int) bool {
+	o, r := &a.nodes[orig], &a.nodes[retry]
 	for _, s := range group {
-		n := &a.nodes[s]
-		if s == retry || n.end > r.start || n.start < since {
-			continue
-		}
-		if best < 0 || n.end >= a.nodes[best].end {
-			best = s
+		if n := &a.nodes[s]; n.kind == semconv.Call && n.start >= o.start && n.start < r.start {
+			return true
 		}
 	}
-	return best
+	return false
 }
 
 // tokenUnderreports compares each agent's own usage with the sum over the

@@ -619,6 +619,7 @@ func (rc *reconciler) toolCalls() {
 			restB, mapB = append(restB, ub[j]), append(mapB, j)
 		}
 	}
+	restA, mapA, restB, mapB = pairSame(restA, mapA, restB, mapB, pairOfA, pairOfB)
 	for _, s := range align(restA, restB) {
 		if s.a >= 0 && s.b >= 0 && restA[s.a].tool == restB[s.b].tool {
 			pairOfA[mapA[s.a]], pairOfB[mapB[s.b]] = mapB[s.b], mapA[s.a]
@@ -663,6 +664,56 @@ func (rc *reconciler) toolCalls() {
 	}
 }
 
+// pairSame pairs the calls left without a pair by id that have the same
+// tool and the same arguments (canonical JSON) on both sides, as a
+// multiset: the k-th of A's with the k-th of B's, wherever they stand.
+// Parallel calls of one tool run in any order (get_weather(Paris) and
+// get_weather(Rome) requested in that order, recorded Rome first), and an
+// alignment by position would pair one and leave the other a missing and
+// a phantom call. It returns the calls still unpaired, for the alignment
+// (a call whose arguments changed) and the retries (B's extra copies).
+func pairSame(restA []use, mapA []int, restB []use, mapB []int, pairOfA, pairOfB map[int]int) ([]use, []int, []use, []int) {
+	// The same outcome first: of a failed attempt and its retry, the one
+	// a report shows is the one that succeeded.
+	for _, withOutcome := range []bool{true, false} {
+		key := func(u *use) string {
+			k := u.tool + "\x00"
+			if u.hasArgs {
+				k += "\x01" + u.canon
+			}
+			if withOutcome {
+				k += "\x00" + u.alignOutcome()
+			}
+			return k
+		}
+		waiting := map[string][]int{}
+		for j := range restB {
+			k := key(&restB[j])
+			waiting[k] = append(waiting[k], j)
+		}
+		pairedB := make([]bool, len(restB))
+		var leftA, leftB []use
+		var leftMapA, leftMapB []int
+		for i := range restA {
+			k := key(&restA[i])
+			if q := waiting[k]; len(q) > 0 {
+				waiting[k] = q[1:]
+				pairedB[q[0]] = true
+				pairOfA[mapA[i]], pairOfB[mapB[q[0]]] = mapB[q[0]], mapA[i]
+				continue
+			}
+			leftA, leftMapA = append(leftA, restA[i]), append(leftMapA, mapA[i])
+		}
+		for j := range restB {
+			if !pairedB[j] {
+				leftB, leftMapB = append(leftB, restB[j]), append(leftMapB, mapB[j])
+			}
+		}
+		restA, mapA, restB, mapB = leftA, leftMapA, leftB, leftMapB
+	}
+	return restA, mapA, restB, mapB
+}
+
 // repeats returns another use in us of the same tool with the same
 // arguments as us[j], the nearest earlier one first, else the nearest
 // later one; -1 when there is none. Which attempt a report kept is its
@@ -691,8 +742,13 @@ func idText(id string) string {
 	return " (tool call " + id + ")"
 }
 
-// modelRetries finds model calls b repeats (the same input) more often
-// than a shows them.
+// modelRetries finds model calls b repeats more often than a shows them.
+// A repeat is a model call whose whole input equals the previous model
+// call's (same parent), when that call failed or no call acted on its
+// output. Loop turns are none: a loop re-sends its growing history, and a
+// recorder that keeps only the prompt gives every turn the same input,
+// but the tool calls run between two turns show the loop going on. Their
+// tokens are no retry's, so they stay in the token comparison.
 func (rc *reconciler) modelRetries() {
 	countA := map[string]int{}
 	for _, i := range rc.ra {
@@ -700,32 +756,45 @@ func (rc *reconciler) modelRetries() {
 			countA[n.input]++
 		}
 	}
-	firstB := map[string]int{}
-	seenB := map[string]int{}
+	calls := rc.b.sorted(rc.rb, semconv.Call)
+	prev := map[string]int{} // parent span -> its last model call so far
+	repeated := map[string]int{}
 	for _, i := range rc.b.sorted(rc.rb, semconv.Inference) {
 		n := &rc.b.nodes[i]
-		if !n.hasInput {
+		f, ok := prev[n.parent]
+		prev[n.parent] = i
+		if !ok || !n.hasInput {
 			continue
 		}
-		seenB[n.input]++
-		f, ok := firstB[n.input]
-		if !ok {
-			firstB[n.input] = i
+		p := &rc.b.nodes[f]
+		if !p.hasInput || p.input != n.input || (!p.failed && rc.b.acted(calls, n.parent, p.start, n.start)) {
 			continue
 		}
-		if seenB[n.input] <= max(countA[n.input], 1) {
+		repeated[n.input]++
+		if repeated[n.input] < max(countA[n.input], 1) {
 			continue
 		}
 		rc.retried += n.usage.Total()
 		lb := rc.loc(rc.b, i, f)
-		lb.SpanIDs = []string{n.span, rc.b.nodes[f].span}
-		state := "succeeded"
-		if rc.b.nodes[f].failed {
+		lb.SpanIDs = []string{n.span, p.span}
+		state := "succeeded, and no call acted on its output"
+		if p.failed {
 			state = "failed"
 		}
 		rc.find(HiddenRetry, lb, rc.root(rc.a, rc.ra), lb, "",
 			"B repeats a model call with the same input (the first attempt %s), which A does not show: a retry the report hides", state)
 	}
+}
+
+// acted tells whether one of calls (in start order) under parent started
+// in [from, to): the loop acted on the output of a model call between.
+func (s *side) acted(calls []int, parent string, from, to uint64) bool {
+	for _, c := range calls {
+		if n := &s.nodes[c]; n.parent == parent && n.start >= from && n.start < to {
+			return true
+		}
+	}
+	return false
 }
 
 // sorted returns the records of kind k among idx in start order.
