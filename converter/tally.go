@@ -55,23 +55,23 @@ func (t *Tally) Add(rec *Record) {
 // records are expected in the order their spans ended, as artifacts list
 // them.
 func (t *Tally) AddReading(sp ptrace.Span, rd *semconv.Reading) {
-	e := t.settle(sp, rd)
-	t.counts[e.Kind]++
+	kind := t.settle(sp, rd)
+	t.counts[kind]++
 	if Failed(sp, rd) {
 		t.errors++
 	}
-	if e.Kind == semconv.Call {
+	if kind == semconv.Call {
 		t.estimate += CallEstimate(rd, sp.Attributes())
 	}
 }
 
 // settle applies the usage rule to a span that ended: it adds what the span
 // adds to the totals, and its cost, and takes back what an earlier parent
-// no longer adds.
-func (t *Tally) settle(sp ptrace.Span, rd *semconv.Reading) semconv.Ended {
+// no longer adds. It returns the kind to count the span as.
+func (t *Tally) settle(sp ptrace.Span, rd *semconv.Reading) semconv.Kind {
 	u := rd.TokenUsage()
 	e := t.nest.End(sp.TraceID(), sp.SpanID(), sp.ParentSpanID(), rd.Kind, u)
-	t.takeBack(e)
+	t.takeBack(&e)
 	t.AddUsage(e.Counts)
 	switch {
 	case e.Kind == semconv.Inference:
@@ -80,13 +80,13 @@ func (t *Tally) settle(sp ptrace.Span, rd *semconv.Reading) semconv.Ended {
 		t.addExcessCost(sp, rd, e.Counts)
 	}
 	t.end = max(t.end, uint64(sp.EndTimestamp()))
-	return e
+	return e.Kind
 }
 
 // takeBack uncounts what an earlier record no longer adds now that sp
 // ended below it: its usage beyond the rule, its cost with it, and, when
 // it was counted as a model call and turns out to wrap one, the call.
-func (t *Tally) takeBack(e semconv.Ended) {
+func (t *Tally) takeBack(e *semconv.Ended) {
 	if e.Undo == nil {
 		return
 	}
@@ -124,7 +124,18 @@ func Failed(sp ptrace.Span, rd *semconv.Reading) bool {
 	if sp.Status().Code() == ptrace.StatusCodeOk {
 		return false // set OK on purpose: its attributes describe a success
 	}
-	for k, v := range sp.Attributes().All() {
+	attrs := sp.Attributes()
+	if rd.OnlyTableKeys(attrs) {
+		// Every key is the table's (most GenAI spans): the failure keys
+		// are found by id, or absent, without a walk of the attributes.
+		for _, k := range failureKeys {
+			if v, ok := rd.TableAttr(k); ok && attrFailed(k, v) {
+				return true
+			}
+		}
+		return false
+	}
+	for k, v := range attrs.All() {
 		if attrFailed(k, v) {
 			return true
 		}
@@ -156,6 +167,9 @@ const (
 	httpResponseStatus = "http.response.status_code"
 	httpStatusLegacy   = "http.status_code"
 )
+
+// failureKeys are the attribute keys attrFailed reads.
+var failureKeys = [...]string{semconv.ErrorType, httpResponseStatus, httpStatusLegacy}
 
 // Drop counts n spans seen but not written, whose usage is unknown (a
 // full queue drops spans before anyone reads them).

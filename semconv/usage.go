@@ -83,6 +83,12 @@ func (r *Reading) TokenUsage() Usage {
 // keyUsage is the usage the span's usage keys and its dialect's usage JSON
 // give (see [Reading.TokenUsage]).
 func (r *Reading) keyUsage() Usage {
+	if r.ev&evUsage == 0 {
+		// No usage key (every usage field's source marks the evidence): only
+		// a dialect's usage JSON can give some. Most spans end here, having
+		// touched no more of the reading than this.
+		return r.jsonUsage()
+	}
 	if r.Has(FieldInputTokens) || r.Has(FieldOutputTokens) {
 		u := r.Usage()
 		switch {
@@ -108,19 +114,34 @@ func (r *Reading) keyUsage() Usage {
 		}
 		return u
 	}
+	if u, ok := r.jsonUsageOK(); ok {
+		return u
+	}
+	return r.Usage()
+}
+
+// jsonUsage is the usage a dialect keeps in a JSON attribute, zero when none.
+func (r *Reading) jsonUsage() Usage {
+	u, _ := r.jsonUsageOK()
+	return u
+}
+
+// jsonUsageOK is the usage a dialect keeps in a JSON attribute: Langfuse's
+// langfuse.observation.usage_details, Genkit's genkit:output.
+func (r *Reading) jsonUsageOK() (Usage, bool) {
 	if v, ok := r.attr(idLFUsage); ok {
 		if u, ok := langfuseUsage(v); ok {
-			return u
+			return u, true
 		}
 	}
 	if r.Dialect == DialectGenkit {
 		if v, ok := r.attr(idGKOutput); ok {
 			if u, ok := genkitUsage(v); ok {
-				return u
+				return u, true
 			}
 		}
 	}
-	return r.Usage()
+	return Usage{}, false
 }
 
 // jsonObject decodes a string or map attribute into an object.
@@ -232,4 +253,26 @@ func (r *Reading) ToolName(spanName string) string {
 		return t
 	}
 	return r.ToolFromName(spanName)
+}
+
+// OnlyTableKeys reports whether attrs is the map r read and every one of
+// its attributes has a key of the dialect table, each key once: a caller
+// looking for a key outside the table (an HTTP status) then knows without
+// walking the attributes that it is absent, and finds a table key with
+// [Reading.TableAttr].
+func (r *Reading) OnlyTableKeys(attrs pcommon.Map) bool {
+	return attrs == r.attrs && int(r.known) == attrs.Len()
+}
+
+// TableAttr is the attribute r read with key k, when k is a key of the
+// table r was read with (false otherwise, without looking further).
+func (r *Reading) TableAttr(k string) (pcommon.Value, bool) {
+	if r.t == nil {
+		return pcommon.Value{}, false
+	}
+	id, ok := r.t.keyTab.find(k)
+	if !ok {
+		return pcommon.Value{}, false
+	}
+	return r.attr(id)
 }
