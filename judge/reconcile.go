@@ -112,7 +112,8 @@ type Reconciliation struct {
 //   - missing_call: b has a tool call that a does not report;
 //   - phantom_call: a reports a tool call b never saw;
 //   - hidden_retry: b repeats a tool call (same tool and arguments) or a
-//     model call (same input) more often than a shows;
+//     model call (the whole input of its previous model call, which failed
+//     or whose output no call acted on) more often than a shows;
 //   - argument_drift: a reports a call with other arguments than b
 //     recorded for it;
 //   - token_underreport: a reports fewer tokens than b's model calls spent;
@@ -120,7 +121,8 @@ type Reconciliation struct {
 //     other than finishing (length, content_filter, ...) that a never
 //     mentions.
 //
-// Tool calls are paired by tool call id, then by aligning the rest as
+// Tool calls are paired by tool call id, then by tool and arguments as a
+// multiset (parallel calls run in any order), then by aligning the rest as
 // [Diff] does. Every finding locates itself in both recordings (A and B).
 func Reconcile(a, b Recording) *Reconciliation {
 	rep := &Reconciliation{A: a.Name, B: b.Name, Runs: []RunMatch{}, UnmatchedA: []string{}, UnmatchedB: []string{}, Findings: []Finding{}}

@@ -25,7 +25,7 @@ finding, "file: severity category: message (trace, spans, tool call)":
   missing_call           error    a tool call the model requested has no call record
   phantom_call           warning  a call carries a tool call id no model requested
   argument_drift         error    a call ran with other arguments than requested
-  hidden_retry           warning  a model call repeats a failed attempt's input
+  hidden_retry           warning  a model call repeats a failed or unused call's whole input
   token_underreport      error    an agent reports fewer tokens than its model calls
   missing_finish_reason  warning  a generation does not say why it stopped
   orphan_span            warning  a span's parent is not in the input
