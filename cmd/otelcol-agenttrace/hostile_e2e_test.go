@@ -1,0 +1,468 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/status"
+)
+
+// hostileRSSBound is the peak RSS (VmHWM) the collector must stay under
+// through the whole suite. The receiver has no in-flight limit: the flood
+// step's 50 concurrent 8 MB bodies (400 MB on the wire) are all read and
+// decoded at once, and the shipped memory_limiter (80 % of the host's
+// memory, checked every second) does not refuse any on a host with GiBs
+// to spare. Measured 2026-12-05 on a 24 GB, 2-core host: 1.94 GiB peak
+// (about 4.7 times the wire bytes, plus an 85 MiB baseline). The bound
+// leaves headroom over that, so it catches a regression that holds a
+// request more than once, not a tight budget.
+const hostileRSSBound = 3 << 30
+
+// hostileTarget is the real distribution under the shipped config, with
+// what it acknowledged.
+type hostileTarget struct {
+	*collector
+	dir string
+
+	mu    sync.Mutex
+	acked map[string]string // trace id -> span id, acknowledged with 200
+}
+
+var hostileIDs atomic.Uint64
+
+// hostileTraces is one trace of n spans, a root and its children, each
+// with an attribute of pad bytes; fresh ids every call.
+func hostileTraces(n, pad int) (ptrace.Traces, pcommon.TraceID, pcommon.SpanID) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "hostile-collector")
+	spans := rs.ScopeSpans().AppendEmpty().Spans()
+	var tid pcommon.TraceID
+	binary.BigEndian.PutUint64(tid[8:], hostileIDs.Add(1))
+	tid[0] = 0xc0
+	start := time.Now()
+	var root pcommon.SpanID
+	for i := range n {
+		sp := spans.AppendEmpty()
+		sp.SetTraceID(tid)
+		var sid pcommon.SpanID
+		binary.BigEndian.PutUint64(sid[:], hostileIDs.Add(1))
+		sp.SetSpanID(sid)
+		if i == 0 {
+			root = sid
+			sp.SetName("agent run")
+		} else {
+			sp.SetParentSpanID(root)
+			sp.SetName("step")
+		}
+		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
+		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Millisecond)))
+		if pad > 0 {
+			sp.Attributes().PutStr("payload", strings.Repeat("p", pad))
+		}
+	}
+	return td, tid, root
+}
+
+func hostileProto(t *testing.T, td ptrace.Traces) []byte {
+	t.Helper()
+	b, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	require.NoError(t, err)
+	return b
+}
+
+// post sends body to /v1/traces as protobuf with the given headers.
+func (h *hostileTarget) post(t *testing.T, body io.Reader, size int64, hdr map[string]string) (*http.Response, []byte, error) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "http://"+h.http+"/v1/traces", body)
+	require.NoError(t, err)
+	req.ContentLength = size
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, b, err
+}
+
+func (h *hostileTarget) ack(tid pcommon.TraceID, sid pcommon.SpanID) {
+	h.mu.Lock()
+	h.acked[tid.String()] = sid.String()
+	h.mu.Unlock()
+}
+
+// alive fails t when the collector has exited, and checks its pid is
+// still a live process in /proc.
+func (h *hostileTarget) alive(t *testing.T) {
+	t.Helper()
+	select {
+	case <-h.done:
+		h.dumpLog(t)
+		t.Fatalf("collector exited: %v", h.err)
+	default:
+	}
+	_, err := os.Stat(fmt.Sprintf("/proc/%d/status", h.cmd.Process.Pid))
+	require.NoError(t, err, "collector pid gone")
+}
+
+// peakRSS is the collector's peak resident set (VmHWM), in bytes.
+func (h *hostileTarget) peakRSS(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", h.cmd.Process.Pid))
+	require.NoError(t, err)
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			require.NoError(t, err)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc status")
+	return 0
+}
+
+// normal is a well-behaved exporter: one small trace, retried after 429
+// and 503 (as OTLP exporters do), until acknowledged within a minute.
+func (h *hostileTarget) normal(t *testing.T) {
+	t.Helper()
+	td, tid, sid := hostileTraces(3, 0)
+	body := hostileProto(t, td)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, b, err := h.post(t, bytes.NewReader(body), int64(len(body)), nil)
+		require.NoError(t, err)
+		if resp.StatusCode == http.StatusOK {
+			er := ptraceotlp.NewExportResponse()
+			require.NoError(t, er.UnmarshalProto(b))
+			require.Zero(t, er.PartialSuccess().RejectedSpans(), er.PartialSuccess().ErrorMessage())
+			h.ack(tid, sid)
+			return
+		}
+		require.Contains(t, []int{http.StatusTooManyRequests, http.StatusServiceUnavailable}, resp.StatusCode, "%s", b)
+		require.True(t, time.Now().Before(deadline), "a normal client was not served within a minute")
+		time.Sleep(time.Second) // the receiver's Retry-After is advisory; one second is what SDKs start with
+	}
+}
+
+// written waits until every acknowledged span is in its trace's
+// artifact.
+func (h *hostileTarget) written(t *testing.T) []string {
+	t.Helper()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	files := make([]string, 0, len(h.acked))
+	for tid, sid := range h.acked {
+		f := filepath.Join(h.dir, tid+".jsonl")
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			b, err := os.ReadFile(f)
+			require.NoError(c, err)
+			assert.Contains(c, string(b), `"span_id":"`+sid+`"`)
+		}, 60*time.Second, 100*time.Millisecond, "trace %s", tid)
+		files = append(files, f)
+	}
+	_, err := os.Stat(filepath.Join(h.dir, ".jsonl"))
+	require.ErrorIs(t, err, os.ErrNotExist, "a span without a trace id made a hidden artifact")
+	return files
+}
+
+// after is what every hostile request is followed by.
+func (h *hostileTarget) after(t *testing.T) {
+	t.Helper()
+	h.alive(t)
+	h.normal(t)
+	h.written(t)
+	rss := h.peakRSS(t)
+	t.Logf("collector peak RSS so far: %d MiB", rss>>20)
+	require.Less(t, rss, int64(hostileRSSBound))
+}
+
+// TestCollectorHostileRequests is issue 22's hostile-request check
+// against the real distribution with the shipped config
+// (deploy/collector/agenttrace.yaml, unchanged but for loopback ports and
+// its own telemetry): a gzip bomb, oversized bodies, a garbage gRPC
+// message, `Content-Encoding: GZIP`, a zero trace id and 50 concurrent
+// 8 MB requests. After each the process is alive, its peak RSS under
+// hostileRSSBound, a normal client is served and every acknowledged span
+// is in its artifact; after a clean stop every artifact passes
+// `agenttrace validate`.
+func TestCollectorHostileRequests(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc/PID/status")
+	}
+	if testing.Short() {
+		t.Skip("end-to-end: builds and floods the collector")
+	}
+	cli := buildCLI(t)
+	bin := buildDistribution(t)
+	dir := filepath.Join(t.TempDir(), "runs")
+	grpcAddr, httpAddr := freePort(t), freePort(t)
+	c := startShippedLog(t, bin, dir, dir+".queue", grpcAddr, httpAddr, filepath.Join(t.TempDir(), "collector.log"))
+	e2eAwaitDial(t, c, httpAddr)
+	h := &hostileTarget{collector: c, dir: dir, acked: map[string]string{}}
+	h.normal(t)
+	steps := []struct {
+		name string
+		run  func(t *testing.T, h *hostileTarget)
+	}{
+		{"gzip bomb", collectorGzipBomb},
+		{"oversized body", collectorOversized},
+		{"GZIP encoding", collectorUpperGzip},
+		{"zero trace id", collectorZeroTraceID},
+		{"garbage gRPC", collectorGarbageGRPC},
+		{"concurrent large HTTP requests", collectorFlood},
+	}
+	for _, st := range steps {
+		if !t.Run(st.name, func(t *testing.T) {
+			st.run(t, h)
+			h.after(t)
+		}) {
+			h.alive(t) // a failure that killed the collector ends the suite
+		}
+	}
+	files := h.written(t)
+	c.stop(t)
+	out, err := exec.Command(cli, append([]string{"validate"}, files...)...).CombinedOutput()
+	require.NoError(t, err, "validate:\n%s", out)
+	t.Logf("validate on %d artifacts: clean", len(files))
+}
+
+// buildCLI builds the agenttrace CLI (the main module, two levels up).
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	cli := filepath.Join(t.TempDir(), "agenttrace")
+	cmd := exec.Command("go", "build", "-o", cli, "./cmd/agenttrace")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go build agenttrace:\n%s", out)
+	return cli
+}
+
+// e2eAwaitDial waits until addr accepts connections (startShippedLog
+// waits for gRPC only).
+func e2eAwaitDial(t *testing.T, c *collector, addr string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		select {
+		case <-c.done:
+			return true // alive() reports it
+		default:
+		}
+		return dialable(addr)
+	}, 30*time.Second, 20*time.Millisecond, "collector listening on %s", addr)
+}
+
+// refused accepts what a receiver that stops reading a too-large body
+// answers: a 4xx status, or a connection closed before the client wrote
+// the whole body.
+func refused(t *testing.T, what string, resp *http.Response, body []byte, err error) {
+	t.Helper()
+	if err != nil {
+		assert.True(t, errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE), "%s: %v", what, err)
+		t.Logf("%s: connection closed (%v)", what, err)
+		return
+	}
+	assert.Contains(t, []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge}, resp.StatusCode, "%s: %s", what, body)
+	t.Logf("%s: %d %.200s", what, resp.StatusCode, body)
+}
+
+func collectorGzipBomb(t *testing.T, h *hostileTarget) {
+	// 2 GiB of zeros in about 2 MiB: 2048 gzip members of 1 MiB each (a
+	// gzip stream may hold many; built without compressing 2 GiB). The
+	// receiver's max_request_body_size (confighttp's default, 20 MiB)
+	// applies to the decoded body.
+	var member bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&member, gzip.BestCompression)
+	require.NoError(t, err)
+	_, err = zw.Write(make([]byte, 1<<20))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	bomb := bytes.Repeat(member.Bytes(), 2048)
+	require.Less(t, len(bomb), 4<<20)
+	start := time.Now()
+	resp, body, err := h.post(t, bytes.NewReader(bomb), int64(len(bomb)), map[string]string{"Content-Encoding": "gzip"})
+	require.NoError(t, err)
+	refused(t, fmt.Sprintf("gzip bomb (%d bytes inflating to 2 GiB)", len(bomb)), resp, body, nil)
+	t.Logf("gzip bomb answered in %v", time.Since(start))
+}
+
+// hostileZeros is n zero bytes, none held.
+type hostileZeros struct{ n int64 }
+
+func (z *hostileZeros) Read(p []byte) (int, error) {
+	if z.n <= 0 {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), z.n)
+	clear(p[:k])
+	z.n -= k
+	return int(k), nil
+}
+
+func collectorOversized(t *testing.T, h *hostileTarget) {
+	resp, body, err := h.post(t, &hostileZeros{200 << 20}, 200<<20, nil)
+	refused(t, "200 MB announced", resp, body, err)
+	resp, body, err = h.post(t, &hostileZeros{64 << 20}, -1, nil)
+	refused(t, "64 MB chunked", resp, body, err)
+	// gRPC: the shipped config keeps configgrpc's 4 MiB receive limit.
+	td, _, _ := hostileTraces(5000, 1100)
+	b := hostileProto(t, td)
+	require.Greater(t, len(b), 4<<20)
+	cc := hostileDial(t, h.grpc)
+	err = cc.Invoke(context.Background(), hostileExport, &b, new([]byte), grpc.ForceCodecV2(hostileCodec{}))
+	assert.Equal(t, codes.ResourceExhausted, status.Code(err), "%v", err)
+	t.Logf("gRPC %d bytes: %v", len(b), err)
+}
+
+func collectorUpperGzip(t *testing.T, h *hostileTarget) {
+	td, tid, sid := hostileTraces(2, 0)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, err := zw.Write(hostileProto(t, td))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	resp, body, err := h.post(t, &buf, int64(buf.Len()), map[string]string{"Content-Encoding": "GZIP"})
+	require.NoError(t, err)
+	// Content codings are case-insensitive (RFC 9110 8.4.1), but
+	// confighttp looks the header up as written: record what it does.
+	switch resp.StatusCode {
+	case http.StatusOK:
+		h.ack(tid, sid)
+		t.Log("Content-Encoding: GZIP accepted")
+	case http.StatusBadRequest:
+		assert.Contains(t, string(body), "GZIP", "the refusal names the encoding")
+		t.Logf("Content-Encoding: GZIP refused: 400 %s", bytes.TrimSpace(body))
+	default:
+		t.Errorf("Content-Encoding: GZIP: %d %s", resp.StatusCode, body)
+	}
+}
+
+func collectorZeroTraceID(t *testing.T, h *hostileTarget) {
+	td, tid, sid := hostileTraces(2, 0)
+	// A resource of its own whose one span has no trace id: the store
+	// drops it rather than write DIR/.jsonl (written checks).
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "zero-trace-id")
+	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetName("no trace id")
+	sp.SetSpanID(pcommon.SpanID{9, 9, 9, 9, 9, 9, 9, 9})
+	b := hostileProto(t, td)
+	resp, body, err := h.post(t, bytes.NewReader(b), int64(len(b)), nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	er := ptraceotlp.NewExportResponse()
+	require.NoError(t, er.UnmarshalProto(body))
+	t.Logf("zero trace id: 200, rejected spans %d %q", er.PartialSuccess().RejectedSpans(), er.PartialSuccess().ErrorMessage())
+	h.ack(tid, sid)
+	h.written(t) // the good trace of the same request is written, so the bad span was handled
+	f, err := os.ReadFile(filepath.Join(h.dir, tid.String()+".jsonl"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(f), "no trace id")
+}
+
+// hostileCodec sends gRPC messages as the bytes they are.
+type hostileCodec struct{}
+
+func (hostileCodec) Marshal(v any) (mem.BufferSlice, error) {
+	return mem.BufferSlice{mem.SliceBuffer(*v.(*[]byte))}, nil
+}
+
+func (hostileCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	*v.(*[]byte) = data.Materialize()
+	return nil
+}
+
+func (hostileCodec) Name() string { return "proto" }
+
+const hostileExport = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+
+func hostileDial(t *testing.T, addr string) *grpc.ClientConn {
+	t.Helper()
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(64<<20)))
+	require.NoError(t, err)
+	t.Cleanup(func() { cc.Close() })
+	return cc
+}
+
+func collectorGarbageGRPC(t *testing.T, h *hostileTarget) {
+	cc := hostileDial(t, h.grpc)
+	garbage := []byte("\xff\xff\xff\xff not protobuf")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := cc.Invoke(ctx, hostileExport, &garbage, new([]byte), grpc.ForceCodecV2(hostileCodec{}))
+	assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
+	// The same connection serves the next call.
+	td, tid, sid := hostileTraces(2, 0)
+	resp, err := ptraceotlp.NewGRPCClient(cc).Export(ctx, ptraceotlp.NewExportRequestFromTraces(td))
+	require.NoError(t, err)
+	require.Zero(t, resp.PartialSuccess().RejectedSpans())
+	h.ack(tid, sid)
+}
+
+func collectorFlood(t *testing.T, h *hostileTarget) {
+	// 50 concurrent requests of 8 MB, the same trace (those taken after
+	// the first are redeliveries the store skips): taken, or refused by
+	// memory_limiter (503/429), never a crash.
+	td, tid, sid := hostileTraces(7000, 1100)
+	b := hostileProto(t, td)
+	require.Greater(t, len(b), 7<<20)
+	require.Less(t, len(b), 9<<20)
+	const n = 50
+	var wg sync.WaitGroup
+	var ok, busy, cut atomic.Int32
+	start := time.Now()
+	for range n {
+		wg.Go(func() {
+			resp, body, err := h.post(t, bytes.NewReader(b), int64(len(b)), nil)
+			switch {
+			case err != nil:
+				t.Errorf("flood request: %v", err)
+				cut.Add(1)
+			case resp.StatusCode == http.StatusOK:
+				ok.Add(1)
+			case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable:
+				busy.Add(1)
+			default:
+				t.Errorf("status %d: %.300s", resp.StatusCode, body)
+			}
+		})
+	}
+	h.normal(t) // meanwhile
+	wg.Wait()
+	t.Logf("%d concurrent %d-byte requests in %v: %d taken, %d refused 429/503, %d failed",
+		n, len(b), time.Since(start).Round(time.Millisecond), ok.Load(), busy.Load(), cut.Load())
+	if ok.Load() > 0 {
+		h.ack(tid, sid)
+	}
+}
