@@ -131,11 +131,13 @@ type plainSpan struct{ key, parent nestKey }
 type recentCall struct {
 	key, parent nestKey
 	own         Usage // what it reported
-	children    Usage // its children's subtree usage, as known
-	counted     Usage // what it added: max(0, own − children)
-	note        int64 // Note.Value
-	leaf        bool  // counted as an inference
-	noteTag     uint8 // Note.Tag
+	// children is its children's subtree usage, as known. What it added,
+	// max(0, own − children), is worked out when needed rather than kept:
+	// a state made per artifact is 4 Usages smaller.
+	children Usage
+	note     int64 // Note.Value
+	leaf     bool  // counted as an inference
+	noteTag  uint8 // Note.Tag
 }
 
 // A Note is what a caller counted a model call for besides its usage,
@@ -247,7 +249,7 @@ func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind K
 			s.addUnder(pk, sub, kind == Inference || inf)
 		}
 	}
-	s.remember(recentCall{key: k, parent: pk, own: usage, children: below, counted: e.Counts, leaf: e.Kind == Inference})
+	s.remember(recentCall{key: k, parent: pk, own: usage, children: below, leaf: e.Kind == Inference})
 	return e
 }
 
@@ -266,12 +268,14 @@ func (s *nestState) late(r *recentCall, sub Usage, inference bool, e *Ended) {
 		return // nothing below the late child: r's count stands
 	}
 	before := maxUsage(r.own, r.children)
+	prev := before
+	prev.Sub(r.children) // what r added so far
 	r.children.Add(sub)
 	counted := maxUsage(r.own, r.children)
 	grown := counted
 	grown.Sub(before)
 	counted.Sub(r.children)
-	undo := r.counted
+	undo := prev
 	undo.Sub(counted)
 	if inference && r.leaf {
 		r.leaf = false
@@ -285,13 +289,12 @@ func (s *nestState) late(r *recentCall, sub Usage, inference bool, e *Ended) {
 		s.undo.Add(undo) // a grandparent's share may join its parent's
 		share := r.note
 		e.UndoAll = counted.IsZero()
-		if t := r.counted.Total(); !e.UndoAll && t > 0 {
+		if t := prev.Total(); share != 0 && !e.UndoAll && t > 0 {
 			share = r.note * undo.Total() / t
 		}
 		e.UndoNote = Note{Value: e.UndoNote.Value + share, Tag: r.noteTag}
 		r.note -= share
 	}
-	r.counted = counted
 	if !grown.IsZero() || inference {
 		s.passUp(r.parent, grown, inference, e)
 	}
