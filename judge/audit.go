@@ -517,8 +517,8 @@ func (a *auditor) drift(inf, call *node, rq request) {
 
 // hiddenRetries finds model calls that repeat the previous model call
 // under the same parent: the whole input is the same, and that previous
-// call failed or nothing was done with its output (no call record of the
-// same parent started between the two). An agent loop re-sends its
+// call failed or nothing was done with its output (no call record of its
+// trace started between the two). An agent loop re-sends its
 // history each turn, and an instrumentation that records only the prompt
 // gives every turn the same input: a turn whose previous call's tool
 // calls ran is the loop going on, not a retry, even when a tool failed.
@@ -558,7 +558,7 @@ func (a *auditor) hiddenRetries() {
 			case o.failed:
 				a.find(HiddenRetry, o, "", "inference %q failed and a sibling repeats its input (span %s): a retry the trace does not mark as one", o.name, retry.span)
 				a.also(retry)
-			case !a.acted(group, orig, rj):
+			case !a.acted(orig, rj):
 				a.find(HiddenRetry, o, "", "inference %q is repeated with the same input (span %s) and no call acted on its output: a retry the trace does not mark as one",
 					o.name, retry.span)
 				a.also(retry)
@@ -567,13 +567,14 @@ func (a *auditor) hiddenRetries() {
 	}
 }
 
-// acted tells whether a call of group started after inference orig did
-// and before retry: the loop acted on orig's output, so retry is the
-// loop's next turn.
-func (a *auditor) acted(group []int, orig, retry int) bool {
+// acted tells whether a call record of the trace started after inference
+// orig did and before retry: the loop acted on orig's output, so retry is
+// the loop's next turn. Any call of the trace counts, not only orig's
+// siblings: some instrumentations nest tools under a span of their own.
+func (a *auditor) acted(orig, retry int) bool {
 	o, r := &a.nodes[orig], &a.nodes[retry]
-	for _, s := range group {
-		if n := &a.nodes[s]; n.kind == semconv.Call && n.start >= o.start && n.start < r.start {
+	for i := range a.nodes {
+		if n := &a.nodes[i]; n.kind == semconv.Call && n.trace == o.trace && n.start >= o.start && n.start < r.start {
 			return true
 		}
 	}

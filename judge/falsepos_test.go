@@ -128,6 +128,13 @@ func TestAuditLoopTurnsAreNoRetries(t *testing.T) {
 		{"loop turns that share one prompt, a tool failed between", func(r *run) {
 			samePrompt(r, "i1", "i2", "i3", "i6")
 		}, nil},
+		{"loop turns that share one prompt, tools under a span of their own", func(r *run) {
+			samePrompt(r, "i1", "i2", "i3", "i6")
+			r.span("tools", "root", "run tools", 1150, 15050, map[string]any{})
+			for _, l := range []string{"c1", "c2", "c3", "c4"} {
+				r.find(l).SetParentSpanID(r.id("tools"))
+			}
+		}, nil},
 		{"a failed model call repeated is a retry", func(r *run) {
 			samePrompt(r, "i1", "i2", "i3", "i6")
 			fail(r.chat("i6-first", "root", 15000, 15050, 0, 0, tripInput(0), nil), "RateLimitError", "429")

@@ -769,7 +769,7 @@ func (rc *reconciler) modelRetries() {
 			continue
 		}
 		p := &rc.b.nodes[f]
-		if !p.hasInput || p.input != n.input || (!p.failed && rc.b.acted(calls, n.parent, p.start, n.start)) {
+		if !p.hasInput || p.input != n.input || (!p.failed && rc.b.acted(calls, p.start, n.start)) {
 			continue
 		}
 		repeated[n.input]++
@@ -788,11 +788,11 @@ func (rc *reconciler) modelRetries() {
 	}
 }
 
-// acted tells whether one of calls (in start order) under parent started
-// in [from, to): the loop acted on the output of a model call between.
-func (s *side) acted(calls []int, parent string, from, to uint64) bool {
+// acted tells whether one of calls (the run's) started in [from, to):
+// the loop acted on the output of a model call between.
+func (s *side) acted(calls []int, from, to uint64) bool {
 	for _, c := range calls {
-		if n := &s.nodes[c]; n.parent == parent && n.start >= from && n.start < to {
+		if n := &s.nodes[c]; n.start >= from && n.start < to {
 			return true
 		}
 	}
