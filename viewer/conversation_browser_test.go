@@ -145,8 +145,45 @@ func TestBrowserConversationEveryLibrary(t *testing.T) {
 			scenario = "content-tool-loop"
 		}
 		_, err := os.Stat(filepath.Join(filepath.Dir(tp), scenario+".logs.pb"))
-		t.Run(lib, func(t *testing.T) { checkConversation(t, ctx, lib, scenario, err == nil, nil) })
+		t.Run(lib, func(t *testing.T) {
+			if reason, ok := conversationUnread[lib]; ok {
+				run := realRun(t, lib, scenario, err == nil)
+				assert.NotEqual(t, 2, len(modelCalls(run)), "unread: %s", reason)
+				return
+			}
+			checkConversation(t, ctx, lib, scenario, err == nil, nil)
+		})
 	}
+}
+
+// noToolHistory: libraries whose second model call carries no tool call
+// and no tool result, because the library records neither on it (the
+// same gaps cmd/agenttrace's real corpus verifies against the payload):
+// the page shows the prompt and the answer, and no tool bubble.
+var noToolHistory = map[string]string{
+	"llamaindex": "@traceloop/instrumentation-llamaindex 0.27.0 records no tool call; the tool result comes back as a user message",
+	"mastra":     "@mastra/core 1.71.0 keeps the tool call in model_chunk spans and the second step's input holds the system and user messages only",
+}
+
+// conversationUnread: libraries whose tool loop agenttrace does not read
+// right yet (issue 21; cmd/agenttrace's realUnread says the same): the
+// test checks that it is still wrong, so a fix must remove the entry.
+var conversationUnread = map[string]string{
+	"mastra-arize": "@mastra/arize 1.3.8's per-step LLM span without a model is counted as a third model call",
+}
+
+// modelCalls returns the indexes of run's model calls, wrappers aside.
+func modelCalls(run viewer.Run) []int {
+	var model []int
+	wrappers := converter.Wrappers(run.Records)
+	var rd semconv.Reading
+	for i := range run.Records {
+		run.Records[i].Read(&rd)
+		if rd.Kind == semconv.Inference && !wrappers[i] {
+			model = append(model, i)
+		}
+	}
+	return model
 }
 
 // checkConversation opens the tool loop of lib and selects its second
@@ -195,6 +232,10 @@ func checkConversation(t *testing.T, ctx context.Context, lib, scenario string, 
 	got := eval[detailConversation](t, ctx, readDetail)
 	assert.Contains(t, got.User, prompt)
 	assert.Contains(t, got.Assistant, answer)
+	if reason, ok := noToolHistory[lib]; ok {
+		assert.Empty(t, got.ToolCalls, "gap: %s", reason)
+		return
+	}
 	assert.Contains(t, got.ToolCalls, "get_weather")
 	assert.Positive(t, got.Results, "the tool's result")
 	// Libraries that trace the tool have a tool span for the call and its
