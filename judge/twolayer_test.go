@@ -45,6 +45,10 @@ type twoLayer struct {
 	tokens     int64  // the input tokens A reports; 0 for the true 1500
 	retry      bool   // B: get_weather timed out and the framework ran it again
 	lastFinish string // B: the last round trip's finish reason; "" for stop
+	// promptOnly: B records only the user's prompt as each round trip's
+	// input, so every loop turn has the same input (issue 26: the loop
+	// turns were taken for hidden retries, hiding A's token under-report).
+	promptOnly bool
 }
 
 // layerA builds the agent-boundary recording.
@@ -78,7 +82,11 @@ func (v twoLayer) layerA() *run {
 func (v twoLayer) layerB() *run {
 	r := newRun("two-layer-b", twoLayerT0)
 	conv := func(sp ptrace.Span) { sp.Attributes().PutStr(semconv.ConversationID, twoLayerConv) }
-	conv(r.chat("i1", "", 100, 1100, 300, 40, tripInput(0), assistant(tlFlights, tlWeather), "tool_calls"))
+	input := tripInput
+	if v.promptOnly {
+		input = func(int) string { return tripInput(0) }
+	}
+	conv(r.chat("i1", "", 100, 1100, 300, 40, input(0), assistant(tlFlights, tlWeather), "tool_calls"))
 	conv(r.tool("c1", "", "search_flights", "call_f1", 1200, 2200, js(tlFlights["arguments"]), js(obj{"offers": arr{obj{"flight": "TP 571", "price": 142.0}}})))
 	at := 2300
 	if v.retry {
@@ -86,13 +94,13 @@ func (v twoLayer) layerB() *run {
 		at += 5100
 	}
 	conv(r.tool("c2", "", "get_weather", "call_w1", at, at+500, js(tlWeather["arguments"]), js(obj{"highs": arr{24, 25, 23}})))
-	conv(r.chat("i2", "", 8000, 9000, 500, 30, tripInput(1), assistant(tlHotels), "tool_calls"))
+	conv(r.chat("i2", "", 8000, 9000, 500, 30, input(1), assistant(tlHotels), "tool_calls"))
 	conv(r.tool("c3", "", "find_hotels", "call_h1", 9100, 15000, js(tlHotels["arguments"]), "Casa do Largo, 165 EUR a night"))
 	finish := v.lastFinish
 	if finish == "" {
 		finish = "stop"
 	}
-	conv(r.chat("i3", "", 15100, 19000, 700, 60, tripInput(2),
+	conv(r.chat("i3", "", 15100, 19000, 700, 60, input(2),
 		js(arr{obj{"role": "assistant", "parts": arr{obj{"type": "text", "content": "Fly TP 571, stay at Casa do Largo."}}}}), finish))
 	return r
 }
@@ -114,6 +122,7 @@ var twoLayerDefects = []twoLayerDefect{
 	{"drifted", twoLayer{reported: []obj{
 		toolCall("call_f1", "search_flights", obj{"origin": "BER", "destination": "OPO", "date": "2026-06-01"}), tlWeather, tlHotels}},
 		judge.ArgumentDrift, []string{"agent"}, []string{"c1"}},
+	{"underreported-loop", twoLayer{tokens: 900, promptOnly: true}, judge.TokenUnderreport, []string{"agent"}, []string{"i1", "i2", "i3"}},
 }
 
 // twoLayerFixtures are the committed pairs, by file name.

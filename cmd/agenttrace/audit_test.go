@@ -158,7 +158,7 @@ func TestAuditInputs(t *testing.T) {
 func TestJudgeFixturesValidate(t *testing.T) {
 	files, err := filepath.Glob(judgeFixture("*.jsonl"))
 	require.NoError(t, err)
-	require.Len(t, files, 23) // diff (4), audit (9), two-layer (5 pairs)
+	require.Len(t, files, 25) // diff (4), audit (9), two-layer (6 pairs)
 	r := agenttrace(t, "", append([]string{"validate"}, files...)...)
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Len(t, lines(r.stdout), len(files))
@@ -190,6 +190,7 @@ func TestAuditAgainst(t *testing.T) {
 		{"phantom", "phantom_call", 0},
 		{"retried", "hidden_retry", 0},
 		{"drifted", "argument_drift", 1},
+		{"underreported-loop", "token_underreport", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pair, func(t *testing.T) {
