@@ -85,10 +85,6 @@ type unread struct {
 
 // realUnread, keyed "library/scenario/encoding".
 var realUnread = map[string]unread{
-	"genkit-js/stream/json": {tokens: []string{"cache_read", "reasoning"},
-		reason: "genkit 1.42.0 with @genkit-ai/compat-oai keeps the cached and reasoning counts only in the provider's own usage inside genkit:output (issue 21 point 2: provider-native usage)"},
-	"genkit-js/stream/pb": {tokens: []string{"cache_read", "reasoning"},
-		reason: "as genkit-js/stream/json"},
 	"mastra/tool-loop/json": {unknownModel: true,
 		reason: "@mastra/core 1.71.0: its agent step carries a response body without a model name, and the usage it repeats is counted under model (unknown)"},
 	"mastra/tool-loop/pb": {unknownModel: true,
