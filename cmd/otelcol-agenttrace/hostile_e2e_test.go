@@ -38,8 +38,8 @@ import (
 // step's 50 concurrent 8 MB bodies (400 MB on the wire) are all read and
 // decoded at once, and the shipped memory_limiter (80 % of the host's
 // memory, checked every second) does not refuse any on a host with GiBs
-// to spare. Measured 2026-12-05 on a 24 GB, 2-core host: 1.94 GiB peak
-// (about 4.7 times the wire bytes, plus an 85 MiB baseline). The bound
+// to spare. Measured 2026-12-05 on a 24 GB, 2-core host: 1.94 and
+// 1.98 GiB peak in two runs (about 4.8 times the wire bytes). The bound
 // leaves headroom over that, so it catches a regression that holds a
 // request more than once, not a tight budget.
 const hostileRSSBound = 3 << 30
@@ -299,7 +299,7 @@ func refused(t *testing.T, what string, resp *http.Response, body []byte, err er
 func collectorGzipBomb(t *testing.T, h *hostileTarget) {
 	// 2 GiB of zeros in about 2 MiB: 2048 gzip members of 1 MiB each (a
 	// gzip stream may hold many; built without compressing 2 GiB). The
-	// receiver's max_request_body_size (confighttp's default, 20 MiB)
+	// receiver's max_request_body_size (16 MiB in the shipped config)
 	// applies to the decoded body.
 	var member bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&member, gzip.BestCompression)
@@ -334,10 +334,10 @@ func collectorOversized(t *testing.T, h *hostileTarget) {
 	refused(t, "200 MB announced", resp, body, err)
 	resp, body, err = h.post(t, &hostileZeros{64 << 20}, -1, nil)
 	refused(t, "64 MB chunked", resp, body, err)
-	// gRPC: the shipped config keeps configgrpc's 4 MiB receive limit.
-	td, _, _ := hostileTraces(5000, 1100)
+	// gRPC: the shipped config's max_recv_msg_size_mib is 16.
+	td, _, _ := hostileTraces(16_000, 1100)
 	b := hostileProto(t, td)
-	require.Greater(t, len(b), 4<<20)
+	require.Greater(t, len(b), 16<<20)
 	cc := hostileDial(t, h.grpc)
 	err = cc.Invoke(context.Background(), hostileExport, &b, new([]byte), grpc.ForceCodecV2(hostileCodec{}))
 	assert.Equal(t, codes.ResourceExhausted, status.Code(err), "%v", err)
