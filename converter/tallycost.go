@@ -110,3 +110,22 @@ func (b *BudgetStatus) cost() *CostBudget {
 	}
 	return b.CostBudget
 }
+
+// JudgedBudget returns the budget a run was judged against: its trailer's
+// (sum's budget_tokens, budget_usd and warn_threshold) when the trailer
+// has a budget, else header (the header's budget; nil for none). The
+// trailer's is the later word: a local root span's budget that arrives
+// after the header was written (a writer that syncs each turn writes
+// the header before the root ends) is in the trailer alone
+// (docs/format.md §3), and a reader that took the header's would show
+// such a run without its budget.
+func JudgedBudget(header *Budget, sum *Summary) *Budget {
+	if sum == nil || sum.Budget == nil {
+		return header
+	}
+	b := &Budget{Tokens: sum.Budget.BudgetTokens, WarnThreshold: sum.Budget.WarnThreshold}
+	if c := sum.Budget.CostBudget; c != nil {
+		b.USD = c.BudgetUSD
+	}
+	return b
+}

@@ -38,8 +38,10 @@ type toolAcc struct {
 }
 
 // Tokens builds the token report of recs. meta supplies the budget; nil,
-// or a header without one, gives a report without a budget. recs are
-// only read.
+// or a header without one, gives a report without a budget, unless the
+// one artifact's trailer (WithTrailer) has one: a trailer's budget is the
+// one the run was judged against (converter.JudgedBudget). recs are only
+// read.
 func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *TokenReport {
 	cfg := newConfig(opts)
 	b := builder{
@@ -68,6 +70,11 @@ func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *Toke
 	var budget *converter.Budget
 	if meta != nil {
 		budget = meta.Budget
+	}
+	if len(cfg.trailers) == 1 {
+		// One artifact: the budget its trailer judged against, which a
+		// root's budget that came after the header changed.
+		budget = converter.JudgedBudget(budget, cfg.trailers[0].sum)
 	}
 	b.finish(budget, cfg.top)
 	b.trailers(cfg.trailers, budget)

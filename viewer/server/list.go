@@ -324,7 +324,10 @@ func (l *lister) read(f found) *runInfo {
 	if meta == nil { // a fatal first line
 		return ri
 	}
-	sum := tally.Summary(meta.Budget)
+	tr := rd.Summary()
+	// The trailer's budget is the one the run was judged against: a
+	// root span's that came after the header is there alone.
+	sum := tally.Summary(converter.JudgedBudget(meta.Budget, tr))
 	ri.Service = meta.Service
 	if !meta.StartedAt.IsZero() && meta.StartedAt.UnixNano() > 0 {
 		ri.Started = meta.StartedAt
@@ -334,7 +337,6 @@ func (l *lister) read(f found) *runInfo {
 	}
 	ri.Records, ri.Errors, ri.Tokens, ri.Budget = sum.Records, sum.Errors, sum.Tokens, sum.Budget
 	ri.setCost(report.CostOf(tally.Cost()))
-	tr := rd.Summary()
 	ix.finish(ri, tr != nil)
 	if tr != nil && tr.Complete && rd.SummaryLine() > lastRec {
 		ri.Complete = true
