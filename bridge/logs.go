@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 
@@ -84,7 +85,17 @@ func (l *LogProcessor) OnEmit(_ context.Context, rec *sdklog.Record) error {
 	sl.Scope().SetName(sc.Name)
 	sl.Scope().SetVersion(sc.Version)
 	sdkspan.PutAttributes(sl.Scope().Attributes(), sc.Attributes.ToSlice())
-	appendRecord(sl.LogRecords().AppendEmpty(), rec)
+	lr := sl.LogRecords().AppendEmpty()
+	appendRecord(lr, rec)
+	if converter.ValueTooDeep(lr.Body()) || converter.MapTooDeep(lr.Attributes()) {
+		// The log API takes maps and lists nested without limit; an
+		// artifact line cannot hold them (its reader would refuse the
+		// line), so the record is dropped, counted and said, as an
+		// OTLP request so deep is refused.
+		l.dropped.Add(1)
+		otel.Handle(fmt.Errorf("agenttrace: log record %q dropped: %w", rec.EventName(), converter.ErrTooDeep))
+		return nil
+	}
 	if red := l.p.sink.red; red != nil {
 		redactLogs(red, ld)
 	}

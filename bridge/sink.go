@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"errors"
+	"fmt"
 	"sync/atomic"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -92,7 +93,8 @@ func (s *sink) write(td ptrace.Traces) {
 	if s.red != nil {
 		s.red.Traces(td)
 	}
-	err := s.st.Write(converter.Records(td))
+	recs := s.withoutTooDeep(converter.Records(td))
+	err := s.st.Write(recs)
 	if err == nil {
 		return
 	}
@@ -100,17 +102,59 @@ func (s *sink) write(td ptrace.Traces) {
 	var we *store.WriteError
 	if errors.As(err, &we) {
 		for i := range we.Failed {
-			rec := &we.Failed[i]
-			rec.Read(&s.rd)
-			var u semconv.Usage
-			var c pricing.Total
-			if s.rd.Kind == semconv.Inference {
-				u = s.rd.Usage()
-				c.Add(s.pricer.SpanCost(rec.Span, &s.rd, s.rd.TokenUsage()))
-			}
-			s.st.Drop(rec.Span.TraceID(), 1, u, c)
+			s.dropRecord(&we.Failed[i])
 		}
 	}
+}
+
+// dropRecord counts rec as dropped in its trace's trailer, with the
+// tokens and dollars it carried, as a tally would have counted them.
+func (s *sink) dropRecord(rec *converter.Record) {
+	rec.Read(&s.rd)
+	var u semconv.Usage
+	var c pricing.Total
+	if s.rd.Kind == semconv.Inference {
+		u = s.rd.Usage()
+		c.Add(s.pricer.SpanCost(rec.Span, &s.rd, s.rd.TokenUsage()))
+	}
+	s.st.Drop(rec.Span.TraceID(), 1, u, c)
+}
+
+// withoutTooDeep drops, counts and reports the spans whose attribute
+// values nest deeper than an artifact line can hold: the SDK takes map
+// and slice attributes nested without limit, and a line the reader
+// refuses would leave the artifact invalid (the OTLP paths refuse such
+// requests with converter.GuardOTLP).
+func (s *sink) withoutTooDeep(recs []converter.Record) []converter.Record {
+	kept := recs[:0]
+	for i := range recs {
+		if !spanTooDeep(recs[i].Span) {
+			kept = append(kept, recs[i])
+			continue
+		}
+		s.dropRecord(&recs[i])
+		otel.Handle(fmt.Errorf("agenttrace: span %q dropped: %w", recs[i].Span.Name(), converter.ErrTooDeep))
+	}
+	return kept
+}
+
+// spanTooDeep reports whether a value of sp's attributes, its events'
+// or its links' is too deep for an artifact (converter.ValueTooDeep).
+func spanTooDeep(sp ptrace.Span) bool {
+	if converter.MapTooDeep(sp.Attributes()) {
+		return true
+	}
+	for _, ev := range sp.Events().All() {
+		if converter.MapTooDeep(ev.Attributes()) {
+			return true
+		}
+	}
+	for _, l := range sp.Links().All() {
+		if converter.MapTooDeep(l.Attributes()) {
+			return true
+		}
+	}
+	return false
 }
 
 // drop counts a span dropped from a full queue, of a folder's trace.
