@@ -59,6 +59,18 @@ func start(t *testing.T, dir string, opts ...server.Option) *testServer {
 		defer cancel()
 		require.NoError(t, s.Shutdown(ctx))
 	})
+	// A large folder's first walk goes on in the background past the
+	// first request (the list says it is reading): the tests start from a
+	// folder whose runs are read.
+	require.Eventually(t, func() bool {
+		resp, err := ts.Client().Get(ts.URL + "/version")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return err == nil && resp.StatusCode == http.StatusOK && string(b) != "indexing"
+	}, 2*time.Minute, 20*time.Millisecond, "the folder's first walk")
 	return &testServer{Server: s, ts: ts, url: ts.URL, addr: ts.Listener.Addr().String()}
 }
 

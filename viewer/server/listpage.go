@@ -150,6 +150,8 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 {{- end}}
 {{- else if .Query.Filtering}}
 <p>No run matches. <a href="/">Show all runs</a>.</p>
+{{- else if .Indexing}}
+<p class="indexing">Reading the folder's runs: this page reloads when they are read.</p>
 {{- else}}
 <p>No artifacts (<code>*.jsonl</code>) here yet. Record one with <code>agenttrace demo --out {{.Dir}}</code>, or send OTLP to <code>agenttrace serve {{.Dir}} --otlp</code>.</p>
 {{- end}}
@@ -229,6 +231,9 @@ type listData struct {
 	Query             listQuery
 	Choices           listChoices
 	Statuses          map[string]string
+	// Indexing: the folder's first walk is still under way (a large
+	// folder); the page polls /version and reloads when it ends.
+	Indexing bool
 }
 
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
@@ -240,6 +245,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 		Dir: s.dir, Now: now.Format("2006-01-02 15:04:05 MST"), Version: snap.version, Total: int64(len(snap.runs)),
 		Matched: int64(matched), Runs: rows, Query: q, Choices: snap.choices,
 		Statuses: map[string]string{"running": "running", "done": "done", "error": "with errors", "over": "over budget", "open": "not closed"},
+		Indexing: snap.indexing,
 	}
 	data.Pages = max(1, (matched+q.Per-1)/q.Per)
 	if len(rows) > 0 {

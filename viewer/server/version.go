@@ -19,6 +19,13 @@ import (
 // folder.
 var versionInline = 50 * time.Millisecond // a variable for the tests only
 
+// firstWait is how long a request waits for the first walk of the folder
+// before it answers with an index still being read (snapshot.indexing):
+// a small folder is read within it, as before; 100,000 runs take tens of
+// seconds, and the page says so and reloads when they are read, instead
+// of keeping the request open. A variable for the tests only.
+var firstWait = time.Second
+
 // snapshot is the folder's index as of one refresh: every artifact's row,
 // newest first, the folder's version and the filters' choices. It is
 // never changed once made, so requests share it without locking.
@@ -26,7 +33,13 @@ type snapshot struct {
 	runs    []*runInfo // newest first (byWhen)
 	version string     // digest of names, sizes and mtimes: what /version answers
 	choices listChoices
+	// indexing: the first walk of the folder is still under way; runs
+	// is empty and version a placeholder that the walk's end changes.
+	indexing bool
 }
+
+// indexingSnapshot answers while the first walk runs.
+var indexingSnapshot = &snapshot{version: "indexing", indexing: true}
 
 // versionCache holds the folder's last snapshot. One walker makes it, for
 // the list page and /version alike: there are never two walks at once.
@@ -37,6 +50,8 @@ type versionCache struct {
 	cost time.Duration // how long that refresh's walk took
 	took time.Duration // how long the whole refresh took
 	busy bool          // a background refresh is under way
+	// first is closed when the first refresh ends (made on first use).
+	first chan struct{}
 }
 
 // current returns the folder's index: as of now for a small folder, as
@@ -47,7 +62,10 @@ type versionCache struct {
 func (s *Server) current() *snapshot {
 	c := &s.ver
 	c.mu.Lock()
-	if c.snap == nil || c.cost < versionInline {
+	if c.snap == nil {
+		return s.first()
+	}
+	if c.cost < versionInline {
 		c.mu.Unlock()
 		return s.refresh()
 	}
@@ -72,6 +90,47 @@ func (s *Server) current() *snapshot {
 	return snap
 }
 
+// first waits up to firstWait for the folder's first walk, started in
+// the background by the first request to come, and returns its snapshot,
+// or indexingSnapshot while it is still under way. Called with c.mu held;
+// it unlocks it.
+func (s *Server) first() *snapshot {
+	c := &s.ver
+	if c.first == nil {
+		c.first = make(chan struct{})
+	}
+	done := c.first
+	start := !c.busy
+	c.busy = true
+	c.mu.Unlock()
+	if start {
+		// Counted as a request, so Shutdown waits for the walk.
+		if !s.enter() {
+			c.mu.Lock()
+			c.busy = false
+			c.mu.Unlock()
+			return indexingSnapshot
+		}
+		go func() {
+			defer s.leave()
+			s.refresh()
+		}()
+	}
+	if firstWait <= 0 {
+		return indexingSnapshot
+	}
+	t := time.NewTimer(firstWait)
+	defer t.Stop()
+	select {
+	case <-done:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.snap
+	case <-t.C:
+		return indexingSnapshot
+	}
+}
+
 // currentVersion answers the list page's poll from the shared index.
 func (s *Server) currentVersion() string { return s.current().version }
 
@@ -85,6 +144,9 @@ func (s *Server) refresh() *snapshot {
 	c := &s.ver
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.snap == nil && c.first != nil {
+		close(c.first)
+	}
 	c.snap, c.at, c.cost, c.took, c.busy = snap, end, walked, end.Sub(start), false
 	return snap
 }

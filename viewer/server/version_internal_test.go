@@ -98,3 +98,36 @@ func TestVersionManyRuns(t *testing.T) {
 	t.Logf("%d runs: first poll (a walk) %v, worst of the next 20 polls %v", n, walk, worst)
 	assert.Less(t, worst, 500*time.Millisecond)
 }
+
+// TestListFirstWalkInBackground: the first request to a folder whose
+// first walk takes longer than firstWait (100,000 runs: tens of seconds)
+// is answered at once with a page that says the runs are being read, and
+// /version with a placeholder; the walk goes on in the background, and
+// once it ends the version changes (the page's poll reloads it) and the
+// list shows every run.
+func TestListFirstWalkInBackground(t *testing.T) {
+	old := firstWait
+	firstWait = 0 // every first walk outlasts the wait
+	t.Cleanup(func() { firstWait = old })
+
+	dir := t.TempDir()
+	emptyRuns(t, dir, 20)
+	s, err := New(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Shutdown(context.Background())) })
+
+	rec := httptest.NewRecorder()
+	s.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://127.0.0.1/", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Contains(t, rec.Body.String(), "Reading the folder's runs")
+	require.Eventually(t, func() bool {
+		v, _ := versionOf(t, s)
+		return v != indexingSnapshot.version
+	}, 10*time.Second, 10*time.Millisecond, "the first walk ends in the background")
+
+	rec = httptest.NewRecorder()
+	s.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://127.0.0.1/", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.NotContains(t, rec.Body.String(), "Reading the folder's runs")
+	assert.Contains(t, rec.Body.String(), "20 artifacts")
+}
