@@ -840,7 +840,7 @@ func (d *decoder) decodeMeta(line []byte) (*Meta, error) {
 			m.Version = int(s.int())
 		case "started_at":
 			ns := d.timestamp()
-			m.StartedAt = time.Unix(0, int64(ns)).UTC()
+			m.StartedAt = UnixNano(ns)
 			hasStart = true
 		case "producer":
 			m.Producer = s.str()
@@ -939,7 +939,7 @@ func (d *decoder) decodeSummary(line []byte) (*Summary, error) {
 	for first := true; s.more(&first, '}'); {
 		switch string(s.key()) {
 		case "finished_at":
-			sum.FinishedAt = time.Unix(0, int64(d.timestamp())).UTC()
+			sum.FinishedAt = UnixNano(d.timestamp())
 		case "complete":
 			sum.Complete = s.boolean()
 		case "records":

@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -191,7 +190,7 @@ func (w *Writer) WriteLog(rec *LogRecord) error {
 		return ErrClosed
 	}
 	if !w.wroteMeta && w.meta == nil {
-		m := NewMeta(time.Unix(0, int64(rec.Log.Timestamp())).UTC())
+		m := NewMeta(UnixNano(uint64(rec.Log.Timestamp())))
 		m.Resource, m.ResourceSchemaURL = rec.Resource, rec.ResourceSchemaURL
 		m.Scope, m.ScopeSchemaURL = rec.Scope, rec.ScopeSchemaURL
 		fillService(m)

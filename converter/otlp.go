@@ -167,7 +167,7 @@ func MetaFor(recs []Record) *Meta {
 			}
 		}
 	}
-	m.StartedAt = time.Unix(0, int64(start)).UTC()
+	m.StartedAt = UnixNano(uint64(start))
 	if oneTrace {
 		m.TraceID = trace.String()
 	}

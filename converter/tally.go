@@ -235,7 +235,7 @@ func (t *Tally) Summary(budget *Budget) Summary {
 		Truncated:  t.truncated,
 	}
 	if t.end > 0 {
-		s.FinishedAt = time.Unix(0, int64(t.end)).UTC()
+		s.FinishedAt = UnixNano(t.end)
 	}
 	if budget != nil {
 		st := budget.Status(t.Spent())

@@ -68,7 +68,7 @@ func (w *Writer) header(rec *Record) error {
 		return nil
 	}
 	if w.meta == nil {
-		m := NewMeta(time.Unix(0, int64(rec.Span.StartTimestamp())).UTC())
+		m := NewMeta(UnixNano(uint64(rec.Span.StartTimestamp())))
 		m.Resource, m.ResourceSchemaURL = rec.Resource, rec.ResourceSchemaURL
 		m.Scope, m.ScopeSchemaURL = rec.Scope, rec.ScopeSchemaURL
 		fillService(m)

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"math"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -140,7 +139,7 @@ func (h *headerBuilder) meta(k Key, opts HeaderOptions) *converter.Meta {
 	m := &mb.m
 	m.Version, m.Producer = converter.Version, converter.Producer
 	if h.n > 0 {
-		m.StartedAt = unixNano(h.start)
+		m.StartedAt = converter.UnixNano(h.start)
 		m.Resource, m.ResourceSchemaURL = h.res, h.resSchema
 		m.Scope, m.ScopeSchemaURL = h.scope, h.scSchema
 	} else {
@@ -239,15 +238,4 @@ func (r *rootAttrs) read(attrs pcommon.Map) {
 	if u > 0 {
 		r.usd = u
 	}
-}
-
-// unixNano is the time of an OTLP timestamp, ns since the epoch as a
-// uint64, for a header. time.Unix takes an int64: a timestamp of 2^63 ns
-// or more wrapped to 1677, which the encoder then wrote as 1970 while the
-// records, encoded from the uint64 itself, said 2262 or later. Clamped
-// to the latest time an int64 holds (2262-04-11T23:47:16.854775807Z), the
-// header's start is still no later than its records' (the rule), and no
-// longer centuries before them.
-func unixNano(ns uint64) time.Time {
-	return time.Unix(0, int64(min(ns, math.MaxInt64))).UTC()
 }

@@ -462,9 +462,9 @@ func (s *Store) writeLogsLocked(a *artifact, recs []converter.LogRecord) error {
 // so far) say when and where they came from.
 func headerFromLog(m *converter.Meta, rec *converter.LogRecord) {
 	if t := rec.Log.Timestamp(); t != 0 {
-		m.StartedAt = unixNano(uint64(t))
+		m.StartedAt = converter.UnixNano(uint64(t))
 	} else if t := rec.Log.ObservedTimestamp(); t != 0 {
-		m.StartedAt = unixNano(uint64(t))
+		m.StartedAt = converter.UnixNano(uint64(t))
 	}
 	m.Resource = pcommon.NewResource()
 	rec.Resource.CopyTo(m.Resource)
