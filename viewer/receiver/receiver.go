@@ -408,16 +408,27 @@ func (r *Receiver) readMetered(w http.ResponseWriter, req *http.Request) (body [
 // every OTLP trace request, HTTP or gRPC, reaches pdata here.
 func decodeTraces(body []byte, ct string) (ptraceotlp.ExportRequest, error) {
 	er := ptraceotlp.NewExportRequest()
-	if err := guard(body, ct, converter.FormatOTLPProto, converter.FormatOTLPJSON); err != nil {
-		return er, err
+	return er, decodeInto(er, body, ct, converter.FormatOTLPProto, converter.FormatOTLPJSON)
+}
+
+// exportRequest is what decodeInto fills: pdata's trace and log
+// ExportRequest, whose methods write through to the shared message.
+type exportRequest interface {
+	UnmarshalJSON(data []byte) error
+	UnmarshalProto(data []byte) error
+}
+
+// decodeInto guards body in ct's encoding (proto or json, the formats
+// GuardOTLP knows the request as) and then unmarshals it into er: the
+// one path every OTLP request, traces or logs, takes to pdata.
+func decodeInto(er exportRequest, body []byte, ct string, proto, json converter.Format) error {
+	if err := guard(body, ct, proto, json); err != nil {
+		return err
 	}
-	var err error
 	if ct == ctJSON {
-		err = er.UnmarshalJSON(body)
-	} else {
-		err = er.UnmarshalProto(body)
+		return er.UnmarshalJSON(body)
 	}
-	return er, err
+	return er.UnmarshalProto(body)
 }
 
 // guard checks a request before pdata decodes it (converter.GuardOTLP:
@@ -435,16 +446,7 @@ func guard(body []byte, ct string, proto, json converter.Format) error {
 // decodeLogs decodes an ExportLogsServiceRequest as decodeTraces does.
 func decodeLogs(body []byte, ct string) (plogotlp.ExportRequest, error) {
 	er := plogotlp.NewExportRequest()
-	if err := guard(body, ct, converter.FormatOTLPLogsProto, converter.FormatOTLPLogsJSON); err != nil {
-		return er, err
-	}
-	var err error
-	if ct == ctJSON {
-		err = er.UnmarshalJSON(body)
-	} else {
-		err = er.UnmarshalProto(body)
-	}
-	return er, err
+	return er, decodeInto(er, body, ct, converter.FormatOTLPLogsProto, converter.FormatOTLPLogsJSON)
 }
 
 func (r *Receiver) serveTraces(w http.ResponseWriter, req *http.Request) {
