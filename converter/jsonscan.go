@@ -150,13 +150,25 @@ func (s *scanner) expect(c byte) {
 // opening bracket has been consumed. It consumes the closing bracket and
 // returns false at the end.
 func (s *scanner) more(first *bool, end byte) bool {
+	if s.step(first, end) {
+		return true
+	}
+	if s.err == nil {
+		s.depth--
+	}
+	return false
+}
+
+// step is more without the bracket depth: the guard's walk keeps its own
+// (value levels, not brackets: an OTLP/JSON value level is three). It
+// returns false at the closing bracket, consumed, or on an error.
+func (s *scanner) step(first *bool, end byte) bool {
 	if s.err != nil {
 		return false
 	}
 	c := s.peek()
 	if c == end {
 		s.pos++
-		s.depth--
 		return false
 	}
 	if *first {

@@ -81,30 +81,6 @@ func (g *jsonGuard) failAt(at int, err error) {
 	g.s.pos = len(g.s.data)
 }
 
-// step is scanner.more for the guard's walk, which keeps its own depth
-// (value levels, not brackets: an OTLP/JSON value level is three).
-func (g *jsonGuard) step(first *bool, end byte) bool {
-	s := &g.s
-	if s.err != nil {
-		return false
-	}
-	c := s.peek()
-	if c == end {
-		s.pos++
-		return false
-	}
-	if *first {
-		*first = false
-		return true
-	}
-	if c != ',' {
-		s.fail("want ',' or %q", end)
-		return false
-	}
-	s.pos++
-	return true
-}
-
 // object calls member for each member of the object ahead, with the
 // key's offset. Anything but an object is skipped for pdata to judge.
 func (g *jsonGuard) object(member func(key []byte, at int)) {
@@ -114,7 +90,7 @@ func (g *jsonGuard) object(member func(key []byte, at int)) {
 		return
 	}
 	s.pos++
-	for first := true; g.step(&first, '}'); {
+	for first := true; s.step(&first, '}'); {
 		s.ws()
 		at := s.pos
 		k := s.key()
@@ -133,7 +109,7 @@ func (g *jsonGuard) array(elem func()) {
 		return
 	}
 	s.pos++
-	for first := true; g.step(&first, ']'); {
+	for first := true; s.step(&first, ']'); {
 		elem()
 	}
 }
