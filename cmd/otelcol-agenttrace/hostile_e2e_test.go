@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,8 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -28,9 +25,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
+
+	"github.com/agenttrace/agenttrace/internal/hostiletest"
 )
 
 // hostileRSSBound is the peak RSS (VmHWM) the collector must stay under
@@ -54,67 +51,19 @@ type hostileTarget struct {
 	acked map[string]string // trace id -> span id, acknowledged with 200
 }
 
-var hostileIDs atomic.Uint64
-
-// hostileTraces is one trace of n spans, a root and its children, each
-// with an attribute of pad bytes; fresh ids every call.
+// hostileTraces is hostiletest.Traces marked as this suite's.
 func hostileTraces(n, pad int) (ptrace.Traces, pcommon.TraceID, pcommon.SpanID) {
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "hostile-collector")
-	spans := rs.ScopeSpans().AppendEmpty().Spans()
-	var tid pcommon.TraceID
-	binary.BigEndian.PutUint64(tid[8:], hostileIDs.Add(1))
-	tid[0] = 0xc0
-	start := time.Now()
-	var root pcommon.SpanID
-	for i := range n {
-		sp := spans.AppendEmpty()
-		sp.SetTraceID(tid)
-		var sid pcommon.SpanID
-		binary.BigEndian.PutUint64(sid[:], hostileIDs.Add(1))
-		sp.SetSpanID(sid)
-		if i == 0 {
-			root = sid
-			sp.SetName("agent run")
-		} else {
-			sp.SetParentSpanID(root)
-			sp.SetName("step")
-		}
-		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
-		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Millisecond)))
-		if pad > 0 {
-			sp.Attributes().PutStr("payload", strings.Repeat("p", pad))
-		}
-	}
-	return td, tid, root
+	return hostiletest.Traces("hostile-collector", 0xc0, n, pad)
 }
 
-func hostileProto(t *testing.T, td ptrace.Traces) []byte {
-	t.Helper()
-	b, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
-	require.NoError(t, err)
-	return b
-}
-
-// post sends body to /v1/traces as protobuf with the given headers.
+// post sends body to the collector's /v1/traces (hostiletest.Post).
 func (h *hostileTarget) post(t *testing.T, body io.Reader, size int64, hdr map[string]string) (*http.Response, []byte, error) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "http://"+h.http+"/v1/traces", body)
-	require.NoError(t, err)
-	req.ContentLength = size
-	req.Header.Set("Content-Type", "application/x-protobuf")
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp, b, err
+	return hostiletest.Post(t, h.http, body, size, hdr)
 }
+
+// peakRSS is the collector's peak resident set (VmHWM), in bytes.
+func (h *hostileTarget) peakRSS(t *testing.T) int64 { return hostiletest.PeakRSS(t, h.cmd.Process.Pid) }
 
 func (h *hostileTarget) ack(tid pcommon.TraceID, sid pcommon.SpanID) {
 	h.mu.Lock()
@@ -136,28 +85,12 @@ func (h *hostileTarget) alive(t *testing.T) {
 	require.NoError(t, err, "collector pid gone")
 }
 
-// peakRSS is the collector's peak resident set (VmHWM), in bytes.
-func (h *hostileTarget) peakRSS(t *testing.T) int64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", h.cmd.Process.Pid))
-	require.NoError(t, err)
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			require.NoError(t, err)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM in /proc status")
-	return 0
-}
-
 // normal is a well-behaved exporter: one small trace, retried after 429
 // and 503 (as OTLP exporters do), until acknowledged within a minute.
 func (h *hostileTarget) normal(t *testing.T) {
 	t.Helper()
 	td, tid, sid := hostileTraces(3, 0)
-	body := hostileProto(t, td)
+	body := hostiletest.Proto(t, td)
 	deadline := time.Now().Add(time.Minute)
 	for {
 		resp, b, err := h.post(t, bytes.NewReader(body), int64(len(body)), nil)
@@ -320,30 +253,17 @@ func collectorGzipBomb(t *testing.T, h *hostileTarget) {
 	t.Logf("gzip bomb answered in %v", time.Since(start))
 }
 
-// hostileZeros is n zero bytes, none held.
-type hostileZeros struct{ n int64 }
-
-func (z *hostileZeros) Read(p []byte) (int, error) {
-	if z.n <= 0 {
-		return 0, io.EOF
-	}
-	k := min(int64(len(p)), z.n)
-	clear(p[:k])
-	z.n -= k
-	return int(k), nil
-}
-
 func collectorOversized(t *testing.T, h *hostileTarget) {
-	resp, body, err := h.post(t, &hostileZeros{200 << 20}, 200<<20, nil)
+	resp, body, err := h.post(t, &hostiletest.Zeros{N: 200 << 20}, 200<<20, nil)
 	refused(t, "200 MB announced", resp, body, err)
-	resp, body, err = h.post(t, &hostileZeros{64 << 20}, -1, nil)
+	resp, body, err = h.post(t, &hostiletest.Zeros{N: 64 << 20}, -1, nil)
 	refused(t, "64 MB chunked", resp, body, err)
 	// gRPC: the shipped config's max_recv_msg_size_mib is 16.
 	td, _, _ := hostileTraces(16_000, 1100)
-	b := hostileProto(t, td)
+	b := hostiletest.Proto(t, td)
 	require.Greater(t, len(b), 16<<20)
-	cc := hostileDial(t, h.grpc)
-	err = cc.Invoke(context.Background(), hostileExport, &b, new([]byte), grpc.ForceCodecV2(hostileCodec{}))
+	cc := hostiletest.Dial(t, h.grpc)
+	err = cc.Invoke(context.Background(), hostiletest.ExportMethod, &b, new([]byte), grpc.ForceCodecV2(hostiletest.RawCodec{}))
 	assert.Equal(t, codes.ResourceExhausted, status.Code(err), "%v", err)
 	t.Logf("gRPC %d bytes: %v", len(b), err)
 }
@@ -352,7 +272,7 @@ func collectorUpperGzip(t *testing.T, h *hostileTarget) {
 	td, tid, sid := hostileTraces(2, 0)
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
-	_, err := zw.Write(hostileProto(t, td))
+	_, err := zw.Write(hostiletest.Proto(t, td))
 	require.NoError(t, err)
 	require.NoError(t, zw.Close())
 	resp, body, err := h.post(t, &buf, int64(buf.Len()), map[string]string{"Content-Encoding": "GZIP"})
@@ -380,7 +300,7 @@ func collectorZeroTraceID(t *testing.T, h *hostileTarget) {
 	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 	sp.SetName("no trace id")
 	sp.SetSpanID(pcommon.SpanID{9, 9, 9, 9, 9, 9, 9, 9})
-	b := hostileProto(t, td)
+	b := hostiletest.Proto(t, td)
 	resp, body, err := h.post(t, bytes.NewReader(b), int64(len(b)), nil)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
@@ -394,37 +314,12 @@ func collectorZeroTraceID(t *testing.T, h *hostileTarget) {
 	assert.NotContains(t, string(f), "no trace id")
 }
 
-// hostileCodec sends gRPC messages as the bytes they are.
-type hostileCodec struct{}
-
-func (hostileCodec) Marshal(v any) (mem.BufferSlice, error) {
-	return mem.BufferSlice{mem.SliceBuffer(*v.(*[]byte))}, nil
-}
-
-func (hostileCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	*v.(*[]byte) = data.Materialize()
-	return nil
-}
-
-func (hostileCodec) Name() string { return "proto" }
-
-const hostileExport = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
-
-func hostileDial(t *testing.T, addr string) *grpc.ClientConn {
-	t.Helper()
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(64<<20)))
-	require.NoError(t, err)
-	t.Cleanup(func() { cc.Close() })
-	return cc
-}
-
 func collectorGarbageGRPC(t *testing.T, h *hostileTarget) {
-	cc := hostileDial(t, h.grpc)
+	cc := hostiletest.Dial(t, h.grpc)
 	garbage := []byte("\xff\xff\xff\xff not protobuf")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := cc.Invoke(ctx, hostileExport, &garbage, new([]byte), grpc.ForceCodecV2(hostileCodec{}))
+	err := cc.Invoke(ctx, hostiletest.ExportMethod, &garbage, new([]byte), grpc.ForceCodecV2(hostiletest.RawCodec{}))
 	assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
 	// The same connection serves the next call.
 	td, tid, sid := hostileTraces(2, 0)
@@ -439,7 +334,7 @@ func collectorFlood(t *testing.T, h *hostileTarget) {
 	// the first are redeliveries the store skips): taken, or refused by
 	// memory_limiter (503/429), never a crash.
 	td, tid, sid := hostileTraces(7000, 1100)
-	b := hostileProto(t, td)
+	b := hostiletest.Proto(t, td)
 	require.Greater(t, len(b), 7<<20)
 	require.Less(t, len(b), 9<<20)
 	const n = 50

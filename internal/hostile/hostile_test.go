@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -32,10 +31,9 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
 
+	"github.com/agenttrace/agenttrace/internal/hostiletest"
 	"github.com/agenttrace/agenttrace/internal/otlpdeep"
 )
 
@@ -86,6 +84,23 @@ type serving struct {
 	acked map[string]string // trace id -> span id, acknowledged with 200
 }
 
+// peakRSS is the child's peak resident set (VmHWM), in bytes.
+func (s *serving) peakRSS(t *testing.T) int64 { return hostiletest.PeakRSS(t, s.cmd.Process.Pid) }
+
+// traces is hostiletest.Traces marked as this suite's.
+func traces(n, pad int) (ptrace.Traces, pcommon.TraceID, pcommon.SpanID) {
+	return hostiletest.Traces("hostile-suite", 0xa7, n, pad)
+}
+
+// post sends body to serve's /v1/traces (hostiletest.Post).
+func (s *serving) post(t *testing.T, body io.Reader, size int64, hdr map[string]string) (*http.Response, []byte, error) {
+	t.Helper()
+	return hostiletest.Post(t, s.httpAddr, body, size, hdr)
+}
+
+// dial is a gRPC client of serve's OTLP port (hostiletest.Dial).
+func dial(t *testing.T, s *serving) *grpc.ClientConn { return hostiletest.Dial(t, s.grpcAddr) }
+
 var (
 	httpRe = regexp.MustCompile(`^receiving OTLP/HTTP at http://(127\.0\.0\.1:\d+) `)
 	grpcRe = regexp.MustCompile(`^receiving OTLP/gRPC at (127\.0\.0\.1:\d+)\n$`)
@@ -125,94 +140,12 @@ func (s *serving) alive(t *testing.T) {
 	}
 }
 
-// peakRSS is the child's peak resident set (VmHWM), in bytes.
-func (s *serving) peakRSS(t *testing.T) int64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	require.NoError(t, err)
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			require.NoError(t, err)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM in /proc status")
-	return 0
-}
-
-var ids atomic.Uint64
-
-// traces is one trace of n spans, a root and its children, each with an
-// attribute of pad bytes; fresh ids every call.
-func traces(n, pad int) (ptrace.Traces, pcommon.TraceID, pcommon.SpanID) {
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "hostile-suite")
-	spans := rs.ScopeSpans().AppendEmpty().Spans()
-	var tid pcommon.TraceID
-	binary.BigEndian.PutUint64(tid[8:], ids.Add(1))
-	tid[0] = 0xa7
-	start := time.Now()
-	var root pcommon.SpanID
-	for i := range n {
-		sp := spans.AppendEmpty()
-		sp.SetTraceID(tid)
-		var sid pcommon.SpanID
-		binary.BigEndian.PutUint64(sid[:], ids.Add(1))
-		sp.SetSpanID(sid)
-		if i == 0 {
-			root = sid
-			sp.SetName("agent run")
-		} else {
-			sp.SetParentSpanID(root)
-			sp.SetName("step")
-		}
-		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
-		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Millisecond)))
-		if pad > 0 {
-			sp.Attributes().PutStr("payload", strings.Repeat("p", pad))
-		}
-	}
-	return td, tid, root
-}
-
-func protoOf(t *testing.T, td ptrace.Traces) []byte {
-	t.Helper()
-	b, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
-	require.NoError(t, err)
-	return b
-}
-
-// post sends body to /v1/traces with the given headers.
-func (s *serving) post(t *testing.T, body io.Reader, size int64, hdr map[string]string) (*http.Response, []byte, error) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "http://"+s.httpAddr+"/v1/traces", body)
-	require.NoError(t, err)
-	req.ContentLength = size
-	req.Header.Set("Content-Type", "application/x-protobuf")
-	for k, v := range hdr {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp, b, err
-}
-
 // normal is a well-behaved exporter: one small trace, retried after 429
 // and 503 as OTLP exporters do (Retry-After), until acknowledged.
 func (s *serving) normal(t *testing.T) {
 	t.Helper()
 	td, tid, sid := traces(3, 0)
-	body := protoOf(t, td)
+	body := hostiletest.Proto(t, td)
 	deadline := time.Now().Add(time.Minute)
 	for {
 		resp, b, err := s.post(t, bytes.NewReader(body), int64(len(body)), nil)
@@ -327,7 +260,7 @@ func rebinding(t *testing.T, s *serving) {
 
 func crossOrigin(t *testing.T, s *serving) {
 	td, tid, sid := traces(1, 0)
-	b := protoOf(t, td)
+	b := hostiletest.Proto(t, td)
 	// A page of another site posting: refused, not written.
 	resp, body, err := s.post(t, bytes.NewReader(b), int64(len(b)), map[string]string{"Origin": "http://evil.example"})
 	require.NoError(t, err)
@@ -360,7 +293,7 @@ func crossOrigin(t *testing.T, s *serving) {
 	assert.Equal(t, allowed, resp.Header.Get("Access-Control-Allow-Origin"))
 	s.ack(t, tid, sid, body)
 	td, tid, sid = traces(1, 0)
-	b = protoOf(t, td)
+	b = hostiletest.Proto(t, td)
 	resp, body, err = s.post(t, bytes.NewReader(b), int64(len(b)), map[string]string{"Origin": "http://" + s.httpAddr})
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
@@ -384,22 +317,9 @@ func gzipBomb(t *testing.T, s *serving) {
 	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "%s", body)
 }
 
-// zeroReader is n zero bytes, none held.
-type zeroReader struct{ n int64 }
-
-func (z *zeroReader) Read(p []byte) (int, error) {
-	if z.n <= 0 {
-		return 0, io.EOF
-	}
-	k := min(int64(len(p)), z.n)
-	clear(p[:k])
-	z.n -= k
-	return int(k), nil
-}
-
 func oversized(t *testing.T, s *serving) {
 	// Announced: 200 MB, refused before it is read.
-	resp, body, err := s.post(t, &zeroReader{200 << 20}, 200<<20, nil)
+	resp, body, err := s.post(t, &hostiletest.Zeros{N: 200 << 20}, 200<<20, nil)
 	if err == nil {
 		assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "%s", body)
 	} else {
@@ -407,7 +327,7 @@ func oversized(t *testing.T, s *serving) {
 		assert.True(t, errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE), "%v", err)
 	}
 	// Not announced (chunked): 64 MB, refused at the limit.
-	resp, body, err = s.post(t, &zeroReader{64 << 20}, -1, nil)
+	resp, body, err = s.post(t, &hostiletest.Zeros{N: 64 << 20}, -1, nil)
 	if err == nil {
 		assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "%s", body)
 	} else {
@@ -419,7 +339,7 @@ func upperGzip(t *testing.T, s *serving) {
 	td, tid, sid := traces(2, 0)
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
-	_, err := zw.Write(protoOf(t, td))
+	_, err := zw.Write(hostiletest.Proto(t, td))
 	require.NoError(t, err)
 	require.NoError(t, zw.Close())
 	resp, body, err := s.post(t, &buf, int64(buf.Len()), map[string]string{"Content-Encoding": "GZIP"})
@@ -437,7 +357,7 @@ func zeroTraceID(t *testing.T, s *serving) {
 	noSpan := spans.AppendEmpty()
 	noSpan.SetName("no span id")
 	noSpan.SetTraceID(tid)
-	b := protoOf(t, td)
+	b := hostiletest.Proto(t, td)
 	resp, body, err := s.post(t, bytes.NewReader(b), int64(len(b)), nil)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
@@ -453,35 +373,10 @@ func zeroTraceID(t *testing.T, s *serving) {
 	assert.NotContains(t, string(f), "no span id")
 }
 
-// rawCodec sends and receives gRPC messages as the bytes they are.
-type rawCodec struct{}
-
-func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
-	return mem.BufferSlice{mem.SliceBuffer(*v.(*[]byte))}, nil
-}
-
-func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	*v.(*[]byte) = data.Materialize()
-	return nil
-}
-
-func (rawCodec) Name() string { return "proto" }
-
-func dial(t *testing.T, s *serving) *grpc.ClientConn {
-	t.Helper()
-	cc, err := grpc.NewClient(s.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(64<<20)))
-	require.NoError(t, err)
-	t.Cleanup(func() { cc.Close() })
-	return cc
-}
-
-const exportMethod = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
-
 func garbageGRPC(t *testing.T, s *serving) {
 	cc := dial(t, s)
 	garbage := []byte("\xff\xff\xff\xff not protobuf")
-	err := cc.Invoke(context.Background(), exportMethod, &garbage, new([]byte), grpc.ForceCodecV2(rawCodec{}))
+	err := cc.Invoke(context.Background(), hostiletest.ExportMethod, &garbage, new([]byte), grpc.ForceCodecV2(hostiletest.RawCodec{}))
 	assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
 	// The same connection serves the next call.
 	td, tid, sid := traces(2, 0)
@@ -524,7 +419,7 @@ func slowloris(t *testing.T, s *serving) {
 // limit: about 14,000 spans of a kilobyte each.
 func largeRequest(t *testing.T) ([]byte, pcommon.TraceID, pcommon.SpanID) {
 	td, tid, sid := traces(14_000, 1100)
-	b := protoOf(t, td)
+	b := hostiletest.Proto(t, td)
 	require.Less(t, len(b), maxRequest)
 	require.Greater(t, len(b), maxRequest-2<<20)
 	return b, tid, sid
@@ -576,7 +471,7 @@ func floodGRPC(t *testing.T, s *serving) {
 	var ok, busy atomic.Int32
 	for range n {
 		wg.Go(func() {
-			err := cc.Invoke(context.Background(), exportMethod, &b, new([]byte), grpc.ForceCodecV2(rawCodec{}))
+			err := cc.Invoke(context.Background(), hostiletest.ExportMethod, &b, new([]byte), grpc.ForceCodecV2(hostiletest.RawCodec{}))
 			switch status.Code(err) {
 			case codes.OK:
 				ok.Add(1)
@@ -623,7 +518,7 @@ func deepNesting(t *testing.T, s *serving) {
 	require.NoError(t, err, "serve died on a deep JSON request")
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s", body)
 
-	err = dial(t, s).Invoke(context.Background(), exportMethod, &pb, new([]byte), grpc.ForceCodecV2(rawCodec{}))
+	err = dial(t, s).Invoke(context.Background(), hostiletest.ExportMethod, &pb, new([]byte), grpc.ForceCodecV2(hostiletest.RawCodec{}))
 	assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
 	assert.NoFileExists(t, filepath.Join(s.dir, strings.Repeat("01", 16)+".jsonl"))
 }
