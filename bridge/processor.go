@@ -76,6 +76,36 @@ func (p *Processor) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
 	if p.budgets != nil && p.budgets.over(s.SpanContext().TraceID()) {
 		s.SetAttributes(attribute.Bool(semconv.BudgetExceeded, true))
 	}
+	p.tellRootBudget(s)
+}
+
+// tellRootBudget tells the store the budget a local root names as it
+// starts: FsyncTurn writes a trace's first turn before its root ends, and
+// the header must still say the root's budget, as the collector exporter's
+// and convert's do when they see the root with the trace's first records.
+func (p *Processor) tellRootBudget(s sdktrace.ReadWriteSpan) {
+	if p.sink == nil || p.sink.st == nil {
+		return
+	}
+	if parent := s.Parent(); parent.IsValid() && !parent.IsRemote() {
+		return
+	}
+	var tokens int64
+	var usd float64
+	for _, kv := range s.Attributes() {
+		switch {
+		case kv.Key == semconv.BudgetTokens && kv.Value.Type() == attribute.INT64:
+			tokens = kv.Value.AsInt64()
+		case kv.Key == semconv.BudgetUSD && kv.Value.Type() == attribute.FLOAT64:
+			usd = kv.Value.AsFloat64()
+		case kv.Key == semconv.BudgetUSD && kv.Value.Type() == attribute.INT64:
+			usd = float64(kv.Value.AsInt64())
+		}
+	}
+	if !converter.ValidUSD(usd) {
+		usd = 0 // as converter.BudgetAttrs reads the written span
+	}
+	p.sink.st.RootBudget(pcommon.TraceID(s.SpanContext().TraceID()), tokens, usd)
 }
 
 // OnEnd counts the span's usage against its budget and queues it for
@@ -86,6 +116,7 @@ func (p *Processor) OnEnd(s sdktrace.ReadOnlySpan) {
 		return
 	}
 	if p.cfg.filter != nil && !p.cfg.filter(s) {
+		p.forgetRootBudget(s)
 		return
 	}
 	var u spent // a model call's usage and cost, when a budget read them
@@ -125,6 +156,7 @@ func (p *Processor) enqueue(s sdktrace.ReadOnlySpan) bool {
 // are short.
 func (p *Processor) drop(s sdktrace.ReadOnlySpan, u spent) {
 	p.dropped.Add(1)
+	p.forgetRootBudget(s)
 	if p.cfg.sink == sinkDir {
 		p.sink.drop(pcommon.TraceID(s.SpanContext().TraceID()), u)
 	} else {
@@ -184,6 +216,21 @@ func (p *Processor) run() {
 
 func (p *Processor) write(batch []sdktrace.ReadOnlySpan) {
 	p.sink.write(sdkspan.ToTraces(batch))
+	for _, s := range batch {
+		p.forgetRootBudget(s) // its header is made: the store needs it no more
+	}
+}
+
+// forgetRootBudget drops what tellRootBudget told the store of s's trace
+// once s, a local root, is written, dropped or filtered out, so the store
+// keeps nothing for ended traces.
+func (p *Processor) forgetRootBudget(s sdktrace.ReadOnlySpan) {
+	if p.sink == nil || p.sink.st == nil {
+		return
+	}
+	if parent := s.Parent(); !parent.IsValid() || parent.IsRemote() {
+		p.sink.st.RootBudget(pcommon.TraceID(s.SpanContext().TraceID()), 0, 0)
+	}
 }
 
 // ForceFlush returns once every span ended before the call is written and

@@ -120,7 +120,7 @@ func (s *Store) load(a *artifact, recs []converter.Record) error {
 		f, err := openFile(a.path, true)
 		if err == nil {
 			s.attach(a, f)
-			a.meta = headerWithID(a.key, traceHexOf(a), recs, s.opts.Header, &s.origins)
+			a.meta = headerWithID(a.key, traceHexOf(a), recs, s.headerOptions(a.key), &s.origins)
 			a.loaded = true
 			s.hooks.opened()
 			return nil
@@ -133,7 +133,7 @@ func (s *Store) load(a *artifact, recs []converter.Record) error {
 			return err
 		}
 	}
-	a.meta = header(a.key, recs, s.opts.Header, &s.origins)
+	a.meta = header(a.key, recs, s.headerOptions(a.key), &s.origins)
 	a.loaded = true
 	s.hooks.opened()
 	return nil

@@ -26,6 +26,13 @@ type HeaderOptions struct {
 	// (convert): the header then names the trace, and the conversation,
 	// when every record shares it.
 	Whole bool
+	// RootTokens and RootUSD are a local root span's budget known before
+	// the span itself is written (the SDK processor reads it when the root
+	// starts; see Store.RootBudget): used when recs hold no local root that
+	// names one, so a trace's header does not depend on whether its root
+	// ended in the first batch written (FsyncTurn writes before it does).
+	RootTokens int64
+	RootUSD    float64
 }
 
 // Header is the one header policy: the header of an artifact of key k (a
@@ -170,7 +177,14 @@ func (h *headerBuilder) meta(k Key, opts HeaderOptions) *converter.Meta {
 	if v, ok := attrs.Get("service.name"); ok {
 		m.Service = v.AsString()
 	}
-	if budgetInto(&mb.b, h.budget, h.usd, attrs, opts.Budget) {
+	budget, usd := h.budget, h.usd
+	if budget == 0 {
+		budget = opts.RootTokens
+	}
+	if usd == 0 {
+		usd = opts.RootUSD
+	}
+	if budgetInto(&mb.b, budget, usd, attrs, opts.Budget) {
 		m.Budget = &mb.b
 	}
 	if v, ok := attrs.Get(semconv.Redacted); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {

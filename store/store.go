@@ -289,6 +289,7 @@ type Store struct {
 	run    *artifact // the artifact of Path or Writer
 
 	origins originCache // the headers' resource and scope, shared
+	roots   sync.Map    // pcommon.TraceID -> rootBudget, told by RootBudget
 	resume  resumeCache // large finalized artifacts' state, to reopen them cheaply
 
 	life   sync.RWMutex // Write holds it shared; Close exclusively
@@ -431,8 +432,47 @@ func (s *Store) lookup(k Key) *artifact {
 	return sh.arts[k]
 }
 
+// rootBudget is a local root's budget told before the root is written.
+type rootBudget struct {
+	tokens int64
+	usd    float64
+}
+
+// RootBudget tells the store the budget (agenttrace.budget.tokens and
+// .usd) trace tid's local root span names when it starts, before any of
+// the trace is written: the header of the trace's own artifact then says
+// it even when the artifact is started by a batch the root is not in yet
+// (the SDK processor's FsyncTurn writes each turn at once, while the root
+// is still open), as the header of an artifact written with its root
+// does. No budget (both zero) forgets what was told: the caller tells
+// that once the root is written; the store also forgets it when the
+// trace's own artifact is finalized or folded.
+func (s *Store) RootBudget(tid pcommon.TraceID, tokens int64, usd float64) {
+	if tokens <= 0 && !(usd > 0) {
+		s.roots.Delete(tid)
+		return
+	}
+	s.roots.Store(tid, rootBudget{tokens, usd})
+}
+
+// headerOptions are the header options for artifact k: the writer's, with
+// the root budget RootBudget told for a trace's own artifact.
+func (s *Store) headerOptions(k Key) HeaderOptions {
+	opts := s.opts.Header
+	if k.Kind == KindTrace {
+		if v, ok := s.roots.Load(k.Trace); ok {
+			rb := v.(rootBudget)
+			opts.RootTokens, opts.RootUSD = rb.tokens, rb.usd
+		}
+	}
+	return opts
+}
+
 // forget drops a finalized artifact from the tables. a.mu is held.
 func (s *Store) forget(a *artifact) {
+	if a.key.Kind == KindTrace {
+		s.roots.Delete(a.key.Trace)
+	}
 	if a.key.Kind == KindRun {
 		return
 	}
