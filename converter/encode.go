@@ -20,8 +20,11 @@ type Encoder struct {
 	ext *semconv.Reading // AppendRecordReading's, in place of rd while it runs
 	def origin
 	set bool
-	lim lineLimit
-	day dayCache
+	// meta is the header SetDefaults took: its budget and redaction
+	// decide which resource attributes it owns (headerOwned).
+	meta *Meta
+	lim  lineLimit
+	day  dayCache
 	// embedded is, for each of jsonFields, the last string value that
 	// was embedded as it is (see appendJSONField).
 	embedded [len(jsonFields)]string
@@ -39,7 +42,7 @@ type origin struct {
 // SetDefaults makes m's resource and scope the ones records may omit.
 func (e *Encoder) SetDefaults(m *Meta) {
 	e.def = origin{m.Resource, m.ResourceSchemaURL, m.Scope, m.ScopeSchemaURL}
-	e.set = true
+	e.set, e.meta = true, m
 }
 
 // Reading returns the reading of the record last encoded, for callers that
@@ -70,6 +73,44 @@ func sameResource(a, b pcommon.Resource) bool {
 		return true
 	}
 	return a.DroppedAttributesCount() == b.DroppedAttributesCount() && a.Attributes().Equal(b.Attributes())
+}
+
+// sameHeaderResource reports whether a record's resource res reads back
+// as the header's, so the record may omit it: equal, or equal but for the
+// attributes the header owns (its budget and redaction, which the header
+// line states as fields and a reader puts back into the resource). A
+// header read back from an artifact (a store adopting a file) has those
+// attributes moved last, and the warn threshold added: the records that
+// follow must still omit the resource a header made from them omits, or
+// the artifact depends on whether its writer was restarted, or finalized
+// and reopened it between batches.
+func (e *Encoder) sameHeaderResource(res pcommon.Resource) bool {
+	def := e.def.res
+	if sameResource(res, def) {
+		return true
+	}
+	m := e.meta
+	if m == nil || res.DroppedAttributesCount() != def.DroppedAttributesCount() {
+		return false
+	}
+	own, defOwn := res.Attributes(), def.Attributes()
+	n := 0
+	for k, v := range own.All() {
+		if headerOwned(m, k, v) {
+			continue
+		}
+		n++
+		w, ok := defOwn.Get(k)
+		if !ok || headerOwned(m, k, w) || !v.Equal(w) {
+			return false
+		}
+	}
+	for k, v := range defOwn.All() {
+		if !headerOwned(m, k, v) {
+			n--
+		}
+	}
+	return n == 0
 }
 
 func sameScope(a, b pcommon.InstrumentationScope) bool {
@@ -267,7 +308,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 		dst = strconv.AppendUint(dst, uint64(fl), 10)
 	}
 	dst = appendDropped(dst, sp.DroppedAttributesCount(), sp.DroppedEventsCount(), sp.DroppedLinksCount())
-	if !e.set || rec.ResourceSchemaURL != e.def.resSchema || !sameResource(rec.Resource, e.def.res) {
+	if !e.set || rec.ResourceSchemaURL != e.def.resSchema || !e.sameHeaderResource(rec.Resource) {
 		dst = appendResource(dst, rec.Resource, rec.ResourceSchemaURL)
 	}
 	if !e.set || rec.ScopeSchemaURL != e.def.scSchema || !sameScope(rec.Scope, e.def.scope) {

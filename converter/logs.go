@@ -85,7 +85,7 @@ func (e *Encoder) AppendLog(dst []byte, rec *LogRecord) []byte {
 		dst = strconv.AppendUint(dst, uint64(fl), 10)
 	}
 	dst = appendDropped(dst, lr.DroppedAttributesCount(), 0, 0)
-	if !e.set || rec.ResourceSchemaURL != e.def.resSchema || !sameResource(rec.Resource, e.def.res) {
+	if !e.set || rec.ResourceSchemaURL != e.def.resSchema || !e.sameHeaderResource(rec.Resource) {
 		dst = appendResource(dst, rec.Resource, rec.ResourceSchemaURL)
 	}
 	if !e.set || rec.ScopeSchemaURL != e.def.scSchema || !sameScope(rec.Scope, e.def.scope) {
