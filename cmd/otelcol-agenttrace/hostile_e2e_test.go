@@ -47,8 +47,7 @@ type hostileTarget struct {
 	*collector
 	dir string
 
-	mu    sync.Mutex
-	acked map[string]string // trace id -> span id, acknowledged with 200
+	acked hostiletest.Acked
 }
 
 // hostileTraces is hostiletest.Traces marked as this suite's.
@@ -64,12 +63,6 @@ func (h *hostileTarget) post(t *testing.T, body io.Reader, size int64, hdr map[s
 
 // peakRSS is the collector's peak resident set (VmHWM), in bytes.
 func (h *hostileTarget) peakRSS(t *testing.T) int64 { return hostiletest.PeakRSS(t, h.cmd.Process.Pid) }
-
-func (h *hostileTarget) ack(tid pcommon.TraceID, sid pcommon.SpanID) {
-	h.mu.Lock()
-	h.acked[tid.String()] = sid.String()
-	h.mu.Unlock()
-}
 
 // alive fails t when the collector has exited, and checks its pid is
 // still a live process in /proc.
@@ -96,10 +89,8 @@ func (h *hostileTarget) normal(t *testing.T) {
 		resp, b, err := h.post(t, bytes.NewReader(body), int64(len(body)), nil)
 		require.NoError(t, err)
 		if resp.StatusCode == http.StatusOK {
-			er := ptraceotlp.NewExportResponse()
-			require.NoError(t, er.UnmarshalProto(b))
-			require.Zero(t, er.PartialSuccess().RejectedSpans(), er.PartialSuccess().ErrorMessage())
-			h.ack(tid, sid)
+			hostiletest.Accepted(t, b)
+			h.acked.Add(tid, sid)
 			return
 		}
 		require.Contains(t, []int{http.StatusTooManyRequests, http.StatusServiceUnavailable}, resp.StatusCode, "%s", b)
@@ -112,21 +103,7 @@ func (h *hostileTarget) normal(t *testing.T) {
 // artifact.
 func (h *hostileTarget) written(t *testing.T) []string {
 	t.Helper()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	files := make([]string, 0, len(h.acked))
-	for tid, sid := range h.acked {
-		f := filepath.Join(h.dir, tid+".jsonl")
-		require.EventuallyWithT(t, func(c *assert.CollectT) {
-			b, err := os.ReadFile(f)
-			require.NoError(c, err)
-			assert.Contains(c, string(b), `"span_id":"`+sid+`"`)
-		}, 60*time.Second, 100*time.Millisecond, "trace %s", tid)
-		files = append(files, f)
-	}
-	_, err := os.Stat(filepath.Join(h.dir, ".jsonl"))
-	require.ErrorIs(t, err, os.ErrNotExist, "a span without a trace id made a hidden artifact")
-	return files
+	return h.acked.Written(t, h.dir, 60*time.Second, 100*time.Millisecond)
 }
 
 // after is what every hostile request is followed by.
@@ -162,7 +139,7 @@ func TestCollectorHostileRequests(t *testing.T) {
 	grpcAddr, httpAddr := freePort(t), freePort(t)
 	c := startShippedLog(t, bin, dir, dir+".queue", grpcAddr, httpAddr, filepath.Join(t.TempDir(), "collector.log"))
 	e2eAwaitDial(t, c, httpAddr)
-	h := &hostileTarget{collector: c, dir: dir, acked: map[string]string{}}
+	h := &hostileTarget{collector: c, dir: dir}
 	h.normal(t)
 	steps := []struct {
 		name string
@@ -281,7 +258,7 @@ func collectorUpperGzip(t *testing.T, h *hostileTarget) {
 	// confighttp looks the header up as written: record what it does.
 	switch resp.StatusCode {
 	case http.StatusOK:
-		h.ack(tid, sid)
+		h.acked.Add(tid, sid)
 		t.Log("Content-Encoding: GZIP accepted")
 	case http.StatusBadRequest:
 		assert.Contains(t, string(body), "GZIP", "the refusal names the encoding")
@@ -307,7 +284,7 @@ func collectorZeroTraceID(t *testing.T, h *hostileTarget) {
 	er := ptraceotlp.NewExportResponse()
 	require.NoError(t, er.UnmarshalProto(body))
 	t.Logf("zero trace id: 200, rejected spans %d %q", er.PartialSuccess().RejectedSpans(), er.PartialSuccess().ErrorMessage())
-	h.ack(tid, sid)
+	h.acked.Add(tid, sid)
 	h.written(t) // the good trace of the same request is written, so the bad span was handled
 	f, err := os.ReadFile(filepath.Join(h.dir, tid.String()+".jsonl"))
 	require.NoError(t, err)
@@ -326,7 +303,7 @@ func collectorGarbageGRPC(t *testing.T, h *hostileTarget) {
 	resp, err := ptraceotlp.NewGRPCClient(cc).Export(ctx, ptraceotlp.NewExportRequestFromTraces(td))
 	require.NoError(t, err)
 	require.Zero(t, resp.PartialSuccess().RejectedSpans())
-	h.ack(tid, sid)
+	h.acked.Add(tid, sid)
 }
 
 func collectorFlood(t *testing.T, h *hostileTarget) {
@@ -362,6 +339,6 @@ func collectorFlood(t *testing.T, h *hostileTarget) {
 	t.Logf("%d concurrent %d-byte requests in %v: %d taken, %d refused 429/503, %d failed",
 		n, len(b), time.Since(start).Round(time.Millisecond), ok.Load(), busy.Load(), cut.Load())
 	if ok.Load() > 0 {
-		h.ack(tid, sid)
+		h.acked.Add(tid, sid)
 	}
 }

@@ -109,7 +109,7 @@ func TestCollectorNonRoot(t *testing.T) {
 		e2eAwaitDial(t, c, grpcAddr)
 		e2eAwaitDial(t, c, httpAddr)
 		runs := filepath.Join(home, ".local", "state", "agenttrace", "runs")
-		h := &hostileTarget{collector: c, dir: runs, acked: map[string]string{}}
+		h := &hostileTarget{collector: c, dir: runs}
 		h.alive(t)
 		h.normal(t)
 		files := h.written(t)

@@ -80,8 +80,7 @@ type serving struct {
 	done                    chan struct{}
 	err                     error // how it exited, once done is closed
 
-	mu    sync.Mutex
-	acked map[string]string // trace id -> span id, acknowledged with 200
+	acked hostiletest.Acked
 }
 
 // peakRSS is the child's peak resident set (VmHWM), in bytes.
@@ -108,7 +107,7 @@ var (
 
 func serve(t *testing.T) *serving {
 	t.Helper()
-	s := &serving{dir: t.TempDir(), done: make(chan struct{}), acked: map[string]string{}}
+	s := &serving{dir: t.TempDir(), done: make(chan struct{})}
 	s.cmd = exec.Command(cli, "serve", s.dir, "--otlp-http", "127.0.0.1:0", "--otlp-grpc", "127.0.0.1:0", "--cors", allowed)
 	out, err := s.cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -166,12 +165,8 @@ func (s *serving) normal(t *testing.T) {
 // rejection.
 func (s *serving) ack(t *testing.T, tid pcommon.TraceID, sid pcommon.SpanID, respBody []byte) {
 	t.Helper()
-	resp := ptraceotlp.NewExportResponse()
-	require.NoError(t, resp.UnmarshalProto(respBody))
-	require.Zero(t, resp.PartialSuccess().RejectedSpans(), resp.PartialSuccess().ErrorMessage())
-	s.mu.Lock()
-	s.acked[tid.String()] = sid.String()
-	s.mu.Unlock()
+	hostiletest.Accepted(t, respBody)
+	s.acked.Add(tid, sid)
 }
 
 // intact checks every acknowledged trace's artifact: it holds the
@@ -179,20 +174,7 @@ func (s *serving) ack(t *testing.T, tid pcommon.TraceID, sid pcommon.SpanID, res
 // (DIR/.jsonl) was written.
 func (s *serving) intact(t *testing.T) {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	files := make([]string, 0, len(s.acked))
-	for tid, sid := range s.acked {
-		f := filepath.Join(s.dir, tid+".jsonl")
-		require.EventuallyWithT(t, func(c *assert.CollectT) {
-			b, err := os.ReadFile(f)
-			require.NoError(c, err)
-			assert.Contains(c, string(b), `"span_id":"`+sid+`"`)
-		}, 10*time.Second, 50*time.Millisecond, "trace %s", tid)
-		files = append(files, f)
-	}
-	_, err := os.Stat(filepath.Join(s.dir, ".jsonl"))
-	require.ErrorIs(t, err, os.ErrNotExist, "a span without ids made a hidden artifact")
+	files := s.acked.Written(t, s.dir, 10*time.Second, 50*time.Millisecond)
 	out, err := exec.Command(cli, append([]string{"validate"}, files...)...).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 }
@@ -365,9 +347,7 @@ func zeroTraceID(t *testing.T, s *serving) {
 	require.NoError(t, er.UnmarshalProto(body))
 	assert.Equal(t, int64(2), er.PartialSuccess().RejectedSpans())
 	assert.Contains(t, er.PartialSuccess().ErrorMessage(), "trace id or span id")
-	s.mu.Lock()
-	s.acked[tid.String()] = sid.String() // the rest was written
-	s.mu.Unlock()
+	s.acked.Add(tid, sid) // the rest was written
 	f, err := os.ReadFile(filepath.Join(s.dir, tid.String()+".jsonl"))
 	require.NoError(t, err)
 	assert.NotContains(t, string(f), "no span id")
@@ -383,9 +363,7 @@ func garbageGRPC(t *testing.T, s *serving) {
 	resp, err := ptraceotlp.NewGRPCClient(cc).Export(context.Background(), ptraceotlp.NewExportRequestFromTraces(td))
 	require.NoError(t, err)
 	require.Zero(t, resp.PartialSuccess().RejectedSpans())
-	s.mu.Lock()
-	s.acked[tid.String()] = sid.String()
-	s.mu.Unlock()
+	s.acked.Add(tid, sid)
 }
 
 func slowloris(t *testing.T, s *serving) {
@@ -457,9 +435,7 @@ func floodHTTP(t *testing.T, s *serving) {
 	assert.Positive(t, busy.Load())
 	assert.Zero(t, cut.Load(), "a refused request's client reads its 429 (serve drops the rest of the body first)")
 	if ok.Load() > 0 {
-		s.mu.Lock()
-		s.acked[tid.String()] = sid.String()
-		s.mu.Unlock()
+		s.acked.Add(tid, sid)
 	}
 }
 
@@ -495,9 +471,7 @@ func floodGRPC(t *testing.T, s *serving) {
 	t.Logf("%d concurrent 16 MB gRPC calls: %d taken, %d RESOURCE_EXHAUSTED", n, ok.Load(), busy.Load())
 	assert.Positive(t, busy.Load())
 	if ok.Load() > 0 {
-		s.mu.Lock()
-		s.acked[tid.String()] = sid.String()
-		s.mu.Unlock()
+		s.acked.Add(tid, sid)
 	}
 }
 
