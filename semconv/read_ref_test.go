@@ -1,6 +1,8 @@
 package semconv
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -228,12 +230,32 @@ func (r *Reading) reportsErrorRef() bool {
 	if isError(attrStrRef(r.attrs, LFLevel)) || isError(attrStrRef(r.attrs, GenkitState)) {
 		return true
 	}
-	if !r.Has(FieldFinishReasons) {
+	// Two extensions of the one truth for errors (issue 21 point 4): a
+	// model call's finish reasons left as an attribute count too, and a
+	// JSON array held in a string is read as the array (Mastra's).
+	var v pcommon.Value
+	switch {
+	case r.Has(FieldFinishReasons):
+		v = r.Value(FieldFinishReasons)
+	case r.Kind == Inference:
+		var ok bool
+		if v, ok = r.attrs.Get(ResponseFinishReasons); !ok {
+			return false
+		}
+	default:
 		return false
 	}
-	v := r.Value(FieldFinishReasons)
 	if v.Type() == pcommon.ValueTypeStr {
+		if str := v.Str(); strings.HasPrefix(str, "[") {
+			var reasons []string
+			if json.Unmarshal([]byte(str), &reasons) == nil {
+				return slices.ContainsFunc(reasons, isError)
+			}
+		}
 		return isError(v.Str())
+	}
+	if v.Type() != pcommon.ValueTypeSlice {
+		return false
 	}
 	s := v.Slice()
 	for i := range s.Len() {
