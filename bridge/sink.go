@@ -71,7 +71,7 @@ func newSink(c *config, dropped *atomic.Int64, dropUsage *usageCounter) (*sink, 
 	}
 	st, err := store.New(opts)
 	if err != nil {
-		return nil, errors.New("agenttrace: " + err.Error())
+		return nil, fmt.Errorf("agenttrace: %w", err)
 	}
 	s.st = st
 	return s, nil

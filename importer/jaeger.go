@@ -429,8 +429,7 @@ var stringListKeys = func() map[string]struct{} {
 // stringList turns the tag key of m back into the string array it was:
 // the OTLP -> Jaeger translation writes arrays as JSON text
 // ("[\"tool_calls\"]"), and the record would otherwise lose its finish
-// reasons. Any other string stays as it is. viewer/assets/ingest.js
-// (jsonStrings) does the same for a Jaeger file dropped on the page.
+// reasons. Any other string stays as it is.
 func stringList(m pcommon.Map, key string) {
 	v, ok := m.Get(key)
 	if !ok || v.Type() != pcommon.ValueTypeStr || !strings.HasPrefix(v.Str(), "[") {
