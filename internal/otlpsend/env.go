@@ -1,4 +1,4 @@
-package main
+package otlpsend
 
 import (
 	"crypto/tls"
@@ -24,8 +24,8 @@ import (
 // name the endpoint in its messages, and to watch the connection for a
 // TLS mismatch. So send resolves them here, with the semantics of the
 // Go SDK's envconfig (v1.47.0), and passes the result to the SDK's
-// clients as options; send_test.go checks each variable against what the
-// SDK's own clients do with it. Where the SDK logs a bad value and goes
+// clients as options; the send command's tests check each variable
+// against what the SDK's own clients do with it. Where the SDK logs a bad value and goes
 // on without it, send stops with a usage error naming the variable: a
 // command line should not send somewhere other than where the user said.
 const (
@@ -35,37 +35,33 @@ const (
 	envTracesPrefix   = "OTEL_EXPORTER_OTLP_TRACES_"
 )
 
-// otlpEnv reads the OTLP exporter variables through getenv.
-type otlpEnv struct {
-	getenv   func(string) string
-	readFile func(string) ([]byte, error)
+// Env reads the OTLP exporter variables through Getenv, and the files
+// they name through ReadFile.
+type Env struct {
+	Getenv   func(string) string
+	ReadFile func(string) ([]byte, error)
 }
 
 // lookup returns the value of OTEL_EXPORTER_OTLP_TRACES_<key>, else of
 // OTEL_EXPORTER_OTLP_<key>, trimmed as the SDK trims it, and the name of
 // the variable it came from ("" when neither is set).
-func (v otlpEnv) lookup(key string) (value, name string) {
+func (v Env) lookup(key string) (value, name string) {
 	for _, name := range []string{envTracesPrefix + key, envPrefix + key} {
-		if s := strings.TrimSpace(v.getenv(name)); s != "" {
+		if s := strings.TrimSpace(v.Getenv(name)); s != "" {
 			return s, name
 		}
 	}
 	return "", ""
 }
 
-// envUsagef is a usage error about a variable's value.
-func envUsagef(name, value, format string, a ...any) error {
-	return usageErrorf("%s=%q: %s", name, value, fmt.Sprintf(format, a...))
-}
-
 // protocol is OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL, checked; "" when
 // unset.
-func (v otlpEnv) protocol() (string, error) {
+func (v Env) protocol() (string, error) {
 	s, name := v.lookup("PROTOCOL")
 	if s == "" {
 		return "", nil
 	}
-	if _, ok := protocols[s]; !ok || s == "http" {
+	if _, ok := Protocols[s]; !ok || s == "http" {
 		return "", envUsagef(name, s, "want grpc, http/protobuf or http/json")
 	}
 	return s, nil
@@ -77,17 +73,17 @@ func (v otlpEnv) protocol() (string, error) {
 // to which OTLP/HTTP appends v1/traces; gRPC ignores the path. The
 // scheme says TLS (https) or plaintext (http); for gRPC a bare
 // HOST:PORT means TLS. The insecure variables, read later, override it.
-func (v otlpEnv) endpoint(protocol string) (t target, ok bool, err error) {
+func (v Env) endpoint(protocol string) (t Target, ok bool, err error) {
 	t.protocol = protocol
-	name, raw := envTracesEndpoint, strings.TrimSpace(v.getenv(envTracesEndpoint))
+	name, raw := envTracesEndpoint, strings.TrimSpace(v.Getenv(envTracesEndpoint))
 	if raw == "" {
-		name, raw = envEndpoint, strings.TrimSpace(v.getenv(envEndpoint))
+		name, raw = envEndpoint, strings.TrimSpace(v.Getenv(envEndpoint))
 	}
 	if raw == "" {
 		return t, false, nil
 	}
 	if !strings.Contains(raw, "://") {
-		if protocol != protoGRPC {
+		if protocol != ProtoGRPC {
 			return t, true, envUsagef(name, raw, "want an http:// or https:// URL")
 		}
 		if err := checkHostPort(raw); err != nil {
@@ -113,7 +109,7 @@ func (v otlpEnv) endpoint(protocol string) (t target, ok bool, err error) {
 	if t.hostPort, err = hostPortOf(u); err != nil {
 		return t, true, envUsagef(name, raw, "%v", err)
 	}
-	if protocol == protoGRPC {
+	if protocol == ProtoGRPC {
 		return t, true, nil
 	}
 	p := u.Path
@@ -130,7 +126,7 @@ func (v otlpEnv) endpoint(protocol string) (t target, ok bool, err error) {
 // insecure is OTEL_EXPORTER_OTLP_[TRACES_]INSECURE: "true" in any case
 // is true, any other value false (the SDK's reading); set is false when
 // neither is set.
-func (v otlpEnv) insecure() (insecure, set bool) {
+func (v Env) insecure() (insecure, set bool) {
 	s, name := v.lookup("INSECURE")
 	return strings.EqualFold(s, "true"), name != ""
 }
@@ -139,7 +135,7 @@ func (v otlpEnv) insecure() (insecure, set bool) {
 // pairs separated by commas, values percent-decoded and both trimmed
 // (the W3C Baggage format the specification names). The signal-specific
 // variable replaces the generic one, as in the SDK.
-func (v otlpEnv) headers() (map[string]string, error) {
+func (v Env) headers() (map[string]string, error) {
 	s, name := v.lookup("HEADERS")
 	if s == "" {
 		return nil, nil
@@ -169,7 +165,7 @@ func (v otlpEnv) headers() (map[string]string, error) {
 
 // timeout is OTEL_EXPORTER_OTLP_[TRACES_]TIMEOUT, in milliseconds; 0 when
 // unset.
-func (v otlpEnv) timeout() (time.Duration, error) {
+func (v Env) timeout() (time.Duration, error) {
 	s, name := v.lookup("TIMEOUT")
 	if s == "" {
 		return 0, nil
@@ -182,7 +178,7 @@ func (v otlpEnv) timeout() (time.Duration, error) {
 }
 
 // compression is OTEL_EXPORTER_OTLP_[TRACES_]COMPRESSION; "" when unset.
-func (v otlpEnv) compression() (string, error) {
+func (v Env) compression() (string, error) {
 	s, name := v.lookup("COMPRESSION")
 	if s != "" && s != "gzip" && s != "none" {
 		return "", envUsagef(name, s, "want gzip or none")
@@ -194,13 +190,13 @@ func (v otlpEnv) compression() (string, error) {
 // OTEL_EXPORTER_OTLP_[TRACES_]CERTIFICATE names a PEM file of others; a
 // client certificate from OTEL_EXPORTER_OTLP_[TRACES_]CLIENT_CERTIFICATE
 // and _CLIENT_KEY.
-func (v otlpEnv) tlsConfig() (*tls.Config, error) {
+func (v Env) tlsConfig() (*tls.Config, error) {
 	// No server name: the endpoint's host is checked, as a browser would.
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if file, name := v.lookup("CERTIFICATE"); file != "" {
-		pem, err := v.readFile(file)
+		pem, err := v.ReadFile(file)
 		if err != nil {
-			return nil, ioError(fmt.Errorf("%s: %w", name, err))
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
@@ -210,17 +206,17 @@ func (v otlpEnv) tlsConfig() (*tls.Config, error) {
 	}
 	for _, prefix := range []string{envTracesPrefix, envPrefix} {
 		certName, keyName := prefix+"CLIENT_CERTIFICATE", prefix+"CLIENT_KEY"
-		certFile, keyFile := strings.TrimSpace(v.getenv(certName)), strings.TrimSpace(v.getenv(keyName))
+		certFile, keyFile := strings.TrimSpace(v.Getenv(certName)), strings.TrimSpace(v.Getenv(keyName))
 		if certFile == "" || keyFile == "" {
 			continue
 		}
-		certPEM, err := v.readFile(certFile)
+		certPEM, err := v.ReadFile(certFile)
 		if err != nil {
-			return nil, ioError(fmt.Errorf("%s: %w", certName, err))
+			return nil, fmt.Errorf("%s: %w", certName, err)
 		}
-		keyPEM, err := v.readFile(keyFile)
+		keyPEM, err := v.ReadFile(keyFile)
 		if err != nil {
-			return nil, ioError(fmt.Errorf("%s: %w", keyName, err))
+			return nil, fmt.Errorf("%s: %w", keyName, err)
 		}
 		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
@@ -232,5 +228,5 @@ func (v otlpEnv) tlsConfig() (*tls.Config, error) {
 	return cfg, nil
 }
 
-// osEnv reads the process's environment.
-var osEnv = otlpEnv{getenv: os.Getenv, readFile: os.ReadFile}
+// OSEnv reads the process's environment and files.
+var OSEnv = Env{Getenv: os.Getenv, ReadFile: os.ReadFile}

@@ -1,4 +1,4 @@
-package main
+package otlpsend
 
 import (
 	"context"
@@ -21,63 +21,54 @@ import (
 // UNAVAILABLE) for as long as --retry-max-elapsed allows, though no retry
 // can help, and then print a bare TLS or dial error.
 var (
-	// errPlaintextServer: TLS was asked for, and the server answered in
+	// ErrPlaintextServer: TLS was asked for, and the server answered in
 	// plaintext.
-	errPlaintextServer = errors.New("the server answered in plaintext")
-	// errTLSServer: plaintext was asked for, and the server speaks TLS.
-	errTLSServer = errors.New("the server speaks TLS")
-	// errUntrusted: the server's certificate does not verify.
-	errUntrusted = errors.New("the server's certificate is not trusted")
-	// errRefused: nothing accepts connections at the endpoint.
-	errRefused = errors.New("connection refused")
-	// errHTTPServer: gRPC was asked for, and the server answered the
+	ErrPlaintextServer = errors.New("the server answered in plaintext")
+	// ErrTLSServer: plaintext was asked for, and the server speaks TLS.
+	ErrTLSServer = errors.New("the server speaks TLS")
+	// ErrUntrusted: the server's certificate does not verify.
+	ErrUntrusted = errors.New("the server's certificate is not trusted")
+	// ErrRefused: nothing accepts connections at the endpoint.
+	ErrRefused = errors.New("connection refused")
+	// ErrHTTPServer: gRPC was asked for, and the server answered the
 	// HTTP/2 preface in HTTP/1.1: an OTLP/HTTP port.
-	errHTTPServer = errors.New("the server speaks HTTP/1.1")
-	// errGRPCServer: OTLP/HTTP was asked for, and the server answered in
+	ErrHTTPServer = errors.New("the server speaks HTTP/1.1")
+	// ErrGRPCServer: OTLP/HTTP was asked for, and the server answered in
 	// HTTP/2 frames: a gRPC port.
-	errGRPCServer = errors.New("the server speaks HTTP/2")
+	ErrGRPCServer = errors.New("the server speaks HTTP/2")
 )
 
 // probeTimeout bounds the TLS handshake that tells a TLS server that
 // hung up on a plaintext request apart from a server that just hung up.
 const probeTimeout = time.Second
 
-// connProblem is a connection problem found by a connWatch: one of the
-// errors above, where, and what the TLS stack said.
-type connProblem struct {
+// ConnProblem is a connection problem found while sending: one of the
+// errors above (errors.Is tells which), where, and what the TLS stack
+// said. Its message says what to change.
+type ConnProblem struct {
 	kind   error
 	addr   string // host:port
 	detail error  // nil for kinds that need none
 }
 
-func (c *connProblem) Error() string {
+func (c *ConnProblem) Error() string {
 	switch c.kind {
-	case errPlaintextServer:
+	case ErrPlaintextServer:
 		return fmt.Sprintf("the server at %s answered in plaintext: pass --insecure (or OTEL_EXPORTER_OTLP_INSECURE=true), or use an http:// endpoint", c.addr)
-	case errTLSServer:
+	case ErrTLSServer:
 		return fmt.Sprintf("the server at %s speaks TLS: drop --insecure (and OTEL_EXPORTER_OTLP_INSECURE), or use an https:// endpoint", c.addr)
-	case errHTTPServer:
+	case ErrHTTPServer:
 		return fmt.Sprintf("the server at %s answered in HTTP/1.1, as an OTLP/HTTP receiver does (port 4318 by convention): pass --protocol http (or OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf), or use its gRPC port", c.addr)
-	case errGRPCServer:
+	case ErrGRPCServer:
 		return fmt.Sprintf("the server at %s answered in HTTP/2 frames, as an OTLP/gRPC receiver does (port 4317 by convention): pass --protocol grpc (or OTEL_EXPORTER_OTLP_PROTOCOL=grpc), or use its OTLP/HTTP port", c.addr)
-	case errUntrusted:
+	case ErrUntrusted:
 		return fmt.Sprintf("the certificate of the server at %s is not trusted (%v): name its CA with OTEL_EXPORTER_OTLP_CERTIFICATE or SSL_CERT_FILE", c.addr, c.detail)
 	default:
 		return fmt.Sprintf("nothing accepts connections at %s (connection refused): is the collector running, on this port?", c.addr)
 	}
 }
 
-func (c *connProblem) Unwrap() error { return c.kind }
-
-// exitCode is what a send that stopped at c exits with: a TLS setting
-// or protocol the server contradicts is the command line's to fix (2); a refused
-// connection is an endpoint that cannot be reached (3).
-func (c *connProblem) exitCode() int {
-	if c.kind == errRefused {
-		return exitUnsent
-	}
-	return exitUsage
-}
+func (c *ConnProblem) Unwrap() error { return c.kind }
 
 // connWatch watches the connections of one send for the problems above
 // and, at the first, cancels the send with it as the cause. The OTLP
@@ -92,15 +83,15 @@ type connWatch struct {
 	hc *http.Client // the OTLP/HTTP client's, once made
 
 	mu      sync.Mutex
-	problem *connProblem
+	problem *ConnProblem
 }
 
-func newConnWatch(t target, cancel context.CancelCauseFunc) *connWatch {
-	return &connWatch{addr: t.hostPort, plaintext: t.insecure, grpc: !t.isHTTP(), cancel: cancel}
+func newConnWatch(t Target, cancel context.CancelCauseFunc) *connWatch {
+	return &connWatch{addr: t.hostPort, plaintext: t.insecure, grpc: !t.IsHTTP(), cancel: cancel}
 }
 
 // found returns the problem found, or nil.
-func (w *connWatch) found() *connProblem {
+func (w *connWatch) found() *ConnProblem {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.problem
@@ -112,7 +103,7 @@ func (w *connWatch) report(kind, detail error) {
 	w.mu.Lock()
 	first := w.problem == nil
 	if first {
-		w.problem = &connProblem{kind: kind, addr: w.addr, detail: detail}
+		w.problem = &ConnProblem{kind: kind, addr: w.addr, detail: detail}
 	}
 	p := w.problem
 	w.mu.Unlock()
@@ -132,13 +123,13 @@ func (w *connWatch) classify(err error) {
 	)
 	switch {
 	case errors.As(err, &header):
-		w.report(errPlaintextServer, nil)
+		w.report(ErrPlaintextServer, nil)
 	case errors.As(err, &verify):
-		w.report(errUntrusted, verify.Err)
+		w.report(ErrUntrusted, verify.Err)
 	case errors.As(err, &hostErr), errors.As(err, &unknown), errors.As(err, &invalid):
-		w.report(errUntrusted, err)
+		w.report(ErrUntrusted, err)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		w.report(errRefused, nil)
+		w.report(ErrRefused, nil)
 	}
 }
 
@@ -206,7 +197,7 @@ func (c *sniffConn) Write(b []byte) (int, error) {
 	if err != nil && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)) {
 		c.probed.Do(func() {
 			if c.w.probeTLS(c.addr) {
-				c.w.report(errTLSServer, nil)
+				c.w.report(ErrTLSServer, nil)
 			}
 		})
 	}
@@ -230,7 +221,7 @@ func (c *sniffConn) Read(b []byte) (int, error) {
 		// closes the connection from here, and proves nothing).
 		c.done = true
 		if c.w.probeTLS(c.addr) {
-			c.w.report(errTLSServer, nil)
+			c.w.report(ErrTLSServer, nil)
 		}
 	}
 	return n, err
@@ -244,15 +235,15 @@ func (c *sniffConn) sniff(ended bool) {
 		// A record's type (change_cipher_spec, alert, handshake,
 		// application_data), then the major version, 3.
 		c.done = true
-		c.w.report(errTLSServer, nil)
+		c.w.report(ErrTLSServer, nil)
 	case c.w.grpc && string(h) == "HTTP/":
 		c.done = true
-		c.w.report(errHTTPServer, nil)
+		c.w.report(ErrHTTPServer, nil)
 	case !c.w.grpc && len(h) >= 4 && h[3] == 0x04:
 		// A frame header (24-bit length, then the type): SETTINGS, which
 		// an HTTP/2 server sends first.
 		c.done = true
-		c.w.report(errGRPCServer, nil)
+		c.w.report(ErrGRPCServer, nil)
 	case c.seen == len(c.head) || ended:
 		c.done = true
 	}
@@ -318,7 +309,7 @@ func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, err
 	}
 	if t.w.plaintext && resp.StatusCode == http.StatusBadRequest && t.w.probeTLS(req.URL.Host) {
-		t.w.report(errTLSServer, nil)
+		t.w.report(ErrTLSServer, nil)
 	}
 	return resp, nil
 }
