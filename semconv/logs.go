@@ -24,7 +24,9 @@ const LogEventName = "event.name"
 // gen_ai.input.messages, gen_ai.output.messages, ...), which an
 // instrumentation may split over several records (one for the input, one
 // for the output): those are merged into one event, the first record's
-// attribute winning where two carry the same one. The event's name comes
+// attribute winning where two carry the same one. A
+// gen_ai.evaluation.result record, an evaluator's verdict on the span,
+// becomes that event too (see [Evaluations]). The event's name comes
 // from eventName (OTLP's event_name field) or else from the event.name
 // attribute.
 func AppendLogEvent(evs ptrace.SpanEventSlice, eventName string, body pcommon.Value, attrs pcommon.Map, ts pcommon.Timestamp) bool {
@@ -47,6 +49,21 @@ func AppendLogEvent(evs ptrace.SpanEventSlice, eventName string, body pcommon.Va
 			copyExcept(attrs, ev.Attributes(), LogEventName)
 		default:
 			body.CopyTo(ev.Attributes().PutEmpty(EventContent))
+		}
+		return true
+	case EventEvaluationResult:
+		// A verdict on the span (see [Evaluations]): one event per record,
+		// since two results of one evaluator are two verdicts.
+		ev := evs.AppendEmpty()
+		ev.SetName(name)
+		ev.SetTimestamp(ts)
+		copyExcept(attrs, ev.Attributes(), LogEventName)
+		if body.Type() == pcommon.ValueTypeMap {
+			for k, v := range body.Map().All() {
+				if _, ok := ev.Attributes().Get(k); !ok {
+					v.CopyTo(ev.Attributes().PutEmpty(k))
+				}
+			}
 		}
 		return true
 	case EventInferenceDetails:

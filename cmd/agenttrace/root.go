@@ -86,6 +86,7 @@ endpoint refuses or cannot be reached.`,
 	root.AddCommand(newConvertCmd(e), newValidateCmd(e), newTokensCmd(e), newDemoCmd(e), newDiffCmd(e), newAuditCmd(e),
 		newHTMLCmd(e), newServeCmd(e), newSendCmd(e), newMessagesCmd(e))
 	root.AddCommand(newReplayCmd(e), newExplainCmd(e))
+	root.AddCommand(newExportCmd(e))
 	return root
 }
 
