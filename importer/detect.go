@@ -119,6 +119,8 @@ func sniffJSON(head []byte) Shape {
 		return Events
 	case !inArray && h.events != nil && !h.keys["type"] && eventTypes[h.events.strs["type"]] && isStreamEvent(h.events):
 		return Events // a stored trace, {"events":[…]}
+	case !inArray && isATIF(h):
+		return ATIF
 	case isAgentEvalEntry(h):
 		return AgentEval // a bare list of TraceEntry
 	case !inArray && h.entries != nil && isAgentEvalEntry(h.entries):
@@ -132,6 +134,17 @@ func sniffJSON(head []byte) Shape {
 		return Jaeger
 	}
 	return Unknown
+}
+
+// isATIF reports whether an object reads as an ATIF trajectory: its
+// schema_version says so, or (a version-less producer, or the version
+// past the head) it has an agent and steps with a session or trajectory
+// id, the members only ATIF's root has together.
+func isATIF(h *jsonHead) bool {
+	if strings.HasPrefix(h.strs["schema_version"], "ATIF-") {
+		return true
+	}
+	return h.keys["agent"] && h.keys["steps"] && (h.keys["session_id"] || h.keys["trajectory_id"]) && !h.keys["type"]
 }
 
 // isStreamEvent reports whether an object whose type is a streaming event
@@ -297,6 +310,8 @@ func For(s Shape) (Func, bool) {
 		return ReadTrajectory, true
 	case AgentEval:
 		return ReadAgentEval, true
+	case ATIF:
+		return ReadATIF, true
 	}
 	return nil, false
 }

@@ -1,7 +1,8 @@
 // Package importer reads the agent-trace shapes in use besides OTLP and
 // the agenttrace artifact — transcript event logs, trajectory logs,
-// streaming trace events, Jaeger JSON, the collector file exporter's
-// protobuf stream — and turns them into records with GenAI semantics:
+// streaming trace events, Jaeger JSON, AgentEval traces, ATIF
+// trajectories, the collector file exporter's protobuf stream — and
+// turns them into records with GenAI semantics:
 // tool calls become execute_tool spans, model round-trips chat spans with
 // usage, agent dispatches nested invoke_agent spans, errors error status
 // with error.type. Ids are synthesized deterministically from the content,
@@ -35,6 +36,7 @@ const (
 	Events       Shape = "events"     // streaming trace events, JSON array or one per line (§4)
 	Jaeger       Shape = "jaeger"     // Jaeger query API / UI download JSON (§5)
 	AgentEval    Shape = "agenteval"  // AgentEval's AgentTrace JSON, a list of TraceEntry (seed 002)
+	ATIF         Shape = "atif"       // Agent Trajectory Interchange Format (Harbor RFC 0001), v1.0 to v1.7
 	Unknown      Shape = ""
 )
 

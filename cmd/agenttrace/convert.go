@@ -219,6 +219,7 @@ func (e *env) stream(p *convertPlan, in *input) error {
 var fromShapes = []importer.Shape{
 	importer.Artifact, importer.OTLPJSON, importer.OTLPJSONLine, importer.OTLPProto,
 	importer.OTLPStream, importer.Transcript, importer.Trajectory, importer.Events, importer.Jaeger, importer.AgentEval,
+	importer.ATIF,
 }
 
 // shapeNames lists fromShapes for messages.
