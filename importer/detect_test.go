@@ -22,6 +22,8 @@ func wantShape(path string) Shape {
 		return Artifact
 	case "dialects":
 		return OTLPJSON
+	case "atif":
+		return ATIF
 	case "otlp":
 		switch {
 		case strings.HasSuffix(base, ".pb"):
@@ -42,7 +44,7 @@ func wantShape(path string) Shape {
 func fixtures(t testing.TB) []string {
 	t.Helper()
 	var files []string
-	for _, pat := range []string{"shapes/*", "otlp/*", "golden/*.jsonl", "legacy/*.jsonl", "dialects/*.json"} {
+	for _, pat := range []string{"shapes/*", "otlp/*", "golden/*.jsonl", "legacy/*.jsonl", "dialects/*.json", "atif/*.json"} {
 		m, err := filepath.Glob(filepath.Join("../testdata", pat))
 		require.NoError(t, err)
 		for _, f := range m {
