@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -287,4 +288,29 @@ func FuzzATIF(f *testing.F) {
 		`"observation":{"results":[{"source_call_id":"a","subagent_trajectory_ref":[{"trajectory_id":"x"},{"trajectory_id":"x"}]}]}}],` +
 		`"subagent_trajectories":[{"trajectory_id":"x","agent":{},"steps":[{"timestamp":"2300-01-01T00:00:00Z"}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) { checkFuzz(t, ReadATIF, data) })
+}
+
+func TestLinkATIF(t *testing.T) {
+	t.Parallel()
+	parent, _ := importFixture(t, ReadATIF, atifDir+"/atif-v1.2-delegating.json")
+	child, _ := importFixture(t, ReadATIF, atifDir+"/atif-v1.2-subagent.json")
+	recs := cloneRecords(append(parent, child...))
+	require.Equal(t, 1, LinkATIF(recs))
+	tool := recs[slices.IndexFunc(recs, func(r converter.Record) bool { return attr(r.Span, semconv.ToolName) == "spawn_subagent" })].Span
+	for _, r := range recs {
+		assert.Equal(t, tool.TraceID(), r.Span.TraceID(), "one trace")
+		if attr(r.Span, semconv.AgentName) == "debugger" {
+			assert.Equal(t, tool.SpanID(), r.Span.ParentSpanID(), "the subagent under the tool call that delegated")
+		}
+	}
+	// With every file given, the stated total is what the steps itemize
+	// (the delegating file's final_metrics include the subagent's).
+	var tally converter.Tally
+	for i := range recs {
+		tally.Add(&recs[i])
+	}
+	assert.Equal(t, int64(5400+210), tally.Summary(nil).Tokens.Total)
+	// A second pass nests nothing more; alone, a file links to nothing.
+	assert.Zero(t, LinkATIF(recs))
+	assert.Zero(t, LinkATIF(cloneRecords(parent)))
 }
