@@ -116,14 +116,6 @@ func TestReadATIFFixtures(t *testing.T) {
 // chatSpans returns the model-call records in order.
 func chatSpans(recs []*converter.Record) []*converter.Record { return byOp(recs, semconv.OpChat) }
 
-// messagesOf decodes a message attribute.
-func messagesOf(t *testing.T, rec *converter.Record, key string) []map[string]any {
-	t.Helper()
-	var ms []map[string]any
-	require.NoError(t, json.Unmarshal([]byte(attr(rec.Span, key)), &ms), key)
-	return ms
-}
-
 func TestReadATIFConversation(t *testing.T) {
 	t.Parallel()
 	recs, _ := importFixture(t, ReadATIF, atifDir+"/atif-v1.4-rfc-example.json")
