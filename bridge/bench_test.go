@@ -13,8 +13,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // endedSpans returns ended GenAI spans (a root, chats, tools) to feed
@@ -91,7 +91,7 @@ func BenchmarkOnEnd(b *testing.B) {
 // flushed before the clock stops.
 func BenchmarkThroughput(b *testing.B) {
 	spans := endedSpans(b, 2048)
-	p, err := bridge.New(bridge.WithDirectory(b.TempDir(), converter.ByTrace), bridge.WithBlocking(), bridge.WithFsync(bridge.FsyncNever))
+	p, err := bridge.New(bridge.WithDirectory(b.TempDir(), store.ByTrace), bridge.WithBlocking(), bridge.WithFsync(bridge.FsyncNever))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,7 +2,7 @@
 // JSONL artifacts, from inside the agent, with one line in its tracer
 // provider:
 //
-//	p, err := bridge.New(bridge.WithDirectory("runs", converter.ByTrace), bridge.WithBudget(50_000))
+//	p, err := bridge.New(bridge.WithDirectory("runs", store.ByTrace), bridge.WithBudget(50_000))
 //	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p))
 //
 // Every span that ends (GenAI or not, unless WithFilter says otherwise) is

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/bridge"
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // One line in the tracer provider records every run; the agent asks the
@@ -20,7 +21,7 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "agenttrace-example")
 	defer os.RemoveAll(dir)
 
-	p, err := bridge.New(bridge.WithDirectory(dir, converter.ByTrace), bridge.WithBudget(1000))
+	p, err := bridge.New(bridge.WithDirectory(dir, store.ByTrace), bridge.WithBudget(1000))
 	if err != nil {
 		panic(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/tmpfs"
 	"github.com/agenttrace/agenttrace/semconv"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // endedTrace is what the agent ended of one run: its span ids and the
@@ -87,7 +88,7 @@ func TestFullDiskUnderTheProcessor(t *testing.T) {
 	errs := recordErrors(t)
 	noSpace := func() int { return countNoSpace(errs()) }
 
-	p, err := bridge.New(bridge.WithDirectory(dir, converter.ByTrace), bridge.WithBlocking(), bridge.WithBatchTimeout(5*time.Millisecond))
+	p, err := bridge.New(bridge.WithDirectory(dir, store.ByTrace), bridge.WithBlocking(), bridge.WithBatchTimeout(5*time.Millisecond))
 	require.NoError(t, err)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p))
 	tr := tp.Tracer("agenttrace/fulldisk")

@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/store"
 )
@@ -57,7 +56,7 @@ func TestHeapBoundedOver15000Traces(t *testing.T) {
 	if os.Getenv("AGENTTRACE_LONG") == "1" {
 		total = 45_000
 	}
-	p := newProcessor(t, bridge.WithDirectory(t.TempDir(), converter.ByTrace), bridge.WithBlocking(), bridge.WithFsync(bridge.FsyncNever))
+	p := newProcessor(t, bridge.WithDirectory(t.TempDir(), store.ByTrace), bridge.WithBlocking(), bridge.WithFsync(bridge.FsyncNever))
 	tr := provider(t, p)
 	big := strings.Repeat("x", 4<<10)
 	run := func(n int) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/bridge"
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // emit logs one event of the span in ctx, as the official GenAI
@@ -63,7 +64,7 @@ func TestLogProcessor(t *testing.T) {
 		{
 			name: "directory",
 			opts: func(dir string) []bridge.Option {
-				return []bridge.Option{bridge.WithDirectory(dir, converter.ByTrace)}
+				return []bridge.Option{bridge.WithDirectory(dir, store.ByTrace)}
 			},
 			file: func(p *bridge.Processor, _ string) string {
 				require.Len(t, p.Artifacts(), 1)
@@ -109,7 +110,7 @@ func TestLogProcessor(t *testing.T) {
 // TestLogProcessorFlushHonoursContext: ForceFlush and Shutdown return a
 // done context's error rather than wait.
 func TestLogProcessorFlushHonoursContext(t *testing.T) {
-	p, err := bridge.New(bridge.WithDirectory(t.TempDir(), converter.ByTrace))
+	p, err := bridge.New(bridge.WithDirectory(t.TempDir(), store.ByTrace))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Shutdown(context.Background())) })
 	lp := p.LogProcessor()
@@ -133,7 +134,7 @@ func ExampleProcessor_LogProcessor() {
 	dir, _ := os.MkdirTemp("", "agenttrace-example")
 	defer os.RemoveAll(dir)
 
-	p, err := bridge.New(bridge.WithDirectory(dir, converter.ByTrace))
+	p, err := bridge.New(bridge.WithDirectory(dir, store.ByTrace))
 	if err != nil {
 		panic(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // nonRootDir names, in a child run of this test binary as an unprivileged
@@ -26,7 +26,7 @@ func TestNewKeepsErrorChain(t *testing.T) {
 	t.Run("not a directory", func(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "file")
 		require.NoError(t, os.WriteFile(file, nil, 0o600))
-		_, err := bridge.New(bridge.WithDirectory(filepath.Join(file, "runs"), converter.ByTrace))
+		_, err := bridge.New(bridge.WithDirectory(filepath.Join(file, "runs"), store.ByTrace))
 		require.Error(t, err)
 		assert.ErrorIs(t, err, syscall.ENOTDIR)
 	})
@@ -40,7 +40,7 @@ func TestNewKeepsErrorChain(t *testing.T) {
 				return
 			}
 		}
-		_, err := bridge.New(bridge.WithDirectory(filepath.Join(dir, "runs"), converter.ByTrace))
+		_, err := bridge.New(bridge.WithDirectory(filepath.Join(dir, "runs"), store.ByTrace))
 		require.Error(t, err)
 		assert.ErrorIs(t, err, fs.ErrPermission)
 	})

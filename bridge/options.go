@@ -81,7 +81,7 @@ const (
 type config struct {
 	sink    sinkKind
 	path    string // file or directory
-	groupBy converter.GroupBy
+	groupBy store.Route
 	w       io.Writer
 
 	queueSize    int
@@ -182,12 +182,12 @@ func WithFile(path string) Option {
 }
 
 // WithDirectory writes one artifact per trace (<trace id>.jsonl) or, with
-// converter.ByConversation, per gen_ai.conversation.id
+// store.ByConversation, per gen_ai.conversation.id
 // (conv-<store.Name(id)>.jsonl), into dir; the names, headers and merging
 // are package store's, the same as the collector exporter's and
 // convert --split's. An artifact is finalized (trailer written, file
 // closed, its memory freed) when its trace's local root span ends.
-func WithDirectory(dir string, by converter.GroupBy) Option {
+func WithDirectory(dir string, by store.Route) Option {
 	return optionFunc(func(c *config) { c.sink, c.path, c.groupBy = sinkDir, dir, by })
 }
 

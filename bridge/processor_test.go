@@ -24,6 +24,7 @@ import (
 	"github.com/agenttrace/agenttrace/bridge"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 func TestNewValidates(t *testing.T) {
@@ -45,7 +46,7 @@ func TestNewValidates(t *testing.T) {
 // goroutines at once all land, once each, in their trace's artifact.
 func TestManyGoroutinesManyTraces(t *testing.T) {
 	dir := t.TempDir()
-	p := newProcessor(t, bridge.WithDirectory(dir, converter.ByTrace), bridge.WithBlocking(), bridge.WithQueueSize(16), bridge.WithBatchSize(8))
+	p := newProcessor(t, bridge.WithDirectory(dir, store.ByTrace), bridge.WithBlocking(), bridge.WithQueueSize(16), bridge.WithBatchSize(8))
 	tr := provider(t, p)
 	const traces, spansPer = 40, 25
 	var wg sync.WaitGroup
@@ -238,7 +239,7 @@ func TestBudget(t *testing.T) {
 // TestBudgetPerConversation: two traces of one conversation share a budget.
 func TestBudgetPerConversation(t *testing.T) {
 	dir := t.TempDir()
-	p := newProcessor(t, bridge.WithDirectory(dir, converter.ByConversation), bridge.WithBudget(100), bridge.WithBudgetScope(bridge.PerConversation))
+	p := newProcessor(t, bridge.WithDirectory(dir, store.ByConversation), bridge.WithBudget(100), bridge.WithBudgetScope(bridge.PerConversation))
 	tr := provider(t, p)
 	conv := attribute.String(semconv.ConversationID, "conv-7")
 	for turn := range 2 {
@@ -333,7 +334,7 @@ func TestAppendAcrossProcesses(t *testing.T) {
 		TraceID: tid, SpanID: trace.SpanID{9}, TraceFlags: trace.FlagsSampled, Remote: true,
 	}))
 	run := func() {
-		p, err := bridge.New(bridge.WithDirectory(dir, converter.ByTrace))
+		p, err := bridge.New(bridge.WithDirectory(dir, store.ByTrace))
 		require.NoError(t, err)
 		tr := provider(t, p)
 		ctx, root := tr.Start(parent, "invoke_agent a")
@@ -368,7 +369,7 @@ func TestAppendAcrossProcesses(t *testing.T) {
 func TestDropOnlyTraces(t *testing.T) {
 	const perCall = (10*2.5 + 5*10) / 1e6
 	dir := t.TempDir()
-	p := newProcessor(t, bridge.WithDirectory(dir, converter.ByTrace), bridge.WithQueueSize(1), bridge.WithBatchSize(1), bridge.WithBudget(1000), bridge.WithBudgetUSD(1))
+	p := newProcessor(t, bridge.WithDirectory(dir, store.ByTrace), bridge.WithQueueSize(1), bridge.WithBatchSize(1), bridge.WithBudget(1000), bridge.WithBudgetUSD(1))
 	tr := provider(t, p)
 	const n = 200
 	for range n {
@@ -477,7 +478,7 @@ func TestFinishedTracesAreFreed(t *testing.T) {
 		t.Skip("writes thousands of artifacts")
 	}
 	dir := t.TempDir()
-	p := newProcessor(t, bridge.WithDirectory(dir, converter.ByTrace), bridge.WithBlocking())
+	p := newProcessor(t, bridge.WithDirectory(dir, store.ByTrace), bridge.WithBlocking())
 	tr := provider(t, p)
 	big := strings.Repeat("x", 8<<10)
 	run := func(n int) {

@@ -61,9 +61,7 @@ func newSink(c *config, dropped *atomic.Int64, dropUsage *usageCounter) (*sink, 
 		// exporter does; the folder may be shared with other agents'
 		// processors, whose files in the middle of a write are left be.
 		opts.Recover, opts.RecoverIdle = true, store.SharedFolderIdle
-		if c.groupBy == converter.ByConversation {
-			opts.Route = store.ByConversation
-		}
+		opts.Route = c.groupBy
 	case sinkFile:
 		opts.Path = c.path
 	case sinkWriter:

@@ -16,6 +16,7 @@ import (
 	"github.com/agenttrace/agenttrace/bridge"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // TestProcessorTruncatesLargeValues: a tool span with a 20 MiB result,
@@ -25,7 +26,7 @@ import (
 func TestProcessorTruncatesLargeValues(t *testing.T) {
 	const size = 20 << 20
 	dir := t.TempDir()
-	p, err := bridge.New(bridge.WithDirectory(dir, converter.ByTrace), bridge.WithBlocking())
+	p, err := bridge.New(bridge.WithDirectory(dir, store.ByTrace), bridge.WithBlocking())
 	require.NoError(t, err)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p), sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{
 		AttributeValueLengthLimit: -1, AttributeCountLimit: 128, EventCountLimit: 128, LinkCountLimit: 128,

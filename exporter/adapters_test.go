@@ -56,14 +56,14 @@ func TestAdaptersAgree(t *testing.T) {
 	const conv = "Conv/1" // not a plain name: hashed
 	tests := []struct {
 		name  string
-		by    converter.GroupBy
+		by    store.Route
 		group string
 		files func(a, b, c trace.TraceID) []string
 	}{
-		{"by trace", converter.ByTrace, GroupByTrace, func(a, b, c trace.TraceID) []string {
+		{"by trace", store.ByTrace, GroupByTrace, func(a, b, c trace.TraceID) []string {
 			return []string{a.String() + ".jsonl", b.String() + ".jsonl", c.String() + ".jsonl"}
 		}},
-		{"by conversation", converter.ByConversation, GroupByConversation, func(_, _, c trace.TraceID) []string {
+		{"by conversation", store.ByConversation, GroupByConversation, func(_, _, c trace.TraceID) []string {
 			return []string{store.FileName(store.ConversationKey(conv), ""), c.String() + ".jsonl"}
 		}},
 	}
@@ -83,7 +83,7 @@ func TestAdaptersAgree(t *testing.T) {
 			in := filepath.Join(t.TempDir(), "in.json")
 			require.NoError(t, os.WriteFile(in, raw, 0o644))
 			by := "trace"
-			if tt.by == converter.ByConversation {
+			if tt.by == store.ByConversation {
 				by = "conversation"
 			}
 			out, err := exec.Command(cli, "convert", in, "--split", cliDir, "--group-by", by).CombinedOutput()
@@ -101,7 +101,7 @@ func TestAdaptersAgree(t *testing.T) {
 			}
 			c := readWhole(t, filepath.Join(cliDir, ids[2].String()+".jsonl"))
 			assert.Equal(t, int64(20), c.meta.Budget.Tokens, "a root span's budget first")
-			if tt.by == converter.ByConversation {
+			if tt.by == store.ByConversation {
 				conv := readWhole(t, filepath.Join(cliDir, store.FileName(store.ConversationKey(conv), "")))
 				assert.Equal(t, int64(500), conv.meta.Budget.Tokens, "the resource's budget over the configured one")
 				assert.Len(t, conv.records, 5, "the trace that named its conversation late is in it, whole")
@@ -115,7 +115,7 @@ func TestAdaptersAgree(t *testing.T) {
 // and the trace ids. Trace a names its conversation only in its second
 // batch; b names it from the start; c names none and its root span sets a
 // budget.
-func record(t *testing.T, dir string, by converter.GroupBy, conv string) ([]ptrace.Traces, [3]trace.TraceID) {
+func record(t *testing.T, dir string, by store.Route, conv string) ([]ptrace.Traces, [3]trace.TraceID) {
 	t.Helper()
 	p, err := bridge.New(bridge.WithDirectory(dir, by), bridge.WithBudget(1000))
 	require.NoError(t, err)

@@ -20,6 +20,7 @@ import (
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
 	"github.com/agenttrace/agenttrace/redact"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // demoRun records the demo's agent the way `agenttrace demo` does (the SDK
@@ -28,7 +29,7 @@ import (
 func demoRun(t *testing.T, budget int64) []converter.Record {
 	t.Helper()
 	dir := t.TempDir()
-	opts := []bridge.Option{bridge.WithDirectory(dir, converter.ByTrace)}
+	opts := []bridge.Option{bridge.WithDirectory(dir, store.ByTrace)}
 	if budget > 0 {
 		opts = append(opts, bridge.WithBudget(budget))
 	}

@@ -30,7 +30,7 @@ type convertOpts struct {
 type convertPlan struct {
 	convertOpts
 	format outFormat
-	by     converter.GroupBy
+	by     store.Route
 	// logsFormat is --logs-out's format, when given.
 	logsFormat outFormat
 }
@@ -148,9 +148,9 @@ func (o convertOpts) plan(cmd *cobra.Command) (*convertPlan, error) {
 	}
 	switch o.groupBy {
 	case "trace":
-		p.by = converter.ByTrace
+		p.by = store.ByTrace
 	case "conversation":
-		p.by = converter.ByConversation
+		p.by = store.ByConversation
 	default:
 		return nil, usageErrorf("--group-by %q: want trace or conversation", o.groupBy)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
 	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // defaultDemoSeed is the seed of `agenttrace demo` without --seed, so that
@@ -116,7 +117,7 @@ func (e *env) demo(dir string, budget int64, budgetUSD float64, seed uint64) err
 		return ioError(fmt.Errorf("--out: %w", err))
 	}
 
-	opts := []bridge.Option{bridge.WithDirectory(dir, converter.ByTrace)}
+	opts := []bridge.Option{bridge.WithDirectory(dir, store.ByTrace)}
 	if budget > 0 || budgetUSD > 0 {
 		near := func(ev bridge.BudgetEvent) {
 			switch {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/store"
 )
 
@@ -17,10 +16,7 @@ import (
 // is continued, each span once). Other formats are named by the same
 // rule.
 func (e *env) splitInto(p *convertPlan, all *inputs) error {
-	route := store.ByTrace
-	if p.by == converter.ByConversation {
-		route = store.ByConversation
-	}
+	route := p.by
 	if p.format != outJSONL {
 		return e.splitOTLP(p, all, route)
 	}

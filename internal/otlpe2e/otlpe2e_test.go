@@ -38,6 +38,7 @@ import (
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // binary builds agenttrace once for the package's tests.
@@ -211,7 +212,7 @@ func TestJavaScriptSDK(t *testing.T) {
 func TestGoSDK(t *testing.T) {
 	const seed = 9
 	ref := t.TempDir()
-	p, err := bridge.New(bridge.WithDirectory(ref, converter.ByTrace))
+	p, err := bridge.New(bridge.WithDirectory(ref, store.ByTrace))
 	require.NoError(t, err)
 	tp := sdktrace.NewTracerProvider(append(agentsim.TracerProviderOptions(seed), sdktrace.WithSpanProcessor(p))...)
 	agentsim.Run(context.Background(), tp, agentsim.Config{})

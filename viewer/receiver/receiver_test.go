@@ -81,7 +81,7 @@ func start(t *testing.T, opts ...receiver.Option) *harness {
 func reference(t *testing.T, seed uint64) ([]converter.Record, *report.TokenReport) {
 	t.Helper()
 	dir := t.TempDir()
-	p, err := bridge.New(bridge.WithDirectory(dir, converter.ByTrace))
+	p, err := bridge.New(bridge.WithDirectory(dir, store.ByTrace))
 	require.NoError(t, err)
 	tp := sdktrace.NewTracerProvider(append(agentsim.TracerProviderOptions(seed), sdktrace.WithSpanProcessor(p))...)
 	agentsim.Run(context.Background(), tp, agentsim.Config{})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
+	"github.com/agenttrace/agenttrace/store"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
@@ -132,13 +133,13 @@ func convertRuns(r io.Reader, name string) ([]viewer.Run, error) {
 			problems = append(problems, viewer.Problem{Message: p.Error()})
 		}
 	}
-	groups := converter.Split(recs, converter.ByTrace)
+	groups := store.Split(recs, store.ByTrace, "")
 	runs := make([]viewer.Run, len(groups))
 	for i, g := range groups {
 		converter.SortRecords(g.Records)
 		runs[i] = viewer.Run{Name: name, Records: g.Records}
 		if len(groups) > 1 {
-			runs[i].Name = fmt.Sprintf("%s · trace %.8s", name, g.Key)
+			runs[i].Name = fmt.Sprintf("%s · trace %.8s", name, g.Key.Trace)
 		}
 		if i == 0 {
 			runs[i].Problems = problems

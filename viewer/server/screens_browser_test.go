@@ -15,10 +15,10 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/semconv"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // simRun records the simulated agent into dir, with the tracer
@@ -26,7 +26,7 @@ import (
 // that many model and tool calls.
 func simRun(t *testing.T, dir string, seed uint64, stopAfter int, opts ...sdktrace.TracerProviderOption) string {
 	t.Helper()
-	p, err := bridge.New(bridge.WithDirectory(dir, converter.ByTrace))
+	p, err := bridge.New(bridge.WithDirectory(dir, store.ByTrace))
 	require.NoError(t, err)
 	tp := sdktrace.NewTracerProvider(append(append(agentsim.TracerProviderOptions(seed), opts...), sdktrace.WithSpanProcessor(p))...)
 	calls := 0
