@@ -21,7 +21,7 @@ import (
 	"go.opentelemetry.io/otel/trace/embedded"
 
 	"github.com/agenttrace/agenttrace/internal/agentsim"
-	"github.com/agenttrace/agenttrace/viewer/receiver"
+	"github.com/agenttrace/agenttrace/receiver"
 	"github.com/agenttrace/agenttrace/viewer/server"
 )
 

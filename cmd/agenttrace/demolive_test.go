@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
+	"github.com/agenttrace/agenttrace/receiver"
 	"github.com/agenttrace/agenttrace/report"
-	"github.com/agenttrace/agenttrace/viewer/receiver"
 )
 
 var liveTraceRe = regexp.MustCompile(`running the planner live \(trace ([0-9a-f]{32})\), exporting to (http://127\.0\.0\.1:\d+)`)

@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agenttrace/agenttrace/receiver"
 	"github.com/agenttrace/agenttrace/store"
-	"github.com/agenttrace/agenttrace/viewer/receiver"
 	"github.com/agenttrace/agenttrace/viewer/server"
 )
 

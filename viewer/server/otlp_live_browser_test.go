@@ -19,10 +19,10 @@ import (
 
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/pricing"
+	"github.com/agenttrace/agenttrace/receiver"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/store"
-	"github.com/agenttrace/agenttrace/viewer/receiver"
 )
 
 // otlpInto starts an OTLP/HTTP receiver writing into dir through the

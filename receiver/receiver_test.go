@@ -36,10 +36,10 @@ import (
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
+	"github.com/agenttrace/agenttrace/receiver"
 	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/store"
-	"github.com/agenttrace/agenttrace/viewer/receiver"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -288,7 +288,7 @@ func TestGRPCRefusals(t *testing.T) {
 	assert.Equal(t, int64(2), st.GRPCRequests)
 }
 
-const realPayloads = "../../testdata/real/otel-instrumentation-openai/payloads/"
+const realPayloads = "../testdata/real/otel-instrumentation-openai/payloads/"
 
 // logKeys is each log record of the artifacts in dir (or of ld) as its
 // trace, span and body, by the trace whose artifact holds it (its own

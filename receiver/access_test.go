@@ -22,7 +22,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
-	"github.com/agenttrace/agenttrace/viewer/receiver"
+	"github.com/agenttrace/agenttrace/receiver"
 )
 
 // send posts body to h's /v1/traces with the headers given (Host sets

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/agenttrace/agenttrace/internal/otlpdeep"
-	"github.com/agenttrace/agenttrace/viewer/receiver"
+	"github.com/agenttrace/agenttrace/receiver"
 )
 
 // TestDeepRequests is issue 22 item 1 against serve --otlp's receiver: a

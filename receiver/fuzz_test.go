@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/receiver"
 	"github.com/agenttrace/agenttrace/store"
-	"github.com/agenttrace/agenttrace/viewer/receiver"
 )
 
 // FuzzHTTPTraces: any body, in either encoding, gets one of OTLP's
