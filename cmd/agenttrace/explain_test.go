@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/internal/explain"
 )
 
 // untunedPayload writes an OTLP/JSON file of a run from a library no
@@ -55,10 +57,10 @@ func TestExplainUntunedLibrary(t *testing.T) {
 	path := untunedPayload(t)
 	r := agenttrace(t, "", "explain", "--json", path)
 	require.Equal(t, 1, r.code, "something was not understood: %s", r.stderr)
-	var ex explanation
+	var ex explain.Explanation
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &ex))
 	require.Len(t, ex.Spans, 4)
-	byID := map[string]spanExplained{}
+	byID := map[string]explain.Span{}
 	for _, s := range ex.Spans {
 		byID[s.SpanID] = s
 	}
@@ -73,7 +75,7 @@ func TestExplainUntunedLibrary(t *testing.T) {
 
 	r = agenttrace(t, "", "explain", "--json", "--dialect", "../../semconv/testdata/mylib.dialect.yaml", path)
 	require.Equal(t, 1, r.code, "the second model call has no messages: %s", r.stderr)
-	ex = explanation{}
+	ex = explain.Explanation{}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &ex))
 	assert.Equal(t, 2, ex.Total.ModelCalls)
 	assert.Equal(t, 1, ex.Total.Tools)
