@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agenttrace/agenttrace/internal/explain"
-	"github.com/agenttrace/agenttrace/semconv"
 )
 
 func newExplainCmd(e *env) *cobra.Command {
@@ -88,7 +87,7 @@ func (e *env) explain(paths []string, asJSON bool) error {
 func writeExplanation(ex *explain.Explanation, w io.Writer) error {
 	p := &errWriter{w: w}
 	for _, s := range ex.Spans {
-		if s.Kind == semconv.Span.String() && len(s.Problems) == 0 && len(s.Unread) == 0 {
+		if !s.Noteworthy() {
 			continue
 		}
 		p.printf("%s: %s %s %q: %s\n", s.File, s.Kind, s.SpanID, s.Name, s.Rule)

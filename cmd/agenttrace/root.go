@@ -87,6 +87,7 @@ endpoint refuses or cannot be reached.`,
 		newHTMLCmd(e), newServeCmd(e), newSendCmd(e), newMessagesCmd(e))
 	root.AddCommand(newReplayCmd(e), newExplainCmd(e))
 	root.AddCommand(newExportCmd(e))
+	root.AddCommand(newMCPCmd(e))
 	return root
 }
 

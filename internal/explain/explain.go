@@ -216,3 +216,10 @@ func (ex *Explanation) add(s Span) {
 	}
 	ex.Spans = append(ex.Spans, s)
 }
+
+// Noteworthy reports whether the span has something to say: a GenAI kind
+// (not a plain span), a problem or an unread key. "agenttrace explain"
+// prints only those as text.
+func (s *Span) Noteworthy() bool {
+	return s.Kind != semconv.Span.String() || len(s.Problems) > 0 || len(s.Unread) > 0
+}
