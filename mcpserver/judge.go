@@ -86,9 +86,9 @@ type AuditArgs struct {
 // Audit is audit_run's answer: judge's fidelity findings on the run, as
 // "agenttrace audit --json" lists them, paged, with counts by severity.
 type Audit struct {
-	Run        string           `json:"run"`
-	Findings   []judge.Finding  `json:"findings"`
-	BySeverity map[string]int   `json:"by_severity"`
+	Run        string          `json:"run"`
+	Findings   []judge.Finding `json:"findings"`
+	BySeverity map[string]int  `json:"by_severity"`
 	Page
 }
 
@@ -135,7 +135,7 @@ type ExplainArgs struct {
 type Explain struct {
 	Run   string         `json:"run"`
 	Spans []explain.Span `json:"spans"`
-	Total explain.Total  `json:"total"`
+	Total explain.Total  `json:"totals"`
 	Page
 }
 
