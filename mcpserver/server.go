@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,6 +31,10 @@ import (
 // MaxAnswerBytes bounds the JSON of every tool's answer (its structured
 // content; the protocol sends the same JSON again as the answer's text).
 const MaxAnswerBytes = 64 << 10
+
+// sessionTimeout ends an HTTP session idle that long: a client that went
+// away without ending its session does not hold it forever.
+const sessionTimeout = 30 * time.Minute
 
 // minAnswerBytes is the least bound [WithMaxAnswerBytes] takes: room for
 // an answer's envelope and one cut item.
@@ -125,7 +130,7 @@ func (nopWriteCloser) Close() error { return nil }
 // requests from web pages of another origin (403).
 func (s *Server) HTTPHandler(hosts ...string) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Logger: s.log})
+		&mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: sessionTimeout})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hostcheck.Allowed(r.Host, hosts...) {
 			http.Error(w, "forbidden: the Host header names neither a loopback host nor the address served", http.StatusForbidden)
@@ -151,9 +156,17 @@ func portOf(hostport string) string {
 	return u.Port()
 }
 
-// Close stops reading runs and waits for the folder walk under way, up to
-// ctx's end. Sessions are ended by their transports.
+// Close ends the sessions still open (an HTTP client that never said
+// goodbye), stops reading runs and waits for the folder walk under way,
+// up to ctx's end.
 func (s *Server) Close(ctx context.Context) error {
+	var sessions []*mcp.ServerSession
+	for ss := range s.mcp.Sessions() {
+		sessions = append(sessions, ss)
+	}
+	for _, ss := range sessions {
+		_ = ss.Close() // a session already ended says so; nothing to do
+	}
 	if err := s.view.Shutdown(ctx); err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
