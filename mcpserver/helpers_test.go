@@ -17,6 +17,7 @@ import (
 	"github.com/agenttrace/agenttrace/bridge"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // artifact's name and what the agent did: the ground truth.
 func simRun(t *testing.T, dir string, seed uint64, stopAfter int) (string, agentsim.Result) {
 	t.Helper()
-	p, err := bridge.New(bridge.WithDirectory(dir, converter.ByTrace))
+	p, err := bridge.New(bridge.WithDirectory(dir, store.ByTrace))
 	require.NoError(t, err)
 	tp := sdktrace.NewTracerProvider(append(agentsim.TracerProviderOptions(seed), sdktrace.WithSpanProcessor(p))...)
 	calls := 0
