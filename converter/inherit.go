@@ -1,6 +1,8 @@
 package converter
 
 import (
+	"cmp"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/agenttrace/agenttrace/semconv"
@@ -99,4 +101,111 @@ func hasToolCall(ms []semconv.Message) bool {
 		}
 	}
 	return false
+}
+
+// An InheritedModel is the model a model call that names none takes from
+// the call it is one with, that call's provider (taken with the model
+// when the call names no provider either) and its span.
+type InheritedModel struct {
+	Model, Provider string
+	From            pcommon.SpanID
+}
+
+// InheritModels returns, for each inference record of recs that names no
+// model (a framework's step span around the SDK's call, or the step below
+// a framework's generation span, which alone names the model), the model
+// of the call in the same call chain: the call it wraps, when the nearest
+// model calls below it that name a model all name the same one, else the
+// nearest model call above it that names one. A record that names its own
+// model, or finds none, is not in the map; nil when no inference lacks a
+// model. Every reader that groups by model (tokens' by_model, explain,
+// messages) asks it, so none counts a call under (unknown) that its chain
+// names.
+func InheritModels(recs []Record) map[int]InheritedModel {
+	var rd semconv.Reading
+	models := make([]string, len(recs)) // an inference's own model
+	providers := make([]string, len(recs))
+	inference := make([]bool, len(recs))
+	var missing []int
+	for i := range recs {
+		recs[i].Read(&rd)
+		if rd.Kind != semconv.Inference {
+			continue
+		}
+		inference[i] = true
+		providers[i] = rd.Str(semconv.FieldProvider)
+		if models[i] = rd.Model(); models[i] == "" {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	index := make(map[SpanKey]int, len(recs))
+	children := make(map[SpanKey][]int)
+	for i := range recs {
+		sp := recs[i].Span
+		index[SpanKey{sp.TraceID(), sp.SpanID()}] = i
+		if p := sp.ParentSpanID(); !p.IsEmpty() {
+			k := SpanKey{sp.TraceID(), p}
+			children[k] = append(children[k], i)
+		}
+	}
+	out := make(map[int]InheritedModel, len(missing))
+	for _, i := range missing {
+		j, ok := modelBelow(recs, children, models, inference, i)
+		if !ok {
+			j, ok = modelAbove(recs, index, models, i)
+		}
+		if ok {
+			out[i] = InheritedModel{Model: models[j], Provider: cmp.Or(providers[i], providers[j]), From: recs[j].Span.SpanID()}
+		}
+	}
+	return out
+}
+
+// modelBelow finds the calls record i wraps: the nearest inference
+// records below it that name a model, when they name one model; it
+// returns the first of them.
+func modelBelow(recs []Record, children map[SpanKey][]int, models []string, inference []bool, i int) (int, bool) {
+	found := -1
+	sp := recs[i].Span
+	queue := []SpanKey{{sp.TraceID(), sp.SpanID()}}
+	// The bound stops a malformed trace whose parents form a cycle.
+	for n := 0; len(queue) > 0 && n < len(recs); n++ {
+		k := queue[0]
+		queue = queue[1:]
+		for _, j := range children[k] {
+			c := recs[j].Span
+			if !inference[j] || models[j] == "" {
+				queue = append(queue, SpanKey{c.TraceID(), c.SpanID()})
+				continue
+			}
+			switch {
+			case found < 0:
+				found = j
+			case models[found] != models[j]:
+				return -1, false // calls of several models: none is this one's
+			}
+		}
+	}
+	return found, found >= 0
+}
+
+// modelAbove finds the nearest inference record above record i that
+// names a model: the call i is a step of.
+func modelAbove(recs []Record, index map[SpanKey]int, models []string, i int) (int, bool) {
+	sp := recs[i].Span
+	k := SpanKey{sp.TraceID(), sp.ParentSpanID()}
+	for range len(recs) {
+		j, ok := index[k]
+		if !ok || k.Span.IsEmpty() {
+			break
+		}
+		if models[j] != "" {
+			return j, true
+		}
+		k.Span = recs[j].Span.ParentSpanID()
+	}
+	return -1, false
 }

@@ -188,6 +188,10 @@ type builder struct {
 	truncated int64
 	// stated is the run total the roots state themselves (FinalTotalTokens).
 	stated int64
+	// inherit is the models of the model calls that name none
+	// (converter.InheritModels), once inheritDone.
+	inherit     map[int]converter.InheritedModel
+	inheritDone bool
 }
 
 // scan reads every record once: totals, models, tools, finish reasons,
@@ -217,7 +221,8 @@ func (b *builder) scan(recs []converter.Record) {
 		}
 		switch rd.Kind {
 		case semconv.Inference:
-			b.info[i].model = b.inference(sp, rd)
+			model, provider := b.inheritedModel(recs, i, rd)
+			b.info[i].model = b.inference(sp, rd, model, provider)
 		case semconv.Call:
 			b.call(sp, rd, failed)
 		case semconv.Agent:
@@ -228,8 +233,24 @@ func (b *builder) scan(recs []converter.Record) {
 	}
 }
 
-func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading) *group {
-	k := modelKey{semconv.NormalizeProvider(rd.Str(semconv.FieldProvider)), rd.Model()}
+// inheritedModel is the model and provider of inference record i: its
+// own, else the ones its call chain names (converter.InheritModels,
+// worked out for the batch when the first call without a model is met).
+func (b *builder) inheritedModel(recs []converter.Record, i int, rd *semconv.Reading) (model, provider string) {
+	if m := rd.Model(); m != "" {
+		return m, rd.Str(semconv.FieldProvider)
+	}
+	if !b.inheritDone {
+		b.inherit, b.inheritDone = converter.InheritModels(recs), true
+	}
+	if m, ok := b.inherit[i]; ok {
+		return m.Model, m.Provider
+	}
+	return "", rd.Str(semconv.FieldProvider)
+}
+
+func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading, model, provider string) *group {
+	k := modelKey{semconv.NormalizeProvider(provider), model}
 	if k.model == "" {
 		k.model = Unknown
 	}
@@ -325,6 +346,11 @@ func (b *builder) attribute(recs []converter.Record) {
 			continue // a wrapper: its children are priced
 		}
 		pc := b.pricer.SpanCost(rec.Span, rd, rd.TokenUsage())
+		if m, ok := b.inherit[i]; ok && pc.Source == pricing.Unknown && !rd.TokenUsage().IsZero() {
+			// A call priced by the model its chain names, as by_model
+			// groups it (a span's own cost would have a source).
+			pc = b.pricer.UsageCost(m.Provider, m.Model, rec.Span.StartTimestamp().AsTime(), rd.TokenUsage())
+		}
 		b.cost.add(pc)
 		ag.cost.add(pc)
 		if g := b.info[i].model; g != nil {

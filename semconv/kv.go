@@ -124,11 +124,27 @@ func readKV(name string, attrs []attribute.KeyValue, early bool) Facts {
 		}
 	}
 	var d Dialect
-	f.Kind, d, _ = t.decide(name, &vals, ev)
+	var why int16
+	f.Kind, d, why = t.decide(name, &vals, ev)
 	if d == DialectNone && kvBodyEvidence(attrs) {
 		f.Kind = Inference
 	}
+	if partOfCall(f.Kind, why, ev) && !kvOwn(t, attrs) && !kvBodyEvidence(attrs) {
+		f.Kind = Span // as Read's classify decides
+	}
 	return f
+}
+
+// kvOwn is tables.sentInput of SDK key-values: asked only of a span
+// partOfCall doubts, so the key actions kvLookup gives (which do not tell
+// input from output messages, nor say a conditional source) need not say.
+func kvOwn(t *tables, attrs []attribute.KeyValue) bool {
+	for i := range attrs {
+		if t.sentKey(string(attrs[i].Key)) {
+			return true
+		}
+	}
+	return false
 }
 
 // kvBodyEvidence is bodyEvidence of SDK key-values.

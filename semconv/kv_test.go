@@ -36,11 +36,21 @@ func kvs(m pcommon.Map) []attribute.KeyValue {
 func TestReadKVAgreesWithRead(t *testing.T) {
 	files, err := filepath.Glob("../testdata/*/*.json")
 	require.NoError(t, err)
+	// The real libraries' payloads too (some, @mastra/arize's, protobuf
+	// only): their dialect spans that are a part of a call (partOfCall).
+	real, err := filepath.Glob("../testdata/real/*/payloads/*.traces.pb")
+	require.NoError(t, err)
+	files = append(files, real...)
 	n := 0
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		require.NoError(t, err)
-		td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(raw)
+		var td ptrace.Traces
+		if filepath.Ext(f) == ".pb" {
+			td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(raw)
+		} else {
+			td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(raw)
+		}
 		if err != nil || td.SpanCount() == 0 {
 			continue // not an OTLP/JSON document (expectations, line files)
 		}

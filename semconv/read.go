@@ -2,6 +2,7 @@ package semconv
 
 import (
 	"math/bits"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -265,8 +266,37 @@ func (r *Reading) classify(name string, attrs pcommon.Map) (Kind, Dialect) {
 	if d == DialectNone && bodyEvidence(attrs) {
 		k, d, why = Inference, DialectEvidence, whyBody
 	}
+	if partOfCall(k, why, r.ev) && !t.sentInput(attrs) && !bodyEvidence(attrs) {
+		k, why = Span, why|whyPart
+	}
 	r.why = why
 	return k, d
+}
+
+// sentInput reports whether some attribute of attrs holds what a model
+// was sent (see [tables.sentKey]): asked only of a span partOfCall doubts.
+func (t *tables) sentInput(attrs pcommon.Map) bool {
+	for k := range attrs.All() {
+		if t.sentKey(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// sentKey reports whether an attribute with key k holds what a model was
+// sent: a key of the table that names a model or holds input or system
+// messages (evOwn), or one the message normalization reads a request
+// from (a request body, flattened input messages, a dialect's input).
+func (t *tables) sentKey(k string) bool {
+	if id, ok := t.keyTab.find(k); ok && t.keyEv[id]&evOwn != 0 {
+		return true
+	}
+	switch k {
+	case OIInputValue, TLEntityInput, ADKLLMRequest, LFObservationInput, GenkitInput:
+		return true
+	}
+	return strings.HasPrefix(k, OIInputMessages+".") || strings.HasPrefix(k, TLPromptPrefix)
 }
 
 // bodyEvidence reports whether some string attribute holds a provider's

@@ -85,16 +85,8 @@ type unread struct {
 
 // realUnread, keyed "library/scenario/encoding".
 var realUnread = map[string]unread{
-	"mastra/tool-loop/json": {unknownModel: true,
-		reason: "@mastra/core 1.71.0: its agent step carries a response body without a model name, and the usage it repeats is counted under model (unknown)"},
-	"mastra/tool-loop/pb": {unknownModel: true,
-		reason: "as mastra/tool-loop/json"},
-	"mastra-arize/tool-loop/pb": {unknownModel: true, modelCalls: true,
-		reason: "@mastra/arize 1.3.8 writes OpenInference CHAIN spans per call and LLM spans per step: a step is counted as a third model call, of model (unknown)"},
-	"mastra-arize/stream/pb": {unknownModel: true,
-		reason: "@mastra/arize 1.3.8: the step's LLM span carries no model name and is counted as a call of model (unknown)"},
-	"mastra-arize/fail/pb": {failedCall: true, unknownModel: true,
-		reason: "@mastra/arize 1.3.8 marks the failed call only on its CHAIN wrapper (status ERROR); the LLM span below, without a model name, says OK, and the error is not carried down to the call"},
+	"mastra-arize/fail/pb": {failedCall: true,
+		reason: "@mastra/arize 1.3.8 marks the failed call only on its AGENT span (status ERROR, an exception event); the model call below it (model_step, an LLM span) and its generation wrapper say OK, and the error is not carried down to the call"},
 }
 
 const unnestedLangChain = "@arizeai/openinference-instrumentation-langchain 4.1.1 and -openai 4.2.7 installed together report each call twice, as roots of two unrelated traces (no shared context), so neither is a wrapper of the other"
