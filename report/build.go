@@ -80,6 +80,7 @@ func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *Toke
 	b.trailers(cfg.trailers, budget)
 	b.reportedTotal()
 	b.usageLevels(recs)
+	b.rep.Evaluations = evaluations(recs, cfg.logs)
 	return b.rep
 }
 

@@ -16,6 +16,7 @@ type config struct {
 	top      int
 	trailers []trailer
 	prices   *pricing.Table
+	logs     []converter.LogRecord
 }
 
 // trailer is one artifact's summary trailer and the records read from

@@ -98,6 +98,10 @@ type TokenReport struct {
 	// accounts for: ReportedTotal − Tokens.Total.
 	ReportedTotal *int64 `json:"reported_total,omitempty"`
 	Unattributed  int64  `json:"unattributed,omitempty"`
+	// Evaluations sums up the gen_ai.evaluation.result verdicts of the
+	// run by evaluation name, in name order (see [WithLogs] for verdicts
+	// sent as log records).
+	Evaluations []EvaluationSummary `json:"evaluations"`
 }
 
 // UsageLevel is a span whose own usage disagrees with its children's.

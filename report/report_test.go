@@ -184,7 +184,7 @@ func TestTokensEmptyJSONShape(t *testing.T) {
 		"tokens":{"input":0,"output":0,"cache_read":0,"cache_creation":0,"reasoning":0,"total":0},
 		"budget":null,
 		"from_trailer":false,"dropped":0,"truncated":0,"notes":[],
-		"by_model":[],"by_tool":[],"by_agent":[],"finish_reasons":{},"largest":[],"failures":[],"usage_levels":[],
+		"by_model":[],"by_tool":[],"by_agent":[],"finish_reasons":{},"largest":[],"failures":[],"usage_levels":[],"evaluations":[],
 		"cost_usd":0,"cost_unknown":0,"cost_from_spans":0,"cost_unknown_models":[],"price_data":"genai-prices `+prices.Version+`"
 	}`, string(raw))
 }

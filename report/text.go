@@ -88,6 +88,7 @@ func (r *TokenReport) WriteText(w io.Writer) error {
 			p("  %s\t%s\t%s\t%s\t%s\n", f.Kind, f.SpanID, f.Name, orDash(f.Code), orDash(oneLine(f.Message)))
 		}
 	}
+	r.writeEvaluations(tw)
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write token report: %w", err)
 	}

@@ -54,7 +54,10 @@ import (
 // tool_call_response part of it carries "tool_span": the span id of the
 // tool span of the record's trace that ran it, when one was traced (the
 // rule is linkTools'), so the page links a call to its span without
-// matching anything itself.
+// matching anything itself. A record whose span carries
+// gen_ai.evaluation.result verdicts has "evaluations": [{"name", "score",
+// "label", "explanation", "response_id", "error_type"}, …] (semconv.Evaluations;
+// see appendEvaluations), shown beside the call they judge.
 //
 // The report is made with the artifact's trailer (report.WithTrailer): when
 // the trailer accounts for records the file does not hold, its tokens and
@@ -197,6 +200,7 @@ func encodeView(run *Run) (*encodedRun, error) {
 			// with, for the page's red rows, filter and next error.
 			b = append(b, `,"failed":true`...)
 		}
+		b = appendEvaluations(b, rec.Span)
 		if hasConv {
 			// The messages once, as Go read them: the raw fields would
 			// double the page (input messages repeat the whole history).

@@ -43,7 +43,11 @@ hold (the producer dropped them: a full queue, a record cap), the totals
 and the budget are the trailer's, and the report says how many records
 were dropped: their details are not in the file, so the breakdowns cover
 only the records that are. Values cut short at write time to fit the line
-limit are counted too.`,
+limit are counted too.
+
+Evaluation results (gen_ai.evaluation.result, as span events or as log
+records linked to the span) are summed up per evaluation name: results,
+mean score, labels with their counts (--json: evaluations).`,
 		Example: `  agenttrace tokens run.jsonl
   agenttrace tokens traces.json --json --top 10`,
 		Args: argsAtLeast(1, "input (a file, or - for standard input)"),
@@ -68,7 +72,7 @@ func (e *env) tokens(paths []string, asJSON bool, top int) error {
 	if err != nil {
 		return err
 	}
-	opts := append(trailerOptions(all), report.WithTop(top))
+	opts := append(trailerOptions(all), report.WithTop(top), report.WithLogs(all.logs)) // evaluation results sent as log records
 	rep := report.Tokens(all.records, all.metaFor(all.records), opts...)
 	if err := e.printReport(asJSON, rep); err != nil {
 		return err

@@ -624,7 +624,8 @@
       : bad ? (r.code || 'error') : r.kind === 'call' && r.estimated_tokens ? '~' + num(r.estimated_tokens) + ' tok' : '';
     const label = h('div', { class: 'label' }, indent, caret, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }),
       bad ? h('span', { class: 'errmark', title: 'error', text: '!' }) : null,
-      h('span', { class: 'name', text: r.name || '(unnamed)' }), extra ? h('span', { class: 'extra', text: extra }) : null);
+      h('span', { class: 'name', text: r.name || '(unnamed)' }), extra ? h('span', { class: 'extra', text: extra }) : null,
+      Array.isArray(r.evaluations) ? h('span', { class: 'evalmark', title: r.evaluations.map(evalText).join('\n'), text: '✓' + r.evaluations.length }) : null);
     const bar = h('div', { class: 'bar k-' + r.kind + (bad ? ' err' : '') + (r._running ? ' running' : '') });
     const l = Math.max(0, (r.t0 - m.T0) / span), w = Math.max(0, (r.t1 - r.t0) / span);
     bar.style.left = (l * 100).toFixed(3) + '%';
@@ -768,6 +769,7 @@
       if (r.input != null) kids.push(section('Input messages', valueView(r.input)));
       if (r.output != null) kids.push(section('Output messages', valueView(r.output)));
     }
+    if (Array.isArray(r.evaluations) && r.evaluations.length) kids.push(section('Evaluations', evalView(r.evaluations)));
     if (r.tools != null && !min) kids.push(section('Tool definitions', toolsView(r.tools)));
     if (!min && r.events && r.events.length) {
       kids.push(section('Events', h('ul', { class: 'events' }, ...r.events.map((e) => h('li', null, h('b', { text: e.name || '(event)' }), ' ', h('span', { class: 'muted', text: e.time || '' }),
@@ -789,6 +791,18 @@
     ui.detail.replaceChildren(...kids);
     ui.detail.scrollTop = 0;
   }
+
+  // evalView lists the gen_ai.evaluation.result verdicts on a span, as Go
+  // read them (the record's evaluations): name, score, label, explanation.
+  function evalView(list) {
+    return h('ul', { class: 'evals' }, ...list.map((e) => h('li', { class: 'eval' + (e.error_type ? ' err' : '') },
+      h('b', { class: 'eval-name', text: e.name }),
+      typeof e.score === 'number' ? h('span', { class: 'eval-score', text: String(e.score) }) : null,
+      e.label ? h('span', { class: 'eval-label', text: e.label }) : null,
+      e.error_type ? h('span', { class: 'eval-error', text: 'failed: ' + e.error_type }) : null,
+      e.explanation ? h('div', { class: 'eval-expl muted', text: e.explanation }) : null)));
+  }
+  function evalText(e) { return e.name + (typeof e.score === 'number' ? ' ' + e.score : '') + (e.label ? ' ' + e.label : ''); }
 
   function section(title, body) {
     return h('div', { class: 'section' }, h('h3', { text: title }), body);
