@@ -24,7 +24,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/store"
 )
 
 // Verdict is one gen_ai.evaluation.result the run carries. Call is the
@@ -59,7 +59,7 @@ const Service = "eval-demo"
 // Write writes the run as an artifact into dir (one file, by trace) and
 // returns its path.
 func Write(dir string) (string, error) {
-	p, err := bridge.New(bridge.WithDirectory(dir, converter.ByTrace))
+	p, err := bridge.New(bridge.WithDirectory(dir, store.ByTrace))
 	if err != nil {
 		return "", fmt.Errorf("evalrun: %w", err)
 	}
