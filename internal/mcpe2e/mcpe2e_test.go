@@ -12,14 +12,20 @@ package mcpe2e
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -189,3 +195,59 @@ func runClient(t *testing.T, dir string, calls []toolCall) ([]answer, []string) 
 	require.NoError(t, sc.Err())
 	return answers, listed.Tools
 }
+
+// `agenttrace mcp --http 127.0.0.1:0` serves the Go SDK's streamable HTTP
+// client at the address it prints, refuses a request addressed to another
+// name, and exits 0 on SIGTERM with a session still open.
+func TestHTTPBinary(t *testing.T) {
+	dir := t.TempDir()
+	agenttrace(t, "demo", "--out", dir)
+	cmd := exec.Command(binary, "mcp", dir, "--http", "127.0.0.1:0")
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	exited := make(chan struct{}) // closed when the process ended, with waitErr set
+	var waitErr error
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	br := bufio.NewReader(stdout)
+	line, err := br.ReadString('\n')
+	require.NoError(t, err)
+	go func() { _, _ = io.Copy(io.Discard, br); waitErr = cmd.Wait(); close(exited) }()
+	m := servingRe.FindStringSubmatch(line)
+	require.NotNil(t, m, "printed %q", line)
+	endpoint := m[1]
+
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpe2e", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	require.NoError(t, err)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_runs", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	var list struct {
+		Matched int `json:"matched"`
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &list))
+	assert.Equal(t, 1, list.Matched)
+
+	req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(`{}`))
+	require.NoError(t, err)
+	req.Host = "rebind.example:80"
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	<-exited
+	require.NoError(t, waitErr, "exit 0 on SIGTERM")
+	_ = cs.Close()
+}
+
+var servingRe = regexp.MustCompile(`^serving MCP for .+ at (http://127\.0\.0\.1:\d+/mcp)\n$`)
