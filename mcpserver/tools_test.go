@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -77,10 +78,13 @@ func TestEveryToolAnswers(t *testing.T) {
 	f := newFolder(t)
 	cs := connect(t, f.dir)
 	bound := MaxAnswerBytes
+	largest := map[string]int{} // per tool, the largest answer's text
+	t.Cleanup(func() { t.Logf("largest answers (bytes, bound %d): %v", bound, largest) })
 	do := func(name string) func(map[string]any, any) {
 		return func(args map[string]any, out any) {
 			res := call(t, cs, bound, name, args, out)
 			require.False(t, res.IsError, "%s %v: %v", name, args, res.Content)
+			largest[name] = max(largest[name], len(res.Content[0].(*mcp.TextContent).Text))
 		}
 	}
 
