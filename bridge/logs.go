@@ -15,7 +15,6 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/converter/sdkspan"
-	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/store"
 )
 
@@ -96,9 +95,6 @@ func (l *LogProcessor) OnEmit(_ context.Context, rec *sdklog.Record) error {
 		otel.Handle(fmt.Errorf("agenttrace: log record %q dropped: %w", rec.EventName(), converter.ErrTooDeep))
 		return nil
 	}
-	if red := l.p.sink.red; red != nil {
-		redactLogs(red, ld)
-	}
 	if err := l.p.sink.st.WriteLogs(converter.LogRecords(ld)); err != nil {
 		l.dropped.Add(int64(ld.LogRecordCount()))
 		if !errors.Is(err, store.ErrClosed) {
@@ -171,27 +167,3 @@ func (l *LogProcessor) Shutdown(ctx context.Context) error {
 // Dropped returns the number of log records the store could not take (the
 // span Processor shut down first, or a write failed).
 func (l *LogProcessor) Dropped() int64 { return l.dropped.Load() }
-
-// redactLogs redacts log records in place as spans are: named keys and
-// the secret scan over resource, scope, attributes and the body, whatever
-// its type.
-func redactLogs(red *redact.Redactor, ld plog.Logs) {
-	for _, rl := range ld.ResourceLogs().All() {
-		red.Map(rl.Resource().Attributes())
-		for _, sl := range rl.ScopeLogs().All() {
-			red.Map(sl.Scope().Attributes())
-			for _, lr := range sl.LogRecords().All() {
-				red.Map(lr.Attributes())
-				// The body is a value, not a map: redact it as the one
-				// value of a map, so a string body is scanned too.
-				m := pcommon.NewMap()
-				lr.Body().CopyTo(m.PutEmpty("body"))
-				if red.Map(m) {
-					if v, ok := m.Get("body"); ok {
-						v.CopyTo(lr.Body())
-					}
-				}
-			}
-		}
-	}
-}

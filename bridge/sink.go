@@ -21,7 +21,6 @@ import (
 // trailers. It runs on the processor's one writer goroutine.
 type sink struct {
 	cfg       *config
-	red       *redact.Redactor
 	st        *store.Store
 	dropped   *atomic.Int64 // all queue drops: a single artifact's count
 	dropUsage *usageCounter // their model usage and cost: a single artifact's
@@ -31,21 +30,13 @@ type sink struct {
 
 func newSink(c *config, dropped *atomic.Int64, dropUsage *usageCounter) (*sink, error) {
 	s := &sink{cfg: c, dropped: dropped, dropUsage: dropUsage}
-	if r := redact.New(c.redactKeys, c.secrets); r.Enabled() {
-		s.red = r
-	}
 	opts := store.Options{
 		RecordCap:  int64(c.recordCap),
 		TrackPaths: true,
 		OnError:    otel.Handle,
-		Header: store.HeaderOptions{
-			// Named keys make arguments and results incomparable; the
-			// header says so. The secret scan alone leaves "[REDACTED]"
-			// where it acted.
-			Redacted: len(c.redactKeys) > 0,
-			// The scan, on by default, is what the CLI would run again.
-			SecretsScanned: c.secrets,
-		},
+		// The store redacts spans and log records before it writes them,
+		// and its headers say so.
+		Redactor: redact.New(c.redactKeys, c.secrets),
 	}
 	if c.budget > 0 || c.budgetUSD > 0 {
 		// The header records both budgets (budget_usd for WithBudgetUSD),
@@ -88,9 +79,6 @@ func (s *sink) Paths() []string {
 // of their model calls (priced as a tally prices a record), so the
 // trailer still accounts for them.
 func (s *sink) write(td ptrace.Traces) {
-	if s.red != nil {
-		s.red.Traces(td)
-	}
 	recs := s.withoutTooDeep(converter.Records(td))
 	err := s.st.Write(recs)
 	if err == nil {

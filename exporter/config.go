@@ -114,6 +114,10 @@ type RedactConfig struct {
 	Secrets bool `mapstructure:"secrets"`
 }
 
+// Enabled reports whether anything can be redacted: named keys or the
+// secret scan.
+func (r RedactConfig) Enabled() bool { return len(r.Keys) > 0 || r.Secrets }
+
 // groupAttr returns the resource attribute of group_by resource:<attr>,
 // or "" for the other groupings.
 func (c *Config) groupAttr() string {

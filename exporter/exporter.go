@@ -33,7 +33,6 @@ type agenttraceExporter struct {
 	cfg    *Config
 	logger *zap.Logger
 	tel    *telemetry
-	red    *redact.Redactor
 	st     *store.Store
 }
 
@@ -41,11 +40,7 @@ func newExporter(c *Config, logger *zap.Logger, tel *telemetry) *agenttraceExpor
 	if tel == nil {
 		tel, _ = newTelemetry(nil)
 	}
-	e := &agenttraceExporter{cfg: c, logger: logger, tel: tel}
-	if r := redact.New(c.Redact.Keys, c.Redact.Secrets); r.Enabled() {
-		e.red = r
-	}
-	return e
+	return &agenttraceExporter{cfg: c, logger: logger, tel: tel}
 }
 
 // storeOptions maps the configuration onto the store's.
@@ -61,23 +56,12 @@ func (e *agenttraceExporter) storeOptions() store.Options {
 		// The directory is this collector's: what a crash left in it is
 		// finished here.
 		Recover: true,
-		Header: store.HeaderOptions{
-			// Named keys make arguments and results incomparable; the
-			// header says so. The secret scan alone leaves "[REDACTED]"
-			// where it acted.
-			Redacted: len(c.Redact.Keys) > 0,
-			// The scan, on by default, is what the CLI would run again.
-			SecretsScanned: c.Redact.Secrets,
-		},
+		// The store redacts resources, scopes, spans and log records, and
+		// its headers say so.
+		Redactor: redact.New(c.Redact.Keys, c.Redact.Secrets),
 		OnError:  func(err error) { e.logger.Error("finalizing artifact", zap.Error(err)) },
 		Hooks:    e.tel.hooks(e.logger),
 		LogHooks: e.tel.logHooks(),
-	}
-	if red := e.red; red != nil {
-		// The store redacts each span right before it encodes it, on the
-		// cores that encode: the secret scan reads every string, the
-		// largest part of a batch's work after encoding.
-		opts.Prepare = func(rec *converter.Record) { red.Span(rec.Span) }
 	}
 	if c.Budget.Tokens > 0 || c.Budget.USD > 0 {
 		opts.Header.Budget = &converter.Budget{Tokens: c.Budget.Tokens, USD: c.Budget.USD, WarnThreshold: c.Budget.WarnThreshold}
@@ -126,9 +110,6 @@ func (e *agenttraceExporter) pushTraces(_ context.Context, td ptrace.Traces) err
 	if e.st == nil {
 		return consumererror.NewPermanent(errShutdown)
 	}
-	if e.red != nil {
-		redactOrigins(e.red, td) // the spans: in the store (Options.Prepare)
-	}
 	rp := recordSlices.Get().(*[]converter.Record)
 	recs := converter.AppendRecords((*rp)[:0], td)
 	err := e.st.Write(recs) // holds none of recs once it returns
@@ -171,15 +152,4 @@ func failedTraces(recs []converter.Record) ptrace.Traces {
 		recs[i].Span = sp
 	}
 	return converter.ToTraces(recs)
-}
-
-// redactOrigins redacts the attributes of a batch's resources and scopes in
-// place, as redact.Redactor.Traces does before it redacts the spans.
-func redactOrigins(red *redact.Redactor, td ptrace.Traces) {
-	for _, rs := range td.ResourceSpans().All() {
-		red.Map(rs.Resource().Attributes())
-		for _, ss := range rs.ScopeSpans().All() {
-			red.Map(ss.Scope().Attributes())
-		}
-	}
 }

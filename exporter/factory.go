@@ -69,8 +69,8 @@ func createLogs(ctx context.Context, set exporter.Settings, cfg component.Config
 func (s *shared) options() []exporterhelper.Option {
 	c := s.cfg
 	return []exporterhelper.Option{
-		// Redaction changes spans and log records in place.
-		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: s.red != nil}),
+		// Redaction (in the store) changes spans and log records in place.
+		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: c.Redact.Enabled()}),
 		exporterhelper.WithTimeout(c.TimeoutConfig),
 		exporterhelper.WithQueue(c.QueueConfig),
 		exporterhelper.WithRetry(c.RetryConfig),

@@ -11,7 +11,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/agenttrace/agenttrace/converter"
-	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/store"
 )
 
@@ -24,9 +23,6 @@ import (
 func (e *agenttraceExporter) pushLogs(_ context.Context, ld plog.Logs) error {
 	if e.st == nil {
 		return consumererror.NewPermanent(errShutdown)
-	}
-	if e.red != nil {
-		redactLogs(e.red, ld)
 	}
 	err := e.st.WriteLogs(converter.LogRecords(ld))
 	var we *store.LogWriteError
@@ -45,12 +41,6 @@ func (e *agenttraceExporter) pushLogs(_ context.Context, ld plog.Logs) error {
 	}
 	return err
 }
-
-// redactLogs redacts a batch of log records in place as spans are
-// (redact.Redactor.Logs, which serve --otlp uses too): named keys and the
-// secret scan over resource, scope, attributes and the body, whatever its
-// type.
-func redactLogs(red *redact.Redactor, ld plog.Logs) { red.Logs(ld) }
 
 // shared is the one exporter of a component configuration: the same
 // agenttrace component in a traces and a logs pipeline writes through one

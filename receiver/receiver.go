@@ -127,8 +127,6 @@ type Receiver struct {
 	max     int64
 	log     *slog.Logger
 	onWrite func()
-	redact  func(ptrace.Traces) // nil: spans are written as received
-	redactL func(plog.Logs)     // nil: log records are written as received
 	c       counters
 
 	hosts    []string // Host names answered besides loopback ones
@@ -160,18 +158,6 @@ func WithLogger(l *slog.Logger) Option { return func(r *Receiver) { r.log = l } 
 // WithOnWrite sets a function called after each batch is written, so a
 // caller can wake whatever watches the folder.
 func WithOnWrite(f func()) Option { return func(r *Receiver) { r.onWrite = f } }
-
-// WithRedaction sets a function that redacts each batch in place before it
-// is written, as the collector exporter does (package redact): the files
-// in the folder then hold no secret for a page, a download or a later
-// share to show.
-func WithRedaction(f func(td ptrace.Traces)) Option { return func(r *Receiver) { r.redact = f } }
-
-// WithLogRedaction sets a function that redacts each batch of log records
-// in place before it is written (redact.Redactor.Logs, as the collector
-// exporter does): the official instrumentations put prompts and
-// completions in log record bodies, so logs need it as much as spans.
-func WithLogRedaction(f func(ld plog.Logs)) Option { return func(r *Receiver) { r.redactL = f } }
 
 // New returns a Receiver writing to st. The caller closes st after
 // [Receiver.Shutdown].
@@ -247,9 +233,6 @@ func (r *Receiver) write(td ptrace.Traces) (rejected int64, msg string, err erro
 	if n == 0 {
 		return 0, "", nil
 	}
-	if r.redact != nil {
-		r.redact(td)
-	}
 	werr := r.st.Write(converter.Records(td))
 	if r.onWrite != nil {
 		defer r.onWrite()
@@ -266,9 +249,6 @@ func (r *Receiver) consumeLogs(ld plog.Logs) (rejected int64, msg string, err er
 	n := int64(ld.LogRecordCount())
 	if n == 0 {
 		return 0, "", nil
-	}
-	if r.redactL != nil {
-		r.redactL(ld)
 	}
 	werr := r.st.WriteLogs(converter.LogRecords(ld))
 	if r.onWrite != nil {

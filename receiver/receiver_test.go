@@ -55,8 +55,15 @@ type harness struct {
 
 func start(t *testing.T, opts ...receiver.Option) *harness {
 	t.Helper()
+	return startStore(t, store.Options{}, opts...)
+}
+
+// startStore is start over a store with sopts (its Dir a new folder).
+func startStore(t *testing.T, sopts store.Options, opts ...receiver.Option) *harness {
+	t.Helper()
 	dir := t.TempDir()
-	st, err := store.New(store.Options{Dir: dir})
+	sopts.Dir = dir
+	st, err := store.New(sopts)
 	require.NoError(t, err)
 	rcv := receiver.New(st, opts...)
 	hl, err := net.Listen("tcp", "127.0.0.1:0")
@@ -480,10 +487,10 @@ func traceIDOf(t *testing.T, s string) pcommon.TraceID {
 }
 
 // TestLogsRefusedAndRedacted: a logs request gets the refusals a traces
-// request gets, and a secret in a log record's body is redacted before it
-// is written.
+// request gets, and a secret in a log record's body is redacted (by the
+// store's Redactor, as serve --otlp sets it) before it is written.
 func TestLogsRefusedAndRedacted(t *testing.T) {
-	h := start(t, receiver.WithMaxRequest(4096), receiver.WithLogRedaction(func(ld plog.Logs) { redact.New(nil, true).Logs(ld) }))
+	h := startStore(t, store.Options{Redactor: redact.New(nil, true)}, receiver.WithMaxRequest(4096))
 	secret := "sk-" + "proj-" + strings.Repeat("Xy9_", 10)
 	ld := plog.NewLogs()
 	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()

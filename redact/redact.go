@@ -227,10 +227,10 @@ func (r *Redactor) Traces(td ptrace.Traces) bool {
 
 // Logs redacts a batch of log records in place as Traces redacts spans:
 // named keys and the secret scan over resource, scope and record
-// attributes and the body, whatever its type (a string body is scanned as
-// the one value of a map). It returns whether anything changed. The
-// collector exporter and serve --otlp both redact logs this way, so a
-// prompt an instrumentation puts in a log record's body is covered too.
+// attributes and the body, whatever its type (LogRecord). It returns
+// whether anything changed. The store redacts logs this way for every
+// writer, so a prompt an instrumentation puts in a log record's body is
+// covered too.
 func (r *Redactor) Logs(ld plog.Logs) bool {
 	if !r.Enabled() {
 		return false
@@ -241,20 +241,37 @@ func (r *Redactor) Logs(ld plog.Logs) bool {
 		for _, sl := range rl.ScopeLogs().All() {
 			changed = r.Map(sl.Scope().Attributes()) || changed
 			for _, lr := range sl.LogRecords().All() {
-				changed = r.Map(lr.Attributes()) || changed
-				m := pcommon.NewMap()
-				lr.Body().CopyTo(m.PutEmpty("body"))
-				if r.Map(m) {
-					if v, ok := m.Get("body"); ok {
-						v.CopyTo(lr.Body())
-					}
-					changed = true
-				}
+				changed = r.LogRecord(lr) || changed
 			}
 		}
 	}
 	return changed
 }
+
+// LogRecord redacts one log record in place, its attributes and its
+// body; the body, a value rather than a map, is redacted as the one value
+// of a map, so a string body is scanned too. Its resource and scope are
+// the caller's to redact (Map), once for all the records that share them.
+func (r *Redactor) LogRecord(lr plog.LogRecord) bool {
+	changed := r.Map(lr.Attributes())
+	m := pcommon.NewMap()
+	lr.Body().CopyTo(m.PutEmpty("body"))
+	if r.Map(m) {
+		if v, ok := m.Get("body"); ok {
+			v.CopyTo(lr.Body())
+		}
+		changed = true
+	}
+	return changed
+}
+
+// NamesKeys reports whether r redacts named keys, which makes the
+// arguments and results of two runs incomparable (an artifact's header
+// says so).
+func (r *Redactor) NamesKeys() bool { return r != nil && len(r.keys) > 0 }
+
+// ScansSecrets reports whether r runs the secret scan.
+func (r *Redactor) ScansSecrets() bool { return r != nil && r.secrets }
 
 // JSON redacts one JSON document (an artifact line as a live viewer
 // streams it, say) by the rules a span's attributes follow: named keys are

@@ -75,3 +75,48 @@ func TestAdaptersOpenNoFiles(t *testing.T) {
 		require.Positive(t, files, "no Go files read under %s", dir)
 	}
 }
+
+// TestAdaptersRedactThroughTheStore holds issue 27's one store wiring:
+// the SDK processor, the collector exporter and the OTLP receiver make a
+// Redactor (redact.New) and pass it to the store, which applies it to
+// resources, scopes, spans and log records; none names anything else of
+// package redact (a Redactor's type, to keep one, or its methods'
+// helpers), so none redacts by a rule of its own.
+func TestAdaptersRedactThroughTheStore(t *testing.T) {
+	for _, dir := range []string{"../bridge", "../exporter", "../receiver"} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			if strings.Contains(filepath.ToSlash(path), "/redactprocessor/") {
+				return nil // the collector processor that redacts in a pipeline: its job
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			name := ""
+			for _, imp := range f.Imports {
+				if p, _ := strconv.Unquote(imp.Path.Value); p == "github.com/agenttrace/agenttrace/redact" {
+					name = "redact"
+					if imp.Name != nil {
+						name = imp.Name.Name
+					}
+				}
+			}
+			if name == "" {
+				return nil
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == name && sel.Sel.Name != "New" {
+						t.Errorf("%s uses redact.%s: redaction is the store's (store.Options.Redactor)", path, sel.Sel.Name)
+					}
+				}
+				return true
+			})
+			return nil
+		})
+		require.NoError(t, err)
+	}
+}

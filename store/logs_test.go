@@ -302,3 +302,29 @@ func TestHeldLogsAgeOut(t *testing.T) {
 	assert.Len(t, logs, 1)
 	assert.Equal(t, "ls", order)
 }
+
+// TestHeldLogsJoinTheirConversation: grouping by conversation, a log
+// record emitted before its span ended (held: no artifact yet) goes into
+// the conversation's artifact, even when the Write that brings the
+// spans finalizes it at once (its root ended), and no file of the trace's
+// own appears.
+func TestHeldLogsJoinTheirConversation(t *testing.T) {
+	dir := t.TempDir()
+	s := newStore(t, Options{Dir: dir, Route: ByConversation})
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetTraceID(tid(1))
+	lr.SetSpanID(sid(2))
+	lr.Body().SetStr("the question")
+	require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
+	assert.Equal(t, 1, s.HeldLogs())
+	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1, conv: "c1"}, span{trace: 1, id: 1})))
+	require.NoError(t, s.Close())
+	files, err := filepath.Glob(filepath.Join(dir, "*"+Ext))
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(dir, "conv-c1"+Ext)}, files)
+	spans, logs, _ := readWithLogs(t, files[0])
+	assert.Len(t, spans, 2)
+	require.Len(t, logs, 1)
+	assert.Equal(t, "the question", logs[0].Log.Body().Str())
+}

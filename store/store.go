@@ -20,6 +20,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/pricing"
+	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -178,6 +179,10 @@ type Options struct {
 	// (records share their resource and scope), and must be safe for
 	// concurrent use on different spans.
 	Prepare func(rec *converter.Record)
+	// Redactor, when it can change anything, redacts every record the
+	// store writes, spans and log records, before anything reads them,
+	// and the header says so (useRedactor); writers pass theirs here.
+	Redactor *redact.Redactor
 }
 
 func (o *Options) trackPaths() bool { return o.TrackPaths }
@@ -325,6 +330,7 @@ func New(opts Options) (*Store, error) {
 	if opts.OrphanAfter <= 0 {
 		opts.OrphanAfter = DefaultOrphanFactor * opts.FinalizeAfter
 	}
+	opts.useRedactor()
 	s := &Store{
 		opts:  opts,
 		hooks: &opts.Hooks,
@@ -545,6 +551,9 @@ func (s *Store) Write(recs []converter.Record) error {
 		return nil
 	}
 	defer s.releaseAfterWrite(recs) // log records held for these traces follow their spans
+	if s.opts.Redactor != nil {
+		redactOrigins(s.opts.Redactor, recs)
+	}
 	prep := s.opts.Prepare
 	if prep != nil && s.run == nil && s.opts.Route == ByConversation {
 		// Routing reads the spans' conversation ids.
@@ -1148,60 +1157,3 @@ func (s *Store) Active() int {
 // IsActive reports whether the artifact of k is in memory: written to and
 // not finalized.
 func (s *Store) IsActive(k Key) bool { return s.lookup(k) != nil }
-
-// Group is the records of one artifact.
-type Group struct {
-	Key     Key
-	Records []converter.Record
-}
-
-// Split groups a whole set of records the way a store routes them (a
-// trace belongs to the conversation its first span naming one names), in
-// order of first appearance: for writers of other formats that name their
-// files by the same rule.
-func Split(recs []converter.Record, route Route, attr string) []Group {
-	var convs map[pcommon.TraceID]string
-	if route == ByConversation {
-		convs = make(map[pcommon.TraceID]string)
-		var rd semconv.Reading
-		for i := range recs {
-			tid := recs[i].Span.TraceID()
-			if _, ok := convs[tid]; ok {
-				continue
-			}
-			recs[i].Read(&rd)
-			if c := rd.Str(semconv.FieldConversationID); c != "" {
-				convs[tid] = c
-			}
-		}
-	}
-	var out []Group
-	idx := make(map[Key]int)
-	for i := range recs {
-		k := keyOf(&recs[i], route, attr, convs)
-		j, ok := idx[k]
-		if !ok {
-			j = len(out)
-			idx[k] = j
-			out = append(out, Group{Key: k})
-		}
-		out[j].Records = append(out[j].Records, recs[i])
-	}
-	return out
-}
-
-// keyOf is the key of rec's artifact, given the conversations of traces.
-func keyOf(rec *converter.Record, route Route, attr string, convs map[pcommon.TraceID]string) Key {
-	tid := rec.Span.TraceID()
-	switch route {
-	case ByConversation:
-		if c, ok := convs[tid]; ok {
-			return ConversationKey(c)
-		}
-	case ByAttribute:
-		if v, ok := rec.Resource.Attributes().Get(attr); ok {
-			return AttributeKey(v.AsString())
-		}
-	}
-	return TraceKey(tid)
-}

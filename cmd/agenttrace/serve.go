@@ -299,13 +299,12 @@ func startOTLP(dir string, o otlpFlags, log *slog.Logger) (*otlpRun, error) {
 	if !o.on {
 		return &otlpRun{disabled: true}, nil
 	}
-	st, err := store.New(store.Options{Dir: dir, Recover: true, RecoverIdle: store.SharedFolderIdle, Header: o.red.options(store.HeaderOptions{}), OnError: func(err error) { log.Warn("finalizing artifact", "err", err) }})
+	st, err := store.New(store.Options{Dir: dir, Recover: true, RecoverIdle: store.SharedFolderIdle, Redactor: o.red.storeRedactor(), OnError: func(err error) { log.Warn("finalizing artifact", "err", err) }})
 	if err != nil {
 		return nil, ioError(fmt.Errorf("otlp: %w", err))
 	}
 	run := &otlpRun{st: st, rcv: receiver.New(st, receiver.WithLogger(log), receiver.WithMaxRequest(o.maxRequest),
-		receiver.WithMaxInFlight(o.maxInFlight), receiver.WithCORS(o.cors...), receiver.WithAllowedHosts(o.hosts()...),
-		receiver.WithRedaction(o.red.traces()), receiver.WithLogRedaction(o.red.logs()))}
+		receiver.WithMaxInFlight(o.maxInFlight), receiver.WithCORS(o.cors...), receiver.WithAllowedHosts(o.hosts()...))}
 	var lns []net.Listener
 	fail := func(err error) (*otlpRun, error) {
 		for _, ln := range lns {

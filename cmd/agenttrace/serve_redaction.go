@@ -1,9 +1,7 @@
 package main
 
 import (
-	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/ptrace"
-
+	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/viewer/server"
 )
 
@@ -26,25 +24,13 @@ func (rd *redaction) serverOptions(opts ...server.Option) []server.Option {
 	}))
 }
 
-// traces is the redaction serve --otlp applies to each batch before the
-// store writes it, as the collector exporter does (secrets on by
-// default): the files in DIR hold no secret, and their header says they
-// were scanned. Nil with --no-redact.
-func (rd *redaction) traces() func(ptrace.Traces) {
+// storeRedactor is the redaction serve --otlp's store applies to what it
+// writes, as the collector exporter's does (secrets on by default): the
+// files in DIR hold no secret, and their header says they were scanned.
+// Nil with --no-redact.
+func (rd *redaction) storeRedactor() *redact.Redactor {
 	if rd == nil || rd.off {
 		return nil
 	}
-	r := rd.redactor()
-	return func(td ptrace.Traces) { r.Traces(td) }
-}
-
-// logs is traces for log records (redact.Redactor.Logs, as the collector
-// exporter redacts them): the official instrumentations put prompts and
-// completions in log record bodies. Nil with --no-redact.
-func (rd *redaction) logs() func(plog.Logs) {
-	if rd == nil || rd.off {
-		return nil
-	}
-	r := rd.redactor()
-	return func(ld plog.Logs) { r.Logs(ld) }
+	return rd.redactor()
 }
