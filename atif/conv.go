@@ -34,6 +34,72 @@ type StepExtra struct {
 	System []semconv.Part `json:"system_instructions,omitempty"`
 	// FinishReason is why the call stopped.
 	FinishReason string `json:"finish_reason,omitempty"`
+	// NoInput and NoSystem say the call was sent no messages, or no
+	// system instructions, though steps before it hold some.
+	NoInput  bool `json:"no_input,omitempty"`
+	NoSystem bool `json:"no_system_instructions,omitempty"`
+}
+
+// UnmarshalJSON reads the conventions' message shape ([semconv.Part]
+// writes it; its members are snake_case).
+func (x *StepExtra) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Input        []wireMessage `json:"input_messages"`
+		Output       []wireMessage `json:"output_messages"`
+		System       []wirePart    `json:"system_instructions"`
+		FinishReason string        `json:"finish_reason"`
+		NoInput      bool          `json:"no_input"`
+		NoSystem     bool          `json:"no_system_instructions"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*x = StepExtra{Input: messagesOf(raw.Input), Output: messagesOf(raw.Output), FinishReason: raw.FinishReason,
+		NoInput: raw.NoInput, NoSystem: raw.NoSystem}
+	if raw.System != nil {
+		x.System = partsOf(raw.System)
+	}
+	return nil
+}
+
+// wireMessage and wirePart are a message and a part as JSON.
+type wireMessage struct {
+	Role         string     `json:"role"`
+	Parts        []wirePart `json:"parts"`
+	Name         string     `json:"name"`
+	FinishReason string     `json:"finish_reason"`
+}
+
+type wirePart struct {
+	Type      string          `json:"type"`
+	Content   string          `json:"content"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Response  json.RawMessage `json:"response"`
+	Modality  string          `json:"modality"`
+	MimeType  string          `json:"mime_type"`
+	URI       string          `json:"uri"`
+}
+
+func messagesOf(ws []wireMessage) []semconv.Message {
+	if ws == nil {
+		return nil
+	}
+	out := make([]semconv.Message, len(ws))
+	for i, w := range ws {
+		out[i] = semconv.Message{Role: w.Role, Parts: partsOf(w.Parts), Name: w.Name, FinishReason: w.FinishReason}
+	}
+	return out
+}
+
+func partsOf(ws []wirePart) []semconv.Part {
+	out := make([]semconv.Part, len(ws))
+	for i, w := range ws {
+		out[i] = semconv.Part{Type: w.Type, Content: w.Content, ID: w.ID, Name: w.Name, Arguments: jsonValue(w.Arguments),
+			Response: jsonValue(w.Response), Modality: w.Modality, MimeType: w.MimeType, URI: w.URI}
+	}
+	return out
 }
 
 // AgentExtra reads [ExtraKey] from a step's extra; ok is false when there
@@ -65,7 +131,11 @@ func (h *History) Add(s *Step) {
 	case SourceUser:
 		h.Messages = append(h.Messages, semconv.Message{Role: "user", Parts: contentParts(s.Message)})
 	case SourceAgent:
-		h.Messages = append(h.Messages, StepOutput(s)...)
+		for _, m := range StepOutput(s) {
+			if len(m.Parts) > 0 { // a call that answered nothing added nothing
+				h.Messages = append(h.Messages, m)
+			}
+		}
 	}
 	if s.Observation == nil {
 		return
@@ -81,6 +151,27 @@ func (h *History) Add(s *Step) {
 
 // Input returns a copy of the messages so far, for a call's input.
 func (h *History) Input() []semconv.Message { return slices.Clone(h.Messages) }
+
+// CallInput is what the model call of agent step s was sent, after the
+// steps before it (h): its system instructions and input messages, the
+// step's extra's where it keeps them.
+func (h *History) CallInput(s *Step) (system []semconv.Part, input []semconv.Message) {
+	system, input = h.System, h.Input()
+	x, _ := s.AgentExtra()
+	switch {
+	case x.NoSystem:
+		system = nil
+	case x.System != nil:
+		system = x.System
+	}
+	switch {
+	case x.NoInput:
+		input = nil
+	case x.Input != nil:
+		input = x.Input
+	}
+	return system, input
+}
 
 // StepOutput is what an agent step's model call answered: one assistant
 // message of its reasoning, its message and its tool calls (the extra's

@@ -72,17 +72,32 @@ func ReadATIF(r io.Reader, name string, emit func(*converter.Record) error) (Sta
 		a.problem(1, fmt.Errorf("%w: %v", converter.ErrBadRecord, err))
 		return a.done(), nil
 	}
-	key := "content:" + string(data[:min(len(data), 4096)])
+	if atif.IsRun(t) { // several traces agenttrace wrote as one document: each its own again
+		for _, sub := range t.SubagentTrajectories {
+			if err := a.document(sub, data); err != nil {
+				return a.done(), err
+			}
+		}
+		return a.done(), nil
+	}
+	return a.done(), a.document(t, data)
+}
+
+// document emits one trajectory, its subagents nested, as one trace.
+func (a *atifReader) document(t *atif.Trajectory, data []byte) error {
+	key := "content:" + string(data[t.Offset:min(len(data), t.Offset+4096)])
 	if t.SessionID != "" || t.TrajectoryID != "" {
 		key = "session:" + t.SessionID + "\x00" + t.TrajectoryID
 	}
 	a.trace = traceIDFor(ATIF, key)
+	a.res = pcommon.NewResource()
+	a.res.Attributes().PutStr("service.name", "unknown_service")
 	if t.Agent.Name != "" {
 		a.res.Attributes().PutStr("service.name", t.Agent.Name)
 	}
 	a.session = t.SessionID
-	_, err = a.trajectory(t, pcommon.SpanID{}, "", 0)
-	return a.done(), err
+	_, err := a.trajectory(t, pcommon.SpanID{}, "", 0)
+	return err
 }
 
 // Attributes the ATIF reader writes besides the GenAI ones.

@@ -89,13 +89,7 @@ func (a *atifReader) chatSpan(tr *atifTraj, s *atif.Step, key string, hist *atif
 	putStr(attrs, semconv.RequestModel, model)
 	putStr(attrs, semconv.ConversationID, a.session)
 	x, _ := s.AgentExtra()
-	in, sys := hist.Input(), hist.System
-	if x.Input != nil {
-		in = x.Input
-	}
-	if x.System != nil {
-		sys = x.System
-	}
+	sys, in := hist.CallInput(s)
 	if len(sys) > 0 {
 		putMarshal(attrs, semconv.SystemInstructions, sys)
 	}
@@ -238,7 +232,9 @@ func (a *atifReader) toolSpan(tr *atifTraj, s *atif.Step, tc *atif.ToolCall, res
 	putStr(attrs, semconv.ToolCallID, tc.ToolCallID)
 	putStr(attrs, semconv.ConversationID, a.session)
 	attrs.PutInt(atifPrefix+"step_id", s.StepID)
-	if len(tc.Arguments) > 0 && string(tc.Arguments) != "null" {
+	if args, ok := extraArguments(tc.Extra); ok {
+		attrs.PutStr(semconv.ToolCallArguments, args) // arguments that were no object, as agenttrace wrote them
+	} else if len(tc.Arguments) > 0 && string(tc.Arguments) != "null" {
 		attrs.PutStr(semconv.ToolCallArguments, compactJSON(tc.Arguments))
 	}
 	putRaw(attrs, atifPrefix+"tool_call.extra", tc.Extra)
@@ -250,6 +246,18 @@ func (a *atifReader) toolSpan(tr *atifTraj, s *atif.Step, tc *atif.ToolCall, res
 		putRaw(attrs, atifPrefix+"result.extra", res.Extra)
 	}
 	return a.send(sp)
+}
+
+// extraArguments reads the arguments text agenttrace keeps in a tool
+// call's extra when they were no JSON object (atif.ExtraKey).
+func extraArguments(extra json.RawMessage) (string, bool) {
+	var x map[string]struct {
+		Arguments *string `json:"arguments"`
+	}
+	if len(extra) == 0 || json.Unmarshal(extra, &x) != nil || x[atif.ExtraKey].Arguments == nil {
+		return "", false
+	}
+	return *x[atif.ExtraKey].Arguments, true
 }
 
 // resultString is a result as an attribute: its string, or its parts'

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/agenttrace/agenttrace/atif"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
 	"github.com/agenttrace/agenttrace/store"
@@ -46,7 +47,7 @@ Several inputs are merged; records are written in the order their spans
 ended.
 
 The output format comes from OUT's extension (.jsonl artifact, .json
-OTLP/JSON, .pb OTLP protobuf) or from --to. "-o -" writes standard output
+OTLP/JSON, .pb OTLP protobuf, .atif.json ATIF) or from --to. "-o -" writes standard output
 (JSONL unless --to says otherwise).
 
 --split DIR writes one artifact per trace (<trace id>.jsonl) or, with
@@ -69,6 +70,12 @@ that is not there) follow the last record, and a note counts them. To
 OTLP, the spans go to OUT and the log records to --logs-out (.json or
 .pb).
 
+--to atif (or -o x.atif.json) writes one ATIF-v1.7 trajectory (the Agent
+Trajectory Interchange Format): each agent a trajectory, subagents
+embedded, model calls as agent steps with the normalized conversation,
+usage and cost, tool calls with their results, final_metrics from the
+tally (see docs/importers.md).
+
 Bad lines are reported as file:line: problem and skipped; the conversion
 still happens, and the exit status is 1. Records of a type the shape does
 not define are counted in a note.`,
@@ -77,7 +84,8 @@ not define are counted in a note.`,
   agenttrace convert traces.pb logs.pb -o run.jsonl
   agenttrace convert run.jsonl -o spans.pb --logs-out logs.pb
   cat traces.pb | agenttrace convert - -o - --to otlp-json
-  agenttrace convert a.json b.json --split runs/ --group-by conversation`,
+  agenttrace convert a.json b.json --split runs/ --group-by conversation
+  agenttrace convert run.jsonl -o run.atif.json`,
 		Args: argsAtLeast(1, "input (a file, or - for standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.inputs = args
@@ -132,8 +140,11 @@ func (o convertOpts) plan(cmd *cobra.Command) (*convertPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.format == outATIF && o.split != "" {
+		return nil, usageErrorf("--split writes artifacts or OTLP files; write ATIF with -o (one document, subagents embedded)")
+	}
 	if o.logsOut != "" {
-		if o.split != "" || p.format == outJSONL {
+		if o.split != "" || p.format == outJSONL || p.format == outATIF {
 			return nil, usageErrorf("--logs-out needs an OTLP output (.json or .pb): an artifact keeps log records itself")
 		}
 		if p.logsFormat, err = formatOfPath(o.logsOut); err != nil {
@@ -235,6 +246,9 @@ func shapeNames() string {
 func (e *env) writeOne(p *convertPlan, all *inputs) error {
 	meta := all.metaFor(all.records)
 	e.redact.mark(meta)
+	if p.format == outATIF { // one ATIF document, log records' content in its conversation
+		return e.writeOutput(p.output, func(w io.Writer) error { return atif.Export(w, all.records, all.logs) })
+	}
 	if len(all.logs) > 0 && p.format == outJSONL {
 		return e.writeOutput(p.output, func(w io.Writer) error {
 			return e.encodeWithLogs(w, all, meta)

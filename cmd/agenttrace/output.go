@@ -25,6 +25,7 @@ const (
 	outJSONL outFormat = iota
 	outOTLPJSON
 	outOTLPProto
+	outATIF
 )
 
 // outFormats maps --to values to formats, and formats to file extensions.
@@ -35,6 +36,7 @@ var outFormats = []struct {
 	{"jsonl", ".jsonl", outJSONL},
 	{"otlp-json", ".json", outOTLPJSON},
 	{"otlp-proto", ".pb", outOTLPProto},
+	{"atif", ".atif.json", outATIF},
 }
 
 func formatNames() string {
@@ -57,13 +59,17 @@ func parseOutFormat(s string) (outFormat, error) {
 
 // formatOfPath tells the output format from a file's extension.
 func formatOfPath(path string) (outFormat, error) {
-	ext := strings.ToLower(filepath.Ext(path))
+	lower := strings.ToLower(path)
+	if strings.HasSuffix(lower, ".atif.json") { // before .json: OTLP/JSON
+		return outATIF, nil
+	}
+	ext := filepath.Ext(lower)
 	for _, o := range outFormats {
 		if o.ext == ext {
 			return o.f, nil
 		}
 	}
-	return 0, usageErrorf("cannot tell the output format of %q from its extension (.jsonl, .json, .pb); use --to", path)
+	return 0, usageErrorf("cannot tell the output format of %q from its extension (.jsonl, .json, .pb, .atif.json); use --to", path)
 }
 
 func (f outFormat) ext() string {
