@@ -2,6 +2,7 @@ package atif
 
 import (
 	"cmp"
+	"encoding/json"
 	"io"
 	"slices"
 
@@ -264,15 +265,32 @@ func (e *exporter) identify(a *agentTraj) {
 	t.Agent.Name = cmp.Or(rd.Str(semconv.FieldAgent), svc.AsString(), sp.Name(), t.Agent.Name)
 	t.Agent.Version = cmp.Or(str(attrs, "agenttrace.atif.agent.version"), t.Agent.Version)
 	t.Agent.ModelName = rd.Model()
-	if defs := str(attrs, semconv.ToolDefinitions); defs != "" && firstNonSpace(defs) == '[' {
-		t.Agent.ToolDefinitions = []byte(defs)
-	}
+	t.Agent.ToolDefinitions, t.Agent.Extra = toolDefinitions(str(attrs, semconv.ToolDefinitions))
 	if conv := rd.Str(semconv.FieldConversationID); conv != "" {
 		t.SessionID = conv
 	}
 	if a.rec >= 0 {
-		t.TrajectoryID = cmp.Or(str(attrs, "agenttrace.atif.trajectory_id"), "agent-"+sp.SpanID().String())
+		t.TrajectoryID = "agent-" + sp.SpanID().String()
 	}
+	t.TrajectoryID = cmp.Or(str(attrs, "agenttrace.atif.trajectory_id"), t.TrajectoryID)
+}
+
+// toolDefinitions are a span's tool definitions as ATIF's list of
+// objects; a list of anything else goes to the agent's extra.
+func toolDefinitions(defs string) (json.RawMessage, json.RawMessage) {
+	if defs == "" {
+		return nil, nil
+	}
+	var list []json.RawMessage
+	if json.Unmarshal([]byte(defs), &list) == nil && len(list) > 0 &&
+		!slices.ContainsFunc(list, func(d json.RawMessage) bool { return firstNonSpace(string(d)) != '{' }) {
+		return json.RawMessage(defs), nil
+	}
+	extra, err := marshal(map[string]any{ExtraKey: map[string]any{"tool_definitions": jsonValue([]byte(defs))}})
+	if err != nil {
+		return nil, nil
+	}
+	return nil, extra
 }
 
 // str is a string attribute ("" when absent or not a string).
