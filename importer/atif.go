@@ -80,7 +80,8 @@ func ReadATIF(r io.Reader, name string, emit func(*converter.Record) error) (Sta
 		}
 		return a.done(), nil
 	}
-	return a.done(), a.document(t, data)
+	err = a.document(t, data) // before done, which counts what it emitted
+	return a.done(), err
 }
 
 // document emits one trajectory, its subagents nested, as one trace.

@@ -254,7 +254,7 @@ func TestReadATIFBadInput(t *testing.T) {
 
 func TestDetectATIF(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob(filepath.Join(shapesDir, atifDir, "*.json"))
+	files, err := filepath.Glob(filepath.Join(shapesDir, atifDir, "atif-v1.?-*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {
@@ -269,7 +269,7 @@ func TestDetectATIF(t *testing.T) {
 }
 
 func FuzzATIF(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join(shapesDir, atifDir, "*.json"))
+	files, err := filepath.Glob(filepath.Join(shapesDir, atifDir, "atif-v1.?-*.json"))
 	require.NoError(f, err)
 	for _, name := range files {
 		data, err := os.ReadFile(name)
