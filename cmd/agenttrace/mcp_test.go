@@ -113,3 +113,43 @@ func TestMCPUsage(t *testing.T) {
 		assert.Contains(t, r.stderr, tc.want, "%v", tc.args)
 	}
 }
+
+// explain_run answers what `agenttrace explain --json` computes: the same
+// totals and, with all_spans, the same spans, on a real payload.
+func TestMCPExplainIsExplain(t *testing.T) {
+	dir := t.TempDir()
+	in := "../../testdata/real/openllmetry-openai/payloads"
+	traces, err := filepath.Glob(filepath.Join(in, "*.traces.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, traces)
+	run := filepath.Join(dir, "run.jsonl")
+	r := agenttrace(t, "", "convert", traces[0], "-o", run)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = agenttrace(t, "", "explain", "--json", run)
+	require.Less(t, r.code, 2, r.stderr)
+	var cli struct {
+		Spans []map[string]any `json:"spans"`
+		Total map[string]any   `json:"total"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &cli))
+
+	cs, stop := mcpSession(t, dir)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "explain_run", Arguments: map[string]any{"run": "run.jsonl", "all_spans": true, "limit": 500}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	b, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	var got struct {
+		Spans  []map[string]any `json:"spans"`
+		Totals map[string]any   `json:"totals"`
+	}
+	require.NoError(t, json.Unmarshal(b, &got))
+	assert.Equal(t, cli.Total, got.Totals)
+	require.Len(t, got.Spans, len(cli.Spans))
+	for i := range cli.Spans {
+		delete(cli.Spans[i], "file") // the input's name: the path given, or the run's name
+		delete(got.Spans[i], "file")
+	}
+	assert.Equal(t, cli.Spans, got.Spans)
+	assert.Equal(t, 0, stop().code)
+}
