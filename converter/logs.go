@@ -384,12 +384,15 @@ func ModelCallsWithLogs(recs []Record, logs []LogRecord) []ModelCall {
 // attributes or events. It is a view for reading: recs and logs are not
 // changed, and a span with new events is a copy; it must not be written
 // as the artifact's own record, which would add events the span never
-// had. When no log record adds anything, recs itself is returned.
+// had. When no log record adds anything, recs itself is returned. An
+// evaluation result linked to no span of recs goes to the span whose
+// response it names (gen_ai.response.id), when one has it.
 func LogsAsEvents(recs []Record, logs []LogRecord) []Record {
 	if len(logs) == 0 {
 		return recs
 	}
-	bySpan, _ := LogsBySpan(recs, logs)
+	bySpan, orphans := LogsBySpan(recs, logs)
+	linkEvaluations(recs, orphans, bySpan)
 	var view []Record
 	for i, ls := range bySpan {
 		sp := ptrace.NewSpan()

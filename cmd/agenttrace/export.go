@@ -26,9 +26,10 @@ type exportOptions struct {
 	service    string
 }
 
-// exporter writes the runs that passed the filters in one format. Each
-// format is one entry of exporters: adding one adds a case there.
-type exporter func(e *env, w io.Writer, runs []*exportRun, o exportOptions, st *exportStats) error
+// exporter writes the runs that passed the filters in one format, to
+// o.out. Each format is one entry of exporters: adding one adds a case
+// there.
+type exporter func(e *env, runs []*exportRun, o exportOptions, st *exportStats) error
 
 // exporters are export's formats, by --format name.
 var exporters = map[string]exporter{
@@ -154,8 +155,7 @@ func (e *env) export(args []string, o exportOptions) error {
 		}
 		runs = append(runs, r)
 	}
-	write := exporters[o.format]
-	if err := e.writeOutput(o.out, func(w io.Writer) error { return write(e, w, runs, o, &st) }); err != nil {
+	if err := exporters[o.format](e, runs, o, &st); err != nil {
 		return err
 	}
 	st.note(e.stderr)

@@ -65,7 +65,11 @@ type chatEvaluation struct {
 
 // writeChatJSONL writes the chat-jsonl lines of runs: one per answered
 // model call, or, with --per run, one per run with an answered call.
-func writeChatJSONL(_ *env, w io.Writer, runs []*exportRun, o exportOptions, st *exportStats) error {
+func writeChatJSONL(e *env, runs []*exportRun, o exportOptions, st *exportStats) error {
+	return e.writeOutput(o.out, func(w io.Writer) error { return chatJSONL(w, runs, o, st) })
+}
+
+func chatJSONL(w io.Writer, runs []*exportRun, o exportOptions, st *exportStats) error {
 	bw := bufio.NewWriter(w)
 	for _, r := range runs {
 		for _, line := range chatLines(r, o.per == "run", st) {

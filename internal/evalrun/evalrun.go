@@ -4,8 +4,9 @@
 // later), written with the real OpenTelemetry Go SDK (trace and log SDKs)
 // through the bridge processor, as an instrumented Go agent writes its
 // artifact. The first call's verdicts are span events on the call's span;
-// the second's are log records emitted in the call's context, so linked
-// to its span. Verdicts lists what was written: the ground truth tests
+// the second's are log records, emitted in the call's context (so linked
+// to its span) or outside it (naming the call by its response id only).
+// Verdicts lists what was written: the ground truth tests
 // compare with.
 package evalrun
 
@@ -13,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,13 +26,14 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/store"
 )
 
 // Verdict is one gen_ai.evaluation.result the run carries. Call is the
 // index of the chat call it judges (0 or 1); Score is nil for a verdict
 // without gen_ai.evaluation.score.value. AsLog tells it was emitted as a
-// log record rather than as a span event.
+// log record rather than as a span event; ByResponse that the record was
+// emitted outside the call's context, so it names the judged call by its
+// gen_ai.response.id only (the conventions' fallback).
 type Verdict struct {
 	Call        int
 	Name        string
@@ -38,6 +41,7 @@ type Verdict struct {
 	Label       string
 	Explanation string
 	AsLog       bool
+	ByResponse  bool
 }
 
 func score(v float64) *float64 { return &v }
@@ -48,6 +52,7 @@ var Verdicts = []Verdict{
 	{Call: 0, Name: "toxicity", Label: "pass"},
 	{Call: 1, Name: "relevance", Score: score(0.4), Label: "partially relevant", Explanation: "Answers the weather but not the umbrella question.", AsLog: true},
 	{Call: 1, Name: "faithfulness", Score: score(1), Label: "faithful", AsLog: true},
+	{Call: 1, Name: "helpfulness", Score: score(0.75), AsLog: true, ByResponse: true},
 }
 
 // Answers are the chat calls' answers (gen_ai.output.messages text).
@@ -56,10 +61,11 @@ var Answers = []string{"Which city?", "It is 18 degrees Celsius and sunny in Par
 // Service is the run's service name.
 const Service = "eval-demo"
 
-// Write writes the run as an artifact into dir (one file, by trace) and
-// returns its path.
+// Write writes the run as one artifact, dir/run.jsonl, and returns its
+// path.
 func Write(dir string) (string, error) {
-	p, err := bridge.New(bridge.WithDirectory(dir, store.ByTrace))
+	path := filepath.Join(dir, "run.jsonl")
+	p, err := bridge.New(bridge.WithFile(path))
 	if err != nil {
 		return "", fmt.Errorf("evalrun: %w", err)
 	}
@@ -91,9 +97,12 @@ func Write(dir string) (string, error) {
 				continue
 			}
 			attrs := verdictAttrs(v, fmt.Sprintf("chatcmpl-%d", i))
-			if v.AsLog {
+			switch {
+			case v.ByResponse:
+				emit(context.Background(), logger, t0.Add(650*time.Millisecond), attrs)
+			case v.AsLog:
 				emit(cctx, logger, t0.Add(600*time.Millisecond), attrs)
-			} else {
+			default:
 				chat.AddEvent("gen_ai.evaluation.result", trace.WithTimestamp(t0.Add(600*time.Millisecond)), trace.WithAttributes(attrs...))
 			}
 		}
@@ -104,11 +113,7 @@ func Write(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("evalrun: %w", err)
 	}
-	files := p.Artifacts()
-	if len(files) != 1 {
-		return "", fmt.Errorf("evalrun: the bridge wrote %d artifacts, want 1", len(files))
-	}
-	return files[0], nil
+	return path, nil
 }
 
 // verdictAttrs are v's attributes as the conventions name them.
