@@ -175,7 +175,7 @@ func (r *Reader) handleLog(line []byte) error {
 	}
 	rec := &LogRecord{Log: plog.NewLogRecord()}
 	if err := r.dec.decodeLog(line, rec, r.meta); err != nil {
-		return fmt.Errorf("%w: log: %v", ErrBadRecord, err)
+		return fmt.Errorf("%w: log: %w", ErrBadRecord, err)
 	}
 	r.stats.Logs++
 	r.cfg.onLog(rec)

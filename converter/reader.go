@@ -207,7 +207,7 @@ func (r *Reader) next(rec *Record) error {
 				return r.err
 			}
 			if torn {
-				err = fmt.Errorf("%w: %v", ErrTornLine, err)
+				err = fmt.Errorf("%w: %w", ErrTornLine, err)
 			}
 			r.problem(err)
 			continue
@@ -225,7 +225,7 @@ func (r *Reader) next(rec *Record) error {
 func (r *Reader) handle(line []byte, rec *Record) (bool, error) {
 	kind, _, err := r.dec.classify(line)
 	if err != nil {
-		return false, fmt.Errorf("%w: %v", ErrBadRecord, err)
+		return false, fmt.Errorf("%w: %w", ErrBadRecord, err)
 	}
 	if kind == lineMeta {
 		m, err := r.dec.decodeMeta(line)
@@ -266,7 +266,7 @@ func (r *Reader) handle(line []byte, rec *Record) (bool, error) {
 	}
 	if err := r.dec.decodeRecord(line, rec, r.meta); err != nil {
 		ptrace.NewSpan().MoveTo(rec.Span) // a half-decoded span must not leak into the next line
-		return false, fmt.Errorf("%w: %v", ErrBadRecord, err)
+		return false, fmt.Errorf("%w: %w", ErrBadRecord, err)
 	}
 	r.fillIdentity(rec, line)
 	return true, nil

@@ -145,7 +145,7 @@ func (a *agentEvalReader) read(data []byte) error {
 		entriesRaw = data
 	case '{':
 		if err := json.Unmarshal(data, &doc); err != nil {
-			a.problem(1, fmt.Errorf("%w: %v", converter.ErrBadRecord, err))
+			a.problem(1, fmt.Errorf("%w: %w", converter.ErrBadRecord, err))
 			return nil
 		}
 		k := memberKey(doc, "entries")
@@ -242,7 +242,7 @@ func (a *agentEvalReader) entries(data, list json.RawMessage) []*aeEntry {
 	}
 	dec := json.NewDecoder(bytes.NewReader(list))
 	if _, err := dec.Token(); err != nil {
-		a.problem(a.lines.at(base), fmt.Errorf("%w: %v", converter.ErrBadRecord, err))
+		a.problem(a.lines.at(base), fmt.Errorf("%w: %w", converter.ErrBadRecord, err))
 		return nil
 	}
 	var out []*aeEntry
@@ -251,12 +251,12 @@ func (a *agentEvalReader) entries(data, list json.RawMessage) []*aeEntry {
 		line := a.lines.at(off)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			a.problem(line, fmt.Errorf("%w: entries: %v", converter.ErrBadRecord, err))
+			a.problem(line, fmt.Errorf("%w: entries: %w", converter.ErrBadRecord, err))
 			return out
 		}
 		f, err := objectFields(raw)
 		if err != nil {
-			a.problem(line, fmt.Errorf("%w: entry: %v", converter.ErrBadRecord, err))
+			a.problem(line, fmt.Errorf("%w: entry: %w", converter.ErrBadRecord, err))
 			continue
 		}
 		e := &aeEntry{f: f, line: line, typ: aeEnum(f, "type"), scope: aeEnum(f, "scope"),

@@ -244,7 +244,7 @@ func (s *eventsState) readObject(r io.Reader) error {
 		if err == nil {
 			err = errors.New(`an object of events has an "events" array`)
 		}
-		s.problem(1, fmt.Errorf("%w: %v", converter.ErrBadRecord, err))
+		s.problem(1, fmt.Errorf("%w: %w", converter.ErrBadRecord, err))
 		return nil
 	}
 	return s.storedTraceAt(data, 0, lines)
@@ -262,7 +262,7 @@ func (s *eventsState) storedTrace(line []byte, n int) error {
 func (s *eventsState) storedTraceAt(data []byte, off int, lines *offsetLines) error {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(data[off:], &members); err != nil {
-		s.problem(lines.at(off), fmt.Errorf("%w: %v", converter.ErrBadRecord, err))
+		s.problem(lines.at(off), fmt.Errorf("%w: %w", converter.ErrBadRecord, err))
 		return nil
 	}
 	s.row = s.row[:0]
@@ -367,7 +367,7 @@ func (s *eventsState) handleRaw(raw []byte, line int) error {
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {
-			s.problem(line, fmt.Errorf("%w: %v", converter.ErrBadRecord, err))
+			s.problem(line, fmt.Errorf("%w: %w", converter.ErrBadRecord, err))
 			return nil
 		}
 		// The other fields decoded: report the odd one and go on.

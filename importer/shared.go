@@ -46,9 +46,9 @@ func (o *lineIO) each(fn func([]byte) error) error { return o.eachLine(o.lines, 
 // bad reports the current line as one that could not be read.
 func (o *lineIO) bad(err error) {
 	if o.torn {
-		err = fmt.Errorf("%w: %v", converter.ErrTornLine, err)
+		err = fmt.Errorf("%w: %w", converter.ErrTornLine, err)
 	} else {
-		err = fmt.Errorf("%w: %v", converter.ErrBadRecord, err)
+		err = fmt.Errorf("%w: %w", converter.ErrBadRecord, err)
 	}
 	o.problem(o.lines.Line(), err)
 }

@@ -258,7 +258,7 @@ func (t *transcriptReader) line(line []byte) error {
 		if m == nil { // a writer that put the message's fields at the top level
 			m = new(transcriptMessage)
 			if err := json.Unmarshal(line, m); err != nil {
-				t.io.bad(fmt.Errorf("message: %v", err))
+				t.io.bad(fmt.Errorf("message: %w", err))
 				return nil
 			}
 		}
@@ -270,7 +270,7 @@ func (t *transcriptReader) line(line []byte) error {
 		}
 		f, err := objectFields(payload)
 		if err != nil {
-			t.io.bad(fmt.Errorf("inference: %v", err))
+			t.io.bad(fmt.Errorf("inference: %w", err))
 		} else if rec.Type == "inference.requested" {
 			t.requested(s, rec, f, ts)
 		} else {
@@ -386,7 +386,7 @@ func (t *transcriptReader) message(s *transcriptSession, m *transcriptMessage, t
 	switch firstByte(m.Content) {
 	case '"':
 		if err := json.Unmarshal(m.Content, &text); err != nil {
-			t.io.bad(fmt.Errorf("message content: %v", err))
+			t.io.bad(fmt.Errorf("message content: %w", err))
 			return nil
 		}
 		isText = true
@@ -397,7 +397,7 @@ func (t *transcriptReader) message(s *transcriptSession, m *transcriptMessage, t
 			break
 		}
 		if err := json.Unmarshal(m.Content, &raws); err != nil {
-			t.io.bad(fmt.Errorf("message content: %v", err))
+			t.io.bad(fmt.Errorf("message content: %w", err))
 			return nil
 		}
 		blocks = make([]transcriptBlock, len(raws))
@@ -408,7 +408,7 @@ func (t *transcriptReader) message(s *transcriptSession, m *transcriptMessage, t
 				continue
 			}
 			if err := json.Unmarshal(raw, &blocks[i]); err != nil {
-				t.io.bad(fmt.Errorf("message content block %d: %v", i, err))
+				t.io.bad(fmt.Errorf("message content block %d: %w", i, err))
 				return nil
 			}
 		}

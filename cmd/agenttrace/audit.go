@@ -65,7 +65,7 @@ error or when an input cannot be read.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			sev, err := judge.ParseSeverity(failOn)
 			if err != nil {
-				return usageErrorf("--fail-on: %v", err)
+				return usageErrorf("--fail-on: %w", err)
 			}
 			if c.Flags().Changed("against") {
 				if len(args) != 1 {

@@ -177,7 +177,7 @@ func (st *stream) record(line []byte, end int64) error {
 		_, st.err = st.w.Write(b)
 	}
 	if st.err != nil {
-		return fmt.Errorf("%w: %v", errClientGone, st.err)
+		return fmt.Errorf("%w: %w", errClientGone, st.err)
 	}
 	return nil
 }
@@ -192,7 +192,7 @@ func (st *stream) flush() error {
 		st.err = st.rc.Flush()
 	}
 	if st.err != nil {
-		return fmt.Errorf("%w: %v", errClientGone, st.err)
+		return fmt.Errorf("%w: %w", errClientGone, st.err)
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func cleanRel(escaped string) (string, error) {
 	for i, raw := range segs {
 		seg, err := url.PathUnescape(raw)
 		if err != nil {
-			return "", fmt.Errorf("%w: %v", errBadPath, err)
+			return "", fmt.Errorf("%w: %w", errBadPath, err)
 		}
 		switch {
 		case seg == "":
