@@ -232,7 +232,7 @@ func (d *decoder) steps(t *Trajectory, m member, path string) error {
 			continue
 		}
 		s.Offset = el.off
-		var all map[string]json.RawMessage
+		var all map[string]json.RawMessage // members of no version, kept
 		if json.Unmarshal(el.raw, &all) == nil {
 			for k, v := range all {
 				if !stepMembers[k] {

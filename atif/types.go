@@ -34,6 +34,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 )
 
 // SchemaVersion is the version [Write] writes: the newest.
@@ -240,4 +242,50 @@ func (c Content) String() string {
 		}
 	}
 	return b.String()
+}
+
+// UnmarshalJSON reads a step, leniently where producers differ without
+// meaning anything else: a step_id written as a string of digits, a
+// timestamp written as an epoch number (kept as its text). A step_id
+// that is no number at all is 0, its text kept in Unknown["step_id"].
+func (s *Step) UnmarshalJSON(b []byte) error {
+	type plain Step
+	aux := struct {
+		*plain
+		StepID    json.RawMessage `json:"step_id"`
+		Timestamp json.RawMessage `json:"timestamp"`
+	}{plain: (*plain)(s)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	s.StepID = 0
+	if id := bytes.TrimSpace(aux.StepID); len(id) > 0 && string(id) != "null" {
+		var text string
+		if id[0] == '"' {
+			if err := json.Unmarshal(id, &text); err != nil {
+				return err
+			}
+		} else {
+			text = string(id)
+		}
+		n, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			if s.Unknown == nil {
+				s.Unknown = make(map[string]json.RawMessage)
+			}
+			s.Unknown["step_id"] = aux.StepID
+		}
+		s.StepID = n
+	}
+	s.Timestamp = ""
+	if ts := bytes.TrimSpace(aux.Timestamp); len(ts) > 0 && string(ts) != "null" {
+		if ts[0] == '"' {
+			return json.Unmarshal(ts, &s.Timestamp)
+		}
+		if _, err := strconv.ParseFloat(string(ts), 64); err != nil {
+			return fmt.Errorf("timestamp: want a string, got %s", ts)
+		}
+		s.Timestamp = string(ts)
+	}
+	return nil
 }

@@ -235,7 +235,7 @@ func TestReadATIFBadInput(t *testing.T) {
 			name: "a step that cannot be read is reported with its line, the others kept",
 			in: "{\"schema_version\":\"ATIF-v1.7\",\"session_id\":\"s\",\"agent\":{\"name\":\"a\",\"version\":\"1\"},\n" +
 				"\"steps\":[\n{\"step_id\":1,\"source\":\"user\",\"message\":\"hi\"},\n" +
-				"{\"step_id\":\"two\",\"source\":\"agent\",\"message\":\"x\"},\n" +
+				"{\"step_id\":2,\"source\":\"agent\",\"message\":5},\n" +
 				"{\"step_id\":3,\"source\":\"agent\",\"message\":\"bye\",\"surprise\":true}],\n\"novel\":1}",
 			check: func(t *testing.T, recs []*converter.Record, st Stats) {
 				assert.Equal(t, []int{4}, problemLines(t, st, "small"))
@@ -245,6 +245,13 @@ func TestReadATIFBadInput(t *testing.T) {
 			},
 		},
 	})
+	// Producers that number steps with strings, or time them with epochs.
+	recs, st := importBytes(t, ReadATIF, "lenient", []byte(`{"schema_version":"ATIF-v1.6","agent":{"name":"a","version":"1"},"steps":[`+
+		`{"step_id":"1","source":"user","message":"hi","timestamp":1760000000},{"step_id":"s2","source":"agent","message":"yo","timestamp":"1760000005"}]}`))
+	assert.Empty(t, st.Problems)
+	require.Len(t, chatSpans(recs), 1)
+	assert.Equal(t, "s2", attr(chatSpans(recs)[0].Span, "agenttrace.atif.unknown.step_id"))
+	assert.Equal(t, ts("2025-10-09T08:53:25Z"), chatSpans(recs)[0].Span.EndTimestamp())
 	for _, in := range []string{`[]`, `{"agent":{}}`, `{"steps":`, `"ATIF-v1.7"`} {
 		recs, st := importBytes(t, ReadATIF, "bad", []byte(in))
 		assert.Empty(t, recs, in)
