@@ -38,24 +38,27 @@ type StepExtra struct {
 	// system instructions, though steps before it hold some.
 	NoInput  bool `json:"no_input,omitempty"`
 	NoSystem bool `json:"no_system_instructions,omitempty"`
+	// Evaluations are the gen_ai.evaluation.result verdicts on the call.
+	Evaluations []semconv.Evaluation `json:"evaluations,omitempty"`
 }
 
 // UnmarshalJSON reads the conventions' message shape ([semconv.Part]
 // writes it; its members are snake_case).
 func (x *StepExtra) UnmarshalJSON(b []byte) error {
 	var raw struct {
-		Input        []wireMessage `json:"input_messages"`
-		Output       []wireMessage `json:"output_messages"`
-		System       []wirePart    `json:"system_instructions"`
-		FinishReason string        `json:"finish_reason"`
-		NoInput      bool          `json:"no_input"`
-		NoSystem     bool          `json:"no_system_instructions"`
+		Input        []wireMessage        `json:"input_messages"`
+		Output       []wireMessage        `json:"output_messages"`
+		System       []wirePart           `json:"system_instructions"`
+		FinishReason string               `json:"finish_reason"`
+		NoInput      bool                 `json:"no_input"`
+		NoSystem     bool                 `json:"no_system_instructions"`
+		Evaluations  []semconv.Evaluation `json:"evaluations"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
 	*x = StepExtra{Input: messagesOf(raw.Input), Output: messagesOf(raw.Output), FinishReason: raw.FinishReason,
-		NoInput: raw.NoInput, NoSystem: raw.NoSystem}
+		NoInput: raw.NoInput, NoSystem: raw.NoSystem, Evaluations: raw.Evaluations}
 	if raw.System != nil {
 		x.System = partsOf(raw.System)
 	}
@@ -100,6 +103,18 @@ func partsOf(ws []wirePart) []semconv.Part {
 			Response: jsonValue(w.Response), Modality: w.Modality, MimeType: w.MimeType, URI: w.URI}
 	}
 	return out
+}
+
+// Evaluations reads the verdicts agenttrace keeps under [ExtraKey] in an
+// extra object (a trajectory's: those on its agent).
+func Evaluations(extra json.RawMessage) []semconv.Evaluation {
+	var m map[string]struct {
+		Evaluations []semconv.Evaluation `json:"evaluations"`
+	}
+	if len(extra) == 0 || json.Unmarshal(extra, &m) != nil {
+		return nil
+	}
+	return m[ExtraKey].Evaluations
 }
 
 // AgentExtra reads [ExtraKey] from a step's extra; ok is false when there

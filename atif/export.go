@@ -46,6 +46,9 @@ func Export(w io.Writer, recs []converter.Record, logs []converter.LogRecord) er
 //     reads.
 //   - A tool call no model call asked for is an agent step with
 //     llm_call_count 0.
+//   - The gen_ai.evaluation.result verdicts on a model call are kept in
+//     its step's extra ([StepExtra].Evaluations), those on an agent in its
+//     trajectory's extra (see [Evaluations]).
 //   - final_metrics are the tally's totals of the trajectory's own spans
 //     and its subagents', total_cost_usd when every call's cost is known.
 func FromRecords(recs []converter.Record, logs []converter.LogRecord) []*Trajectory {
@@ -273,6 +276,9 @@ func (e *exporter) identify(a *agentTraj) {
 		t.TrajectoryID = "agent-" + sp.SpanID().String()
 	}
 	t.TrajectoryID = cmp.Or(str(attrs, "agenttrace.atif.trajectory_id"), t.TrajectoryID)
+	if evs := semconv.Evaluations(sp); len(evs) > 0 && a.rec >= 0 {
+		t.Extra, _ = marshal(map[string]any{ExtraKey: map[string]any{"evaluations": evs}})
+	}
 }
 
 // toolDefinitions are a span's tool definitions as ATIF's list of

@@ -22,7 +22,8 @@ func check(t *Trajectory, calls map[int]semconv.Conversation) {
 			h.Add(s)
 			continue
 		}
-		var x StepExtra
+		old, _ := s.AgentExtra()
+		x := StepExtra{Evaluations: old.Evaluations}
 		if len(conv.Output) > 0 {
 			x.FinishReason = conv.Output[0].FinishReason
 		}
@@ -56,7 +57,8 @@ func setExtra(s *Step, x StepExtra) {
 		_ = json.Unmarshal(s.Extra, &m)
 	}
 	delete(m, ExtraKey)
-	if x.Input != nil || x.Output != nil || x.System != nil || x.FinishReason != "" || x.NoInput || x.NoSystem {
+	if x.Input != nil || x.Output != nil || x.System != nil || x.FinishReason != "" || x.NoInput || x.NoSystem ||
+		len(x.Evaluations) > 0 {
 		b, err := marshal(x)
 		if err == nil && string(b) != "{}" {
 			m[ExtraKey] = b

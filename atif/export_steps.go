@@ -122,6 +122,9 @@ func (b *stepBuilder) modelCall(i int, conv semconv.Conversation) {
 	b.e.recs[i].Read(&rd)
 	s.ModelName = rd.Model()
 	s.Metrics = b.metrics(i, &rd)
+	if evs := semconv.Evaluations(sp); len(evs) > 0 {
+		setExtra(&s, StepExtra{Evaluations: evs})
+	}
 	n := b.add(s)
 	b.calls[n] = conv
 	b.placeCalls(n, i)

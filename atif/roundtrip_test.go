@@ -51,7 +51,7 @@ func export(t testing.TB, name string, recs []converter.Record) []byte {
 }
 
 // callsOf is every model call of recs, as text: its system instructions,
-// input and output messages (normalized) and usage; sorted.
+// input and output messages (normalized), usage and evaluations; sorted.
 func callsOf(t testing.TB, recs []converter.Record) []string {
 	t.Helper()
 	var out []string
@@ -65,7 +65,8 @@ func callsOf(t testing.TB, recs []converter.Record) []string {
 			Input  []semconv.Message
 			Output []semconv.Message
 			Usage  semconv.Usage
-		}{c.System, nonEmpty(c.Input), nonEmpty(c.Output), u})
+			Evals  []semconv.Evaluation
+		}{c.System, nonEmpty(c.Input), nonEmpty(c.Output), u, semconv.Evaluations(recs[mc.Index].Span)})
 		require.NoError(t, err)
 		out = append(out, string(b))
 	}
@@ -173,6 +174,23 @@ func TestRoundTripReal(t *testing.T) {
 			roundTrip(t, name, load(t, f))
 		})
 	}
+}
+
+// Evaluation results go with the call they judge, and come back.
+func TestExportEvaluations(t *testing.T) {
+	t.Parallel()
+	recs := load(t, "../testdata/golden/genai-v141.jsonl")
+	var b bytes.Buffer
+	require.NoError(t, atif.Export(&b, recs, nil))
+	assert.Contains(t, b.String(), `"evaluations": [`)
+	back := loadBytes(t, "genai-v141.atif.json", b.Bytes())
+	var names []string
+	for _, r := range back {
+		for _, e := range semconv.Evaluations(r.Span) {
+			names = append(names, e.Name)
+		}
+	}
+	assert.Contains(t, names, "Relevance")
 }
 
 // A run of several agents: each a trajectory, the subagents embedded and

@@ -173,6 +173,7 @@ func (a *atifReader) trajectory(t *atif.Trajectory, parent pcommon.SpanID, prefi
 	if tr.evs != nil {
 		tr.evs.MoveAndAppendTo(sp.Events())
 	}
+	addEvaluations(sp.Events(), atif.Evaluations(t.Extra), tr.end)
 	return tr.end, a.send(sp)
 }
 

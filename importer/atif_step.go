@@ -102,6 +102,7 @@ func (a *atifReader) chatSpan(tr *atifTraj, s *atif.Step, key string, hist *atif
 	if x.FinishReason != "" {
 		attrs.PutEmptySlice(semconv.ResponseFinishReasons).AppendEmpty().SetStr(x.FinishReason)
 	}
+	addEvaluations(sp.Events(), x.Evaluations, end)
 	if m := s.Metrics; m != nil {
 		a.metrics(attrs, m)
 	}
@@ -246,6 +247,27 @@ func (a *atifReader) toolSpan(tr *atifTraj, s *atif.Step, tc *atif.ToolCall, res
 		putRaw(attrs, atifPrefix+"result.extra", res.Extra)
 	}
 	return a.send(sp)
+}
+
+// addEvaluations adds the verdicts agenttrace kept in an extra as the
+// gen_ai.evaluation.result events they were.
+func addEvaluations(evs ptrace.SpanEventSlice, list []semconv.Evaluation, ts uint64) {
+	for _, e := range list {
+		ev := evs.AppendEmpty()
+		ev.SetName(semconv.EventEvaluationResult)
+		ev.SetTimestamp(pcommon.Timestamp(ts))
+		attrs := ev.Attributes()
+		if e.Name != semconv.UnnamedEvaluation {
+			putStr(attrs, semconv.EvaluationName, e.Name)
+		}
+		if e.Score != nil {
+			attrs.PutDouble(semconv.EvaluationScoreValue, *e.Score)
+		}
+		putStr(attrs, semconv.EvaluationScoreLabel, e.Label)
+		putStr(attrs, semconv.EvaluationExplanation, e.Explanation)
+		putStr(attrs, semconv.ResponseID, e.ResponseID)
+		putStr(attrs, semconv.ErrorType, e.ErrorType)
+	}
 }
 
 // extraArguments reads the arguments text agenttrace keeps in a tool
