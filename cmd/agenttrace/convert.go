@@ -56,8 +56,10 @@ paths it wrote.
 
 Besides OTLP and artifacts, convert reads the agent-trace shapes in use
 (see docs/importers.md): transcript event logs, trajectory logs, streaming
-trace events (a JSON array or one per line), Jaeger JSON, and the
-collector file exporter's protobuf stream. Tool calls become execute_tool
+trace events (a JSON array or one per line), Jaeger JSON, AgentEval
+traces, ATIF trajectories (v1.0 to v1.7; a subagent's own file given too is
+nested under the tool call that refers to it), and the collector file
+exporter's protobuf stream. Tool calls become execute_tool
 spans, model round-trips chat spans, agent dispatches nested invoke_agent
 spans. One such input converted to one artifact is streamed: its size is
 not limited by memory.
