@@ -49,7 +49,7 @@ type Nesting struct {
 
 // recentCalls is how many ended spans Nesting keeps to find the parent of
 // a late child; underSlots how many spans with a model call
-// below them it can hold (a power of two).
+// below them it can hold (both powers of two).
 const (
 	recentCalls = 4
 	underSlots  = 64
@@ -72,6 +72,7 @@ type nestState struct {
 	inline [2]underEntry
 	live   int   // slots in use
 	undo   Usage // what End last took back
+	hops   int   // late corrections in End's chain so far (see late)
 }
 
 // underEntry is a slot of the under table that is not free: a span still
@@ -130,14 +131,17 @@ type plainSpan struct{ key, parent nestKey }
 // that a child ending after it can correct what it was counted for.
 type recentCall struct {
 	key, parent nestKey
-	own         Usage // what it reported
-	// children is its children's subtree usage, as known. What it added,
-	// max(0, own − children), is worked out when needed rather than kept:
-	// a state made per artifact is 4 Usages smaller.
-	children Usage
-	note     int64 // Note.Value
-	leaf     bool  // counted as an inference
-	noteTag  uint8 // Note.Tag
+	// excess is, per class, what it reported less its children's subtree
+	// usage as known (negative where the children hold more). It is all a
+	// late child needs: what the span adds is max(0, excess), its subtree
+	// max(own, children) is children + max(0, excess), and a late child's
+	// usage is taken off it. One Usage, not the reported and the
+	// children's two: a state made per artifact stays small, and a late
+	// child's correction is one pass over the classes.
+	excess  Usage
+	note    int64 // Note.Value
+	leaf    bool  // counted as an inference
+	noteTag uint8 // Note.Tag
 }
 
 // A Note is what a caller counted a model call for besides its usage,
@@ -154,11 +158,12 @@ type Note struct {
 }
 
 // nestKey is a span's trace and span id as words, so that comparing two
-// is three word compares.
-type nestKey struct{ trace0, trace1, span uint64 }
+// is three word compares; the span id first, since the spans a Nesting
+// holds mostly share their trace.
+type nestKey struct{ span, trace0, trace1 uint64 }
 
 func keyOf(trace pcommon.TraceID, span pcommon.SpanID) nestKey {
-	return nestKey{binary.LittleEndian.Uint64(trace[:8]), binary.LittleEndian.Uint64(trace[8:]), binary.LittleEndian.Uint64(span[:])}
+	return nestKey{binary.LittleEndian.Uint64(span[:]), binary.LittleEndian.Uint64(trace[:8]), binary.LittleEndian.Uint64(trace[8:])}
 }
 
 // Ended is what [Nesting.End] decides about a span that ended.
@@ -205,8 +210,8 @@ type Ended struct {
 //		pcommon.SpanID(parent.SpanID()), facts.Kind, facts.Usage)
 //	spent += e.Counts.Total()
 //	if e.Undo != nil { spent -= e.Undo.Total() }
-func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind Kind, usage Usage) Ended {
-	e := Ended{Kind: kind}
+func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind Kind, usage Usage) (e Ended) {
+	e.Kind = kind
 	s := n.s
 	if s == nil {
 		if kind != Inference && usage.IsZero() {
@@ -215,9 +220,14 @@ func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind K
 		s = new(nestState)
 		n.s = s
 	}
+	s.hops = 0
 	k := keyOf(trace, span)
-	below, inf, wraps := s.takeUnder(k)
-	pk := nestKey{}
+	var below Usage
+	var inf, wraps bool
+	if s.live != 0 {
+		below, inf, wraps = s.takeUnder(k)
+	}
+	var pk nestKey
 	if !parent.IsEmpty() {
 		pk = keyOf(trace, parent)
 	}
@@ -225,58 +235,78 @@ func (n *Nesting) End(trace pcommon.TraceID, span, parent pcommon.SpanID, kind K
 		// Nothing to count, but a child may still end below it (a
 		// model call closing after its step span): remembered, so its
 		// usage reaches the parent still open above.
-		if pk != (nestKey{}) {
-			s.plain[s.nextPlain] = plainSpan{k, pk}
-			s.nextPlain = (s.nextPlain + 1) % recentCalls
+		if pk.span|pk.trace0|pk.trace1 != 0 {
+			p := &s.plain[s.nextPlain]
+			p.key, p.parent = k, pk
+			s.nextPlain = (s.nextPlain + 1) & (recentCalls - 1)
 		}
 		return e
 	}
+	inference := kind == Inference || inf
 	if inf && kind == Inference {
 		e.Kind = Span
 	}
+	// The subtree's usage, max(own, children) per class, and what the
+	// span adds beyond its children. Nothing ended below most spans: the
+	// children's sum is then zero, with nothing to disagree with.
 	sub := maxUsage(usage, below)
-	e.Counts, e.Children = sub, below
-	e.Counts.Sub(below)
-	e.Disagrees = !below.IsZero() && disagree(usage, below)
-	if pk != (nestKey{}) {
+	e.Counts = sub
+	if wraps {
+		e.Counts.Sub(below)
+		e.Children = below
+		e.Disagrees = !below.IsZero() && disagree(usage, below)
+	}
+	if pk.span|pk.trace0|pk.trace1 != 0 {
 		if r := s.find(pk); r != nil {
-			s.late(r, sub, kind == Inference || inf, &e)
+			s.late(r, sub, inference, &e)
 		} else if gp, ok := s.findPlain(pk); ok {
 			// Its parent, a span without usage, ended first: what it
 			// would have passed up goes to its own parent.
-			s.passUp(gp, sub, kind == Inference || inf, &e)
-		} else if !sub.IsZero() || kind == Inference || inf {
-			s.addUnder(pk, sub, kind == Inference || inf)
+			s.passUp(gp, sub, inference, &e)
+		} else if inference || !sub.IsZero() {
+			s.addUnder(pk, sub, inference)
 		}
 	}
-	s.remember(recentCall{key: k, parent: pk, own: usage, children: below, leaf: e.Kind == Inference})
+	// Remembered for a child that ends after it, written in place (a
+	// recentCall is a hundred bytes).
+	r := &s.recent[s.next]
+	s.next = (s.next + 1) & (recentCalls - 1)
+	r.key, r.parent = k, pk
+	r.excess = usage
+	r.excess.Sub(below)
+	r.note, r.noteTag = 0, 0
+	r.leaf = e.Kind == Inference
 	return e
-}
-
-// remember keeps r among the recently ended spans, the oldest forgotten.
-func (s *nestState) remember(r recentCall) {
-	s.recent[s.next] = r
-	s.next = (s.next + 1) % recentCalls
 }
 
 // late corrects r, a parent that ended before its child, for the child's
 // subtree usage sub (inference: a model call is in it): what r added
 // shrinks to max(0, own − children), the difference goes to e.Undo, and a
 // grown subtree is passed on to r's own parent while it is open.
+//
+// Per class, with x = own − children before: r added max(0, x) and adds
+// max(0, x − sub) after, the difference is the undo; its subtree,
+// children + max(0, x), grows by sub − undo.
 func (s *nestState) late(r *recentCall, sub Usage, inference bool, e *Ended) {
 	if !inference && sub.IsZero() {
 		return // nothing below the late child: r's count stands
 	}
-	before := maxUsage(r.own, r.children)
-	prev := before
-	prev.Sub(r.children) // what r added so far
-	r.children.Add(sub)
-	counted := maxUsage(r.own, r.children)
-	grown := counted
-	grown.Sub(before)
-	counted.Sub(r.children)
-	undo := prev
-	undo.Sub(counted)
+	if s.hops == recentCalls {
+		// A chain of corrections longer than the recent spans can only
+		// come back to one of them: spans whose ids repeat so that their
+		// parents form a cycle (malformed input), which would correct
+		// itself forever. A trace's real ancestors are distinct.
+		return
+	}
+	s.hops++
+	x := &r.excess
+	prev := max(x.Input, 0) + max(x.Output, 0) // the tokens r added so far
+	var undo Usage
+	undo.Input, x.Input = lateClass(x.Input, sub.Input)
+	undo.Output, x.Output = lateClass(x.Output, sub.Output)
+	undo.CacheRead, x.CacheRead = lateClass(x.CacheRead, sub.CacheRead)
+	undo.CacheCreation, x.CacheCreation = lateClass(x.CacheCreation, sub.CacheCreation)
+	undo.Reasoning, x.Reasoning = lateClass(x.Reasoning, sub.Reasoning)
 	if inference && r.leaf {
 		r.leaf = false
 		e.Unleaf = true
@@ -288,16 +318,27 @@ func (s *nestState) late(r *recentCall, sub Usage, inference bool, e *Ended) {
 		}
 		s.undo.Add(undo) // a grandparent's share may join its parent's
 		share := r.note
-		e.UndoAll = counted.IsZero()
-		if t := prev.Total(); share != 0 && !e.UndoAll && t > 0 {
-			share = r.note * undo.Total() / t
+		// r adds nothing any more: every class's excess is 0 or below.
+		e.UndoAll = max(x.Input, x.Output, x.CacheRead, x.CacheCreation, x.Reasoning) <= 0
+		if share != 0 && !e.UndoAll && prev > 0 {
+			share = r.note * undo.Total() / prev
 		}
 		e.UndoNote = Note{Value: e.UndoNote.Value + share, Tag: r.noteTag}
 		r.note -= share
 	}
+	grown := sub
+	grown.Sub(undo)
 	if !grown.IsZero() || inference {
 		s.passUp(r.parent, grown, inference, e)
 	}
+}
+
+// lateClass is late's work on one class: x, what the parent reported less
+// its children's subtree usage, and sub, the late child's. It returns what
+// the parent no longer adds, max(0, x) − max(0, x − sub), and x less sub.
+func lateClass(x, sub int64) (undo, rest int64) {
+	rest = x - sub
+	return max(x, 0) - max(rest, 0), rest
 }
 
 // passUp adds u, grown below a span that already ended, to its parent p:
@@ -357,7 +398,7 @@ func (n *Nesting) Note(nt Note) {
 	if n.s == nil {
 		return
 	}
-	r := &n.s.recent[(n.s.next+recentCalls-1)%recentCalls]
+	r := &n.s.recent[(n.s.next-1)&(recentCalls-1)]
 	r.note, r.noteTag = nt.Value, nt.Tag
 }
 

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/agenttrace/agenttrace/internal/benchcpu"
 )
 
 // BenchmarkNestingParentFirst is the usage rule over the converter's
@@ -28,6 +30,7 @@ func BenchmarkNestingParentFirst(b *testing.B) {
 		ends = append(ends, end{sid(4), sid(0), Call, Usage{}}, end{sid(5), sid(0), Call, Usage{}}, end{sid(6), sid(4), Span, Usage{}})
 	}
 	b.ReportAllocs()
+	cpu := benchcpu.Now()
 	for b.Loop() {
 		var n Nesting
 		var total Usage
@@ -42,4 +45,5 @@ func BenchmarkNestingParentFirst(b *testing.B) {
 			b.Fatalf("input %d", total.Input)
 		}
 	}
+	benchcpu.Report(b, cpu)
 }

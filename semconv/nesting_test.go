@@ -220,3 +220,21 @@ func TestUsageRule(t *testing.T) {
 		})
 	}
 }
+
+// TestNestingParentCycle: spans whose ids repeat so that their parents
+// form a cycle (A under B, B under A, then another B, then a model call
+// under A ending late) are malformed input, to be counted without
+// correcting a cycle forever: the rule used to recurse until the stack
+// overflowed, a fatal error no recover catches, on any reader of such a
+// trace (the CLI, the collector exporter). Found by
+// TestNestingAgreesWithRef's random trees.
+func TestNestingParentCycle(t *testing.T) {
+	var n Nesting
+	trace := pcommon.TraceID{1}
+	n.End(trace, sid(1), sid(2), Inference, Usage{Input: 5})
+	n.End(trace, sid(2), sid(1), Agent, Usage{Input: 3})
+	n.End(trace, sid(2), pcommon.SpanID{}, Span, Usage{})
+	e := n.End(trace, sid(3), sid(1), Inference, Usage{Input: 3})
+	assert.Equal(t, Inference, e.Kind)
+	assert.Equal(t, Usage{Input: 3}, e.Counts, "the late call counts what it reports")
+}
