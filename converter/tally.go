@@ -124,20 +124,17 @@ func Failed(sp ptrace.Span, rd *semconv.Reading) bool {
 	if sp.Status().Code() == ptrace.StatusCodeOk {
 		return false // set OK on purpose: its attributes describe a success
 	}
-	attrs := sp.Attributes()
-	if rd.OnlyTableKeys(attrs) {
-		// Every key is the table's (most GenAI spans): the failure keys
-		// are found by id, or absent, without a walk of the attributes.
-		for _, k := range failureKeys {
-			if v, ok := rd.TableAttr(k); ok && attrFailed(k, v) {
+	// One walk, the length of each key tested first: most keys are none
+	// of the three and are passed over without a call. Measured on the
+	// benchmark batch, this beats three lookups by id in the reading
+	// (Reading.TableAttr hashes each key) even on spans with only table
+	// keys.
+	for k, v := range sp.Attributes().All() {
+		switch len(k) {
+		case len(semconv.ErrorType), len(httpResponseStatus), len(httpStatusLegacy):
+			if attrFailed(k, v) {
 				return true
 			}
-		}
-		return false
-	}
-	for k, v := range attrs.All() {
-		if attrFailed(k, v) {
-			return true
 		}
 	}
 	return false
@@ -167,9 +164,6 @@ const (
 	httpResponseStatus = "http.response.status_code"
 	httpStatusLegacy   = "http.status_code"
 )
-
-// failureKeys are the attribute keys attrFailed reads.
-var failureKeys = [...]string{semconv.ErrorType, httpResponseStatus, httpStatusLegacy}
 
 // Drop counts n spans seen but not written, whose usage is unknown (a
 // full queue drops spans before anyone reads them).

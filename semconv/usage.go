@@ -77,7 +77,18 @@ func isError(s string) bool { return len(s) == 5 && strings.EqualFold(s, "error"
 // provider reported in a response body kept as an attribute (OpenAI's
 // usage, Anthropic's, Gemini's usageMetadata; see withNativeUsage).
 func (r *Reading) TokenUsage() Usage {
-	return r.withNativeUsage(r.keyUsage())
+	if r.ev&evUsage == 0 && r.Kind != Inference && r.seen[idLFUsage] == 0 && r.Dialect != DialectGenkit {
+		// No usage key, no dialect usage JSON, no model call to look in
+		// a body for: most spans end here, at a few bytes of the reading
+		// (the usage rule asks every span).
+		return Usage{}
+	}
+	u := r.keyUsage()
+	if r.Kind != Inference || u.Input != 0 && u.Output != 0 && u.CacheRead != 0 && u.CacheCreation != 0 && u.Reasoning != 0 ||
+		r.seen[idOutputValue]|r.seen[idTLOutput]|r.seen[idGKOutput] == 0 && !strings.HasPrefix(r.scope, adkScope) {
+		return u // every class given, or no body that withNativeUsage reads
+	}
+	return r.withNativeUsage(u)
 }
 
 // keyUsage is the usage the span's usage keys and its dialect's usage JSON
