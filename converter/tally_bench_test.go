@@ -3,6 +3,9 @@ package converter_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/benchcpu"
 	"github.com/agenttrace/agenttrace/pricing"
@@ -70,4 +73,27 @@ func BenchmarkTally(b *testing.B) {
 		}
 		benchcpu.Report(b, cpu)
 	})
+}
+
+// TestTallyDoesNotAllocatePerSpan: once a tally holds its usage-rule state
+// (made on the first span with usage), counting a span allocates nothing,
+// whatever the span: the agent a late model call corrects, the calls,
+// tools and HTTP spans of the benchmark batch (the hot path of every
+// writer).
+func TestTallyDoesNotAllocatePerSpan(t *testing.T) {
+	_, err := pricing.Default()
+	require.NoError(t, err)
+	recs := converter.Records(benchBatch())
+	rds := make([]semconv.Reading, len(recs))
+	for i := range recs {
+		recs[i].Read(&rds[i])
+	}
+	var tally converter.Tally
+	tally.AddReading(recs[0].Span, &rds[0])
+	i := 1
+	allocs := testing.AllocsPerRun(len(recs)-2, func() {
+		tally.AddReading(recs[i].Span, &rds[i])
+		i++
+	})
+	assert.Zero(t, allocs, "allocations per span")
 }

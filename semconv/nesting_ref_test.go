@@ -45,14 +45,6 @@ type refUnderEntry struct {
 	inf  bool  // a model call ended below it
 }
 
-// get returns the key in slot i, zero when it is free.
-func (s *refNestState) get(i int) nestKey {
-	if e := s.entry(i); e != nil {
-		return e.key
-	}
-	return nestKey{}
-}
-
 // entry returns slot i's entry, nil when it is free.
 func (s *refNestState) entry(i int) *refUnderEntry {
 	for j := range s.under {
@@ -283,9 +275,6 @@ func (s *refNestState) takeUnder(k nestKey) (sum Usage, inf, ok bool) {
 	}
 	return Usage{}, false, false
 }
-
-// putUnder notes that k has a model call below it.
-func (s *refNestState) putUnder(k nestKey) { s.addUnder(k, Usage{}, true) }
 
 // addUnder adds a child's subtree usage u to k's entry, making it (in
 // place of an older span in its slot) when needed; inf notes a model
