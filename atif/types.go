@@ -16,9 +16,11 @@
 //	v1.2 observations on system steps; prompt_tokens includes cached_tokens
 //	v1.3 metrics.completion_token_ids
 //	v1.4 metrics.prompt_token_ids
-//	v1.5 step is_copied_context; agent.tool_definitions; continued_trajectory_ref
+//	v1.5 step is_copied_context
 //	v1.6 multimodal content: a message or a result may be a list of
 //	     content parts (text, image)
+//	(v1.5 or v1.6: agent.tool_definitions, continued_trajectory_ref; the
+//	v1.6 reference models have them, the v1.4 RFC text does not)
 //	v1.7 trajectory_id; session_id optional; subagent_trajectories
 //	     (embedded, resolved by trajectory_id); tool call and
 //	     observation result extra; step llm_call_count
