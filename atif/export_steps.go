@@ -220,7 +220,7 @@ func (b *stepBuilder) delegation(c int) {
 		if !ok || k == b.a.rec {
 			break
 		}
-		if at, ok := b.placed[k]; ok {
+		if at, ok := b.placed[k]; ok && b.t.Steps[at.step].Observation != nil { // a call stopped before its result has none
 			res := &b.t.Steps[at.step].Observation.Results
 			for r := range *res {
 				if (*res)[r].SourceCallID == b.t.Steps[at.step].ToolCalls[at.call].ToolCallID {

@@ -34,6 +34,7 @@ type exporter func(e *env, runs []*exportRun, o exportOptions, st *exportStats) 
 // exporters are export's formats, by --format name.
 var exporters = map[string]exporter{
 	"chat-jsonl": writeChatJSONL,
+	"atif":       writeATIF,
 }
 
 func newExportCmd(e *env) *cobra.Command {
@@ -65,6 +66,13 @@ left out when there are none. A call with no answer is left out, and so
 are parts the chat shape has no place for (reasoning, media): both are
 counted on standard error.
 
+--format atif writes each run as one ATIF-v1.7 trajectory (the Agent
+Trajectory Interchange Format, as "convert --to atif" writes it): one
+compact document per line, or, when -o names a directory (an existing one,
+or a path ending in /), one <run>.atif.json per run there, whose paths are
+printed. A judged model call's step carries its verdicts in its extra
+(agenttrace.evaluations).
+
 RUN is an artifact, an OTLP file or any input convert reads, or a
 directory, whose *.jsonl artifacts are read (hidden ones skipped). Each
 file is one run. --status, --over-budget and --service keep the runs the
@@ -75,7 +83,8 @@ over its token or cost budget; --service the header's service name.
 Content is scanned for secrets as everywhere else (--no-redact keeps them,
 --redact-key replaces named fields too).`,
 		Example: `  agenttrace export --format chat-jsonl runs/ -o calls.jsonl
-  agenttrace export --format chat-jsonl --per run --status ok run.jsonl`,
+  agenttrace export --format chat-jsonl --per run --status ok run.jsonl
+  agenttrace export --format atif runs/ -o trajectories/`,
 		Args: argsAtLeast(1, "run (an artifact, an input file, or a directory of artifacts)"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := o.check(); err != nil {
@@ -89,7 +98,7 @@ Content is scanned for secrets as everywhere else (--no-redact keeps them,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "", "the format to write: "+strings.Join(slices.Sorted(maps.Keys(exporters)), ", ")+" (required)")
-	f.StringVarP(&o.out, "output", "o", "-", "write to this file instead of standard output")
+	f.StringVarP(&o.out, "output", "o", "-", "write to this file instead of standard output (atif: or into this directory, one file per run)")
 	f.StringVar(&o.per, "per", "call", "chat-jsonl: one line per model call (call) or per run (run)")
 	f.StringVar(&o.status, "status", "", "keep only runs with no failure (ok) or with one (error)")
 	f.BoolVar(&o.overBudget, "over-budget", false, "keep only runs over their token or cost budget")
