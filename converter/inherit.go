@@ -209,3 +209,100 @@ func modelAbove(recs []Record, index map[SpanKey]int, models []string, i int) (i
 	}
 	return -1, false
 }
+
+// An InheritedName is the name a tool span that names none takes, and
+// the span it was found on.
+type InheritedName struct {
+	Name string
+	From pcommon.SpanID
+}
+
+// InheritToolNames returns, for each call record of recs whose tool no
+// key and no span name names ([semconv.Reading.ToolName]), the name in
+// the messages of its call: a tool message it produced that names its
+// tool (its own, or the one answering its call id in the trace), else a
+// model's tool call with its call id that names the tool asked for. A
+// call no message names is not in the map; nil when every call is named.
+func InheritToolNames(recs []Record) map[int]InheritedName {
+	var rd semconv.Reading
+	var missing []int
+	ids := make(map[int]string)
+	for i := range recs {
+		recs[i].Read(&rd)
+		if rd.Kind != semconv.Call || rd.ToolName(recs[i].Span.Name()) != "" {
+			continue
+		}
+		missing = append(missing, i)
+		ids[i] = rd.Str(semconv.FieldToolCallID)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var convs []semconv.Conversation // each record's messages, read once when a call id asks
+	out := make(map[int]InheritedName, len(missing))
+	for _, i := range missing {
+		sp := recs[i].Span
+		if n := namedIn(semconv.Messages(sp), ""); n != "" {
+			out[i] = InheritedName{Name: n, From: sp.SpanID()}
+			continue
+		}
+		id := ids[i]
+		if id == "" {
+			continue
+		}
+		if convs == nil {
+			convs = make([]semconv.Conversation, len(recs))
+			for j := range recs {
+				convs[j] = semconv.Messages(recs[j].Span)
+			}
+		}
+		for j := range recs {
+			if recs[j].Span.TraceID() != sp.TraceID() {
+				continue
+			}
+			if n := namedIn(convs[j], id); n != "" {
+				out[i] = InheritedName{Name: n, From: recs[j].Span.SpanID()}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// namedIn returns the tool name c's messages give the call with id (any
+// call when id is ""): a tool message's name, else a tool call's name;
+// "" when they give none, or several.
+func namedIn(c semconv.Conversation, id string) string {
+	var byResult, byCall string
+	several := false
+	note := func(dst *string, n string) {
+		switch {
+		case n == "":
+		case *dst == "":
+			*dst = n
+		case *dst != n:
+			several = true
+		}
+	}
+	for _, list := range [][]semconv.Message{c.Input, c.Output} {
+		for _, m := range list {
+			for _, p := range m.Parts {
+				if id != "" && p.ID != id {
+					continue
+				}
+				switch p.Type {
+				case semconv.PartToolResponse:
+					if m.Role == semconv.RoleTool {
+						note(&byResult, m.Name)
+					}
+				case semconv.PartToolCall:
+					note(&byCall, p.Name)
+				}
+			}
+		}
+	}
+	if several {
+		return ""
+	}
+	return cmp.Or(byResult, byCall)
+}

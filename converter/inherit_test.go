@@ -76,3 +76,74 @@ func TestInheritModels(t *testing.T) {
 		})
 	}
 }
+
+// TestInheritToolNames: a tool span that no key and no span name names
+// takes the name from the messages of its call: a tool message it
+// produced, else the model's tool call with its call id.
+func TestInheritToolNames(t *testing.T) {
+	call := func(id, output string) map[string]string {
+		m := map[string]string{semconv.OperationName: semconv.OpExecuteTool}
+		if id != "" {
+			m[semconv.ToolCallID] = id
+		}
+		if output != "" {
+			m[semconv.OutputMessages] = output
+		}
+		return m
+	}
+	asks := func(calls ...[2]string) map[string]string {
+		parts := ""
+		for i, c := range calls {
+			if i > 0 {
+				parts += ","
+			}
+			parts += `{"type":"tool_call","id":"` + c[0] + `","name":"` + c[1] + `","arguments":{}}`
+		}
+		return map[string]string{semconv.OperationName: "chat", semconv.OutputMessages: `[{"role":"assistant","parts":[` + parts + `]}]`}
+	}
+	cases := []struct {
+		name  string
+		spans []map[string]string // span i+1, each under span 1
+		want  map[byte]string
+		from  map[byte]byte
+	}{
+		{"the model's call with its id", []map[string]string{asks([2]string{"c1", "get_weather"}, [2]string{"c2", "get_time"}), call("c2", "")},
+			map[byte]string{2: "get_time"}, map[byte]byte{2: 1}},
+		{"the tool message it produced", []map[string]string{{semconv.OperationName: "invoke_agent"},
+			call("", `[{"role":"tool","name":"lookup","parts":[{"type":"tool_call_response","id":"c9","response":"x"}]}]`)},
+			map[byte]string{2: "lookup"}, map[byte]byte{2: 2}},
+		{"no id, no message", []map[string]string{asks([2]string{"c1", "get_weather"}), call("", "")},
+			map[byte]string{}, nil},
+		{"an id no message has", []map[string]string{asks([2]string{"c1", "get_weather"}), call("c7", "")},
+			map[byte]string{}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			td := ptrace.NewTraces()
+			ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+			for i, attrs := range tc.spans {
+				sp := ss.Spans().AppendEmpty()
+				sp.SetTraceID(pcommon.TraceID{3})
+				sp.SetSpanID(pcommon.SpanID{byte(i + 1)})
+				if i > 0 {
+					sp.SetParentSpanID(pcommon.SpanID{1})
+				}
+				sp.SetName("tool")
+				for k, v := range attrs {
+					sp.Attributes().PutStr(k, v)
+				}
+			}
+			recs := converter.Records(td)
+			got := converter.InheritToolNames(recs)
+			for i := range recs {
+				id := recs[i].Span.SpanID()[0]
+				n, ok := got[i]
+				want, named := tc.want[id]
+				if assert.Equal(t, named, ok, "span %d", id) && ok {
+					assert.Equal(t, want, n.Name, "span %d", id)
+					assert.Equal(t, pcommon.SpanID{tc.from[id]}, n.From, "span %d", id)
+				}
+			}
+		})
+	}
+}

@@ -110,7 +110,9 @@ func (t *Tally) takeBack(e *semconv.Ended) {
 // (http.response.status_code, http.status_code) or its own attributes say
 // so (a finish reason "error", Langfuse's level ERROR, Genkit's state
 // error; see [semconv.Reading.ReportsError]). Each failing span counts
-// once, however many of these it shows.
+// once, however many of these it shows. A reader of a whole batch asks
+// [Failures], which adds the model calls that failed with the span
+// around them.
 func Failed(sp ptrace.Span, rd *semconv.Reading) bool {
 	if sp.Status().Code() == ptrace.StatusCodeError || rd.ReportsError() {
 		return true

@@ -189,16 +189,26 @@ type builder struct {
 	truncated int64
 	// stated is the run total the roots state themselves (FinalTotalTokens).
 	stated int64
+	// failed is, per record, whether it failed (converter.CarryFailures);
+	// carried counts the model calls that failed with the span around
+	// them, which the tally, reading spans one by one, does not count.
+	failed  []bool
+	carried int64
 	// inherit is the models of the model calls that name none
 	// (converter.InheritModels), once inheritDone.
 	inherit     map[int]converter.InheritedModel
 	inheritDone bool
+	// toolNames is the names of the tool calls that name none
+	// (converter.InheritToolNames), once toolsDone.
+	toolNames map[int]converter.InheritedName
+	toolsDone bool
 }
 
 // scan reads every record once: totals, models, tools, finish reasons,
 // failures, response sizes, and what the agent attribution needs.
 func (b *builder) scan(recs []converter.Record) {
 	b.info = make([]recInfo, len(recs))
+	b.failed = make([]bool, len(recs))
 	b.index = make(map[converter.SpanKey]int, len(recs))
 	rd := &b.rd
 	for i := range recs {
@@ -214,24 +224,20 @@ func (b *builder) scan(recs []converter.Record) {
 		b.info[i] = recInfo{kind: rd.Kind, parent: sp.ParentSpanID(), trace: sp.TraceID()}
 		converter.Truncated(sp, func(string, string, int64) { b.truncated++ })
 		failed := converter.Failed(sp, rd)
-		if failed {
-			b.rep.Failures = append(b.rep.Failures, failure(sp, rd))
-			if IsBudgetStop(rd.Str(semconv.FieldCode)) {
-				b.rep.BudgetStopped++
-			}
-		}
+		b.failed[i] = failed
 		switch rd.Kind {
 		case semconv.Inference:
 			model, provider := b.inheritedModel(recs, i, rd)
 			b.info[i].model = b.inference(sp, rd, model, provider)
 		case semconv.Call:
-			b.call(sp, rd, failed)
+			b.call(sp, rd, failed, b.toolName(recs, i, rd))
 		case semconv.Agent:
 			name := agentName(sp, rd)
 			b.info[i].agent = name
 			b.agent(name).runs++
 		}
 	}
+	b.failures(recs)
 }
 
 // inheritedModel is the model and provider of inference record i: its
@@ -248,6 +254,28 @@ func (b *builder) inheritedModel(recs []converter.Record, i int, rd *semconv.Rea
 		return m.Model, m.Provider
 	}
 	return "", rd.Str(semconv.FieldProvider)
+}
+
+// failures lists the records that failed, with the model calls that
+// failed with the span around them (converter.CarryFailures): the
+// report's errors count each once, as the page's red rows show them.
+func (b *builder) failures(recs []converter.Record) {
+	own := slices.Clone(b.failed)
+	converter.CarryFailures(recs, b.failed)
+	rd := &b.rd
+	for i, failed := range b.failed {
+		if !failed {
+			continue
+		}
+		if !own[i] {
+			b.carried++ // the tally counted the span's own failures only
+		}
+		recs[i].Read(rd)
+		b.rep.Failures = append(b.rep.Failures, failure(recs[i].Span, rd))
+		if IsBudgetStop(rd.Str(semconv.FieldCode)) {
+			b.rep.BudgetStopped++
+		}
+	}
 }
 
 func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading, model, provider string) *group {
@@ -274,8 +302,21 @@ func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading, model, provider
 	return g
 }
 
-func (b *builder) call(sp ptrace.Span, rd *semconv.Reading, failed bool) {
-	name := rd.ToolName(sp.Name())
+// toolName is the tool call record i ran: the one its keys or span name
+// give, else the one the messages of its call give
+// (converter.InheritToolNames, worked out for the batch when the first
+// call without a name is met).
+func (b *builder) toolName(recs []converter.Record, i int, rd *semconv.Reading) string {
+	if n := rd.ToolName(recs[i].Span.Name()); n != "" {
+		return n
+	}
+	if !b.toolsDone {
+		b.toolNames, b.toolsDone = converter.InheritToolNames(recs), true
+	}
+	return b.toolNames[i].Name
+}
+
+func (b *builder) call(sp ptrace.Span, rd *semconv.Reading, failed bool, name string) {
 	if name == "" {
 		name = Unknown
 	}
@@ -392,7 +433,7 @@ func (b *builder) finish(budget *converter.Budget, top int) {
 	s := b.tally.Summary(budget)
 	r := b.rep
 	r.Records = RecordCounts{Call: s.Calls, Inference: s.Inferences, Agent: s.Agents, Span: s.Spans}
-	r.Errors = s.Errors
+	r.Errors = s.Errors + b.carried
 	r.Tokens = s.Tokens
 	r.Budget = s.Budget
 

@@ -41,7 +41,7 @@ import (
 // reader of the format knows is there under its documented name, plus t0
 // and t1: start and end in milliseconds since the Unix epoch (with the
 // sub-millisecond fraction), for the waterfall; failed: true when
-// converter.Failed says the span failed (the predicate the report's
+// converter.Failures says the span failed (the predicate the report's
 // errors count with: status, exception event, error.type, HTTP status,
 // a dialect's level, finish reason "error"), so the card, the red rows,
 // the "errors only" filter and next error agree; and, when the span holds
@@ -152,7 +152,7 @@ func RunState(recs []converter.Record, sum *converter.Summary) (string, []Pendin
 type encodedRun struct {
 	json   []byte
 	lines  [][]byte // record lines as converter writes them
-	failed []bool   // per line: converter.Failed, the one error predicate
+	failed []bool   // per line: converter.Failures, the one error predicate
 	report *report.TokenReport
 }
 
@@ -178,6 +178,10 @@ func encodeView(run *Run) (*encodedRun, error) {
 	out := &encodedRun{report: rep, lines: make([][]byte, len(run.Records)), failed: make([]bool, len(run.Records))}
 	v.Records = make([]json.RawMessage, len(run.Records))
 	convs := runConversations(run.Records)
+	// The one error truth over the batch, as the report counts errors:
+	// each span's own failure, and a model call's that failed with the
+	// span around it (converter.Failures).
+	failed := converter.Failures(run.Records)
 	var line []byte
 	for i := range run.Records {
 		rec := &run.Records[i]
@@ -187,7 +191,7 @@ func encodeView(run *Run) (*encodedRun, error) {
 			return nil, fmt.Errorf("record %d: the encoder wrote no object", i)
 		}
 		out.lines[i] = bytes.Clone(line)
-		out.failed[i] = converter.Failed(rec.Span, enc.Reading())
+		out.failed[i] = failed[i]
 		c, hasConv := conversation(convs[i])
 		b := make([]byte, 0, len(line)+len(c)+64)
 		b = append(b, `{"t0":`...)

@@ -92,7 +92,11 @@ func writeExplanation(ex *explain.Explanation, w io.Writer) error {
 		}
 		p.printf("%s: %s %s %q: %s\n", s.File, s.Kind, s.SpanID, s.Name, s.Rule)
 		if s.Model != "" || s.Tool != "" {
-			p.printf("    model %s tool %s\n", cmp.Or(s.Model, "-"), cmp.Or(s.Tool, "-"))
+			p.printf("    model %s tool %s", cmp.Or(s.Model, "-"), cmp.Or(s.Tool, "-"))
+			if s.NamedBy != "" {
+				p.printf(" (named by span %s)", s.NamedBy)
+			}
+			p.printf("\n")
 		}
 		for _, pr := range s.Problems {
 			p.printf("    problem: %s\n", pr)

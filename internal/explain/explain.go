@@ -34,6 +34,11 @@ type Span struct {
 	Rule    string `json:"rule"`
 	Model   string `json:"model,omitempty"`
 	Tool    string `json:"tool,omitempty"`
+	// NamedBy is the span whose model or tool name Model or Tool is, when
+	// the span names none itself: its call chain's model
+	// (converter.InheritModels), the name in its call's messages
+	// (converter.InheritToolNames).
+	NamedBy string `json:"named_by,omitempty"`
 	// Usage is the span's usage as read, nil when it reports none.
 	Usage *semconv.Usage `json:"usage,omitempty"`
 	// Sources names the key each promoted field came from.
@@ -91,13 +96,22 @@ func (ex *Explanation) AddRecords(file string, recs []converter.Record) {
 	for _, l := range converter.UsageLevels(recs) {
 		levels[l.Index] = l
 	}
+	models, tools := converter.InheritModels(recs), converter.InheritToolNames(recs)
 	var rd semconv.Reading
 	for i := range recs {
 		var lv *converter.Level
 		if l, ok := levels[i]; ok {
 			lv = &l
 		}
-		ex.add(explainSpan(file, &recs[i], &rd, lv))
+		s := explainSpan(file, &recs[i], &rd, lv)
+		if m, ok := models[i]; ok && s.Model == "" {
+			s.Model, s.NamedBy = m.Model, m.From.String()
+		}
+		if n, ok := tools[i]; ok && s.Tool == "" {
+			s.Tool, s.NamedBy = n.Name, n.From.String()
+			s.Problems = slices.DeleteFunc(s.Problems, func(p string) bool { return p == "tool without a name" })
+		}
+		ex.add(s)
 	}
 	t := &ex.Total
 	t.Understood = t.WithoutUsage+t.WithoutMessages+t.ToolsUnnamed+t.Disagreements+t.PlainWithUnread == 0
