@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -51,12 +52,14 @@ wrap other model calls are not model calls and are left out.`,
 
 // turn is one model call in messages --json.
 type turn struct {
-	TraceID string            `json:"trace_id"`
-	SpanID  string            `json:"span_id"`
-	Model   string            `json:"model"`
-	System  []semconv.Part    `json:"system"`
-	Input   []semconv.Message `json:"input"`
-	Output  []semconv.Message `json:"output"`
+	TraceID string `json:"trace_id"`
+	SpanID  string `json:"span_id"`
+	// Model is the call's model, or, when it names none, its call
+	// chain's (converter.InheritModels), as tokens counts it.
+	Model  string            `json:"model"`
+	System []semconv.Part    `json:"system"`
+	Input  []semconv.Message `json:"input"`
+	Output []semconv.Message `json:"output"`
 	// InheritedFrom names the ancestor span whose input a call with none
 	// of its own shows (converter.ModelCall.InheritedFrom).
 	InheritedFrom string `json:"inherited_from,omitempty"`
@@ -72,12 +75,13 @@ func (e *env) messages(paths []string, asJSON bool) error {
 	if asJSON {
 		turns := make([]turn, 0, len(calls))
 		var rd semconv.Reading
+		models := converter.InheritModels(recs) // a call's chain's model, as tokens counts it
 		for _, mc := range calls {
 			recs[mc.Index].Read(&rd)
 			sp := recs[mc.Index].Span
 			c := mc.Conversation
 			turns = append(turns, turn{
-				TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(), Model: rd.Model(),
+				TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(), Model: cmp.Or(rd.Model(), models[mc.Index].Model),
 				System: c.System, Input: c.Input, Output: c.Output,
 			})
 			if !mc.InheritedFrom.IsEmpty() {
@@ -116,6 +120,9 @@ func writeTranscript(out io.Writer, recs []converter.Record, calls []converter.M
 		}
 		byTrace[id] = append(byTrace[id], i)
 	}
+	// The one error truth over the batch, as tokens counts errors.
+	failures := converter.Failures(recs)
+	models := converter.InheritModels(recs) // a call's chain's model, as tokens counts it
 	var rd semconv.Reading
 	for n, id := range order {
 		if n > 0 {
@@ -128,7 +135,7 @@ func writeTranscript(out io.Writer, recs []converter.Record, calls []converter.M
 			rec := &recs[i]
 			rec.Read(&rd)
 			sp := rec.Span
-			failed := converter.Failed(sp, &rd)
+			failed := failures[i]
 			switch {
 			case rd.Kind == semconv.Call:
 				fmt.Fprintf(w, "  tool %s", orUnknown(rd.ToolName(sp.Name())))
@@ -156,7 +163,7 @@ func writeTranscript(out io.Writer, recs []converter.Record, calls []converter.M
 					writeMessage(w, m)
 				}
 				u := rd.TokenUsage()
-				fmt.Fprintf(w, "  -- %s: %d in", orUnknown(rd.Model()), u.Input)
+				fmt.Fprintf(w, "  -- %s: %d in", orUnknown(cmp.Or(rd.Model(), models[i].Model)), u.Input)
 				if u.CacheRead > 0 || u.CacheCreation > 0 {
 					fmt.Fprintf(w, " (%d cache read, %d cache write)", u.CacheRead, u.CacheCreation)
 				}
