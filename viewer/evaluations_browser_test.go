@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"errors"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -107,7 +110,56 @@ func TestBrowserEvaluations(t *testing.T) {
 		mark := eval[string](t, ctx, `(document.querySelector('#rows .row[data-span-id="`+id+`"] .evalmark') || {}).textContent || ''`)
 		assert.Equal(t, "✓"+strconv.Itoa(len(want)), mark, "call %d: the row's mark", i)
 	}
+	// The run's summary per evaluation name (report.Evaluations, as
+	// tokens --json has it) is a table above the waterfall.
+	assert.Equal(t, wantTable(), eval[[][]string](t, ctx,
+		`Array.from(document.querySelectorAll('#evaluations tbody tr')).map((tr) => Array.from(tr.cells).map((c) => c.textContent))`))
 	if os.Getenv("AGENTTRACE_SCREENSHOTS") != "" {
 		browsertest.Screenshot(t, ctx, "viewer-evaluations.png")
 	}
+}
+
+// wantTable is the evaluations table of evalrun.Verdicts, the verdicts
+// the run was written with: by name in name order, the results, the mean
+// score to three decimals, the labels with their counts.
+func wantTable() [][]string {
+	type acc struct {
+		n, scored int
+		sum       float64
+		labels    map[string]int
+	}
+	by := map[string]*acc{}
+	for _, v := range evalrun.Verdicts {
+		a := by[v.Name]
+		if a == nil {
+			a = &acc{labels: map[string]int{}}
+			by[v.Name] = a
+		}
+		a.n++
+		if v.Score != nil {
+			a.scored++
+			a.sum += *v.Score
+		}
+		if v.Label != "" {
+			a.labels[v.Label]++
+		}
+	}
+	var rows [][]string
+	for _, name := range slices.Sorted(maps.Keys(by)) {
+		a := by[name]
+		mean := "–"
+		if a.scored > 0 {
+			mean = strconv.FormatFloat(math.Round(a.sum/float64(a.scored)*1000)/1000, 'f', -1, 64)
+		}
+		var labels []string
+		for _, l := range slices.Sorted(maps.Keys(a.labels)) {
+			labels = append(labels, l+" "+strconv.Itoa(a.labels[l]))
+		}
+		ls := strings.Join(labels, ", ")
+		if ls == "" {
+			ls = "–"
+		}
+		rows = append(rows, []string{name, strconv.Itoa(a.n), mean, ls})
+	}
+	return rows
 }

@@ -523,6 +523,13 @@
             return [name, x.model || x.tool || '', num(x.tokens)];
           }))));
     }
+    const evals = rep.evaluations || [];
+    if (evals.length) {
+      sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'Evaluations' }),
+        table('evaluations', ['evaluation', 'results', 'mean score', 'labels'],
+          evals.map((e) => [e.name, num(e.count), e.mean_score == null ? '–' : String(+e.mean_score.toFixed(3)),
+            Object.keys(e.labels || {}).sort().map((l) => l + ' ' + e.labels[l]).join(', ') || '–']))));
+    }
     ui.tables.replaceChildren(...sections);
   }
 
