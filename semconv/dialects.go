@@ -181,6 +181,7 @@ type tables struct {
 	errs      []errRule
 	dialects  []string            // Dialect -> name
 	kv        map[string]kvAction // keys ReadKV's generated switch does not know; nil for the embedded table
+	content   contentTable        // where Messages finds a span's conversation (messages_table.go)
 }
 
 // evidence is what a span's keys show, whatever the dialect: a model, usage,
@@ -344,6 +345,7 @@ func compile(t *dialect.Table, base *tables) (*tables, error) {
 	for op, k := range t.Operations {
 		c.ops[op] = kindOf(k)
 	}
+	c.content = compileContent(t)
 	if err != nil {
 		return nil, err
 	}

@@ -36,9 +36,10 @@ func AppendLogEvent(evs ptrace.SpanEventSlice, eventName string, body pcommon.Va
 			name = v.Str()
 		}
 	}
-	switch name {
-	case EventSystemMessage, EventUserMessage, EventAssistantMessage, EventToolMessage, EventChoice,
-		EventContentPrompt, EventContentCompletion:
+	// Which names are content is the dialect table's (its content
+	// section's events and details events): a user's file adds its own.
+	switch {
+	case isContentEvent(name) && !isDetailsEvent(name):
 		ev := evs.AppendEmpty()
 		ev.SetName(name)
 		ev.SetTimestamp(ts)
@@ -51,7 +52,7 @@ func AppendLogEvent(evs ptrace.SpanEventSlice, eventName string, body pcommon.Va
 			body.CopyTo(ev.Attributes().PutEmpty(EventContent))
 		}
 		return true
-	case EventEvaluationResult:
+	case name == EventEvaluationResult:
 		// A verdict on the span (see [Evaluations]): one event per record,
 		// since two results of one evaluator are two verdicts.
 		ev := evs.AppendEmpty()
@@ -66,11 +67,11 @@ func AppendLogEvent(evs ptrace.SpanEventSlice, eventName string, body pcommon.Va
 			}
 		}
 		return true
-	case EventInferenceDetails:
+	case isDetailsEvent(name):
 		var ev ptrace.SpanEvent
 		found := false
 		for _, e := range evs.All() {
-			if e.Name() == EventInferenceDetails {
+			if e.Name() == name {
 				ev, found = e, true
 				break
 			}

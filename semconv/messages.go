@@ -180,69 +180,19 @@ type Conversation struct {
 // span is not changed. Messages allocates; it is for reading, not for the
 // path every span takes.
 func Messages(sp ptrace.Span) Conversation {
-	attrs := sp.Attributes()
+	ct := &active.Load().content
+	r := spanContent{attrs: sp.Attributes(), evs: sp.Events()}
 	var c Conversation
-	get := func(k string) (any, bool) {
-		v, ok := attrs.Get(k)
-		if !ok {
-			return nil, false
-		}
-		return valueAny(v), true
-	}
-	details := findEvent(sp.Events(), EventInferenceDetails)
-
-	// System instructions.
-	if v, ok := get(SystemInstructions); ok {
-		c.System = append(c.System, partsOf(v)...)
-	} else if details != nil {
-		if v, ok := details[SystemInstructions]; ok {
-			c.System = append(c.System, partsOf(v)...)
+	for i := range ct.system {
+		if ps := r.system(&ct.system[i]); len(ps) > 0 {
+			c.System = ps
+			break
 		}
 	}
-
-	c.Input = firstMessages(
-		func() []Message { return attrMessages(get, InputMessages, RoleUser) },
-		func() []Message { return mapMessages(details, InputMessages, RoleUser) },
-		func() []Message { return attrMessages(get, LFObservationInput, RoleUser) },
-		func() []Message { return genkitInput(get) },
-		func() []Message { return attrMessages(get, AIPromptMessages, RoleUser) },
-		func() []Message { return vercelPrompt(get, &c) },
-		func() []Message { return flatMessages(attrs, TLPromptPrefix, "", RoleUser) },
-		func() []Message { return flatMessages(attrs, OIInputMessages+".", "message.", RoleUser) },
-		func() []Message { return attrMessages(get, Prompt, RoleUser) },
-		func() []Message { return eventMessages(sp.Events(), false) },
-		func() []Message { return valueMessages(get, ADKLLMRequest, RoleUser) },
-		func() []Message { return valueMessages(get, OIInputValue, RoleUser) },
-		func() []Message { return valueMessages(get, TLEntityInput, RoleUser) },
-		func() []Message { return looseInput(attrs) },
-	)
-	c.Output = firstMessages(
-		func() []Message { return attrMessages(get, OutputMessages, RoleAssistant) },
-		func() []Message { return mapMessages(details, OutputMessages, RoleAssistant) },
-		func() []Message { return attrMessages(get, LFObservationOutput, RoleAssistant) },
-		func() []Message { return genkitOutput(get) },
-		func() []Message { return vercelResponse(get) },
-		func() []Message { return flatMessages(attrs, TLCompletionPrefix, "", RoleAssistant) },
-		func() []Message { return flatMessages(attrs, OIOutputMessages+".", "message.", RoleAssistant) },
-		func() []Message { return attrMessages(get, Completion, RoleAssistant) },
-		func() []Message { return eventMessages(sp.Events(), true) },
-		func() []Message { return valueMessages(get, ADKLLMResponse, RoleAssistant) },
-		func() []Message { return valueMessages(get, OIOutputValue, RoleAssistant) },
-		func() []Message { return valueMessages(get, TLEntityOutput, RoleAssistant) },
-		func() []Message { return looseOutput(attrs) },
-	)
-
-	c.Input = expandStringified(c.Input)
-	// A request document in input.value may hold the only copy of the
-	// system prompt (Anthropic's top-level "system", which OpenInference's
-	// flattened messages leave out:
-	// testdata/real/openinference-anthropic/payloads/tool-loop.traces.json).
+	c.Input = expandStringified(r.first(ct.input, RoleUser))
+	c.Output = r.first(ct.output, RoleAssistant)
 	if len(c.System) == 0 && !hasRole(c.Input, RoleSystem) {
-		if v, ok := get(OIInputValue); ok {
-			if m, ok := v.(map[string]any); ok && m["system"] != nil {
-				c.System = partsOf(m["system"])
-			}
-		}
+		c.System = r.bodySystem(ct.input)
 	}
 	// System-role messages go with the instructions.
 	in := c.Input[:0]
@@ -255,7 +205,7 @@ func Messages(sp ptrace.Span) Conversation {
 	}
 	c.Input = in
 	// An output message without its own finish reason takes the span's.
-	if fr := spanFinishReasons(attrs); len(fr) > 0 {
+	if fr := r.finishReasons(ct.finish); len(fr) > 0 {
 		for i := range c.Output {
 			if c.Output[i].FinishReason == "" && i < len(fr) {
 				c.Output[i].FinishReason = NormalizeFinishReason(fr[i])
@@ -302,31 +252,6 @@ func appendNew(dst, ps []Part) []Part {
 		}
 	}
 	return dst
-}
-
-func firstMessages(srcs ...func() []Message) []Message {
-	for _, f := range srcs {
-		if m := f(); len(m) > 0 {
-			return m
-		}
-	}
-	return []Message{}
-}
-
-func spanFinishReasons(attrs pcommon.Map) []string {
-	if v, ok := attrs.Get(ResponseFinishReasons); ok && v.Type() == pcommon.ValueTypeSlice {
-		var out []string
-		for _, e := range v.Slice().All() {
-			out = append(out, e.AsString())
-		}
-		return out
-	}
-	for _, k := range [...]string{AIFinishReason, TLFinishReason, OIFinishReason} {
-		if v, ok := attrs.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
-			return []string{v.Str()}
-		}
-	}
-	return nil
 }
 
 // valueAny turns an attribute value into plain Go data; a string that

@@ -264,15 +264,15 @@ func isJSONText(ms []Message) bool {
 }
 
 // looseInput reads, when no known key has a span's input, an attribute
-// whose name ends in "input" and whose value is a message list (an item
+// whose name ends in suffix ("input" in the table) and whose value is a message list (an item
 // with a role, or a Responses API item) or a request {messages: […]}:
 // Mastra keeps its step's history so (mastra.model_step.input,
 // mastra.model_generation.input). Attributes are tried in the span's
 // order; a value of any other shape is no input.
-func looseInput(attrs pcommon.Map) []Message {
+func looseInput(attrs pcommon.Map, suffix string) []Message {
 	var out []Message
 	for k, v := range attrs.All() {
-		if out != nil || v.Type() != pcommon.ValueTypeStr || !strings.HasSuffix(k, "input") {
+		if out != nil || v.Type() != pcommon.ValueTypeStr || !strings.HasSuffix(k, suffix) {
 			continue
 		}
 		switch d := maybeJSON(v.Str()).(type) {
@@ -322,12 +322,12 @@ func resultCalls(m map[string]any) (Message, bool) {
 }
 
 // looseOutput reads, when no known key has a span's output, an attribute
-// whose name ends in "output" holding a generation result with tool calls
+// whose name ends in suffix ("output" in the table) holding a generation result with tool calls
 // ({text, toolCalls}: Mastra's mastra.model_step.output, where its chat
 // span records only an empty text for a step that called a tool).
-func looseOutput(attrs pcommon.Map) []Message {
+func looseOutput(attrs pcommon.Map, suffix string) []Message {
 	for k, v := range attrs.All() {
-		if v.Type() != pcommon.ValueTypeStr || !strings.HasSuffix(k, "output") {
+		if v.Type() != pcommon.ValueTypeStr || !strings.HasSuffix(k, suffix) {
 			continue
 		}
 		if m, ok := maybeJSON(v.Str()).(map[string]any); ok {

@@ -1,6 +1,12 @@
 package semconv
 
-import "go.opentelemetry.io/collector/pdata/ptrace"
+import (
+	"slices"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/semconv/internal/dialect"
+)
 
 // Per-message span events (the GenAI conventions before
 // gen_ai.input.messages, and the official instrumentations' log records
@@ -33,72 +39,72 @@ func findEvent(evs ptrace.SpanEventSlice, name string) map[string]any {
 	return out
 }
 
-// eventMessages reads the deprecated per-message span events: input from
-// gen_ai.system/user/assistant/tool.message and gen_ai.content.prompt,
-// output from gen_ai.choice and gen_ai.content.completion.
-func eventMessages(evs ptrace.SpanEventSlice, output bool) []Message {
+// eventMessages reads per-message events, in their order: those of evs
+// whose name is one of srcs' (the table's events sources: the deprecated
+// gen_ai.system/user/assistant/tool.message and gen_ai.choice, whose body
+// is one message, and gen_ai.content.prompt / .completion, whose
+// attribute holds a list).
+func eventMessages(evs ptrace.SpanEventSlice, srcs []dialect.EventSource, output bool) []Message {
 	var out []Message
 	for _, ev := range evs.All() {
-		name := ev.Name()
+		i := slices.IndexFunc(srcs, func(e dialect.EventSource) bool { return e.Name == ev.Name() })
+		if i < 0 {
+			continue
+		}
+		src := srcs[i]
 		a := ev.Attributes()
+		if src.Key != "" {
+			if v, ok := a.Get(src.Key); ok {
+				out = append(out, messagesOf(valueAny(v), sideRole(output))...)
+			}
+			continue
+		}
 		body := a.AsRaw()
 		if v, ok := a.Get(EventContent); ok {
 			if m, ok := valueAny(v).(map[string]any); ok {
 				body = m
 			}
 		}
-		switch {
-		case output && name == EventChoice:
-			m := body
-			// Strands writes the choice's content blocks as a JSON string
-			// under "message".
-			if s, ok := m["message"].(string); ok && m["content"] == nil {
-				m["content"] = s
-				delete(m, "message")
+		if src.Role == RoleTool {
+			if id := strOf(body["id"]); id != "" && body["tool_call_id"] == nil {
+				body["tool_call_id"] = id
 			}
-			if inner, ok := m["message"].(map[string]any); ok {
-				merged := map[string]any{}
-				for k, v := range inner {
-					merged[k] = v
-				}
-				if tc, ok := m["tool_calls"]; ok && merged["tool_calls"] == nil {
-					merged["tool_calls"] = tc
-				}
-				merged["finish_reason"] = m["finish_reason"]
-				m = merged
-			}
-			if msg, ok := normMessage(m, RoleAssistant); ok {
-				out = append(out, msg)
-			}
-		case output && name == EventContentCompletion:
-			if v, ok := a.Get(Completion); ok {
-				out = append(out, messagesOf(valueAny(v), RoleAssistant)...)
-			}
-		case !output && name == EventContentPrompt:
-			if v, ok := a.Get(Prompt); ok {
-				out = append(out, messagesOf(valueAny(v), RoleUser)...)
-			}
-		case !output:
-			var role string
-			switch name {
-			case EventSystemMessage:
-				role = RoleSystem
-			case EventUserMessage:
-				role = RoleUser
-			case EventAssistantMessage:
-				role = RoleAssistant
-			case EventToolMessage:
-				role = RoleTool
-				if id := strOf(body["id"]); id != "" && body["tool_call_id"] == nil {
-					body["tool_call_id"] = id
-				}
-			default:
-				continue
-			}
-			if msg, ok := normMessage(body, role); ok {
-				out = append(out, msg)
-			}
+		}
+		if msg, ok := normMessage(choiceBody(body), src.Role); ok {
+			out = append(out, msg)
 		}
 	}
 	return out
+}
+
+func sideRole(output bool) string {
+	if output {
+		return RoleAssistant
+	}
+	return RoleUser
+}
+
+// choiceBody reads a choice's body {index, finish_reason, message: {...}}
+// (gen_ai.choice) as the message it holds, the choice's tool calls and
+// finish reason merged in; Strands writes the choice's content blocks as a
+// JSON string under "message". A body of any other event is returned as
+// it is.
+func choiceBody(m map[string]any) map[string]any {
+	if s, ok := m["message"].(string); ok && m["content"] == nil {
+		m["content"] = s
+		delete(m, "message")
+	}
+	inner, ok := m["message"].(map[string]any)
+	if !ok {
+		return m
+	}
+	merged := map[string]any{}
+	for k, v := range inner {
+		merged[k] = v
+	}
+	if tc, ok := m["tool_calls"]; ok && merged["tool_calls"] == nil {
+		merged["tool_calls"] = tc
+	}
+	merged["finish_reason"] = m["finish_reason"]
+	return merged
 }

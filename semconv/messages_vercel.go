@@ -1,13 +1,17 @@
 package semconv
 
-// The Vercel AI SDK's own keys: ai.prompt, ai.prompt.messages and
-// ai.response.* (its parts, tool-call and tool-result, are read by
-// blockPart).
+import "github.com/agenttrace/agenttrace/semconv/internal/dialect"
 
-// vercelPrompt reads ai.prompt, the outer span's {system?, prompt?,
-// messages?}; its system goes to c.System.
-func vercelPrompt(get func(string) (any, bool), c *Conversation) []Message {
-	v, ok := get(AIPrompt)
+// Shapes the Vercel AI SDK introduced: a prompt document (ai.prompt) and
+// an answer spread over keys (ai.response.text, .reasoning, .toolCalls);
+// the table's content section says which keys have them. Its parts,
+// tool-call and tool-result, are read by blockPart.
+
+// promptMessages reads a prompt document {system?, prompt?, messages?}
+// (the AI SDK's ai.prompt on its outer span); its system is a system
+// message.
+func promptMessages(get func(string) (any, bool), key string) []Message {
+	v, ok := get(key)
 	if !ok {
 		return nil
 	}
@@ -28,23 +32,25 @@ func vercelPrompt(get func(string) (any, bool), c *Conversation) []Message {
 	return out
 }
 
-// vercelResponse reads ai.response.text, ai.response.reasoning and
-// ai.response.toolCalls as one assistant message.
-func vercelResponse(get func(string) (any, bool)) []Message {
+// resultMessages reads an answer spread over keys (a result source: the
+// AI SDK's ai.response.text, .reasoning and .toolCalls) as one assistant
+// message.
+func resultMessages(get func(string) (any, bool), s *dialect.ContentSource) []Message {
+	get = optional(get)
 	var parts []Part
-	if v, ok := get(AIResponseReason); ok {
+	if v, ok := get(s.Reasoning); ok {
 		if s, ok := v.(string); ok && s != "" {
 			parts = append(parts, Part{Type: PartReasoning, Content: s})
 		}
 	}
-	if v, ok := get(AIResponseText); ok {
+	if v, ok := get(s.Text); ok {
 		if s, ok := v.(string); ok && s != "" {
 			parts = append(parts, Part{Type: PartText, Content: s})
 		} else if !ok {
 			parts = append(parts, Part{Type: PartText, Content: jsonText(v)})
 		}
 	}
-	if v, ok := get(AIResponseToolCls); ok {
+	if v, ok := get(s.ToolCalls); ok {
 		if l, ok := v.([]any); ok {
 			for _, e := range l {
 				if tc, ok := e.(map[string]any); ok {
@@ -58,4 +64,15 @@ func vercelResponse(get func(string) (any, bool)) []Message {
 		return nil
 	}
 	return []Message{{Role: RoleAssistant, Parts: parts}}
+}
+
+// optional wraps get so that the key "" (a result source's part it does
+// not name) is never there.
+func optional(get func(string) (any, bool)) func(string) (any, bool) {
+	return func(k string) (any, bool) {
+		if k == "" {
+			return nil, false
+		}
+		return get(k)
+	}
 }

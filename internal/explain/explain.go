@@ -166,26 +166,24 @@ func hasMessages(sp ptrace.Span) bool {
 // model, content or a tool.
 var usageLike = []string{"token", "usage", "model", "prompt", "completion", "input", "output", "message", "tool"}
 
-// readElsewhere are keys, and prefixes of flattened keys, that the
-// conversation reader (semconv.Messages) or a dialect's JSON usage reads
-// rather than the dialect table: they are understood, not unread.
-var readElsewhere = []string{
-	semconv.OIInputMessages + ".", semconv.OIOutputMessages + ".", semconv.TLPromptPrefix, semconv.TLCompletionPrefix,
-	semconv.OIInputValue, semconv.OIOutputValue, semconv.TLEntityInput, semconv.TLEntityOutput,
-	semconv.LFObservationInput, semconv.LFObservationOutput, semconv.LFTraceInput, semconv.LFTraceOutput,
-	semconv.GenkitInput, semconv.GenkitOutput, "ai.prompt", "ai.response.text", "ai.response.toolCalls",
-	"gcp.vertex.agent.llm_request", "gcp.vertex.agent.llm_response", "llm.tools.",
-}
+// notConversation are keys, and prefixes of flattened keys, that look
+// like content but are no model call's conversation, so that no rule
+// has them to read: Langfuse's copy of the trace's own input and output
+// on every span, and the tool definitions and tool choice a call was
+// offered (OpenInference's llm.tools.*, the AI SDK's ai.prompt.tools and
+// ai.prompt.toolChoice). Where a conversation is kept is the dialect
+// table's content section (semconv.ContentKey), a user's file included.
+var notConversation = []string{semconv.LFTraceInput, semconv.LFTraceOutput, "llm.tools.", "ai.prompt.tools", "ai.prompt.toolChoice"}
 
 // unreadKeys returns span's keys that look like usage, a model, content
 // or a tool and that no rule reads, sorted.
 func unreadKeys(sp ptrace.Span) []string {
 	var out []string
 	for k := range sp.Attributes().All() {
-		if semconv.IsKnownKey(k) || !looksGenAI(k) {
+		if semconv.IsKnownKey(k) || semconv.ContentKey(k) || !looksGenAI(k) {
 			continue
 		}
-		if slices.ContainsFunc(readElsewhere, func(p string) bool { return k == p || strings.HasPrefix(k, p) }) {
+		if slices.ContainsFunc(notConversation, func(p string) bool { return k == p || strings.HasPrefix(k, p) }) {
 			continue
 		}
 		out = append(out, k)

@@ -31,6 +31,7 @@ type Table struct {
 	Operations map[string]string `yaml:"operations"`
 	Lookups    []string          `yaml:"lookups"`
 	Errors     []ErrorRule       `yaml:"errors"`
+	Content    Content           `yaml:"content"`
 }
 
 // Field is a record field and the keys that supply it, best first.
@@ -198,7 +199,7 @@ func (t *Table) check(name string) error {
 			return bad(name, e.Line, "errors: an entry needs a key and values")
 		}
 	}
-	return nil
+	return t.Content.check(name)
 }
 
 // Merge returns base with over laid on it: over's sources follow base's
@@ -232,6 +233,9 @@ func Merge(base, over *Table, name string) (*Table, error) {
 		out.Operations[op] = k
 	}
 	out.Errors = append(out.Errors, over.Errors...)
+	out.Content.System = mergeContent(out.Content.System, over.Content.System)
+	out.Content.Input = mergeContent(out.Content.Input, over.Content.Input)
+	out.Content.Output = mergeContent(out.Content.Output, over.Content.Output)
 	return out, nil
 }
 
@@ -252,6 +256,8 @@ func (t *Table) clone() *Table {
 		Operations: make(map[string]string, len(t.Operations)),
 		Lookups:    slices.Clone(t.Lookups),
 		Errors:     slices.Clone(t.Errors),
+		Content: Content{System: slices.Clone(t.Content.System), Input: slices.Clone(t.Content.Input),
+			Output: slices.Clone(t.Content.Output)},
 	}
 	for i, f := range t.Fields {
 		f.Sources = slices.Clone(f.Sources)
