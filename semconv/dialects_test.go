@@ -155,6 +155,7 @@ func FuzzParseDialect(f *testing.F) {
 	f.Add(seed)
 	f.Add([]byte("kinds:\n  - {dialect: x, key: k, values: {a: call}}\n"))
 	f.Add([]byte("fields: [{name: model, sources: [{key: a, type: string}]}]"))
+	f.Add([]byte("content:\n  input:\n    - {key: a}\n    - {prefix: b., inner: m., shape: flat}\n    - shape: events\n      events: [{name: e, role: user}, {name: f, key: k}]\n  output:\n    - {text: t, shape: result}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := ParseDialect("fuzz.yaml", data)
 		if err != nil {

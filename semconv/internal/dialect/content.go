@@ -148,7 +148,7 @@ func cmpOr(s, def string) string {
 
 // Same reports whether s and o name the same place.
 func (s *ContentSource) Same(o *ContentSource) bool {
-	return s.Shape == o.Shape && s.Key == o.Key && s.Event == o.Event && s.Prefix == o.Prefix &&
+	return cmpOr(s.Shape, "messages") == cmpOr(o.Shape, "messages") && s.Key == o.Key && s.Event == o.Event && s.Prefix == o.Prefix &&
 		s.Suffix == o.Suffix && s.Text == o.Text && s.Reasoning == o.Reasoning && s.ToolCalls == o.ToolCalls &&
 		slices.EqualFunc(s.Events, o.Events, func(a, b EventSource) bool {
 			return a.Name == b.Name && a.Role == b.Role && a.Key == b.Key
@@ -177,6 +177,35 @@ func mergeContent(base, over []ContentSource) []ContentSource {
 		at++
 	}
 	return out
+}
+
+// contentWithFields is t's content section with, after its own sources,
+// a key source for each source of the input, output and system fields
+// that the section does not name: a key a file maps to a message field
+// holds messages, and is read as such.
+func (t *Table) contentWithFields() Content {
+	c := Content{System: slices.Clone(t.Content.System), Input: slices.Clone(t.Content.Input),
+		Output: slices.Clone(t.Content.Output)}
+	for _, f := range t.Fields {
+		var side *[]ContentSource
+		switch f.Name {
+		case "system":
+			side = &c.System
+		case "input":
+			side = &c.Input
+		case "output":
+			side = &c.Output
+		default:
+			continue
+		}
+		for _, s := range f.Sources {
+			src := ContentSource{Key: s.Key, Line: s.Line}
+			if s.When == "" && !slices.ContainsFunc(*side, func(b ContentSource) bool { return b.Same(&src) }) {
+				*side = append(*side, src)
+			}
+		}
+	}
+	return c
 }
 
 // ContentKeys returns the span attribute keys the content section reads

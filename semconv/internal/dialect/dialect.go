@@ -233,9 +233,10 @@ func Merge(base, over *Table, name string) (*Table, error) {
 		out.Operations[op] = k
 	}
 	out.Errors = append(out.Errors, over.Errors...)
-	out.Content.System = mergeContent(out.Content.System, over.Content.System)
-	out.Content.Input = mergeContent(out.Content.Input, over.Content.Input)
-	out.Content.Output = mergeContent(out.Content.Output, over.Content.Output)
+	oc := over.contentWithFields()
+	out.Content.System = mergeContent(out.Content.System, oc.System)
+	out.Content.Input = mergeContent(out.Content.Input, oc.Input)
+	out.Content.Output = mergeContent(out.Content.Output, oc.Output)
 	return out, nil
 }
 
