@@ -10,8 +10,9 @@ import (
 )
 
 // Content keys of dialects whose messages live outside the gen_ai.* message
-// attributes. They are read by [Messages] only, never promoted: the
-// artifact keeps them as they came.
+// attributes. Where [Messages] reads them is the dialect table's content
+// section (dialects.yaml); they are never promoted: the artifact keeps
+// them as they came.
 const (
 	AIPrompt          = "ai.prompt"             // Vercel: JSON {system?, prompt?, messages?} on the outer span
 	AIResponseText    = "ai.response.text"      // Vercel: the answer's text
@@ -142,9 +143,12 @@ type Conversation struct {
 	Output []Message
 }
 
-// Messages reads a span's conversation from wherever its dialect keeps it,
-// first source that has any content winning, separately for input and
-// output:
+// Messages reads a span's conversation from wherever its dialect keeps it:
+// the dialect table's content section (semconv/dialects/dialects.yaml,
+// docs/dialects.md, and any file laid over it with [UseDialects]) lists
+// the places, per side, the first that has any content winning,
+// separately for system instructions, input and output. The embedded
+// table tries, in order:
 //
 //   - gen_ai.input.messages / gen_ai.output.messages /
 //     gen_ai.system_instructions (JSON string or structured);

@@ -107,6 +107,17 @@ func anyMessage(l []any) bool {
 	return false
 }
 
+// allContent reports whether every item of l is an object with content.
+func allContent(l []any) bool {
+	for _, e := range l {
+		m, ok := e.(map[string]any)
+		if !ok || m["content"] == nil {
+			return false
+		}
+	}
+	return len(l) > 0
+}
+
 // messagesFromMap reads one object: a message, or an envelope holding
 // messages (a request's messages or contents, a response's choices,
 // candidates or output).
@@ -158,9 +169,12 @@ func envelopeMessages(m map[string]any, role string) ([]Message, bool) {
 		}
 	}
 	// The Responses API: a request's input list beside its instructions, a
-	// response's output list.
+	// response's output list; or a list of documents, each an object with
+	// content and no role (an embedder's request: Genkit's {input:
+	// [{content: [{text}]}]}, testdata/real/genkit-js/payloads/embeddings.traces.json),
+	// each read as a message of the side's role.
 	for _, k := range [...]string{"output", "input"} {
-		if l, ok := m[k].([]any); ok && (anyMessage(l) || len(l) == 0) {
+		if l, ok := m[k].([]any); ok && (anyMessage(l) || len(l) == 0 || allContent(l)) {
 			out := messagesOf(l, role)
 			if s := strOf(m["instructions"]); s != "" && k == "input" {
 				out = append([]Message{{Role: RoleSystem, Parts: []Part{{Type: PartText, Content: s}}}}, out...)

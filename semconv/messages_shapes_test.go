@@ -218,6 +218,16 @@ func TestMessagesShapes(t *testing.T) {
 			system: `[` + sys + `]`,
 			input:  `[` + prompt + `]`,
 		},
+		{
+			// testdata/real/genkit-js/payloads/embeddings.traces.json: an
+			// embedder's request, documents with content and no role.
+			name: "genkit embedder documents",
+			span: spanWith([]any{
+				"genkit:input", `{"input":[{"content":[{"text":"alpha is the first letter"}]},{"content":[{"text":"beta is the second letter"}]}],"options":{}}`,
+			}),
+			input: `[{"role":"user","parts":[{"type":"text","content":"alpha is the first letter"}]},` +
+				`{"role":"user","parts":[{"type":"text","content":"beta is the second letter"}]}]`,
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

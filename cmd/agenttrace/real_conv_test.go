@@ -49,8 +49,10 @@ func checkHistory(t *testing.T, paths []string, sc realScenario, key string) {
 	require.Equal(t, 0, r.code, r.stderr)
 	var turns []messageJSON
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &turns))
+	var parts []convTurn
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &parts))
 	loop := false
-	for _, tn := range turns {
+	for i, tn := range turns {
 		for _, ms := range [][]msgJSON{tn.Input, tn.Output} {
 			for _, m := range ms {
 				assert.NotEmpty(t, m.Parts, "span %s: an empty %s message", tn.SpanID, m.Role)
@@ -59,6 +61,7 @@ func checkHistory(t *testing.T, paths []string, sc realScenario, key string) {
 				}
 			}
 		}
+		checkParts(t, parts[i])
 		loop = loop || readsLoop(tn.Input, sc)
 	}
 	if len(sc.Tools) == 0 || sc.ChatCalls < 2 && sc.ModelCalls < 2 {
@@ -88,4 +91,108 @@ func readsLoop(ms []msgJSON, sc realScenario) bool {
 		}
 	}
 	return false
+}
+
+// convTurn is a turn of messages --json with every part's members.
+type convTurn struct {
+	SpanID string        `json:"span_id"`
+	System []convPart    `json:"system"`
+	Input  []convMessage `json:"input"`
+	Output []convMessage `json:"output"`
+}
+
+type convMessage struct {
+	Role  string     `json:"role"`
+	Parts []convPart `json:"parts"`
+}
+
+type convPart struct {
+	Type      string          `json:"type"`
+	Content   string          `json:"content"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Response  json.RawMessage `json:"response"`
+}
+
+// checkParts: provider-native content blocks (OpenAI chat and Responses
+// items, Anthropic blocks, Bedrock Converse blocks, Gemini parts) became
+// the conventions' parts: no text part holds one as JSON; every tool call
+// has a name, every tool result a response.
+func checkParts(t *testing.T, tn convTurn) {
+	t.Helper()
+	check := func(role string, p convPart) {
+		switch p.Type {
+		case "text", "reasoning":
+			var v any
+			if json.Unmarshal([]byte(p.Content), &v) == nil {
+				if b := nativeBlock(v); b != "" {
+					assert.Fail(t, "a provider-native block shown raw", "span %s: a %s %s part holds %s: %.200s", tn.SpanID, role, p.Type, b, p.Content)
+				}
+			}
+		case "tool_call":
+			assert.NotEmpty(t, p.Name, "span %s: a tool call without a name", tn.SpanID)
+		case "tool_call_response":
+			assert.NotContains(t, []string{"", "null", `""`}, string(p.Response), "span %s: a tool result without a response", tn.SpanID)
+		}
+	}
+	for _, p := range tn.System {
+		check("system", p)
+	}
+	for _, ms := range [][]convMessage{tn.Input, tn.Output} {
+		for _, m := range ms {
+			for _, p := range m.Parts {
+				check(m.Role, p)
+			}
+		}
+	}
+}
+
+// nativeBlocks are the members and type values by which a provider's own
+// content block is known: Bedrock Converse and Strands (toolUse,
+// toolResult, reasoningContent), Gemini (functionCall, functionResponse,
+// inlineData, fileData), Anthropic (tool_use, tool_result, thinking),
+// OpenAI Responses (function_call, function_call_output, input_text,
+// output_text), the AI SDK (tool-call, tool-result).
+var nativeBlocks = []string{"toolUse", "toolResult", "reasoningContent", "functionCall", "functionResponse",
+	"inlineData", "fileData", "tool_use", "tool_result", "thinking", "function_call", "function_call_output",
+	"input_text", "output_text", "tool-call", "tool-result"}
+
+// nativeBlock names the provider-native block v holds, at any depth, or
+// "": an object with a member of nativeBlocks or a type of them, a Gemini
+// thought part, or a list of Bedrock text blocks ([{"text": ...}]).
+func nativeBlock(v any) string {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, k := range nativeBlocks {
+			if _, ok := t[k]; ok {
+				return k
+			}
+			if s, _ := t["type"].(string); s == k {
+				return "type " + k
+			}
+		}
+		if th, _ := t["thought"].(bool); th {
+			return "thought"
+		}
+		for _, e := range t {
+			if b := nativeBlock(e); b != "" {
+				return b
+			}
+		}
+	case []any:
+		textBlocks := len(t) > 0
+		for _, e := range t {
+			m, ok := e.(map[string]any)
+			_, hasText := m["text"]
+			textBlocks = textBlocks && ok && hasText && len(m) == 1
+			if b := nativeBlock(e); b != "" {
+				return b
+			}
+		}
+		if textBlocks {
+			return "text blocks"
+		}
+	}
+	return ""
 }
