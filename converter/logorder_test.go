@@ -2,8 +2,10 @@ package converter_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
+	"github.com/agenttrace/agenttrace/viewer"
 )
 
 // equalTimeLogs: one chat span and its history as the official
@@ -51,27 +54,108 @@ func equalTimeLogs() (ptrace.Traces, plog.Logs) {
 	return td, ld
 }
 
-// The order of messages carried in log records with equal timestamps is
-// the order they were emitted in, read directly and after the records are
-// stored in an artifact and read back.
-func TestLogsOrderEqualTimes(t *testing.T) {
-	want := []string{"user:text", "assistant:tool_call", "tool:tool_call_response", "user:text"}
-	shape := func(c semconv.Conversation) []string {
-		var out []string
-		for _, m := range c.Input {
-			for _, p := range m.Parts {
-				out = append(out, m.Role+":"+p.Type)
-			}
-		}
-		return out
-	}
+// equalTimeEvents: the same call with its history as span events (the
+// per-message events of the GenAI conventions v1.28 to v1.36, as
+// OpenLLMetry and Strands write them), the four events sharing one
+// timestamp, in emission order.
+func equalTimeEvents() ptrace.Traces {
 	td, ld := equalTimeLogs()
-	recs := converter.Records(td)
-	logs := converter.LogRecords(ld)
-	calls := converter.ModelCallsWithLogs(recs, logs)
-	require.Len(t, calls, 1)
-	assert.Equal(t, want, shape(calls[0].Conversation), "read directly")
+	sp := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	for _, lr := range ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().All() {
+		ev := sp.Events().AppendEmpty()
+		name, _ := lr.Attributes().Get(semconv.LogEventName)
+		ev.SetName(name.Str())
+		ev.SetTimestamp(lr.Timestamp())
+		lr.Body().Map().CopyTo(ev.Attributes())
+	}
+	return td
+}
 
+// equalTimeFlat: the same history flattened one member per attribute
+// (OpenInference's llm.input_messages.<i>.message.*), the attributes
+// written in reverse order of their index: the index, not the
+// attributes' order, is the message's place.
+func equalTimeFlat() ptrace.Traces {
+	td, _ := equalTimeLogs()
+	a := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
+	const p = "llm.input_messages."
+	a.PutStr(p+"3.message.role", "user")
+	a.PutStr(p+"3.message.content", "Thanks.")
+	a.PutStr(p+"2.message.role", "tool")
+	a.PutStr(p+"2.message.tool_call_id", "call_weather_1")
+	a.PutStr(p+"2.message.content", "18 degrees Celsius and sunny")
+	a.PutStr(p+"1.message.role", "assistant")
+	a.PutStr(p+"1.message.tool_calls.0.tool_call.id", "call_weather_1")
+	a.PutStr(p+"1.message.tool_calls.0.tool_call.function.name", "get_weather")
+	a.PutStr(p+"1.message.tool_calls.0.tool_call.function.arguments", `{"city":"Paris"}`)
+	a.PutStr(p+"10.message.role", "user") // after 3, though "10" sorts before "3" as text
+	a.PutStr(p+"10.message.content", "And tomorrow?")
+	a.PutStr(p+"0.message.role", "user")
+	a.PutStr(p+"0.message.content", "What is the weather in Paris today?")
+	return td
+}
+
+// The history of a model call keeps the order the source emitted it in
+// when its messages share one timestamp: log records (their position in
+// the batch), span events (their position in the span), flattened
+// attributes (their index). Read directly, after the records are stored
+// in an artifact and read back, and in the page's view model
+// (viewer.WriteRunJSON, what the page renders).
+func TestHistoryOrderEqualTimes(t *testing.T) {
+	want := []string{"user:text", "assistant:tool_call", "tool:tool_call_response", "user:text"}
+	logTD, ld := equalTimeLogs()
+	cases := []struct {
+		name string
+		td   ptrace.Traces
+		logs []converter.LogRecord
+		want []string
+	}{
+		{"log records", logTD, converter.LogRecords(ld), want},
+		{"span events", equalTimeEvents(), nil, want},
+		{"flattened attributes", equalTimeFlat(), nil, append(slices.Clone(want), "user:text")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			recs := converter.Records(tc.td)
+			calls := converter.ModelCallsWithLogs(recs, tc.logs)
+			require.Len(t, calls, 1)
+			assert.Equal(t, tc.want, shape(calls[0].Conversation.Input), "read directly")
+
+			got, back := roundTrip(t, recs, tc.logs)
+			calls = converter.ModelCallsWithLogs(got, back)
+			require.Len(t, calls, 1)
+			assert.Equal(t, tc.want, shape(calls[0].Conversation.Input), "after the artifact")
+
+			var page bytes.Buffer
+			require.NoError(t, viewer.WriteRunJSON(&page, viewer.Run{Name: "run", Records: converter.LogsAsEvents(got, back)}))
+			var view struct {
+				Records []struct {
+					Conversation struct {
+						Input []semconv.Message `json:"input"`
+					} `json:"conversation"`
+				} `json:"records"`
+			}
+			require.NoError(t, json.Unmarshal(page.Bytes(), &view))
+			require.Len(t, view.Records, 1)
+			assert.Equal(t, tc.want, shape(view.Records[0].Conversation.Input), "the page's view model")
+		})
+	}
+}
+
+// shape is a history's roles and part types, in order.
+func shape(ms []semconv.Message) []string {
+	var out []string
+	for _, m := range ms {
+		for _, p := range m.Parts {
+			out = append(out, m.Role+":"+p.Type)
+		}
+	}
+	return out
+}
+
+// roundTrip writes recs and logs to an artifact and reads them back.
+func roundTrip(t *testing.T, recs []converter.Record, logs []converter.LogRecord) ([]converter.Record, []converter.LogRecord) {
+	t.Helper()
 	var buf bytes.Buffer
 	w := converter.NewWriter(&buf, converter.MetaFor(recs))
 	for i := range recs {
@@ -92,9 +176,7 @@ func TestLogsOrderEqualTimes(t *testing.T) {
 		require.NoError(t, err)
 		got = append(got, *rec)
 	}
-	calls = converter.ModelCallsWithLogs(got, back)
-	require.Len(t, calls, 1)
-	assert.Equal(t, want, shape(calls[0].Conversation), "after the artifact")
+	return got, back
 }
 
 // A model call without input takes its nearest ancestor's, and says so:
