@@ -38,10 +38,12 @@ var historyGaps = map[string]string{
 func checkHistory(t *testing.T, paths []string, sc realScenario, key string) {
 	t.Helper()
 	args := append([]string{"messages", "--json"}, paths...)
+	withLogs := false
 	for _, p := range paths {
 		if l := strings.Replace(p, ".traces.", ".logs.", 1); l != p {
 			if _, err := os.Stat(l); err == nil {
 				args = append(args, l)
+				withLogs = true
 			}
 		}
 	}
@@ -63,6 +65,9 @@ func checkHistory(t *testing.T, paths []string, sc realScenario, key string) {
 		}
 		checkParts(t, parts[i])
 		loop = loop || readsLoop(tn.Input, sc)
+	}
+	if withLogs {
+		checkLogContent(t, parts, sc)
 	}
 	if len(sc.Tools) == 0 || sc.ChatCalls < 2 && sc.ModelCalls < 2 {
 		return
@@ -91,6 +96,36 @@ func readsLoop(ms []msgJSON, sc realScenario) bool {
 		}
 	}
 	return false
+}
+
+// checkLogContent: where the content is in log records beside the spans
+// (checkMessages reads the spans alone), the prompt is a user text part
+// and the answer an assistant text part of some model call.
+func checkLogContent(t *testing.T, turns []convTurn, sc realScenario) {
+	t.Helper()
+	var users, answers []string
+	for _, tn := range turns {
+		for _, m := range tn.Input {
+			for _, p := range m.Parts {
+				if m.Role == "user" && p.Type == "text" {
+					users = append(users, p.Content)
+				}
+			}
+		}
+		for _, m := range tn.Output {
+			for _, p := range m.Parts {
+				if m.Role == "assistant" && p.Type == "text" {
+					answers = append(answers, p.Content)
+				}
+			}
+		}
+	}
+	if sc.Prompt != nil {
+		assert.Contains(t, users, *sc.Prompt, "with the logs, the prompt is a user text part")
+	}
+	if sc.Answer != nil {
+		assert.Contains(t, answers, *sc.Answer, "with the logs, the answer is an assistant text part")
+	}
 }
 
 // convTurn is a turn of messages --json with every part's members.
