@@ -23,14 +23,6 @@ const (
 	ADKLLMResponse = "gcp.vertex.agent.llm_response"
 )
 
-func attrMessages(get func(string) (any, bool), key, role string) []Message {
-	v, ok := get(key)
-	if !ok {
-		return nil
-	}
-	return messagesOf(v, role)
-}
-
 func mapMessages(m map[string]any, key, role string) []Message {
 	if m == nil {
 		return nil
@@ -209,16 +201,6 @@ func envelopeMessages(m map[string]any, role string) ([]Message, bool) {
 		return out, true
 	}
 	return nil, false
-}
-
-// valueMessages reads OpenInference input.value / output.value: a request
-// or response document when it is JSON, else one text message.
-func valueMessages(get func(string) (any, bool), key, role string) []Message {
-	v, ok := get(key)
-	if !ok {
-		return nil
-	}
-	return bodyMessages(v, role)
 }
 
 // bodyMessages reads a request or response body kept whole: its messages

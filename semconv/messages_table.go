@@ -70,12 +70,22 @@ func isDetailsEvent(name string) bool { return active.Load().content.details[nam
 
 // spanContent reads one span's content sources.
 type spanContent struct {
-	attrs  pcommon.Map
-	evs    ptrace.SpanEventSlice
-	merged map[string]map[string]any // event name -> its events' attributes merged
+	attrs pcommon.Map
+	evs   ptrace.SpanEventSlice
+	// The last event name read and its events' attributes merged: the
+	// details event is read for the system instructions, the input and
+	// the output.
+	mergedName string
+	merged     map[string]any
+	mergedOK   bool
 }
 
+// get is attribute k as plain data (a JSON string decoded); the key ""
+// (a part a result source does not name) is never there.
 func (r *spanContent) get(k string) (any, bool) {
+	if k == "" {
+		return nil, false
+	}
 	v, ok := r.attrs.Get(k)
 	if !ok {
 		return nil, false
@@ -85,15 +95,10 @@ func (r *spanContent) get(k string) (any, bool) {
 
 // event returns the merged attributes of the events named name.
 func (r *spanContent) event(name string) map[string]any {
-	if m, ok := r.merged[name]; ok {
-		return m
+	if !r.mergedOK || r.mergedName != name {
+		r.merged, r.mergedName, r.mergedOK = findEvent(r.evs, name), name, true
 	}
-	if r.merged == nil {
-		r.merged = map[string]map[string]any{}
-	}
-	m := findEvent(r.evs, name)
-	r.merged[name] = m
-	return m
+	return r.merged
 }
 
 // system reads system instructions from s.
@@ -118,19 +123,25 @@ func (r *spanContent) system(s *dialect.ContentSource) []Part {
 // output) from s.
 func (r *spanContent) messages(s *dialect.ContentSource, role string) []Message {
 	switch s.Shape {
-	case "", "messages":
+	case "", "messages", "prompt", "body":
 		if s.Event != "" {
 			return mapMessages(r.event(s.Event), s.Key, role)
 		}
-		return attrMessages(r.get, s.Key, role)
-	case "prompt":
-		return promptMessages(r.get, s.Key)
-	case "body":
-		return valueMessages(r.get, s.Key, role)
+		v, ok := r.get(s.Key)
+		if !ok {
+			return nil
+		}
+		switch s.Shape {
+		case "prompt":
+			return promptMessages(v)
+		case "body":
+			return bodyMessages(v, role)
+		}
+		return messagesOf(v, role)
 	case "flat":
 		return flatMessages(r.attrs, s.Prefix, s.Inner, role)
 	case "result":
-		return resultMessages(r.get, s)
+		return resultMessages(r, s)
 	case "events":
 		return eventMessages(r.evs, s.Events, role == RoleAssistant)
 	case "loose":

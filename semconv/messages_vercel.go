@@ -10,11 +10,7 @@ import "github.com/agenttrace/agenttrace/semconv/internal/dialect"
 // promptMessages reads a prompt document {system?, prompt?, messages?}
 // (the AI SDK's ai.prompt on its outer span); its system is a system
 // message.
-func promptMessages(get func(string) (any, bool), key string) []Message {
-	v, ok := get(key)
-	if !ok {
-		return nil
-	}
+func promptMessages(v any) []Message {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return messagesOf(v, RoleUser)
@@ -35,8 +31,8 @@ func promptMessages(get func(string) (any, bool), key string) []Message {
 // resultMessages reads an answer spread over keys (a result source: the
 // AI SDK's ai.response.text, .reasoning and .toolCalls) as one assistant
 // message.
-func resultMessages(get func(string) (any, bool), s *dialect.ContentSource) []Message {
-	get = optional(get)
+func resultMessages(r *spanContent, s *dialect.ContentSource) []Message {
+	get := r.get
 	var parts []Part
 	if v, ok := get(s.Reasoning); ok {
 		if s, ok := v.(string); ok && s != "" {
@@ -64,15 +60,4 @@ func resultMessages(get func(string) (any, bool), s *dialect.ContentSource) []Me
 		return nil
 	}
 	return []Message{{Role: RoleAssistant, Parts: parts}}
-}
-
-// optional wraps get so that the key "" (a result source's part it does
-// not name) is never there.
-func optional(get func(string) (any, bool)) func(string) (any, bool) {
-	return func(k string) (any, bool) {
-		if k == "" {
-			return nil, false
-		}
-		return get(k)
-	}
 }
