@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/internal/explain"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -76,7 +77,7 @@ func TestExplainRenamedRealPayload(t *testing.T) {
 
 			r := agenttrace(t, "", "explain", "--json", path)
 			require.Equal(t, 1, r.code, "something was not understood: %s", r.stderr)
-			var ex explanation
+			var ex explain.Explanation
 			require.NoError(t, json.Unmarshal([]byte(r.stdout), &ex))
 			assert.False(t, ex.Total.Understood)
 			for k := range usage {

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/internal/explain"
 )
 
 // A user's dialect file that names a library's content keys (the table's
@@ -86,12 +88,12 @@ content:
 
 			// explain counts the keys as read with the file, unread without.
 			r = agenttrace(t, "", "explain", "--json", "--dialect", dfile, path)
-			var ex explanation
+			var ex explain.Explanation
 			require.NoError(t, json.Unmarshal([]byte(r.stdout), &ex), r.stderr)
 			assert.Empty(t, ex.Total.Unread)
 			assert.Zero(t, ex.Total.WithoutMessages)
 			r = agenttrace(t, "", "explain", "--json", path)
-			ex = explanation{}
+			ex = explain.Explanation{}
 			require.NoError(t, json.Unmarshal([]byte(r.stdout), &ex), r.stderr)
 			for k := range tc.attrs {
 				assert.Contains(t, ex.Total.Unread, k, "without the file the content keys are unread")
