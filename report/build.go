@@ -267,15 +267,35 @@ func (b *builder) failures(recs []converter.Record) {
 		if !failed {
 			continue
 		}
+		recs[i].Read(rd)
+		f := failure(recs[i].Span, rd)
 		if !own[i] {
 			b.carried++ // the tally counted the span's own failures only
+			f.Message = b.aroundMessage(recs, i, own)
 		}
-		recs[i].Read(rd)
-		b.rep.Failures = append(b.rep.Failures, failure(recs[i].Span, rd))
+		b.rep.Failures = append(b.rep.Failures, f)
 		if IsBudgetStop(rd.Str(semconv.FieldCode)) {
 			b.rep.BudgetStopped++
 		}
 	}
+}
+
+// aroundMessage is the status message of the nearest span above record
+// i that failed itself (own): the failure a model call failed with.
+func (b *builder) aroundMessage(recs []converter.Record, i int, own []bool) string {
+	k := converter.SpanKey{Trace: b.info[i].trace, Span: b.info[i].parent}
+	// The bound stops a malformed trace whose parents form a cycle.
+	for range len(recs) {
+		j, ok := b.index[k]
+		if !ok || k.Span.IsEmpty() {
+			break
+		}
+		if own[j] {
+			return recs[j].Span.Status().Message()
+		}
+		k.Span = b.info[j].parent
+	}
+	return ""
 }
 
 func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading, model, provider string) *group {
