@@ -154,12 +154,11 @@ func blockPart(b map[string]any) (Part, bool) {
 		}
 		return Part{Type: PartText, Content: strOf(b["text"])}, true
 	case PartToolCall, "tool_use", "tool-call", "function_call", "server_tool_use", "toolUse":
-		p := Part{Type: PartToolCall, ID: firstStr(b, "id", "toolCallId", "call_id", "toolUseId"), Name: firstStr(b, "name", "toolName")}
-		// A Responses API item has both an item id (fc_…) and the call
-		// id (call_…) its output names: the call id links them.
-		if typ == "function_call" {
-			p.ID = firstStr(b, "call_id", "id")
-		}
+		// A block with both an id and a call_id (a Responses API item, as
+		// such or as a conventions' part an instrumentation copied it
+		// into) has an item id (fc_…) and the call id (call_…) its output
+		// names: the call id links them.
+		p := Part{Type: PartToolCall, ID: firstStr(b, "call_id", "id", "toolCallId", "toolUseId"), Name: firstStr(b, "name", "toolName")}
 		for _, k := range [...]string{"arguments", "input", "args"} {
 			if a, ok := b[k]; ok {
 				p.Arguments = argsValue(a)
@@ -168,7 +167,7 @@ func blockPart(b map[string]any) (Part, bool) {
 		}
 		return p, true
 	case PartToolResponse, "tool_result", "tool-result", "function_call_output", "toolResult":
-		p := Part{Type: PartToolResponse, ID: firstStr(b, "id", "tool_use_id", "toolCallId", "call_id", "toolUseId")}
+		p := Part{Type: PartToolResponse, ID: firstStr(b, "call_id", "id", "tool_use_id", "toolCallId", "toolUseId")}
 		for _, k := range [...]string{"response", "result", "output", "content"} {
 			if r, ok := b[k]; ok {
 				p.Response = unwrapResult(r)

@@ -244,8 +244,6 @@ type chatIDs struct {
 
 // chatUnread, keyed "library/scenario".
 var chatUnread = map[string]chatIDs{
-	"otel-instrumentation-openai/responses-tool-loop": {unlinked: true,
-		reason: "@opentelemetry/instrumentation-openai 0.22.0 writes the Responses API's function_call as a tool_call part with id fc_… (the item's id) and call_id call_… (the id the function_call_output names): the normalization takes id, so the call and its result do not link"},
 	"openinference-langchain/tool-loop": {
 		reason: "@arizeai/openinference-instrumentation-langchain 4.1.1 flattens the tool call without its id (llm.output_messages.0.message.tool_calls.0.tool_call.id is not written); the id is only in output.value, which the normalization does not read for it"},
 }
