@@ -36,20 +36,20 @@ import (
 // if open.
 //
 // A Nesting costs one pointer until its first span with usage or model
-// call, and a few hundred bytes after (fixed tables, no map, so every End
+// call, and a few hundred bytes after (small tables, no map, so every End
 // is a few compares): tallies keep one per open artifact. A span with
-// usage or a model call below it is remembered in a slot picked by its id
-// until it ends; when more such spans are open at once than slots
-// collide, an older one is forgotten, and its parent may count usage its
-// children already counted. The zero value is ready to use; a Nesting is
-// not safe for concurrent use.
+// usage or a model call below it is remembered, by its id, until it ends;
+// only when more than underSlots such spans are open at once is an older
+// one forgotten (its parent may then count usage its children already
+// counted). The zero value is ready to use; a Nesting is not safe for
+// concurrent use.
 type Nesting struct {
 	s *nestState
 }
 
 // recentCalls is how many ended spans Nesting keeps to find the parent of
-// a late child; underSlots how many spans with a model call
-// below them it can hold (both powers of two).
+// a late child (a power of two); underSlots how many open spans with a
+// model call below them it can hold.
 const (
 	recentCalls = 4
 	underSlots  = 64
@@ -62,66 +62,65 @@ type nestState struct {
 	// that ended, with their parents, for a child ending after them.
 	plain     [recentCalls]plainSpan
 	nextPlain int
-	// under is the table of underSlots slots of spans with an inference
-	// ended below them, until they end, held sparsely: the slots not
-	// free, in no order (a trace mostly has one or two open at once, and
-	// a state made per artifact should not be two kilobytes of fresh
-	// memory; measured, that first touch was a tenth of the exporter's
-	// CPU with one artifact per trace). Its first entries are inline.
+	// under holds the open spans (at most underSlots) with an inference
+	// ended below them, until they end, found by their keys, in no order:
+	// a trace mostly has one or two open at once, and a state made per
+	// artifact should not be kilobytes of fresh memory (measured, that
+	// first touch was a tenth of the exporter's CPU with one artifact per
+	// trace). Its first entries are inline.
 	under  []underEntry
 	inline [2]underEntry
-	live   int   // slots in use
+	live   int   // len(under): entries in use
 	undo   Usage // what End last took back
 	hops   int   // late corrections in End's chain so far (see late)
 }
 
-// underEntry is a slot of the under table that is not free: a span still
-// open with usage or a model call ended below it.
+// underEntry is an open span with usage or a model call ended below it.
 type underEntry struct {
-	slot int
-	key  nestKey
-	sum  Usage // its children's subtree usage so far
-	inf  bool  // a model call ended below it
+	key nestKey
+	sum Usage // its children's subtree usage so far
+	inf bool  // a model call ended below it
 }
 
-// get returns the key in slot i, zero when it is free.
-func (s *nestState) get(i int) nestKey {
-	if e := s.entry(i); e != nil {
-		return e.key
-	}
-	return nestKey{}
-}
-
-// entry returns slot i's entry, nil when it is free.
-func (s *nestState) entry(i int) *underEntry {
+// index returns the index of k's entry, -1 when k has none.
+func (s *nestState) index(k nestKey) int {
 	for j := range s.under {
-		if s.under[j].slot == i {
-			return &s.under[j]
+		if s.under[j].key == k {
+			return j
 		}
+	}
+	return -1
+}
+
+// entry returns k's entry, nil when k has none.
+func (s *nestState) entry(k nestKey) *underEntry {
+	if j := s.index(k); j >= 0 {
+		return &s.under[j]
 	}
 	return nil
 }
 
-// set puts k in slot i with nothing below it yet; the zero key frees it.
-func (s *nestState) set(i int, k nestKey) {
-	for j := range s.under {
-		if s.under[j].slot == i {
-			if k == (nestKey{}) {
-				last := len(s.under) - 1
-				s.under[j] = s.under[last]
-				s.under = s.under[:last]
-			} else {
-				s.under[j] = underEntry{slot: i, key: k}
-			}
-			return
-		}
+// add makes an entry for k, which has none, with nothing below it yet.
+// When underSlots spans are open already, the first entry (one of the
+// older) is forgotten to make room.
+func (s *nestState) add(k nestKey) *underEntry {
+	if s.under == nil {
+		s.under = s.inline[:0]
 	}
-	if k != (nestKey{}) {
-		if s.under == nil {
-			s.under = s.inline[:0]
-		}
-		s.under = append(s.under, underEntry{slot: i, key: k})
+	if len(s.under) == underSlots {
+		s.drop(0)
 	}
+	s.under = append(s.under, underEntry{key: k})
+	s.live = len(s.under)
+	return &s.under[len(s.under)-1]
+}
+
+// drop forgets entry j.
+func (s *nestState) drop(j int) {
+	last := len(s.under) - 1
+	s.under[j] = s.under[last]
+	s.under = s.under[:last]
+	s.live = len(s.under)
 }
 
 // plainSpan is an ended span that added nothing, and its parent.
@@ -349,7 +348,7 @@ func (s *nestState) passUp(p nestKey, u Usage, inference bool, e *Ended) {
 	if p == (nestKey{}) {
 		return
 	}
-	if pe := s.entry(slot(p)); pe != nil && pe.key == p {
+	if pe := s.entry(p); pe != nil {
 		pe.sum.Add(u)
 		pe.inf = pe.inf || inference
 	} else if r := s.find(p); r != nil {
@@ -411,16 +410,6 @@ func (s *nestState) find(k nestKey) *recentCall {
 	return nil
 }
 
-// slot picks k's slot in under: span ids are random, so their bits
-// folded together spread evenly.
-func slot(k nestKey) int {
-	x := k.span
-	x ^= x >> 32
-	x ^= x >> 16
-	x ^= x >> 8
-	return int(x & (underSlots - 1))
-}
-
 // takeUnder returns what ended below k: its children's subtree usage,
 // whether a model call is among them, and whether anything is known
 // below it at all; and forgets it.
@@ -428,11 +417,9 @@ func (s *nestState) takeUnder(k nestKey) (sum Usage, inf, ok bool) {
 	if s.live == 0 {
 		return Usage{}, false, false
 	}
-	i := slot(k)
-	if e := s.entry(i); e != nil && e.key == k {
-		sum, inf = e.sum, e.inf
-		s.set(i, nestKey{})
-		s.live--
+	if j := s.index(k); j >= 0 {
+		sum, inf = s.under[j].sum, s.under[j].inf
+		s.drop(j)
 		return sum, inf, true
 	}
 	return Usage{}, false, false
@@ -448,14 +435,9 @@ func (s *nestState) addUnder(k nestKey, u Usage, inf bool) {
 	if k == (nestKey{}) {
 		return // no span: the zero key marks a free slot
 	}
-	i := slot(k)
-	e := s.entry(i)
-	if e == nil || e.key != k {
-		if e == nil {
-			s.live++
-		}
-		s.set(i, k)
-		e = s.entry(i)
+	e := s.entry(k)
+	if e == nil {
+		e = s.add(k)
 	}
 	e.sum.Add(u)
 	e.inf = e.inf || inf

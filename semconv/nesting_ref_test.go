@@ -31,7 +31,7 @@ type refNestState struct {
 	// CPU with one artifact per trace). Its first entries are inline.
 	under  []refUnderEntry
 	inline [2]refUnderEntry
-	live   int   // slots in use
+	live   int   // len(under): entries in use
 	undo   Usage // what End last took back
 	hops   int   // late corrections in End's chain so far (see late)
 }
@@ -39,42 +39,51 @@ type refNestState struct {
 // refUnderEntry is a slot of the under table that is not free: a span still
 // open with usage or a model call ended below it.
 type refUnderEntry struct {
-	slot int
-	key  nestKey
-	sum  Usage // its children's subtree usage so far
-	inf  bool  // a model call ended below it
+	key nestKey
+	sum Usage // its children's subtree usage so far
+	inf bool  // a model call ended below it
 }
 
 // entry returns slot i's entry, nil when it is free.
-func (s *refNestState) entry(i int) *refUnderEntry {
+// index returns the index of k's entry, -1 when k has none.
+func (s *refNestState) index(k nestKey) int {
 	for j := range s.under {
-		if s.under[j].slot == i {
-			return &s.under[j]
+		if s.under[j].key == k {
+			return j
 		}
+	}
+	return -1
+}
+
+// entry returns k's entry, nil when k has none.
+func (s *refNestState) entry(k nestKey) *refUnderEntry {
+	if j := s.index(k); j >= 0 {
+		return &s.under[j]
 	}
 	return nil
 }
 
-// set puts k in slot i with nothing below it yet; the zero key frees it.
-func (s *refNestState) set(i int, k nestKey) {
-	for j := range s.under {
-		if s.under[j].slot == i {
-			if k == (nestKey{}) {
-				last := len(s.under) - 1
-				s.under[j] = s.under[last]
-				s.under = s.under[:last]
-			} else {
-				s.under[j] = refUnderEntry{slot: i, key: k}
-			}
-			return
-		}
+// add makes an entry for k, which has none, with nothing below it yet.
+// When underSlots spans are open already, the first entry (one of the
+// older) is forgotten to make room.
+func (s *refNestState) add(k nestKey) *refUnderEntry {
+	if s.under == nil {
+		s.under = s.inline[:0]
 	}
-	if k != (nestKey{}) {
-		if s.under == nil {
-			s.under = s.inline[:0]
-		}
-		s.under = append(s.under, refUnderEntry{slot: i, key: k})
+	if len(s.under) == underSlots {
+		s.drop(0)
 	}
+	s.under = append(s.under, refUnderEntry{key: k})
+	s.live = len(s.under)
+	return &s.under[len(s.under)-1]
+}
+
+// drop forgets entry j.
+func (s *refNestState) drop(j int) {
+	last := len(s.under) - 1
+	s.under[j] = s.under[last]
+	s.under = s.under[:last]
+	s.live = len(s.under)
 }
 
 // refPlainSpan is an ended span that added nothing, and its parent.
@@ -217,7 +226,7 @@ func (s *refNestState) passUp(p nestKey, u Usage, inference bool, e *Ended) {
 	if p == (nestKey{}) {
 		return
 	}
-	if pe := s.entry(slot(p)); pe != nil && pe.key == p {
+	if pe := s.entry(p); pe != nil {
 		pe.sum.Add(u)
 		pe.inf = pe.inf || inference
 	} else if r := s.find(p); r != nil {
@@ -266,11 +275,9 @@ func (s *refNestState) takeUnder(k nestKey) (sum Usage, inf, ok bool) {
 	if s.live == 0 {
 		return Usage{}, false, false
 	}
-	i := slot(k)
-	if e := s.entry(i); e != nil && e.key == k {
-		sum, inf = e.sum, e.inf
-		s.set(i, nestKey{})
-		s.live--
+	if j := s.index(k); j >= 0 {
+		sum, inf = s.under[j].sum, s.under[j].inf
+		s.drop(j)
 		return sum, inf, true
 	}
 	return Usage{}, false, false
@@ -283,14 +290,9 @@ func (s *refNestState) addUnder(k nestKey, u Usage, inf bool) {
 	if k == (nestKey{}) {
 		return // no span: the zero key marks a free slot
 	}
-	i := slot(k)
-	e := s.entry(i)
-	if e == nil || e.key != k {
-		if e == nil {
-			s.live++
-		}
-		s.set(i, k)
-		e = s.entry(i)
+	e := s.entry(k)
+	if e == nil {
+		e = s.add(k)
 	}
 	e.sum.Add(u)
 	e.inf = e.inf || inf
