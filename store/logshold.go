@@ -9,7 +9,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/agenttrace/agenttrace/converter"
-	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // heldTrace is the log records held for one trace.
@@ -125,19 +124,7 @@ func (s *Store) conversationsOf(recs []converter.Record) map[pcommon.TraceID]str
 	if s.opts.Route != ByConversation || len(recs) == 0 {
 		return nil
 	}
-	convs := make(map[pcommon.TraceID]string)
-	var rd semconv.Reading
-	for i := range recs {
-		tid := recs[i].Span.TraceID()
-		if _, ok := convs[tid]; ok {
-			continue
-		}
-		recs[i].Read(&rd)
-		if c := rd.Str(semconv.FieldConversationID); c != "" {
-			convs[tid] = c
-		}
-	}
-	return convs
+	return namedConversations(recs)
 }
 
 // writeReleased writes released log records to their traces' artifacts

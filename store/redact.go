@@ -36,38 +36,38 @@ func (o *Options) useRedactor() {
 // redactOrigins redacts the resource and scope attributes of recs in
 // place, each once: records of one batch share them, in runs.
 func redactOrigins(red *redact.Redactor, recs []converter.Record) {
-	var (
-		res   pcommon.Resource
-		scope pcommon.InstrumentationScope
-	)
+	var o originRun
 	for i := range recs {
-		if i == 0 || recs[i].Resource != res {
-			res = recs[i].Resource
-			red.Map(res.Attributes())
-		}
-		if i == 0 || recs[i].Scope != scope {
-			scope = recs[i].Scope
-			red.Map(scope.Attributes())
-		}
+		o.redact(red, i == 0, recs[i].Resource, recs[i].Scope)
 	}
 }
 
 // redactLogs redacts log records, their resources and scopes in place,
 // as redactOrigins and Prepare do for spans.
 func redactLogs(red *redact.Redactor, recs []converter.LogRecord) {
-	var (
-		res   pcommon.Resource
-		scope pcommon.InstrumentationScope
-	)
+	var o originRun
 	for i := range recs {
-		if i == 0 || recs[i].Resource != res {
-			res = recs[i].Resource
-			red.Map(res.Attributes())
-		}
-		if i == 0 || recs[i].Scope != scope {
-			scope = recs[i].Scope
-			red.Map(scope.Attributes())
-		}
+		o.redact(red, i == 0, recs[i].Resource, recs[i].Scope)
 		red.LogRecord(recs[i].Log)
+	}
+}
+
+// originRun remembers the last resource and scope redacted, so that the
+// records sharing them (in runs) redact them once.
+type originRun struct {
+	res   pcommon.Resource
+	scope pcommon.InstrumentationScope
+}
+
+// redact redacts res and scope unless they are the last ones (first: no
+// last ones yet).
+func (o *originRun) redact(red *redact.Redactor, first bool, res pcommon.Resource, scope pcommon.InstrumentationScope) {
+	if first || res != o.res {
+		o.res = res
+		red.Map(res.Attributes())
+	}
+	if first || scope != o.scope {
+		o.scope = scope
+		red.Map(scope.Attributes())
 	}
 }

@@ -20,18 +20,7 @@ type Group struct {
 func Split(recs []converter.Record, route Route, attr string) []Group {
 	var convs map[pcommon.TraceID]string
 	if route == ByConversation {
-		convs = make(map[pcommon.TraceID]string)
-		var rd semconv.Reading
-		for i := range recs {
-			tid := recs[i].Span.TraceID()
-			if _, ok := convs[tid]; ok {
-				continue
-			}
-			recs[i].Read(&rd)
-			if c := rd.Str(semconv.FieldConversationID); c != "" {
-				convs[tid] = c
-			}
-		}
+		convs = namedConversations(recs)
 	}
 	var out []Group
 	idx := make(map[Key]int)
@@ -62,4 +51,22 @@ func keyOf(rec *converter.Record, route Route, attr string, convs map[pcommon.Tr
 		}
 	}
 	return TraceKey(tid)
+}
+
+// namedConversations is the conversation each trace of recs names: that
+// of its first span naming one.
+func namedConversations(recs []converter.Record) map[pcommon.TraceID]string {
+	convs := make(map[pcommon.TraceID]string)
+	var rd semconv.Reading
+	for i := range recs {
+		tid := recs[i].Span.TraceID()
+		if _, ok := convs[tid]; ok {
+			continue
+		}
+		recs[i].Read(&rd)
+		if c := rd.Str(semconv.FieldConversationID); c != "" {
+			convs[tid] = c
+		}
+	}
+	return convs
 }
