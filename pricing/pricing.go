@@ -196,6 +196,20 @@ func (t *Table) lookup(provider, model string) *Model {
 			provider, model = p, rest
 		}
 	}
+	if m := t.lookupDated(provider, model); m != nil {
+		return m
+	}
+	// A provider named in the model id ("anthropic/claude-…", as LiteLLM,
+	// OpenRouter and the trajectories harnesses write, with any provider
+	// or none beside it), once the id as a whole is no model.
+	if p, rest, ok := strings.Cut(model, "/"); ok && rest != "" && t.findProvider(p) != nil {
+		return t.lookupDated(p, rest)
+	}
+	return nil
+}
+
+// lookupDated is lookupIn, then again with the id's dates dashed.
+func (t *Table) lookupDated(provider, model string) *Model {
 	if m := t.lookupIn(provider, model); m != nil {
 		return m
 	}

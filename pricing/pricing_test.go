@@ -131,6 +131,8 @@ func TestLookupFollowsTheData(t *testing.T) {
 		{"openai", "deepseek-chat", "deepseek", "deepseek-chat"},                     // an OpenAI-compatible client
 		{"mistral_ai", "mistral-large-latest", "mistral", "mistral-large"},
 		{"litellm", "anthropic/claude-sonnet-4-20250514", "anthropic", "claude-sonnet-4-0"},
+		{"", "anthropic/claude-sonnet-4-5", "anthropic", "claude-sonnet-4-5"}, // an ATIF model_name
+		{"openai", "openai/gpt-4o", "openai", "gpt-4o"},
 		{"", "GPT-4o", "openai", "gpt-4o"},
 	}
 	for _, tt := range tests {
