@@ -128,9 +128,8 @@ func Failed(sp ptrace.Span, rd *semconv.Reading) bool {
 	}
 	// One walk, the length of each key tested first: most keys are none
 	// of the three and are passed over without a call. Measured on the
-	// benchmark batch, this beats three lookups by id in the reading
-	// (Reading.TableAttr hashes each key) even on spans with only table
-	// keys.
+	// benchmark batch, this beats three lookups by key in the reading
+	// even on spans with only table keys.
 	for k, v := range sp.Attributes().All() {
 		switch len(k) {
 		case len(semconv.ErrorType), len(httpResponseStatus), len(httpStatusLegacy):

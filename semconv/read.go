@@ -138,7 +138,6 @@ type Reading struct {
 	est      int64       // see SetCallEstimate
 	hasEst   bool
 	marks    int32 // attributes whose key begins with TruncatedPrefix, see Markers
-	known    int32 // attributes with a table key, the first of each key (see OnlyTableKeys)
 	opNormal bool  // the operation name's attribute is a string that NormalizeOperation keeps as it is (classify)
 	ev       evidence
 	why      int16   // the rule that decided Kind, see Why
@@ -190,7 +189,6 @@ func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 		}
 	}
 	r.marks = marks
-	r.known = int32(n)
 	r.ev = ev
 	r.Kind, r.Dialect = r.classify(name, attrs)
 	r.resolve(statusError, fields)

@@ -265,25 +265,3 @@ func (r *Reading) ToolName(spanName string) string {
 	}
 	return r.ToolFromName(spanName)
 }
-
-// OnlyTableKeys reports whether attrs is the map r read and every one of
-// its attributes has a key of the dialect table, each key once: a caller
-// looking for a key outside the table (an HTTP status) then knows without
-// walking the attributes that it is absent, and finds a table key with
-// [Reading.TableAttr].
-func (r *Reading) OnlyTableKeys(attrs pcommon.Map) bool {
-	return attrs == r.attrs && int(r.known) == attrs.Len()
-}
-
-// TableAttr is the attribute r read with key k, when k is a key of the
-// table r was read with (false otherwise, without looking further).
-func (r *Reading) TableAttr(k string) (pcommon.Value, bool) {
-	if r.t == nil {
-		return pcommon.Value{}, false
-	}
-	id, ok := r.t.keyTab.find(k)
-	if !ok {
-		return pcommon.Value{}, false
-	}
-	return r.attr(id)
-}
