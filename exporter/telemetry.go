@@ -77,7 +77,7 @@ func (t *telemetry) hooks(logger *zap.Logger) store.Hooks {
 		Dropped:    func(n int64) { t.dropped.Add(bg, n) },
 		Duplicates: func(n int64) { t.duplicates.Add(bg, n) },
 		Opened:     func() { t.opened.Add(bg, 1) },
-		Finalized:  func() { t.finalized.Add(bg, 1) },
+		Finalized:  func(string) { t.finalized.Add(bg, 1) },
 		OpenFiles:  func(d int64) { t.openFiles.Add(bg, d) },
 		SetAside: func(from, to string, why error) {
 			t.setAside.Add(bg, 1)

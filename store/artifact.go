@@ -565,7 +565,7 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 				s.keepResume(a)
 			}
 			s.forget(a)
-			s.hooks.finalized()
+			s.hooks.finalized(a.path)
 		}
 	}
 	return errors.Join(errs...)

@@ -158,8 +158,14 @@ type Hooks struct {
 	// Written, Dropped (past the record cap, or a failed write) and
 	// Duplicates (already in their artifact) count spans.
 	Written, Dropped, Duplicates func(n int64)
-	// Opened is an artifact created or adopted; Finalized one finalized.
-	Opened, Finalized func()
+	// Opened is an artifact created or adopted.
+	Opened func()
+	// Finalized is an artifact finalized: its trailer written and its
+	// file closed at path. A late record of the same run may adopt the
+	// file and append to it again. It is called with the artifact's lock
+	// held, so it must not block: a publisher (a bucket upload, a catalog
+	// row) queues path and does its work elsewhere.
+	Finalized func(path string)
 	// OpenFiles is the change in files held open.
 	OpenFiles func(delta int64)
 	// SetAside is a file that could not be continued, renamed from to to.
@@ -193,9 +199,9 @@ func (h *Hooks) opened() {
 	}
 }
 
-func (h *Hooks) finalized() {
+func (h *Hooks) finalized(path string) {
 	if h.Finalized != nil {
-		h.Finalized()
+		h.Finalized(path)
 	}
 }
 

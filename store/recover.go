@@ -155,7 +155,7 @@ func (s *Store) finishRotated(k Key, path string) error {
 		return err
 	}
 	err = errors.Join(s.finalizeLocked(a, true, nil), s.closeFile(a))
-	s.hooks.finalized()
+	s.hooks.finalized(path)
 	if err != nil {
 		return fmt.Errorf("recover %s: %w", path, err)
 	}

@@ -470,11 +470,12 @@ func (s *Store) rotate(a *artifact) error {
 	to := strings.TrimSuffix(a.path, Ext) + ".R" + strconv.FormatInt(time.Now().UnixNano(), 10) + Ext
 	if err := os.Rename(a.path, to); err != nil {
 		errs = append(errs, fmt.Errorf("rotate %s: %w", a.path, err))
+		to = a.path
 	} else if s.opts.TrackPaths {
 		s.addPath(to)
 	}
 	a.gone = true
 	s.forget(a)
-	s.hooks.finalized()
+	s.hooks.finalized(to)
 	return errors.Join(errs...)
 }

@@ -636,3 +636,19 @@ func TestRotateBySize(t *testing.T) {
 	}
 	assert.Equal(t, 12, total)
 }
+
+func TestFinalizedHookNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	s := newStore(t, Options{Dir: dir, Hooks: Hooks{Finalized: func(p string) { paths = append(paths, p) }}})
+	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1}, span{trace: 1, id: 1})))
+	require.NoError(t, s.Write(records(span{trace: 2, id: 2, parent: 1})))
+	require.NoError(t, s.Close())
+	require.Equal(t, []string{
+		filepath.Join(dir, FileName(TraceKey(tid(1)), "")),
+		filepath.Join(dir, FileName(TraceKey(tid(2)), "")),
+	}, paths, "at its root, then at Close")
+	for _, p := range paths {
+		assert.Equal(t, int64(1), readPath(t, p).summaries, "%s has its trailer when the hook runs", p)
+	}
+}
