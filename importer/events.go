@@ -394,6 +394,54 @@ func (s *eventsState) apply(ev *streamEvent, line int) error {
 	}
 	c.last = max(c.last, ts)
 	switch ev.Type {
+	case "tool_start", "tool_output", "tool_end":
+		return s.applyTool(c, ev, ts)
+	case "thinking":
+		c.turn(ts).add("reasoning", ev.Content, true)
+	case "text":
+		delta, _ := lenientBool(ev.Delta)
+		c.turn(ts).add("text", ev.Content, delta)
+	case "final":
+		msgID := rawString(ev.MessageID)
+		if msgID != "" && c.chat == nil {
+			c.root.Attributes().PutStr(semconv.ResponseID, msgID)
+		}
+		if err := s.closeChat(c, ts, "stop", msgID); err != nil {
+			return err
+		}
+		if ev.TraceID != "" {
+			c.root.Attributes().PutStr(attrSourceTraceID, ev.TraceID)
+		}
+		putStr(c.root.Attributes(), attrUserMessageID, rawString(ev.UserMessageID))
+		return s.endConv(c, ts, errIncomplete, "no tool_end before the final event")
+	case "cancelled":
+		partial := rawString(ev.PartialMessageID)
+		if partial != "" && c.chat == nil {
+			c.root.Attributes().PutStr(attrPartialMessageID, partial)
+		}
+		if err := s.closeChat(c, ts, errCancelled, partial); err != nil {
+			return err
+		}
+		setError(c.root, errCancelled, ev.Reason)
+		return s.endConv(c, ts, errCancelled, ev.Reason)
+	case "error":
+		if err := s.closeChat(c, ts, "error", ""); err != nil {
+			return err
+		}
+		code := ev.ErrorCode
+		if code == "" {
+			code = "error"
+		}
+		setError(c.root, code, ev.ErrorMessage)
+		addException(c.root, ts, code, ev.ErrorMessage, "")
+	}
+	return nil
+}
+
+// applyTool applies a tool event (tool_start, tool_output, tool_end) of
+// conversation c at ts.
+func (s *eventsState) applyTool(c *evConv, ev *streamEvent, ts uint64) error {
+	switch ev.Type {
 	case "tool_start":
 		if err := s.closeChat(c, ts, "tool_call", ""); err != nil {
 			return err
@@ -448,44 +496,6 @@ func (s *eventsState) apply(ev *streamEvent, line int) error {
 		if err := s.endCall(c, call, end); err != nil {
 			return err
 		}
-	case "thinking":
-		c.turn(ts).add("reasoning", ev.Content, true)
-	case "text":
-		delta, _ := lenientBool(ev.Delta)
-		c.turn(ts).add("text", ev.Content, delta)
-	case "final":
-		msgID := rawString(ev.MessageID)
-		if msgID != "" && c.chat == nil {
-			c.root.Attributes().PutStr(semconv.ResponseID, msgID)
-		}
-		if err := s.closeChat(c, ts, "stop", msgID); err != nil {
-			return err
-		}
-		if ev.TraceID != "" {
-			c.root.Attributes().PutStr(attrSourceTraceID, ev.TraceID)
-		}
-		putStr(c.root.Attributes(), attrUserMessageID, rawString(ev.UserMessageID))
-		return s.endConv(c, ts, errIncomplete, "no tool_end before the final event")
-	case "cancelled":
-		partial := rawString(ev.PartialMessageID)
-		if partial != "" && c.chat == nil {
-			c.root.Attributes().PutStr(attrPartialMessageID, partial)
-		}
-		if err := s.closeChat(c, ts, errCancelled, partial); err != nil {
-			return err
-		}
-		setError(c.root, errCancelled, ev.Reason)
-		return s.endConv(c, ts, errCancelled, ev.Reason)
-	case "error":
-		if err := s.closeChat(c, ts, "error", ""); err != nil {
-			return err
-		}
-		code := ev.ErrorCode
-		if code == "" {
-			code = "error"
-		}
-		setError(c.root, code, ev.ErrorMessage)
-		addException(c.root, ts, code, ev.ErrorMessage, "")
 	}
 	return nil
 }
