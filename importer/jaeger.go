@@ -325,7 +325,20 @@ func (j *jaegerReader) span(js *jaegerSpan, traceID string, off int) (converter.
 	sp.SetEndTimestamp(pcommon.Timestamp(satAdd(start, dur)))
 	j.references(sp, js, off)
 
-	var scopeName, scopeVersion string
+	scopeName, scopeVersion := j.tags(sp, js, off)
+	if len(js.Warnings) > 0 {
+		ws := sp.Attributes().PutEmptySlice(jaegerWarningsAttr)
+		for _, w := range js.Warnings {
+			ws.AppendEmpty().SetStr(w)
+		}
+	}
+	j.logs(sp, js, off)
+	return converter.Record{Span: sp, Scope: j.scope(scopeName, scopeVersion)}, true
+}
+
+// tags sets sp's kind, status, trace state and attributes from js's tags,
+// and returns the instrumentation scope they name.
+func (j *jaegerReader) tags(sp ptrace.Span, js *jaegerSpan, off int) (scopeName, scopeVersion string) {
 	var statusCode, statusDesc string
 	var errorTag bool
 	attrs := sp.Attributes()
@@ -380,12 +393,11 @@ func (j *jaegerReader) span(js *jaegerSpan, traceID string, off int) (converter.
 		attrs.PutStr(jaegerStatusCode, statusCode)
 	}
 	sp.Status().SetMessage(statusDesc)
-	if len(js.Warnings) > 0 {
-		ws := attrs.PutEmptySlice(jaegerWarningsAttr)
-		for _, w := range js.Warnings {
-			ws.AppendEmpty().SetStr(w)
-		}
-	}
+	return scopeName, scopeVersion
+}
+
+// logs adds js's logs to sp as span events.
+func (j *jaegerReader) logs(sp ptrace.Span, js *jaegerSpan, off int) {
 	for _, l := range js.Logs {
 		ev := sp.Events().AppendEmpty()
 		ts, err := micros(l.Timestamp)
@@ -406,7 +418,6 @@ func (j *jaegerReader) span(js *jaegerSpan, traceID string, off int) (converter.
 			}
 		}
 	}
-	return converter.Record{Span: sp, Scope: j.scope(scopeName, scopeVersion)}, true
 }
 
 // stringListKeys are the attributes the dialect table reads as a list of
