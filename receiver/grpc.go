@@ -84,12 +84,7 @@ func exportTraces(srv any, ctx context.Context, dec func(any) error, _ grpc.Unar
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
 	r.c.grpcReq.Add(1)
-	resp := ptraceotlp.NewExportResponse()
-	if rej > 0 {
-		resp.PartialSuccess().SetRejectedSpans(rej)
-		resp.PartialSuccess().SetErrorMessage(strings.ToValidUTF8(msg, "\uFFFD"))
-	}
-	b, err := resp.MarshalProto()
+	b, err := tracesResponse(rej, msg).MarshalProto()
 	if err != nil {
 		return nil, status.Error(codes.Internal, "encoding the response: "+err.Error())
 	}

@@ -430,29 +430,49 @@ func decodeLogs(body []byte, ct string) (plogotlp.ExportRequest, error) {
 }
 
 func (r *Receiver) serveTraces(w http.ResponseWriter, req *http.Request) {
+	serveExport(r, w, req, "ExportTraceServiceRequest", decodeTraces, func(er ptraceotlp.ExportRequest) (exportResponse, error) {
+		rej, msg, err := r.consume(er.Traces())
+		return tracesResponse(rej, msg), err
+	})
+}
+
+func (r *Receiver) serveLogs(w http.ResponseWriter, req *http.Request) {
+	serveExport(r, w, req, "ExportLogsServiceRequest", decodeLogs, func(er plogotlp.ExportRequest) (exportResponse, error) {
+		rej, msg, err := r.consumeLogs(er.Logs())
+		return logsResponse(rej, msg), err
+	})
+}
+
+// exportResponse is an OTLP export response of either signal.
+type exportResponse interface {
+	MarshalJSON() ([]byte, error)
+	MarshalProto() ([]byte, error)
+}
+
+// serveExport answers one OTLP/HTTP export request (what names its
+// message): 400 with a google.rpc.Status for a body decode refuses, 503
+// when consume cannot store it, else consume's response in the request's
+// encoding.
+func serveExport[R any](r *Receiver, w http.ResponseWriter, req *http.Request, what string,
+	decode func(body []byte, ct string) (R, error), consume func(R) (exportResponse, error)) {
 	body, ct, took, ok := r.readBody(w, req)
 	if !ok {
 		return
 	}
 	defer r.inflight.give(took)
-	er, err := decodeTraces(body, ct)
+	er, err := decode(body, ct)
 	if err != nil {
 		r.c.badPayload.Add(1)
 		r.log.Warn("refused OTLP request: payload", "content_type", ct, "err", err)
-		writeStatus(w, ct, http.StatusBadRequest, codes.InvalidArgument, "cannot decode "+ct+" ExportTraceServiceRequest: "+err.Error())
+		writeStatus(w, ct, http.StatusBadRequest, codes.InvalidArgument, "cannot decode "+ct+" "+what+": "+err.Error())
 		return
 	}
-	rej, msg, err := r.consume(er.Traces())
+	resp, err := consume(er)
 	if err != nil {
 		writeStatus(w, ct, http.StatusServiceUnavailable, codes.Unavailable, err.Error())
 		return
 	}
 	r.c.httpReq.Add(1)
-	resp := ptraceotlp.NewExportResponse()
-	if rej > 0 {
-		resp.PartialSuccess().SetRejectedSpans(rej)
-		resp.PartialSuccess().SetErrorMessage(strings.ToValidUTF8(msg, "\uFFFD"))
-	}
 	var b []byte
 	if ct == ctJSON {
 		b, err = resp.MarshalJSON()
@@ -462,33 +482,15 @@ func (r *Receiver) serveTraces(w http.ResponseWriter, req *http.Request) {
 	writeBody(w, ct, http.StatusOK, b, err)
 }
 
-func (r *Receiver) serveLogs(w http.ResponseWriter, req *http.Request) {
-	body, ct, took, ok := r.readBody(w, req)
-	if !ok {
-		return
+// tracesResponse is the answer to a traces request, a partial success
+// when rej spans were not written.
+func tracesResponse(rej int64, msg string) ptraceotlp.ExportResponse {
+	resp := ptraceotlp.NewExportResponse()
+	if rej > 0 {
+		resp.PartialSuccess().SetRejectedSpans(rej)
+		resp.PartialSuccess().SetErrorMessage(strings.ToValidUTF8(msg, "\uFFFD"))
 	}
-	defer r.inflight.give(took)
-	er, err := decodeLogs(body, ct)
-	if err != nil {
-		r.c.badPayload.Add(1)
-		r.log.Warn("refused OTLP request: payload", "content_type", ct, "err", err)
-		writeStatus(w, ct, http.StatusBadRequest, codes.InvalidArgument, "cannot decode "+ct+" ExportLogsServiceRequest: "+err.Error())
-		return
-	}
-	rej, msg, err := r.consumeLogs(er.Logs())
-	if err != nil {
-		writeStatus(w, ct, http.StatusServiceUnavailable, codes.Unavailable, err.Error())
-		return
-	}
-	r.c.httpReq.Add(1)
-	resp := logsResponse(rej, msg)
-	var b []byte
-	if ct == ctJSON {
-		b, err = resp.MarshalJSON()
-	} else {
-		b, err = resp.MarshalProto()
-	}
-	writeBody(w, ct, http.StatusOK, b, err)
+	return resp
 }
 
 // logsResponse is the answer to a logs request, a partial success when
