@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +29,7 @@ import (
 	"github.com/agenttrace/agenttrace/bridge"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/converter/sdkspan"
+	"github.com/agenttrace/agenttrace/internal/clibuild"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/store"
 )
@@ -52,7 +52,7 @@ func TestAdaptersAgree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI")
 	}
-	cli := buildCLI(t)
+	cli := clibuild.Path(t)
 	const conv = "Conv/1" // not a plain name: hashed
 	tests := []struct {
 		name  string
@@ -228,29 +228,4 @@ func names(t *testing.T, dir string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-var cli struct {
-	once sync.Once
-	path string
-	err  error
-	out  []byte
-}
-
-// buildCLI builds cmd/agenttrace in its own module, once.
-func buildCLI(t *testing.T) string {
-	t.Helper()
-	cli.once.Do(func() {
-		dir, err := os.MkdirTemp("", "agenttrace-cli")
-		if err != nil {
-			cli.err = err
-			return
-		}
-		cli.path = filepath.Join(dir, "agenttrace")
-		cmd := exec.Command("go", "build", "-o", cli.path, "./cmd/agenttrace")
-		cmd.Dir = ".."
-		cli.out, cli.err = cmd.CombinedOutput()
-	})
-	require.NoError(t, cli.err, "go build:\n%s", cli.out)
-	return cli.path
 }

@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/agenttrace/agenttrace/internal/clibuild"
 	"github.com/agenttrace/agenttrace/internal/hostiletest"
 )
 
@@ -133,7 +134,7 @@ func TestCollectorHostileRequests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: builds and floods the collector")
 	}
-	cli := buildCLI(t)
+	cli := clibuild.Path(t)
 	bin := buildDistribution(t)
 	dir := filepath.Join(t.TempDir(), "runs")
 	grpcAddr, httpAddr := freePort(t), freePort(t)
@@ -169,17 +170,6 @@ func TestCollectorHostileRequests(t *testing.T) {
 	out, err := exec.Command(cli, append([]string{"validate"}, files...)...).CombinedOutput()
 	require.NoError(t, err, "validate:\n%s", out)
 	t.Logf("validate on %d artifacts (%d acknowledged traces): clean", len(files), len(acked))
-}
-
-// buildCLI builds the agenttrace CLI (the main module, two levels up).
-func buildCLI(t *testing.T) string {
-	t.Helper()
-	cli := filepath.Join(t.TempDir(), "agenttrace")
-	cmd := exec.Command("go", "build", "-o", cli, "./cmd/agenttrace")
-	cmd.Dir = filepath.Join("..", "..")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build agenttrace:\n%s", out)
-	return cli
 }
 
 // e2eAwaitDial waits until addr accepts connections (startShippedLog

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/internal/clibuild"
 )
 
 // nobody is the uid and gid the non-root test runs the collector as.
@@ -98,7 +100,7 @@ func TestCollectorNonRoot(t *testing.T) {
 	}
 	bin := buildDistribution(t)
 	openToOthers(t, filepath.Dir(bin))
-	cli := buildCLI(t)
+	cli := clibuild.Path(t)
 
 	t.Run("defaults under HOME", func(t *testing.T) {
 		home := t.TempDir()

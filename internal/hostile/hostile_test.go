@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -33,6 +32,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/agenttrace/agenttrace/internal/clibuild"
 	"github.com/agenttrace/agenttrace/internal/hostiletest"
 	"github.com/agenttrace/agenttrace/internal/otlpdeep"
 )
@@ -45,21 +45,7 @@ func TestMain(m *testing.M) {
 	if runtime.GOOS != "linux" {
 		os.Exit(m.Run()) // the suite skips itself: it reads /proc
 	}
-	dir, err := os.MkdirTemp("", "hostile")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	cli = filepath.Join(dir, "agenttrace")
-	build := exec.Command("go", "build", "-o", cli, "github.com/agenttrace/agenttrace/cmd/agenttrace")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building agenttrace:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	clibuild.Main(m, &cli)
 }
 
 // The limits the suite starts serve with (serve's defaults) and the peak

@@ -13,7 +13,6 @@ package otlpe2e
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -37,6 +36,7 @@ import (
 	"github.com/agenttrace/agenttrace/internal/agentsim"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
+	"github.com/agenttrace/agenttrace/internal/clibuild"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/store"
 )
@@ -44,23 +44,7 @@ import (
 // binary builds agenttrace once for the package's tests.
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "otlpe2e")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "agenttrace")
-	build := exec.Command("go", "build", "-o", binary, "github.com/agenttrace/agenttrace/cmd/agenttrace")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building agenttrace:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clibuild.Main(m, &binary) }
 
 // serving is a running `agenttrace serve DIR --otlp` on free ports.
 type serving struct {
