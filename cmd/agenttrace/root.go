@@ -88,6 +88,7 @@ endpoint refuses or cannot be reached.`,
 	root.AddCommand(newReplayCmd(e), newExplainCmd(e))
 	root.AddCommand(newExportCmd(e))
 	root.AddCommand(newMCPCmd(e))
+	root.AddCommand(newRunsCmd(e), newCatalogCmd(e))
 	return root
 }
 
