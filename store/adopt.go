@@ -102,56 +102,73 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 	}
 	ad.meta = r.Meta()
 	if sum := r.Summary(); sum != nil {
-		ad.tally.Drop(sum.Dropped)
-		if b := sum.Budget; b != nil && b.CostBudget != nil {
-			// The dollars of model calls dropped before they were written
-			// (Store.Drop) are in the trailer and in no record: what
-			// it counts beyond the records is theirs, kept for the next.
-			rec := ad.tally.Cost()
-			var d pricing.Total
-			if n := pricing.Nanos(b.CostBudget.SpentUSD) - rec.Nanos; n > 0 {
-				d.Nanos = n
-			}
-			if k := b.CostBudget.UnpricedCalls - rec.Unknown; k > 0 {
-				d.Unknown = k
-			}
-			ad.tally.AddCost(d)
-		}
-		if b := sum.Budget; b != nil && (b.BudgetTokens > 0 || b.CostBudget != nil) {
-			ad.meta.Budget = &converter.Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}
-			if b.CostBudget != nil {
-				ad.meta.Budget.USD = b.BudgetUSD
-			}
-		}
+		ad.takeSummary(sum)
 		ad.trailerLast = int64(r.SummaryLine()) == r.Stats().Lines
 	}
+	if err := ad.closeOff(f, path, st.Size(), bad > 0 && int64(bad) == r.Stats().Lines); err != nil {
+		return nil, err
+	}
+	return ad, nil
+}
+
+// takeSummary takes from the trailer of an adopted artifact what its
+// records do not say: the drops, the dollars of model calls dropped
+// before they were written, and the budget.
+func (ad *adopted) takeSummary(sum *converter.Summary) {
+	ad.tally.Drop(sum.Dropped)
+	if b := sum.Budget; b != nil && b.CostBudget != nil {
+		// The dollars of model calls dropped before they were written
+		// (Store.Drop) are in the trailer and in no record: what
+		// it counts beyond the records is theirs, kept for the next.
+		rec := ad.tally.Cost()
+		var d pricing.Total
+		if n := pricing.Nanos(b.CostBudget.SpentUSD) - rec.Nanos; n > 0 {
+			d.Nanos = n
+		}
+		if k := b.CostBudget.UnpricedCalls - rec.Unknown; k > 0 {
+			d.Unknown = k
+		}
+		ad.tally.AddCost(d)
+	}
+	if b := sum.Budget; b != nil && (b.BudgetTokens > 0 || b.CostBudget != nil) {
+		ad.meta.Budget = &converter.Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}
+		if b.CostBudget != nil {
+			ad.meta.Budget.USD = b.BudgetUSD
+		}
+	}
+}
+
+// closeOff makes the adopted file f at path, of size bytes, end with a
+// complete line: a torn last line (torn: it did not read) is cut off, a
+// last line that reads but lacks its newline gets one.
+func (ad *adopted) closeOff(f *os.File, path string, size int64, torn bool) error {
 	last := make([]byte, 1)
-	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
-		return nil, fmt.Errorf("adopt artifact: %w", err)
+	if _, err := f.ReadAt(last, size-1); err != nil {
+		return fmt.Errorf("adopt artifact: %w", err)
 	}
 	switch {
 	case last[0] == '\n':
-	case bad > 0 && int64(bad) == r.Stats().Lines:
+	case torn:
 		// The last line was cut short and does not read (or is too long).
-		end, err := lastLineEnd(f, st.Size())
+		end, err := lastLineEnd(f, size)
 		if err != nil {
-			return nil, fmt.Errorf("adopt artifact: %w", err)
+			return fmt.Errorf("adopt artifact: %w", err)
 		}
 		if err := truncate(path, end); err != nil {
-			return nil, fmt.Errorf("adopt artifact: cut the torn last line off %s: %w", path, err)
+			return fmt.Errorf("adopt artifact: cut the torn last line off %s: %w", path, err)
 		}
-		ad.size, ad.cut = end, st.Size()-end
+		ad.size, ad.cut = end, size-end
 		// A trailer may have ended the complete part: one more is
 		// written at finalization all the same.
 		ad.trailerLast = false
 	default:
 		ad.trailerLast = false
 		if err := appendNewline(path); err != nil {
-			return nil, err
+			return err
 		}
 		ad.size++
 	}
-	return ad, nil
+	return nil
 }
 
 // lastLineEnd returns the offset just past the last newline of f, whose

@@ -36,20 +36,15 @@ type artifact struct {
 	traces  map[pcommon.TraceID]struct{} // of a conversation's artifact
 	f       file                         // nil while closed
 	size    int64                        // of the complete lines on disk
-	broken  error
-	touched int64 // openFiles' clock at the last touch
-	born    int64 // unix ns of the store's first write (rotateDue)
+	broken  error                        // why, when st is stBroken
+	touched int64                        // openFiles' clock at the last touch
+	born    int64                        // unix ns of the store's first write (rotateDue)
 
-	// The flags are kept together, unpadded: an artifact is made per
-	// trace, and so it fits a smaller size class.
-	gone bool // finalized (or folded) and forgotten: look it up again
-	// loaded tells that meta, tally and seen are set: from the file, or
-	// afresh.
-	loaded       bool
-	headerOnDisk bool
-	trailerLast  bool // nothing written since the last trailer
-	dirty        bool // written since the last sync
-	inLRU        bool // guarded by openFiles.mu
+	// The state and flags are kept together, unpadded: an artifact is
+	// made per trace, and so it fits a smaller size class.
+	st    state // its lifecycle: see state
+	dirty bool  // written since the last sync
+	inLRU bool  // guarded by openFiles.mu
 	// A write is under way (writeGroup): a file it opens joins the LRU
 	// when it ends, if it is still open then (see settleFile); unlisted
 	// tells such a file, open and not in the LRU.
@@ -85,21 +80,23 @@ var openFile = func(path string, excl bool) (file, error) {
 	return openAppend(path, flags)
 }
 
-// encoder is a pooled scratch for encoding one group of records.
+// encoder is a pooled scratch for encoding one chunk of a group of
+// records (see pipeline): the header when the chunk starts the file
+// (head: its length), the records' lines in buf, each one's reading, how
+// many values AppendRecord cut in it (-1: skipped whole), where its line
+// ends in buf, its span id with its hash; and, for its turn, which spans
+// were new (fresh) and the ones taken (taken, of a serial write).
 type encoder struct {
-	enc  converter.Encoder
-	rd   semconv.Reading
-	buf  []byte
-	keys []converter.SpanKey
-	todo []int32
-	// a chunk of a group encoded in a pipeline: the readings of its
-	// records, how many values AppendRecord cut in each (-1: skipped
-	// whole), where each one's line ends in buf, and (in keys) their
-	// span ids with hashes
+	enc    converter.Encoder
+	buf    []byte
+	head   int
 	rds    []semconv.Reading
 	trunc  []int64
 	ends   []int32
+	keys   []converter.SpanKey
 	hashes []uint64
+	fresh  []bool
+	taken  []converter.SpanKey
 }
 
 var encoders = sync.Pool{New: func() any { return new(encoder) }}
@@ -121,7 +118,7 @@ func (s *Store) load(a *artifact, recs []converter.Record) error {
 		if err == nil {
 			s.attach(a, f)
 			a.meta = headerWithID(a.key, traceHexOf(a), recs, s.headerOptions(a.key), &s.origins)
-			a.loaded = true
+			a.to(stLoaded)
 			s.hooks.opened()
 			return nil
 		}
@@ -134,7 +131,7 @@ func (s *Store) load(a *artifact, recs []converter.Record) error {
 		}
 	}
 	a.meta = header(a.key, recs, s.headerOptions(a.key), &s.origins)
-	a.loaded = true
+	a.to(stLoaded)
 	s.hooks.opened()
 	return nil
 }
@@ -164,9 +161,9 @@ func (s *Store) adoptInto(a *artifact) (bool, error) {
 		if a.key.Kind == KindConversation && a.traces == nil {
 			a.traces = make(map[pcommon.TraceID]struct{})
 		}
-		a.size, a.headerOnDisk, a.trailerLast = st.size, true, true
+		a.size = st.size
+		a.to(stTrailed)
 		a.rootEnded.Store(st.rootEnded)
-		a.loaded = true
 		s.hooks.opened()
 		return true, nil
 	}
@@ -181,12 +178,12 @@ func (s *Store) adoptInto(a *artifact) (bool, error) {
 		a.traces = make(map[pcommon.TraceID]struct{})
 	}
 	a.meta, a.tally, a.seen = ad.meta, ad.tally, newSpanSet(ad.seen)
-	a.size, a.headerOnDisk, a.trailerLast = ad.size, true, ad.trailerLast
+	a.size = ad.size
+	a.written(ad.trailerLast)
 	a.rootEnded.Store(ad.rootEnded)
 	if a.traces != nil {
 		a.seen.each(func(k converter.SpanKey) { a.traces[k.Trace] = struct{}{} })
 	}
-	a.loaded = true
 	s.hooks.opened()
 	return true, nil
 }
@@ -195,18 +192,20 @@ func (s *Store) setAside(from, to string, why error) {
 	s.hooks.setAside(from, to, why)
 }
 
-// writeLocked appends the records of recs a does not hold yet, in one
-// write, and counts them only once that write succeeded. A failed or
-// partial write is cut back to the last complete line, and nothing of it
-// is counted: the caller gets the error, and may retry. It reports
-// whether a local root span was among what it took. a.mu is held.
+// writeLocked appends the records of recs a does not hold yet and counts
+// them only once their write succeeded. A failed or partial write is cut
+// back to where the group began, and nothing of it is counted: the caller
+// gets the error, and may retry. It reports whether a local root span was
+// among what it took. A small group is one chunk, written in one call on
+// this goroutine; a large one goes through a pipeline on every core: both
+// are counted by the one accounting step, pipeline.take. a.mu is held.
 //
 // prep, when not nil, is Options.Prepare, still to be called on recs.
 func (s *Store) writeLocked(a *artifact, recs []converter.Record, prep func(*converter.Record)) (root bool, err error) {
 	if a.broken != nil {
 		return false, a.broken
 	}
-	if !a.loaded {
+	if !a.loaded() {
 		if prep != nil {
 			// The header reads the records.
 			prepareAll(recs, prep)
@@ -217,105 +216,10 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record, prep func(*con
 			return false, err
 		}
 	}
-	if w := pipelineWorkers(len(recs)); w > 1 && (s.opts.RecordCap == 0 || a.tally.Records()+int64(len(recs)) <= s.opts.RecordCap) {
+	if w := pipelineWorkers(len(recs)); w > 1 {
 		return s.writePipelined(a, recs, prep, w)
 	}
-	e := encoders.Get().(*encoder)
-	defer encoders.Put(e)
-	buf := e.buf[:0]
-	if !a.headerOnDisk {
-		buf = converter.AppendMeta(buf, a.meta)
-	}
-	next := a.tally
-	keys := e.keys[:0]
-	todo := e.todo[:0]
-	var written, capped, dups int64
-	var budget rootAttrs
-	for i := range recs {
-		sp := recs[i].Span
-		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
-		if !a.seen.addNew(k) {
-			dups++
-			continue
-		}
-		keys = append(keys, k)
-		todo = append(todo, int32(i))
-		if a.traces != nil {
-			a.traces[k.Trace] = struct{}{}
-		}
-	}
-	e.todo = todo[:0]
-	capN := s.opts.RecordCap
-	e.enc.SetDefaults(a.meta)
-	for _, i := range todo {
-		rec := &recs[i]
-		sp := rec.Span
-		if prep != nil {
-			prep(rec)
-		}
-		if converter.IsLocalRoot(sp) {
-			root = true
-			budget.read(sp.Attributes())
-		}
-		if capN > 0 && next.Records() >= capN {
-			rec.Read(&e.rd)
-			next.AddDropped(sp, &e.rd)
-			capped++
-			continue
-		}
-		buf = e.enc.AppendRecord(buf, rec)
-		if e.enc.Skipped() {
-			// No cut fits it in a line: counted as dropped, its usage kept.
-			next.AddDropped(sp, e.enc.Reading())
-			capped++
-			continue
-		}
-		next.AddReading(sp, e.enc.Reading())
-		next.Truncate(e.enc.Truncated()) // values cut to fit the line limit
-		written++
-	}
-	if len(keys) == 0 {
-		e.buf, e.keys = buf[:0], keys[:0]
-		s.hooks.duplicates(dups)
-		return false, nil
-	}
-	s.rootBudget(a, budget)
-	// A local root ends the trace's part in its process: the trailer goes
-	// out with it, in the same write, so an artifact is complete on disk
-	// as soon as its run is, crash or not. A late span appends, and
-	// another trailer follows (see trailerWith).
-	trailer := s.trailerWith(a, root)
-	var dn int64
-	var du dropUsage
-	if trailer {
-		dn, du = s.drops.takeOf(a)
-		next.Drop(dn)
-		du.into(&next)
-		buf = appendTrailer(buf, a.meta, &next)
-	}
-	e.buf, e.keys = buf[:0], keys[:0]
-	if len(buf) > 0 {
-		if err := s.append(a, buf); err != nil {
-			for _, k := range keys {
-				a.seen.del(k)
-			}
-			if dn > 0 {
-				s.drops.giveBack(a, dn, du)
-			}
-			s.hooks.dropped(written + capped)
-			return false, err
-		}
-		a.headerOnDisk = true
-	}
-	a.tally = next
-	a.trailerLast = trailer
-	if root {
-		a.rootEnded.Store(true)
-	}
-	s.hooks.written(written)
-	s.hooks.dropped(capped)
-	s.hooks.duplicates(dups)
-	return root, nil
+	return s.writeSerial(a, recs, prep)
 }
 
 // trailerWith reports whether a write to a, which took a local root span
@@ -379,8 +283,7 @@ func (s *Store) append(a *artifact, b []byte) error {
 	werr := fmt.Errorf("write %s: %w", a.path, err)
 	if n > 0 {
 		if terr := a.f.Truncate(a.size); terr != nil {
-			a.broken = fmt.Errorf("%w; cutting back the partial line: %w", werr, terr)
-			return a.broken
+			return a.breakWith(fmt.Errorf("%w; cutting back the partial line: %w", werr, terr))
 		}
 	}
 	return werr
@@ -517,13 +420,13 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 	}
 	var errs []error
 	unfinished := false // no trailer could be written
-	if !a.loaded && n > 0 {
+	if !a.loaded() && n > 0 {
 		// Only drops: an artifact that says so rather than nothing.
 		if err := s.load(a, nil); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if a.loaded && a.broken == nil && (n > 0 || !a.trailerLast) && (a.headerOnDisk || n > 0 || a.key.Kind == KindRun) {
+	if a.loaded() && a.broken == nil && (n > 0 || !a.trailerLast()) && (a.headerOnDisk() || n > 0 || a.key.Kind == KindRun) {
 		t := a.tally
 		t.Drop(n)
 		u.into(&t)
@@ -535,7 +438,6 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 			}
 		} else {
 			a.tally = t
-			a.trailerLast = true
 		}
 	}
 	if a.w != nil && !unfinished {
@@ -560,10 +462,10 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 			// Finalized; or broken (its file's end unknown), when a later
 			// record is better off adopting the file, which cuts a torn
 			// end off, than being refused for good.
-			a.gone = true
 			if a.broken == nil && !unfinished {
 				s.keepResume(a)
 			}
+			a.to(stGone)
 			s.forget(a)
 			s.hooks.finalized(a.path)
 		}
@@ -587,7 +489,7 @@ func (s *Store) writeTrailer(a *artifact, t *converter.Tally) error {
 	e := encoders.Get().(*encoder)
 	defer encoders.Put(e)
 	buf := e.buf[:0]
-	if !a.headerOnDisk {
+	if !a.headerOnDisk() {
 		buf = converter.AppendMeta(buf, a.meta)
 	}
 	buf = appendTrailer(buf, a.meta, t)
@@ -595,6 +497,6 @@ func (s *Store) writeTrailer(a *artifact, t *converter.Tally) error {
 	if err := s.append(a, buf); err != nil {
 		return err
 	}
-	a.headerOnDisk = true
+	a.to(stTrailed)
 	return nil
 }

@@ -33,7 +33,7 @@ func (s *Store) Flush() error {
 	var errs []error
 	each := func(a *artifact) {
 		a.mu.Lock()
-		if !a.gone {
+		if !a.gone() {
 			errs = append(errs, s.sync(a))
 		}
 		a.mu.Unlock()
@@ -89,7 +89,7 @@ func (s *Store) finalizeIdle(now time.Time) {
 			continue
 		}
 		a.mu.Lock()
-		if !a.gone && due(a) {
+		if !a.gone() && due(a) {
 			if err := s.finalizeLocked(a, false, nil); err != nil {
 				s.handle(fmt.Errorf("finalize %s: %w", a.path, err))
 			}
@@ -130,7 +130,7 @@ func (s *Store) Close() error {
 	var later []string
 	for _, a := range s.snapshot() {
 		a.mu.Lock()
-		if !a.gone {
+		if !a.gone() {
 			errs = append(errs, s.finalizeLocked(a, false, &later))
 		}
 		a.mu.Unlock()

@@ -226,7 +226,7 @@ func (s *Store) writeLogsTo(k Key, recs []converter.LogRecord) error {
 	for {
 		a := s.get(k)
 		a.mu.Lock()
-		if a.gone {
+		if a.gone() {
 			a.mu.Unlock()
 			if k.Kind == KindTrace && s.opts.Route == ByConversation {
 				if c, ok := s.convOf(k.Trace); ok {
@@ -250,12 +250,12 @@ func (s *Store) writeLogsLocked(a *artifact, recs []converter.LogRecord) error {
 		call(h.Failed, int64(len(recs)))
 		return a.broken
 	}
-	if !a.loaded {
+	if !a.loaded() {
 		if err := s.load(a, nil); err != nil {
 			call(h.Failed, int64(len(recs)))
 			return err
 		}
-		if !a.headerOnDisk && len(recs) > 0 {
+		if !a.headerOnDisk() && len(recs) > 0 {
 			headerFromLog(a.meta, &recs[0])
 		}
 	}
@@ -265,7 +265,7 @@ func (s *Store) writeLogsLocked(a *artifact, recs []converter.LogRecord) error {
 		return err
 	}
 	var buf, scratch []byte
-	if !a.headerOnDisk {
+	if !a.headerOnDisk() {
 		buf = converter.AppendMeta(buf, a.meta)
 	}
 	var enc converter.Encoder
@@ -294,8 +294,7 @@ func (s *Store) writeLogsLocked(a *artifact, recs []converter.LogRecord) error {
 		call(h.Failed, int64(len(added)))
 		return err
 	}
-	a.headerOnDisk = true
-	a.trailerLast = false
+	a.to(stOpen)
 	call(h.Written, int64(len(added)))
 	switch {
 	case a.key.Kind != KindRun && s.opts.FinalizeAfter == 0 && a.rootEnded.Load():
@@ -365,7 +364,7 @@ func (s *Store) logSetOf(a *artifact) (map[logID]struct{}, error) {
 func (ls *logState) sweep() {
 	for p, e := range ls.sets {
 		if e.art.mu.TryLock() {
-			gone := e.art.gone
+			gone := e.art.gone()
 			e.art.mu.Unlock()
 			if gone {
 				delete(ls.sets, p)

@@ -76,7 +76,9 @@ func pipelineWorkers(n int) int {
 	return min(runtime.GOMAXPROCS(0), (n+chunkRecs-1)/chunkRecs)
 }
 
-// A pipeline writes a large group of records to its artifact on several
+// A pipeline writes a group of records to its artifact: the store's one
+// write path. A small group is one chunk, encoded and taken on the
+// writer's goroutine (writeSerial); a large one is written on several
 // cores. The records are cut into chunks, which workers take in order,
 // prepare (Options.Prepare) and encode, each into an encoder of its own;
 // a chunk once encoded waits for its turn, and whoever finishes the chunk
@@ -88,7 +90,7 @@ func pipelineWorkers(n int) int {
 // after all of it, and what the artifact's file and tally end up with is
 // exactly what writing the group in one piece gives. A chunk whose write
 // fails stops the pipeline, and everything it wrote is cut back off the
-// file: the group is written whole or not at all, as by the serial path.
+// file: the group is written whole or not at all.
 type pipeline struct {
 	s    *Store
 	a    *artifact
@@ -116,7 +118,7 @@ type pipeline struct {
 	du                    dropUsage
 	done                  int // records of the chunks taken their turn
 	startSize             int64
-	startHeader           bool
+	startState            state
 	acc                   []byte // a Writer's lines, written once at the end
 	scratch               []byte
 	err                   error
@@ -137,14 +139,33 @@ func (s *Store) writePipelined(a *artifact, recs []converter.Record, prep func(*
 
 // newPipeline is a pipeline of n chunks writing recs to a. a.mu is held.
 func (s *Store) newPipeline(a *artifact, recs []converter.Record, prep func(*converter.Record), n int) *pipeline {
-	p := &pipeline{
-		s: s, a: a, recs: recs, prep: prep, n: n,
-		next:      a.tally,
-		startSize: a.size, startHeader: a.headerOnDisk,
-	}
+	p := new(pipeline)
+	p.start(s, a, recs, prep, n)
 	p.ready = make([]*encoder, p.n)
 	p.keys = make([]converter.SpanKey, 0, len(recs))
 	return p
+}
+
+// start readies p to write recs to a in n chunks. a.mu is held.
+func (p *pipeline) start(s *Store, a *artifact, recs []converter.Record, prep func(*converter.Record), n int) {
+	p.s, p.a, p.recs, p.prep, p.n = s, a, recs, prep, n
+	p.next = a.tally
+	p.startSize, p.startState = a.size, a.st
+}
+
+// writeSerial is writeLocked on this goroutine: a pipeline of one chunk,
+// the whole group, encoded and then taking its turn. a.mu is held.
+func (s *Store) writeSerial(a *artifact, recs []converter.Record, prep func(*converter.Record)) (bool, error) {
+	var p pipeline
+	p.start(s, a, recs, prep, 1)
+	e := encoders.Get().(*encoder)
+	e.encodeChunk(a.meta, recs, prep, !a.headerOnDisk())
+	p.keys = e.taken[:0]
+	p.take(0, e)
+	root, err := p.finish()
+	e.taken = p.keys[:0]
+	putEncoder(e)
+	return root, err
 }
 
 // finish settles a pipeline whose chunks all took their turn: what was
@@ -155,7 +176,7 @@ func (p *pipeline) finish() (bool, error) {
 		if err := s.append(a, p.acc); err != nil {
 			p.err = err
 		} else {
-			a.headerOnDisk = true
+			a.to(stOpen)
 		}
 	}
 	if p.err != nil {
@@ -166,7 +187,7 @@ func (p *pipeline) finish() (bool, error) {
 		return false, nil
 	}
 	a.tally = p.next
-	a.trailerLast = p.trailer
+	a.written(p.trailer) // nothing counted since the trailer, or something
 	if p.root {
 		a.rootEnded.Store(true)
 	}
@@ -185,7 +206,7 @@ func (p *pipeline) work() {
 		}
 		lo := c * chunkRecs
 		e := encoders.Get().(*encoder)
-		e.encodeChunk(p.a.meta, p.recs[lo:min(lo+chunkRecs, len(p.recs))], p.prep)
+		e.encodeChunk(p.a.meta, p.recs[lo:min(lo+chunkRecs, len(p.recs))], p.prep, c == 0 && p.startState == stLoaded)
 		p.mu.Lock()
 		p.ready[c] = e
 		if p.busy {
@@ -209,71 +230,83 @@ func (p *pipeline) work() {
 	}
 }
 
-// take is chunk t's turn: its spans not in the artifact yet are counted
-// and their lines appended (with the header when none is on disk, and,
-// after the last chunk, the trailer when a local root ended).
+// take is chunk t's turn, the write path's one accounting step (the
+// serial write is a pipeline of one chunk): its spans not in the artifact
+// yet are counted, up to the record cap, and their lines appended (the
+// header went at the start of chunk 0 when none is on disk; after the
+// last chunk, the trailer when a local root ended). A record past the cap
+// or too large for a line is counted as dropped, its usage kept.
 func (p *pipeline) take(t int, e *encoder) {
 	if p.err != nil {
 		return
 	}
 	a, lo := p.a, t*chunkRecs
+	capN := p.s.opts.RecordCap
 	data := e.buf
 	compact := false // data is p.scratch: some lines left out
-	begin := 0
+	begin := e.head
 	// The chunk's spans go into the span-id set first, in a loop of their
 	// own: in the set of one artifact for everything each look-up misses
 	// the cache, and with nothing else in the loop the processor has the
 	// next look-ups under way while it waits for one.
-	var fresh [chunkRecs]bool
+	fresh := e.fresh[:0]
 	for j, k := range e.keys {
-		fresh[j] = a.seen.addHashed(k, e.hashes[j])
+		fresh = append(fresh, a.seen.addHashed(k, e.hashes[j]))
 	}
+	e.fresh = fresh
 	for j := range e.trunc {
 		sp := p.recs[lo+j].Span
-		k := e.keys[j]
 		end := int(e.ends[j])
-		if !fresh[j] {
-			p.dups++
-			if !compact {
-				p.scratch = append(p.scratch[:0], e.buf[:begin]...)
-				compact = true
+		keep := fresh[j]
+		if keep {
+			k := e.keys[j]
+			p.keys = append(p.keys, k)
+			if a.traces != nil {
+				a.traces[k.Trace] = struct{}{}
 			}
-			begin = end
-			continue
+			if converter.IsLocalRoot(sp) {
+				p.root = true
+				p.budget.read(sp.Attributes())
+			}
+			switch {
+			case e.trunc[j] < 0 || (capN > 0 && p.next.Records() >= capN):
+				// No cut fits it in a line (its line is empty), or the
+				// artifact is full: counted as dropped, its usage kept.
+				p.next.AddDropped(sp, &e.rds[j])
+				p.capped++
+				keep = false
+			default:
+				p.next.AddReading(sp, &e.rds[j])
+				p.next.Truncate(e.trunc[j]) // values cut to fit the line limit
+				p.written++
+			}
+		} else {
+			p.dups++
 		}
-		if compact {
+		switch {
+		case !keep && !compact && end > begin:
+			p.scratch = append(p.scratch[:0], e.buf[:begin]...)
+			compact = true
+		case keep && compact:
 			p.scratch = append(p.scratch, e.buf[begin:end]...)
 		}
 		begin = end
-		p.keys = append(p.keys, k)
-		if a.traces != nil {
-			a.traces[k.Trace] = struct{}{}
-		}
-		if converter.IsLocalRoot(sp) {
-			p.root = true
-			p.budget.read(sp.Attributes())
-		}
-		if e.trunc[j] < 0 {
-			// No cut fits it in a line: counted as dropped, its usage kept.
-			p.next.AddDropped(sp, &e.rds[j])
-			p.capped++
-			continue
-		}
-		p.next.AddReading(sp, &e.rds[j])
-		p.next.Truncate(e.trunc[j]) // values cut to fit the line limit
-		p.written++
 	}
 	p.done = lo + len(e.trunc)
 	if compact {
 		data = p.scratch
 	}
-	if len(data) > 0 && !a.headerOnDisk && len(p.acc) == 0 {
-		data = append(converter.AppendMeta(make([]byte, 0, len(data)+4096), a.meta), data...)
+	if len(p.keys) == 0 {
+		// Nothing new (every span a duplicate, which a fresh artifact's
+		// first chunk never is): not even a header.
+		data = data[:0]
 	}
 	if t == p.n-1 && len(p.keys) > 0 {
 		p.s.rootBudget(a, p.budget)
 		// A local root ends the trace's part in its process: the trailer
-		// goes out with its records (see writeLocked).
+		// goes out with its records, in the same write, so an artifact is
+		// complete on disk as soon as its run is, crash or not. A late
+		// span appends, and another trailer follows (see trailerWith).
 		if p.trailer = p.s.trailerWith(a, p.root); p.trailer {
 			p.dn, p.du = p.s.drops.takeOf(a)
 			p.next.Drop(p.dn)
@@ -298,12 +331,12 @@ func (p *pipeline) take(t int, e *encoder) {
 		p.stop.Store(true)
 		return
 	}
-	a.headerOnDisk = true
+	a.to(stOpen)
 }
 
 // fail undoes a pipeline whose write failed: the lines it wrote are cut
 // off the file, its spans leave the span-id set, the drops it took go back,
-// and what it was given counts as dropped, as the serial path counts it.
+// and what it was given counts as dropped.
 func (p *pipeline) fail() error {
 	a, s := p.a, p.s
 	for i := p.done; i < len(p.recs); i++ {
@@ -318,10 +351,13 @@ func (p *pipeline) fail() error {
 	}
 	if a.size != p.startSize && a.broken == nil && a.f != nil {
 		if err := a.f.Truncate(p.startSize); err != nil {
-			a.broken = fmt.Errorf("%w; cutting back the lines written: %w", p.err, err)
+			a.breakWith(fmt.Errorf("%w; cutting back the lines written: %w", p.err, err))
 		}
 	}
-	a.size, a.headerOnDisk = p.startSize, p.startHeader
+	a.size = p.startSize
+	if a.broken == nil {
+		a.to(p.startState)
+	}
 	if p.dn > 0 {
 		s.drops.giveBack(a, p.dn, p.du)
 	}
@@ -332,11 +368,16 @@ func (p *pipeline) fail() error {
 	return p.err
 }
 
-// encodeChunk prepares and encodes recs into e.buf, keeping each one's
-// reading, cut count and line end for its turn.
-func (e *encoder) encodeChunk(meta *converter.Meta, recs []converter.Record, prep func(*converter.Record)) {
+// encodeChunk prepares and encodes recs into e.buf, after the header when
+// head (the artifact's first chunk with none on disk yet), keeping each
+// one's reading, cut count and line end for its turn.
+func (e *encoder) encodeChunk(meta *converter.Meta, recs []converter.Record, prep func(*converter.Record), head bool) {
 	e.enc.SetDefaults(meta)
 	e.buf = e.buf[:0]
+	if head {
+		e.buf = converter.AppendMeta(e.buf, meta)
+	}
+	e.head = len(e.buf)
 	if cap(e.rds) < len(recs) {
 		e.rds = make([]semconv.Reading, len(recs))
 	}

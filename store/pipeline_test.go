@@ -113,6 +113,8 @@ func TestParallelWriteIsSerialWrite(t *testing.T) {
 		{"per trace, finalized later", Options{FinalizeAfter: 1 << 40}, false, 110, 840},
 		{"per trace, adopted", Options{FinalizeAfter: 1 << 40}, true, 110, 840},
 		{"per trace, a record cap", Options{FinalizeAfter: 1 << 40, RecordCap: 5}, false, 110, 550},
+		// The cap reached part-way through a large group's chunks.
+		{"one run file, a record cap", Options{Path: "run.jsonl", RecordCap: 300}, false, 1, 300},
 		{"by conversation", Options{Route: ByConversation}, false, 110, 840},
 	}
 	for _, tt := range tests {

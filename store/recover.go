@@ -117,7 +117,7 @@ func (s *Store) take(k Key, at time.Time) {
 	a := s.get(k)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.gone || a.loaded {
+	if a.st != stNew {
 		return // written to since start: the finalizer has it
 	}
 	ok, err := s.adoptInto(a)
@@ -127,7 +127,7 @@ func (s *Store) take(k Key, at time.Time) {
 	if !ok {
 		// Gone since it was listed (folded into a conversation's), set
 		// aside, or empty: nothing to finish, and no file to make.
-		a.gone = true
+		a.to(stGone)
 		s.forget(a)
 		return
 	}

@@ -255,7 +255,7 @@ func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
 	defer s.closeEvicted()
 	ta.mu.Lock()
 	defer ta.mu.Unlock()
-	if ta.gone {
+	if ta.gone() {
 		// Finalized meanwhile: its file is what remains.
 		ta = &artifact{key: tk, path: path}
 	}
@@ -295,7 +295,7 @@ func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
 		s.paths.Remove(path)
 		s.pathsMu.Unlock()
 	}
-	ta.gone = true
+	ta.to(stGone)
 	s.forget(ta)
 	return nil
 }

@@ -396,7 +396,7 @@ func (s *Store) writeGroup(k Key, recs []converter.Record, prep func(*converter.
 	for {
 		a := s.get(k)
 		a.mu.Lock()
-		if a.gone {
+		if a.gone() {
 			a.mu.Unlock()
 			if k.Kind == KindTrace && s.opts.Route == ByConversation {
 				if c, ok := s.convOf(k.Trace); ok {
@@ -463,7 +463,7 @@ func (s *Store) afterWrite(a *artifact, root, turn bool) error {
 // trailer.
 func (s *Store) rotate(a *artifact) error {
 	ferr := s.finalizeLocked(a, true, nil)
-	if !a.trailerLast {
+	if !a.trailerLast() {
 		return ferr
 	}
 	errs := []error{ferr, s.closeFile(a)}
@@ -474,7 +474,7 @@ func (s *Store) rotate(a *artifact) error {
 	} else if s.opts.TrackPaths {
 		s.addPath(to)
 	}
-	a.gone = true
+	a.to(stGone)
 	s.forget(a)
 	s.hooks.finalized(to)
 	return errors.Join(errs...)
