@@ -25,19 +25,8 @@ import (
 // after a signal; live streams end at once.
 const serveShutdownTimeout = 5 * time.Second
 
-func newServeCmd(e *env) *cobra.Command {
-	var (
-		addr string
-		open bool
-		// cacheSize and maxRecords bound a run's memory in the viewer.
-		cacheSize  int64
-		maxRecords int
-		otlp       otlpFlags
-	)
-	cmd := &cobra.Command{
-		Use:   "serve DIR",
-		Short: "Browse a directory of artifacts in a local viewer, live",
-		Long: `Serve runs a viewer for the artifacts (*.jsonl) in DIR and its
+// serveLong is serve's help text.
+const serveLong = `Serve runs a viewer for the artifacts (*.jsonl) in DIR and its
 subdirectories, on this machine only. The first page lists the runs, newest
 first, with their start, service, records, tokens, errors, duration and
 budget; each links to the viewer page of the run. A run still being
@@ -94,7 +83,33 @@ serves at and runs until interrupted (Ctrl-C or SIGTERM).
 
 Exit status: 0 when stopped by a signal, 2 on a usage error (an --addr that
 is not loopback) or when DIR cannot be read or the address cannot be
-listened on.`,
+listened on.`
+
+// serveFlags are serve's own flags (the OTLP receiver's are otlpFlags).
+type serveFlags struct {
+	addr string
+	open bool
+	// cacheSize and maxRecords bound a run's memory in the viewer.
+	cacheSize  int64
+	maxRecords int
+}
+
+func (f *serveFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.addr, "addr", "127.0.0.1:0", "loopback address to listen on; port 0 picks a free one")
+	cmd.Flags().BoolVar(&f.open, "open", false, "open the list of runs in the default browser")
+	cmd.Flags().Int64Var(&f.cacheSize, "cache-size", server.DefaultCacheSize, "bytes of memory (estimated) for the runs kept loaded; a run too large for it is shown paged")
+	cmd.Flags().IntVar(&f.maxRecords, "max-run-records", server.DefaultMaxRunRecords, "most records a run is loaded whole with; a larger run is shown paged")
+}
+
+func newServeCmd(e *env) *cobra.Command {
+	var (
+		f    serveFlags
+		otlp otlpFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "serve DIR",
+		Short: "Browse a directory of artifacts in a local viewer, live",
+		Long:  serveLong,
 		Example: `  agenttrace demo --out runs && agenttrace serve runs --open
   agenttrace serve runs --addr 127.0.0.1:8080
   agenttrace serve runs --otlp
@@ -111,23 +126,20 @@ listened on.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Checked before anything listens: a wrong --addr must not
 			// expose the runs even for a moment.
-			if err := server.CheckAddr(addr); err != nil {
+			if err := server.CheckAddr(f.addr); err != nil {
 				return usageErrorf("--addr: %w", err)
 			}
 			if err := otlp.check(cmd); err != nil {
 				return err
 			}
-			if cacheSize <= 0 || maxRecords <= 0 {
+			if f.cacheSize <= 0 || f.maxRecords <= 0 {
 				return usageErrorf("--cache-size and --max-run-records must be more than 0")
 			}
-			bounds := []server.Option{server.WithCacheSize(cacheSize), server.WithMaxRunRecords(maxRecords)}
-			return e.serve(cmd.Context(), args[0], addr, open, otlp, bounds...)
+			bounds := []server.Option{server.WithCacheSize(f.cacheSize), server.WithMaxRunRecords(f.maxRecords)}
+			return e.serve(cmd.Context(), args[0], f.addr, f.open, otlp, bounds...)
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on; port 0 picks a free one")
-	cmd.Flags().BoolVar(&open, "open", false, "open the list of runs in the default browser")
-	cmd.Flags().Int64Var(&cacheSize, "cache-size", server.DefaultCacheSize, "bytes of memory (estimated) for the runs kept loaded; a run too large for it is shown paged")
-	cmd.Flags().IntVar(&maxRecords, "max-run-records", server.DefaultMaxRunRecords, "most records a run is loaded whole with; a larger run is shown paged")
+	f.register(cmd)
 	otlp.register(cmd)
 	e.redactFlags(cmd)
 	return cmd
