@@ -20,6 +20,9 @@
   const LIMITS = { minimal: 600, normal: 4000, verbose: 40000 };
   const KINDS = ['agent', 'inference', 'call', 'span'];
   const KIND_LABEL = { agent: 'agent', inference: 'llm', call: 'tool', span: 'span' };
+  // TOOLS_SHOWN is how many tool calls in a row a conversation shows before
+  // it folds the rest (the streaming-events seed's default).
+  const TOOLS_SHOWN = 5;
   const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer', 'model', 'function']);
 
   const t0 = performance.now();
@@ -516,11 +519,12 @@
     }
     if (largest.length) {
       sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'Largest responses' }),
-        table('largest', ['record', 'by', 'tokens'],
+        table('largest', ['record', 'by', 'bytes', 'tokens'],
           largest.map((x) => {
             const r = R.model.byKey.get((x.trace_id || '') + '/' + (x.span_id || ''));
             const name = h('a', { href: '#', class: 'jump', 'data-span-ref': x.span_id || '', onclick: (e) => { e.preventDefault(); if (r) reveal(r); } }, x.name || '(unnamed)');
-            return [name, x.model || x.tool || '', num(x.tokens)];
+            // Ranked by bytes (report.Build), so bytes are shown first.
+            return [name, x.model || x.tool || '', num(x.bytes), num(x.tokens)];
           }))));
     }
     const evals = rep.evaluations || [];
@@ -762,7 +766,7 @@
         table('usage', cells.map((c) => c[1]), [cells.map(([k]) => num(r.usage[k]))])));
     }
     if (r.args != null) kids.push(section('Arguments', valueView(r.args)));
-    if (r.result != null) kids.push(section('Result', valueView(r.result)));
+    if (r.result != null) kids.push(section('Result', valueView(r.result), sourceCut(r)));
     // Messages as Go read them (semconv.Messages: every dialect in the
     // conventions' shape); a record without that view (an artifact shown
     // as written) shows its fields as they are.
@@ -811,8 +815,19 @@
   }
   function evalText(e) { return e.name + (typeof e.score === 'number' ? ' ' + e.score : '') + (e.label ? ' ' + e.label : ''); }
 
-  function section(title, body) {
-    return h('div', { class: 'section' }, h('h3', { text: title }), body);
+  function section(title, body, note) {
+    return h('div', { class: 'section' }, h('h3', { text: title }), note || null, body);
+  }
+
+  // sourceCut says that the source cut r's output short before agenttrace
+  // saw it (the streaming events' truncated and full_length, which the
+  // importer keeps as agenttrace.truncated and agenttrace.full_length):
+  // what is shown is all there is.
+  function sourceCut(r) {
+    const a = r.attrs || {};
+    if (a['agenttrace.truncated'] !== true) return null;
+    const full = Number(a['agenttrace.full_length']);
+    return h('div', { class: 'source-cut', text: 'Cut short by the source' + (full > 0 ? ': the full output was ' + num(full) + ' characters' : '') + '; this is all it recorded.' });
   }
 
   // valueView shows a value as text or pretty JSON, cut at the mode's limit
@@ -857,17 +872,74 @@
   // messagesView renders messages in the GenAI conventions' shape,
   // {role, parts: […], finish_reason}, by role: Go put them in that shape.
   // link, when given, finds the tool span of a tool call or result part.
+  //
+  // As the streaming-events seed's viewer does (auto_collapse_tool_count),
+  // a streak of tool calls and their results longer than TOOLS_SHOWN
+  // folds what follows into "N more tool calls", one click away (all shown
+  // in verbose mode): a loop of forty searches reads as its first few.
   function messagesView(list, link) {
-    return h('div', { class: 'msgs' }, ...list.map((m) => isObj(m) && Array.isArray(m.parts)
-      ? msgBox(String(m.role || 'message'), m.parts, m.finish_reason, link)
-      : h('div', { class: 'part other' }, valueView(m))));
+    const out = [];
+    let shown = 0; // tool calls shown in the current streak
+    let fold = null; // where the streak's later tool messages go
+    for (const m of list) {
+      if (!isObj(m) || !Array.isArray(m.parts)) {
+        shown = 0; fold = null;
+        out.push(h('div', { class: 'part other' }, valueView(m)));
+        continue;
+      }
+      const role = String(m.role || 'message');
+      const tools = m.parts.length > 0 && m.parts.every(isToolPart);
+      const calls = m.parts.filter((p) => p.type === 'tool_call').length;
+      if (!tools) { shown = 0; fold = null; }
+      // The result of a call still shown stays beside it; the fold starts
+      // at the first call past the limit.
+      if (tools && S.mode !== 'verbose' && shown >= TOOLS_SHOWN && (calls > 0 || fold)) {
+        if (!fold) { fold = foldedTools(); out.push(fold.el); }
+        fold.add(msgBox(role, m.parts, m.finish_reason, link), calls);
+        continue;
+      }
+      out.push(msgBox(role, m.parts, m.finish_reason, link, calls > 0 ? TOOLS_SHOWN - shown : Infinity));
+      shown += calls;
+    }
+    return h('div', { class: 'msgs' }, ...out);
+  }
+  function isToolPart(p) { return isObj(p) && (p.type === 'tool_call' || p.type === 'tool_call_response'); }
+
+  // foldedTools is a closed "N more tool calls" holding what is added to
+  // it; it stays out of the page until it holds something.
+  function foldedTools() {
+    const sum = h('summary');
+    const el = h('details', { class: 'more-tools', hidden: true }, sum);
+    let calls = 0, items = 0;
+    return {
+      el,
+      add(node, n) {
+        calls += n; items++;
+        el.hidden = false;
+        sum.textContent = calls ? num(calls) + ' more tool call' + (calls === 1 ? '' : 's') : num(items) + ' more tool result' + (items === 1 ? '' : 's');
+        el.append(node);
+      },
+    };
   }
 
-  function msgBox(role, parts, finish, link) {
+  // msgBox renders one message; past limit tool calls in it, the rest of
+  // its tool parts fold (see messagesView).
+  function msgBox(role, parts, finish, link, limit = Infinity) {
     const rc = ROLES.has(role) ? role : 'other';
+    const kids = [];
+    let calls = 0, fold = null;
+    for (const p of parts) {
+      if (isToolPart(p) && calls >= limit && S.mode !== 'verbose') {
+        if (!fold) { fold = foldedTools(); kids.push(fold.el); }
+        fold.add(partView(p, link), p.type === 'tool_call' ? 1 : 0);
+        continue;
+      }
+      if (isObj(p) && p.type === 'tool_call') calls++;
+      kids.push(partView(p, link));
+    }
     return h('div', { class: 'msg role-' + rc },
       h('div', { class: 'role' }, h('span', { text: role }), finish ? h('span', { class: 'muted', text: ' · finish: ' + finish }) : null),
-      ...parts.map((p) => partView(p, link)));
+      ...kids);
   }
 
   // toolSpanOf returns, for the messages of record r, a function from a
