@@ -784,14 +784,14 @@
     if (r.tools != null && !min) kids.push(section('Tool definitions', toolsView(r.tools)));
     if (!min && r.events && r.events.length) {
       kids.push(section('Events', h('ul', { class: 'events' }, ...r.events.map((e) => h('li', null, h('b', { text: e.name || '(event)' }), ' ', h('span', { class: 'muted', text: e.time || '' }),
-        e.attrs ? valueView(e.attrs) : null)))));
+        e.attrs ? attrsView(e.attrs) : null)))));
     }
     if (r.attrs && Object.keys(r.attrs).length) {
       // Long keys are cut (the full key is the title), so a value keeps
       // its width; in minimal mode the raw attributes are one click away.
-      const entries = Object.keys(r.attrs).sort().map((k) => [k, r.attrs[k]]);
-      const list = h('dl', { class: 'attrs' }, ...entries.flatMap(([k, val]) => [h('dt', { text: k, title: k }), h('dd', null, valueView(val))]));
-      kids.push(min ? h('details', { class: 'section raw-attrs' }, h('summary', { text: 'Attributes (' + entries.length + ')' }), list) : section('Attributes', list));
+      const list = attrsView(r.attrs);
+      const n = Object.keys(r.attrs).length;
+      kids.push(min ? h('details', { class: 'section raw-attrs' }, h('summary', { text: 'Attributes (' + n + ')' }), list) : section('Attributes', list));
     }
     if (v) {
       for (const f of ['links', 'resource', 'scope', 'dropped']) if (r[f] != null) kids.push(section(f, valueView(r[f])));
@@ -814,6 +814,14 @@
       e.explanation ? h('div', { class: 'eval-expl muted', text: e.explanation }) : null)));
   }
   function evalText(e) { return e.name + (typeof e.score === 'number' ? ' ' + e.score : '') + (e.label ? ' ' + e.label : ''); }
+
+  // attrsView lists attributes by key, each value as valueView shows it:
+  // a string as its text, so an exception's stack trace reads as lines,
+  // not as one JSON string full of \n.
+  function attrsView(attrs) {
+    const entries = Object.keys(attrs).sort().map((k) => [k, attrs[k]]);
+    return h('dl', { class: 'attrs' }, ...entries.flatMap(([k, val]) => [h('dt', { text: k, title: k }), h('dd', null, valueView(val))]));
+  }
 
   function section(title, body, note) {
     return h('div', { class: 'section' }, h('h3', { text: title }), note || null, body);
