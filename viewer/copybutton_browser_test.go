@@ -1,0 +1,53 @@
+package viewer_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/browsertest"
+	"github.com/agenttrace/agenttrace/viewer"
+)
+
+// TestBrowserCopyButtonCoversNoText: a long value's Copy button sits in
+// its corner without covering a character of it, whatever the panel's
+// width.
+func TestBrowserCopyButtonCoversNoText(t *testing.T) {
+	span := ptrace.NewSpan()
+	span.SetTraceID(pcommon.TraceID{3})
+	span.SetSpanID(pcommon.SpanID{3})
+	span.SetName("step")
+	span.SetStartTimestamp(pcommon.Timestamp(1e18))
+	span.SetEndTimestamp(pcommon.Timestamp(1e18 + 1e9))
+	span.Attributes().PutStr("app.note", strings.Repeat("a long line of words that fills the first line of the value ", 8))
+	recs := []converter.Record{{Span: span, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()}}
+	run := viewer.Run{Name: "copy", Meta: converter.MetaFor(recs), Records: recs}
+	for _, width := range []int{1280, 900} {
+		ctx := browsertest.New(t, browsertest.WithWindow(width, 800))
+		open(t, ctx, writePage(t, []viewer.Run{run}))
+		_, err := chromedp.Run(ctx, chromedp.Evaluate[any](`location.hash = '#span=`+span.SpanID().String()+`'`))
+		require.NoError(t, err)
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!!document.querySelector('#detail .valwrap > .copy')`))
+		require.NoError(t, err)
+		type overlap struct {
+			Rects, Covered int
+		}
+		got := eval[overlap](t, ctx, `(() => {
+		  const wrap = document.querySelector('#detail .valwrap:has(> .copy)');
+		  const b = wrap.querySelector('.copy').getBoundingClientRect();
+		  const r = document.createRange();
+		  r.selectNodeContents(wrap.querySelector('pre'));
+		  const rects = Array.from(r.getClientRects());
+		  const covered = rects.filter((x) => x.left < b.right && x.right > b.left && x.top < b.bottom && x.bottom > b.top).length;
+		  return { Rects: rects.length, Covered: covered };
+		})()`)
+		assert.Positive(t, got.Rects, "width %d: the value's text has lines", width)
+		assert.Zero(t, got.Covered, "width %d: the Copy button covers text", width)
+	}
+}
