@@ -322,7 +322,8 @@ func (p *pipeline) take(t int, e *encoder) {
 	if len(data) == 0 {
 		return
 	}
-	if a.w != nil {
+	if a.w != nil && p.n > 1 {
+		// A Writer cannot be cut back: the chunks go out in one call.
 		p.acc = append(p.acc, data...)
 		return
 	}
