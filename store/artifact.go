@@ -43,12 +43,9 @@ type artifact struct {
 	// The state and flags are kept together, unpadded: an artifact is
 	// made per trace, and so it fits a smaller size class.
 	st    state // its lifecycle: see state
+	hold  hold  // a write's hold on its open file: see hold
 	dirty bool  // written since the last sync
 	inLRU bool  // guarded by openFiles.mu
-	// A write is under way (writeGroup): a file it opens joins the LRU
-	// when it ends, if it is still open then (see settleFile); unlisted
-	// tells such a file, open and not in the LRU.
-	lruLater, unlisted bool
 
 	rootEnded atomic.Bool
 	lastWrite atomic.Int64 // unix ns
@@ -292,7 +289,7 @@ func (s *Store) append(a *artifact, b []byte) error {
 // openFile makes sure a's file is open. a.mu is held.
 func (s *Store) openFile(a *artifact) error {
 	if a.f != nil {
-		if !a.unlisted {
+		if a.hold != holdUnlisted {
 			s.files.touch(a)
 		}
 		return nil
@@ -308,8 +305,8 @@ func (s *Store) openFile(a *artifact) error {
 // attach makes f a's open file. a.mu is held.
 func (s *Store) attach(a *artifact, f file) {
 	a.f = f
-	if a.lruLater {
-		a.unlisted = true
+	if a.hold == holdWrite {
+		a.hold = holdUnlisted
 	} else {
 		s.files.add(a)
 	}
@@ -325,8 +322,8 @@ func (s *Store) closeFile(a *artifact) error {
 	if a.f == nil {
 		return nil
 	}
-	if a.unlisted {
-		a.unlisted = false
+	if a.hold == holdUnlisted {
+		a.hold = holdWrite
 	} else {
 		s.files.remove(a)
 	}
@@ -345,17 +342,26 @@ func (s *Store) shut(a *artifact) error {
 	return nil
 }
 
-// settleFile ends a write's hold on a's file (see artifact.lruLater): a
-// file the write opened joins the LRU now, unless the write closed it
-// again, as it does when it finalizes the artifact it made (FinalizeAfter
-// 0, one artifact per trace): such a file never takes the LRU's lock.
-// a.mu is held.
+// hold is a write's hold on an artifact's file (a.mu guards it): while a
+// write is under way (writeGroup), a file it opens joins the LRU only when
+// it ends, if it is still open then (see settleFile).
+type hold uint8
+
+const (
+	holdNone     hold = iota // no write under way: an open file is in the LRU
+	holdWrite                // a write under way, no file of its own open
+	holdUnlisted             // a write under way, with the file it opened: not in the LRU
+)
+
+// settleFile ends a write's hold on a's file: a file the write opened
+// joins the LRU now, unless the write closed it again, as it does when it
+// finalizes the artifact it made (FinalizeAfter 0, one artifact per
+// trace): such a file never takes the LRU's lock. a.mu is held.
 func (s *Store) settleFile(a *artifact) {
-	a.lruLater = false
-	if a.unlisted {
-		a.unlisted = false
+	if a.hold == holdUnlisted {
 		s.files.add(a)
 	}
+	a.hold = holdNone
 }
 
 // closeEvicted closes the files the LRU let go of. It runs with no

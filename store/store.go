@@ -406,7 +406,7 @@ func (s *Store) writeGroup(k Key, recs []converter.Record, prep func(*converter.
 			continue
 		}
 		a.lastWrite.Store(time.Now().UnixNano())
-		a.lruLater = true
+		a.hold = holdWrite
 		root, err := s.writeLocked(a, recs, prep)
 		if err == nil {
 			err = s.afterWrite(a, root, s.opts.Fsync == FsyncTurn && TurnEnds(recs))
