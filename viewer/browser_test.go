@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/converter"
@@ -406,7 +407,8 @@ func TestBudgetMessagesAndLongValues(t *testing.T) {
 
 // Every dialect's messages are shown as messages by role, as Go reads
 // them (semconv.Messages), not only those already in the conventions'
-// attributes: the page knows one message shape.
+// attributes: the page knows one message shape. A tool span's are its
+// arguments and result, shown under those names (issue 24).
 func TestMessagesOfEveryDialect(t *testing.T) {
 	ctx := browsertest.New(t)
 	for _, name := range []string{"openinference", "openllmetry-legacy", "openllmetry-current", "vercel-ai-v4", "genai-deprecated", "genai-v141"} {
@@ -414,6 +416,7 @@ func TestMessagesOfEveryDialect(t *testing.T) {
 			run := readRun(t, "../testdata/golden/"+name+".jsonl")
 			open(t, ctx, writePage(t, []viewer.Run{run}))
 			shown := 0
+			var rd semconv.Reading
 			for i := range run.Records {
 				c := semconv.Messages(run.Records[i].Span)
 				var want []string
@@ -429,6 +432,15 @@ func TestMessagesOfEveryDialect(t *testing.T) {
 				id := run.Records[i].Span.SpanID().String()
 				eval[bool](t, ctx, `document.querySelector('#rows .row[data-span-id="`+id+`"]').click(), true`)
 				roles := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#detail .msg .role > span:first-child')).map(e => e.textContent)`)
+				if run.Records[i].Read(&rd); rd.Kind == semconv.Call {
+					// A tool span's content is its arguments and result,
+					// shown as such, not as chat.
+					assert.Empty(t, roles, "%s: %s is a tool span", name, run.Records[i].Span.Name())
+					assert.True(t, eval[bool](t, ctx, `Array.from(document.querySelectorAll('#detail .section > h3')).some(e => e.textContent === 'Arguments' || e.textContent === 'Result')`),
+						"%s: %s shows its arguments or result", name, run.Records[i].Span.Name())
+					shown++
+					continue
+				}
 				require.Equal(t, want, roles, "%s: roles of %s", name, run.Records[i].Span.Name())
 				shown++
 			}

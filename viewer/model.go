@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // The view model is everything the page shows of a run, computed here, so
@@ -183,6 +184,7 @@ func encodeView(run *Run) (*encodedRun, error) {
 	// span around it (converter.Failures).
 	failed := converter.Failures(run.Records)
 	var line []byte
+	var rd semconv.Reading
 	for i := range run.Records {
 		rec := &run.Records[i]
 		line = enc.AppendRecord(line[:0], rec)
@@ -205,6 +207,8 @@ func encodeView(run *Run) (*encodedRun, error) {
 			b = append(b, `,"failed":true`...)
 		}
 		b = appendEvaluations(b, rec.Span)
+		rec.Read(&rd)
+		b = appendToolIO(b, rec, &rd)
 		if hasConv {
 			// The messages once, as Go read them: the raw fields would
 			// double the page (input messages repeat the whole history).

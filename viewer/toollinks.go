@@ -87,10 +87,17 @@ func runConversations(recs []converter.Record) []*viewConversation {
 		model[mc.Index] = true
 		set(mc.Index, mc.Conversation)
 	}
+	var rd semconv.Reading
 	for i := range recs {
-		if !model[i] {
-			set(i, semconv.Messages(recs[i].Span))
+		if model[i] {
+			continue
 		}
+		// A tool span's content is its arguments and result, which the
+		// page shows as such (pretty JSON, text as text), not as chat.
+		if recs[i].Read(&rd); rd.Kind == semconv.Call {
+			continue
+		}
+		set(i, semconv.Messages(recs[i].Span))
 	}
 	linkTools(recs, convs, model)
 	return convs

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -133,6 +135,9 @@ func TestServeOTLPKillNine(t *testing.T) {
 		require.NoError(t, err)
 		for _, p := range paths {
 			raw, err := os.ReadFile(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // set aside by the repair since the listing (a header the kill tore)
+			}
 			require.NoError(t, err)
 			lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
 			if !strings.HasSuffix(string(raw), "\n") || !strings.Contains(lines[len(lines)-1], `"kind":"summary"`) {

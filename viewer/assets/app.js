@@ -621,6 +621,14 @@
     ui.rows.replaceChildren(...rows);
   }
 
+  // rowName is what a row is called: an agent by its name (libraries
+  // such as the Vercel AI SDK name the span after the model:
+  // "invoke_agent gpt-4o-mini"), anything else by its span's name, which
+  // stays the row's title.
+  function rowName(r) {
+    return (r.kind === 'agent' && r.agent) || r.name || '(unnamed)';
+  }
+
   function rowEl(r, m, span) {
     const bad = failed(r);
     const cls = 'row k-' + r.kind + (bad ? ' err' : '') + (S.sel === r ? ' sel' : '') + (r._ctx ? ' ctx' : '') + (r._running ? ' running' : '') + (r._pending && !r._running ? ' missing' : '');
@@ -635,7 +643,7 @@
       : bad ? (r.code || 'error') : r.kind === 'call' && r.estimated_tokens ? '~' + num(r.estimated_tokens) + ' tok' : '';
     const label = h('div', { class: 'label' }, indent, caret, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }),
       bad ? h('span', { class: 'errmark', title: 'error', text: '!' }) : null,
-      h('span', { class: 'name', text: r.name || '(unnamed)' }), extra ? h('span', { class: 'extra', text: extra }) : null,
+      h('span', { class: 'name', text: rowName(r), title: r.name || '' }), extra ? h('span', { class: 'extra', text: extra }) : null,
       Array.isArray(r.evaluations) ? h('span', { class: 'evalmark', title: r.evaluations.map(evalText).join('\n'), text: '✓' + r.evaluations.length }) : null);
     const bar = h('div', { class: 'bar k-' + r.kind + (bad ? ' err' : '') + (r._running ? ' running' : '') });
     const l = Math.max(0, (r.t0 - m.T0) / span), w = Math.max(0, (r.t1 - r.t0) / span);
@@ -746,7 +754,7 @@
         h('p', { class: 'muted', text: 'span ' + r.span_id + ' · ' + num(r.children) + ' children so far' }));
       return;
     }
-    kids.push(h('div', { class: 'dhead' }, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }), h('h2', { text: r.name || '(unnamed)' }),
+    kids.push(h('div', { class: 'dhead' }, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }), h('h2', { text: rowName(r), title: r.name || '' }),
       h('span', { class: 'status ' + (failed(r) ? 'bad' : 'good'), text: failed(r) ? 'error' + (r.code ? ': ' + r.code : '') : 'ok' })));
     if (failed(r) && r.message) kids.push(h('div', { class: 'errmsg', text: r.message }));
     const facts = [
@@ -765,8 +773,14 @@
       kids.push(h('div', { class: 'section' }, h('h3', { text: 'Usage' }),
         table('usage', cells.map((c) => c[1]), [cells.map(([k]) => num(r.usage[k]))])));
     }
-    if (r.args != null) kids.push(section('Arguments', valueView(r.args)));
-    if (r.result != null) kids.push(section('Result', valueView(r.result), sourceCut(r)));
+    // A tool span shows what it was called with and what it returned,
+    // wherever its library put them (its args and result, else its input
+    // and output; Go adds args and result read from its messages), as
+    // pretty JSON or text, never as chat.
+    const call = r.kind === 'call';
+    const args = call && r.args == null ? r.input : r.args, result = call && r.result == null ? r.output : r.result;
+    if (args != null) kids.push(section('Arguments', valueView(args)));
+    if (result != null) kids.push(section('Result', valueView(result), sourceCut(r)));
     // Messages as Go read them (semconv.Messages: every dialect in the
     // conventions' shape); a record without that view (an artifact shown
     // as written) shows its fields as they are.
@@ -775,7 +789,7 @@
       if (Array.isArray(c.system) && c.system.length) kids.push(section('System instructions', h('div', { class: 'msgs' }, msgBox('system', c.system, null))));
       if (Array.isArray(c.input) && c.input.length) kids.push(section('Input messages', messagesView(c.input, toolSpanOf(r))));
       if (Array.isArray(c.output) && c.output.length) kids.push(section('Output messages', messagesView(c.output, toolSpanOf(r))));
-    } else {
+    } else if (!call) {
       if (r.system != null) kids.push(section('System instructions', valueView(r.system)));
       if (r.input != null) kids.push(section('Input messages', valueView(r.input)));
       if (r.output != null) kids.push(section('Output messages', valueView(r.output)));
