@@ -2,13 +2,9 @@ package redact
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
-	"unicode/utf16"
-	"unicode/utf8"
 	"unsafe"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/jsonlex"
 )
 
 // The JSON walker is a small validating parser rather than encoding/json:
@@ -157,8 +153,8 @@ func (w *walker) object(d *doc) bool {
 			return false
 		}
 		start := d.pos
-		end, esc, ok := scanString(d.data, start)
-		if !ok {
+		end, esc := jsonlex.StringEndLoose(d.data, start)
+		if end < 0 {
 			return false
 		}
 		d.pos = end
@@ -174,13 +170,14 @@ func (w *walker) object(d *doc) bool {
 		if d.mode != skip {
 			key := d.data[start+1 : end-1]
 			if esc {
-				w.key = unescape(w.key[:0], key)
+				w.key = jsonlex.Unescape(w.key[:0], key)
 				key = w.key
 			}
 			named = w.r.named(key)
 			keyed = !named && w.r.secrets && secretKeyed(key) &&
 				d.pos < len(d.data) && d.data[d.pos] == '"'
 		}
+		var ok bool
 		switch {
 		case named:
 			ok = w.replaced(d)
@@ -271,8 +268,8 @@ func (w *walker) replaced(d *doc) bool {
 // secretKeyed field, which is replaced whole when it looks like one.
 func (w *walker) stringValue(d *doc, credential bool) bool {
 	start := d.pos
-	end, esc, ok := scanString(d.data, start)
-	if !ok {
+	end, esc := jsonlex.StringEndLoose(d.data, start)
+	if end < 0 {
 		return false
 	}
 	d.pos = end
@@ -281,7 +278,7 @@ func (w *walker) stringValue(d *doc, credential bool) bool {
 	}
 	s := d.data[start+1 : end-1]
 	if esc {
-		w.str[d.level] = unescape(w.str[d.level][:0], s)
+		w.str[d.level] = jsonlex.Unescape(w.str[d.level][:0], s)
 		s = w.str[d.level]
 	}
 	if credential && credentialLike(s) {
@@ -294,7 +291,7 @@ func (w *walker) stringValue(d *doc, credential bool) bool {
 			d.changed = true
 			if d.mode == emit {
 				// Quoted as artifacts quote strings; ns is only read.
-				d.out = converter.AppendJSONString(d.out, unsafe.String(unsafe.SliceData(ns), len(ns)))
+				d.out = jsonlex.AppendString(d.out, unsafe.String(unsafe.SliceData(ns), len(ns)))
 			}
 			return true
 		}
@@ -312,47 +309,15 @@ func (d *doc) literal(lit string) bool {
 	return true
 }
 
-// number checks the JSON number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number consumes the number ahead.
 func (d *doc) number() bool {
-	b, i := d.data, d.pos
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		i = digits(b, i)
-	default:
+	end := jsonlex.NumberEnd(d.data, d.pos)
+	if end < 0 {
 		return false
 	}
-	if i < len(b) && b[i] == '.' {
-		if i++; i >= len(b) || !isDigit(b[i]) {
-			return false
-		}
-		i = digits(b, i)
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || !isDigit(b[i]) {
-			return false
-		}
-		i = digits(b, i)
-	}
-	d.putRaw(b[d.pos:i])
-	d.pos = i
+	d.putRaw(d.data[d.pos:end])
+	d.pos = end
 	return true
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-func digits(b []byte, i int) int {
-	for i < len(b) && isDigit(b[i]) {
-		i++
-	}
-	return i
 }
 
 func (d *doc) ws() {
@@ -376,137 +341,4 @@ func (d *doc) putRaw(b []byte) {
 	if d.mode == emit {
 		d.out = append(d.out, b...)
 	}
-}
-
-// scanString validates the JSON string that starts with the quote at
-// b[pos]. It returns the index just past the closing quote and whether the
-// string has escapes (and so must be unescaped before it is read).
-func scanString(b []byte, pos int) (end int, esc, ok bool) {
-	i := pos + 1
-	for {
-		i = plainRun(b, i)
-		if i >= len(b) {
-			return 0, false, false
-		}
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1, esc, true
-		case c == '\\':
-			esc = true
-			if i+1 >= len(b) {
-				return 0, false, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) {
-					return 0, false, false
-				}
-				for _, h := range b[i+2 : i+6] {
-					if hexVal(h) < 0 {
-						return 0, false, false
-					}
-				}
-				i += 6
-			default:
-				return 0, false, false
-			}
-		default: // a control character
-			return 0, false, false
-		}
-	}
-}
-
-// plainRun returns the index of the first byte at or after i that is a
-// quote, a backslash or a control character: the bytes a string scan must
-// stop at. It checks eight bytes at a time; strings are most of the bytes
-// of GenAI messages.
-func plainRun(b []byte, i int) int {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ (ones * '"')
-		s := x ^ (ones * '\\')
-		// A byte is flagged when it is zero after the xor (a quote or a
-		// backslash) or below 0x20. Borrows run only upward, so the lowest
-		// flagged byte is exact.
-		if f := (((q - ones) & ^q) | ((s - ones) & ^s) | ((x - ones*0x20) & ^x)) & highs; f != 0 {
-			return i + bits.TrailingZeros64(f)/8
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
-			return i
-		}
-	}
-	return i
-}
-
-func hexVal(c byte) rune {
-	switch {
-	case '0' <= c && c <= '9':
-		return rune(c - '0')
-	case 'a' <= c && c <= 'f':
-		return rune(c - 'a' + 10)
-	case 'A' <= c && c <= 'F':
-		return rune(c - 'A' + 10)
-	}
-	return -1
-}
-
-func hex4(b []byte) rune {
-	return hexVal(b[0])<<12 | hexVal(b[1])<<8 | hexVal(b[2])<<4 | hexVal(b[3])
-}
-
-// unescape appends the content of a validated JSON string (without its
-// quotes) to dst, decoding escapes the way encoding/json does: a surrogate
-// pair is one rune and a lone surrogate is U+FFFD.
-func unescape(dst, s []byte) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' {
-			j := bytes.IndexByte(s[i:], '\\')
-			if j < 0 {
-				return append(dst, s[i:]...)
-			}
-			dst = append(dst, s[i:i+j]...)
-			i += j
-			continue
-		}
-		switch e := s[i+1]; e {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r := hex4(s[i+2:])
-			i += 6
-			if utf16.IsSurrogate(r) {
-				r2 := utf8.RuneError
-				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-					r2 = utf16.DecodeRune(r, hex4(s[i+2:]))
-				}
-				if r2 != utf8.RuneError {
-					i += 6
-				}
-				r = r2
-			}
-			dst = utf8.AppendRune(dst, r)
-			continue
-		default: // " \ /
-			dst = append(dst, e)
-		}
-		i += 2
-	}
-	return dst
 }

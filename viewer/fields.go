@@ -1,130 +1,37 @@
 package viewer
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "github.com/agenttrace/agenttrace/internal/jsonlex"
 
 // dropFields returns line, a JSON object as converter writes it, without
-// its top-level members named in drop (copied into dst). Values are
-// skipped by their syntax: strings to their closing quote (a quote inside
-// one is always escaped), objects and arrays to the bracket that closes
-// them; nested members are never touched. A line that ends early is
-// returned whole: it came from converter's encoder, so that would mean a
-// bug there, and showing too much beats showing nothing.
+// its top-level members named in drop (copied into dst); nested members
+// are never touched. Members are read with the repository's one JSON
+// lexer, so an escaped name is compared by what it means. A line the
+// lexer refuses is returned whole: it came from converter's encoder, so
+// that would mean a bug there, and showing too much beats showing nothing.
 func dropFields(dst, line []byte, drop func(key []byte) bool) []byte {
 	if len(line) < 2 || line[0] != '{' {
 		return append(dst, line...)
 	}
+	var s jsonlex.Scanner
+	s.Reset(line)
 	start := len(dst)
 	dst = append(dst, '{')
-	first := true
-	i := 1
-	for {
-		i = skipSpace(line, i)
-		if i >= len(line) {
-			return append(dst[:start], line...)
-		}
-		if line[i] == '}' {
-			return append(dst, '}')
-		}
-		if line[i] == ',' {
-			i = skipSpace(line, i+1)
-		}
-		if i >= len(line) || line[i] != '"' {
-			return append(dst[:start], line...)
-		}
-		keyStart := i
-		i = skipString(line, i)
-		if i < 0 {
-			return append(dst[:start], line...)
-		}
-		key := line[keyStart+1 : i-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			// An escaped name (converter writes its own plainly): compare
-			// what it means.
-			var k string
-			if json.Unmarshal(line[keyStart:i], &k) == nil {
-				key = []byte(k)
-			}
-		}
-		i = skipSpace(line, i)
-		if i >= len(line) || line[i] != ':' {
-			return append(dst[:start], line...)
-		}
-		i = skipValue(line, skipSpace(line, i+1))
-		if i < 0 {
-			return append(dst[:start], line...)
-		}
-		if drop(key) {
+	kept := 0
+	s.Open('{')
+	for first := true; s.More(&first, '}'); {
+		s.WS()
+		from := s.Pos
+		gone := drop(s.Key()) // (the key's bytes last until the next string read)
+		if s.SkipValue(); s.Err != nil || gone {
 			continue
 		}
-		if !first {
+		if kept++; kept > 1 {
 			dst = append(dst, ',')
 		}
-		first = false
-		dst = append(dst, line[keyStart:i]...)
+		dst = append(dst, line[from:s.Pos]...)
 	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
+	if s.Err != nil {
+		return append(dst[:start], line...)
 	}
-	return i
-}
-
-// skipString returns the index just past the string that opens at b[i],
-// or -1 when it does not close.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return -1
-}
-
-// skipValue returns the index just past the value that starts at b[i], or
-// -1 when it does not end. Depth is counted, not recursed, so no nesting
-// can exhaust the stack.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				j := skipString(b, i)
-				if j < 0 {
-					return -1
-				}
-				i = j - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return -1
-	}
-	// A number, true, false or null: up to the next delimiter.
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-	}
-	return i
+	return append(dst, '}')
 }
