@@ -16,33 +16,26 @@ import (
 // of recursion. It accepts exactly what a Scanner's SkipValue accepts with
 // nothing after the value, nesting limit included, in a text without
 // newlines (FuzzValidEmbed holds the two to that).
+//
+// Spaces and tabs are skipped where a token is expected (writers emit
+// none: one compare that fails). Most strings are short and plain:
+// when the first byte of the first eight that needs a look is the closing
+// quote, the string ends there, decided without a call.
 func ValidEmbed(d []byte) bool {
 	var st brackets
-	obj := false   // the innermost open bracket is an object's: kept out of the stack, read at every value's end
-	isKey := false // the string being checked is a key
-	i, n := 0, len(d)
-	var c byte
+	obj, isKey := false, false // the innermost open bracket is an object's (kept out of the stack); the string is a key
+	i, n, c := 0, len(d), byte(0)
 
-	// Spaces and tabs are checked for where a token is expected, as one
-	// more case of the byte already loaded: writers emit none, so the
-	// usual path is one load and one switch per token.
 value: // a value is next
-	if i >= n {
+	if i = blank(d, i); i >= n {
 		return false
 	}
 	switch c = d[i]; c {
-	case ' ', '\t':
-		i++
-		goto value
 	case '{', '[':
 		if obj = c == '{'; !st.push(obj) {
 			return false
 		}
-		i++
-		for i < n && (d[i] == ' ' || d[i] == '\t') {
-			i++
-		}
-		if i < n && d[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
+		if i = blank(d, i+1); i < n && d[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
 			i++
 			goto pop
 		}
@@ -67,8 +60,7 @@ after: // a value ended
 	if st.depth == 0 {
 		return i == n
 	}
-ws:
-	if i >= n {
+	if i = blank(d, i); i >= n {
 		return false
 	}
 	c = d[i]
@@ -79,16 +71,10 @@ ws:
 			goto key
 		}
 		goto value
-	case '}':
-		if obj {
+	case '}', ']':
+		if obj == (c == '}') {
 			goto pop
 		}
-	case ']':
-		if !obj {
-			goto pop
-		}
-	case ' ', '\t':
-		goto ws
 	}
 	return false
 
@@ -99,22 +85,12 @@ pop: // a bracket closed
 	goto after
 
 key: // an object's key is next
-	if i >= n {
-		return false
-	}
-	if c = d[i]; c != '"' {
-		if c == ' ' || c == '\t' {
-			i++
-			goto key
-		}
+	if i = blank(d, i); i >= n || d[i] != '"' {
 		return false
 	}
 	isKey = true
 
 str: // d[i] opens a string
-	// Most strings are short and plain: when the first byte of the first
-	// eight that needs a look is the closing quote, the string ends
-	// there, decided without a call.
 	i++
 	for k := 0; k < 2 && i+8 <= n; k++ { // two words: most keys and short values
 		w := binary.LittleEndian.Uint64(d[i:])
@@ -138,18 +114,20 @@ strEnd:
 	if !isKey {
 		goto after
 	}
-	if i < n && d[i] == ':' { // writers put no space before the colon
-		i++
-		goto value
-	}
-	for i < n && (d[i] == ' ' || d[i] == '\t') {
-		i++
-	}
-	if i >= n || d[i] != ':' {
+	if i = blank(d, i); i >= n || d[i] != ':' {
 		return false
 	}
 	i++
 	goto value
+}
+
+// blank returns the index of the first byte at or after i that is not a
+// space or a tab.
+func blank(d []byte, i int) int {
+	for i < len(d) && (d[i] == ' ' || d[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // literalEnd checks the literal (true, false or null) that d[i] starts

@@ -80,16 +80,7 @@ func PlainRun(d []byte, i int) int {
 // plainRunASCII is PlainRun for a scan that passes bytes that are not
 // ASCII through: it stops at a quote, a backslash or a control character.
 func plainRunASCII(d []byte, i int) int {
-	for ; i+16 <= len(d); i += 16 {
-		a := specialASCII(binary.LittleEndian.Uint64(d[i:]))
-		b := specialASCII(binary.LittleEndian.Uint64(d[i+8:]))
-		if a|b != 0 {
-			if a != 0 {
-				return i + bits.TrailingZeros64(a)/8
-			}
-			return i + 8 + bits.TrailingZeros64(b)/8
-		}
-	}
+	// A word at a time: the text redact walks stops at escapes often.
 	for ; i+8 <= len(d); i += 8 {
 		if m := specialASCII(binary.LittleEndian.Uint64(d[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
