@@ -84,17 +84,30 @@ func (s *Store) finalizeIdle(now time.Time) {
 		idle := time.Duration(now.UnixNano() - a.lastWrite.Load())
 		return (a.rootEnded.Load() && idle >= s.opts.FinalizeAfter) || idle >= s.opts.OrphanAfter
 	}
-	for _, a := range s.snapshot() {
-		if !due(a) {
-			continue
-		}
-		a.mu.Lock()
-		if !a.gone() && due(a) {
-			if err := s.finalizeLocked(a, false, nil); err != nil {
-				s.handle(fmt.Errorf("finalize %s: %w", a.path, err))
+	// Shard by shard, only the due ones: a snapshot of every artifact
+	// each tick was an allocation the size of the table (one artifact per
+	// trace, live for FinalizeAfter: hundreds of thousands) for the few
+	// that are due.
+	var buf []*artifact
+	for i := range s.shards {
+		sh := &s.shards[i]
+		buf = buf[:0]
+		sh.mu.Lock()
+		for _, a := range sh.arts {
+			if due(a) {
+				buf = append(buf, a)
 			}
 		}
-		a.mu.Unlock()
+		sh.mu.Unlock()
+		for _, a := range buf {
+			a.mu.Lock()
+			if !a.gone() && due(a) {
+				if err := s.finalizeLocked(a, false, nil); err != nil {
+					s.handle(fmt.Errorf("finalize %s: %w", a.path, err))
+				}
+			}
+			a.mu.Unlock()
+		}
 	}
 	s.closeEvicted()
 }
