@@ -11,6 +11,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -45,17 +46,42 @@ func partitions(ctx context.Context, dest Dest) (map[string][]string, []string, 
 	return parts, names, nil
 }
 
+// ident is what a merge needs of a row: its run, when it was written,
+// and whether it is a tombstone.
+type ident struct {
+	run     string
+	written time.Time
+	removed bool
+}
+
+// keyed is a type of rows read from catalog files: a Row, or a
+// projection of its columns.
+type keyed interface {
+	Row | rowKey
+}
+
+func identOf[T keyed](r *T) ident {
+	switch r := any(r).(type) {
+	case *Row:
+		return ident{r.Run, r.WrittenAt, r.Removed}
+	case *rowKey:
+		return ident{r.Run, r.WrittenAt, r.Removed}
+	}
+	panic("unreachable")
+}
+
 // cursor reads one file's rows in order.
-type cursor struct {
+type cursor[T keyed] struct {
 	key  string
 	obj  Object
-	r    *parquet.GenericReader[Row]
-	buf  []Row
+	r    *parquet.GenericReader[T]
+	buf  []T
 	i, n int
+	base int64 // the index in the file of buf[0]
 	eof  bool
 }
 
-func openCursor(ctx context.Context, dest Dest, key string) (*cursor, error) {
+func openCursor[T keyed](ctx context.Context, dest Dest, key string) (*cursor[T], error) {
 	obj, err := dest.Open(ctx, key)
 	if err != nil {
 		return nil, err
@@ -65,8 +91,8 @@ func openCursor(ctx context.Context, dest Dest, key string) (*cursor, error) {
 		obj.Close()
 		return nil, fmt.Errorf("catalog: %s: %w: %w", key, ErrBadFile, err)
 	}
-	c := &cursor{key: key, obj: obj, buf: make([]Row, batch)}
-	if err := guard(key, func() { c.r = parquet.NewGenericReader[Row](f) }); err != nil {
+	c := &cursor[T]{key: key, obj: obj, buf: make([]T, batch)}
+	if err := guard(key, func() { c.r = parquet.NewGenericReader[T](f) }); err != nil {
 		obj.Close()
 		return nil, err
 	}
@@ -86,7 +112,7 @@ func guard(key string, f func()) (err error) {
 }
 
 // row returns the current row, or nil at the end.
-func (c *cursor) row() (*Row, error) {
+func (c *cursor[T]) row() (*T, error) {
 	if c.i < c.n {
 		return &c.buf[c.i], nil
 	}
@@ -99,6 +125,7 @@ func (c *cursor) row() (*Row, error) {
 	if gerr := guard(c.key, func() { n, err = c.r.Read(c.buf) }); gerr != nil {
 		return nil, gerr
 	}
+	c.base += int64(c.n)
 	c.i, c.n = 0, n
 	if err == io.EOF {
 		c.eof = true
@@ -112,27 +139,28 @@ func (c *cursor) row() (*Row, error) {
 	return &c.buf[0], nil
 }
 
-func (c *cursor) close() {
+func (c *cursor[T]) close() {
 	if c.r != nil {
 		c.r.Close()
 	}
 	c.obj.Close()
 }
 
-// cursors is a heap of cursors by their current row's run.
-type cursors []*cursor
+// cursors is a heap of cursors by their current row's run, the latest
+// row first.
+type cursors[T keyed] []*cursor[T]
 
-func (h cursors) Len() int { return len(h) }
-func (h cursors) Less(i, j int) bool {
-	a, b := &h[i].buf[h[i].i], &h[j].buf[h[j].i]
-	if c := cmp.Compare(a.Run, b.Run); c != 0 {
+func (h cursors[T]) Len() int { return len(h) }
+func (h cursors[T]) Less(i, j int) bool {
+	a, b := identOf(&h[i].buf[h[i].i]), identOf(&h[j].buf[h[j].i])
+	if c := cmp.Compare(a.run, b.run); c != 0 {
 		return c < 0
 	}
-	return a.WrittenAt.After(b.WrittenAt)
+	return a.written.After(b.written)
 }
-func (h cursors) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *cursors) Push(x any)   { *h = append(*h, x.(*cursor)) }
-func (h *cursors) Pop() any {
+func (h cursors[T]) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *cursors[T]) Push(x any)   { *h = append(*h, x.(*cursor[T])) }
+func (h *cursors[T]) Pop() any {
 	old := *h
 	c := old[len(old)-1]
 	*h = old[:len(old)-1]
@@ -142,13 +170,13 @@ func (h *cursors) Pop() any {
 // openAll opens keys; a file deleted since it was listed (a compaction
 // finished) makes it list the partition again, since the file that
 // replaced it holds its rows.
-func openAll(ctx context.Context, dest Dest, part string, keys []string) ([]*cursor, error) {
+func openAll[T keyed](ctx context.Context, dest Dest, part string, keys []string) ([]*cursor[T], error) {
 	for attempt := 0; ; attempt++ {
-		var cs []*cursor
+		var cs []*cursor[T]
 		var err error
 		for _, k := range keys {
-			var c *cursor
-			if c, err = openCursor(ctx, dest, k); err != nil {
+			var c *cursor[T]
+			if c, err = openCursor[T](ctx, dest, k); err != nil {
 				break
 			}
 			cs = append(cs, c)
@@ -175,12 +203,18 @@ func openAll(ctx context.Context, dest Dest, part string, keys []string) ([]*cur
 	}
 }
 
+// at is where a row is: its file and its index there.
+type at struct {
+	key   string
+	index int64
+}
+
 // mergePartition calls fn with the latest row of every run in the files
-// keys of partition part, in run order; with tombstones when all is set
-// (a compaction keeps them), else without the runs they remove. A row
-// passed to fn is valid only during the call.
-func mergePartition(ctx context.Context, dest Dest, part string, keys []string, all bool, fn func(*Row) error) error {
-	cs, err := openAll(ctx, dest, part, keys)
+// keys of partition part, in run order, and where it is; with tombstones
+// when all is set (a compaction keeps them), else without the runs they
+// remove. A row passed to fn is valid only during the call.
+func mergePartition[T keyed](ctx context.Context, dest Dest, part string, keys []string, all bool, fn func(*T, at) error) error {
+	cs, err := openAll[T](ctx, dest, part, keys)
 	if err != nil {
 		return err
 	}
@@ -189,7 +223,7 @@ func mergePartition(ctx context.Context, dest Dest, part string, keys []string, 
 			c.close()
 		}
 	}()
-	h := make(cursors, 0, len(cs))
+	h := make(cursors[T], 0, len(cs))
 	for _, c := range cs {
 		r, err := c.row()
 		if err != nil {
@@ -200,13 +234,15 @@ func mergePartition(ctx context.Context, dest Dest, part string, keys []string, 
 		}
 	}
 	heap.Init(&h)
-	var latest Row
+	var latest T
+	var where at
+	var id ident
 	have := false
 	emit := func() error {
-		if !have || (latest.Removed && !all) {
+		if !have || (id.removed && !all) {
 			return nil
 		}
-		return fn(&latest)
+		return fn(&latest, where)
 	}
 	for h.Len() > 0 {
 		if err := ctx.Err(); err != nil {
@@ -214,13 +250,14 @@ func mergePartition(ctx context.Context, dest Dest, part string, keys []string, 
 		}
 		c := h[0]
 		r := &c.buf[c.i]
-		if !have || r.Run != latest.Run {
+		rid := identOf(r)
+		if !have || rid.run != id.run {
 			if err := emit(); err != nil {
 				return err
 			}
-			latest, have = *r, true
-		} else if r.WrittenAt.After(latest.WrittenAt) {
-			latest = *r
+			latest, where, id, have = *r, at{c.key, c.base + int64(c.i)}, rid, true
+		} else if rid.written.After(id.written) {
+			latest, where, id = *r, at{c.key, c.base + int64(c.i)}, rid
 		}
 		c.i++
 		next, err := c.row()
@@ -246,7 +283,8 @@ func Scan(ctx context.Context, dest Dest, fn func(*Row) error) error {
 		return err
 	}
 	for _, p := range names {
-		if err := mergePartition(ctx, dest, p, parts[p], false, fn); err != nil {
+		err := mergePartition(ctx, dest, p, parts[p], false, func(r *Row, _ at) error { return fn(r) })
+		if err != nil {
 			return err
 		}
 	}

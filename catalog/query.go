@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -79,9 +80,22 @@ type Page struct {
 // Query returns the runs of the catalog at dest that f selects, in order
 // s, from offset, at most limit of them (limit ≤ 0: all), with the count
 // of all it selects. It reads the catalog as a stream (see [Scan]),
-// keeping only the best offset+limit rows in a heap: its memory does not
-// grow with the number of runs.
+// keeping only the best offset+limit runs in a heap: its memory does not
+// grow with the number of runs. Without a Search it reads only the
+// columns it filters and sorts on, then the page's rows whole.
 func Query(ctx context.Context, dest Dest, f Filter, s Sort, offset, limit int) (Page, error) {
+	var p Page
+	var err error
+	for range 3 { // a compaction may remove a page's file before it is read
+		p, err = query(ctx, dest, f, s, offset, limit)
+		if !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
+	return p, err
+}
+
+func query(ctx context.Context, dest Dest, f Filter, s Sort, offset, limit int) (Page, error) {
 	offset = max(offset, 0)
 	m := matcher{f: f, search: strings.ToLower(f.Search)}
 	if m.f.Now.IsZero() {
@@ -97,44 +111,55 @@ func Query(ctx context.Context, dest Dest, f Filter, s Sort, offset, limit int) 
 		if !m.day(p) {
 			continue
 		}
-		err := mergePartition(ctx, dest, p, parts[p], false, func(r *Row) error {
-			if m.match(r) {
-				total++
-				top.offer(r)
-			}
-			return nil
-		})
+		if m.search != "" {
+			err = mergePartition(ctx, dest, p, parts[p], false, func(r *Row, where at) error {
+				if fc := factsOf(r); m.match(&fc) && r.contains(m.search) {
+					total++
+					top.offer(fc, where, r)
+				}
+				return nil
+			})
+		} else {
+			err = mergePartition(ctx, dest, p, parts[p], false, func(r *rowKey, where at) error {
+				if fc := r.facts(); m.match(&fc) {
+					total++
+					top.offer(fc, where, nil)
+				}
+				return nil
+			})
+		}
 		if err != nil {
 			return Page{}, err
 		}
 	}
-	rows := top.sorted()
-	if offset >= len(rows) {
+	entries := top.sorted()
+	if offset >= len(entries) {
 		return Page{Rows: []Row{}, Total: total}, nil
 	}
-	rows = rows[offset:]
-	if limit > 0 && len(rows) > limit {
-		rows = rows[:limit]
+	entries = entries[offset:]
+	if limit > 0 && len(entries) > limit {
+		entries = entries[:limit]
 	}
-	return Page{Rows: rows, Total: total}, nil
+	rows, err := fetch(ctx, dest, entries)
+	return Page{Rows: rows, Total: total}, err
 }
 
 // less orders a before b in s.
-func (s Sort) less(a, b *Row) bool {
+func (s Sort) less(a, b *facts) bool {
 	var c int
 	switch s.By {
 	case ByCost:
-		c = cmp.Compare(a.Cost(), b.Cost())
+		c = cmp.Compare(a.cost, b.cost)
 	case ByTokens:
-		c = cmp.Compare(a.TotalTokens, b.TotalTokens)
+		c = cmp.Compare(a.tokens, b.tokens)
 	default:
-		c = a.Started.Compare(b.Started)
+		c = a.started.Compare(b.started)
 	}
 	if s.Desc {
 		c = -c
 	}
 	if c == 0 {
-		c = cmp.Compare(a.Run, b.Run)
+		c = cmp.Compare(a.run, b.run)
 	}
 	return c < 0
 }
@@ -156,18 +181,18 @@ func (m *matcher) day(p string) bool {
 	return m.f.Until.IsZero() || d.Before(m.f.Until)
 }
 
-func (m *matcher) match(r *Row) bool {
+func (m *matcher) match(r *facts) bool {
 	f := &m.f
 	switch {
-	case !f.Since.IsZero() && r.Started.Before(f.Since),
-		!f.Until.IsZero() && !r.Started.Before(f.Until),
-		f.Service != "" && r.Service != f.Service,
-		f.OverBudget && !r.OverAnyBudget(),
-		f.MinCost > 0 && r.Cost() < f.MinCost,
-		f.OlderThan > 0 && !r.Ended.Before(f.Now.Add(-f.OlderThan)):
+	case !f.Since.IsZero() && r.started.Before(f.Since),
+		!f.Until.IsZero() && !r.started.Before(f.Until),
+		f.Service != "" && r.service != f.Service,
+		f.OverBudget && !r.over,
+		f.MinCost > 0 && r.cost < f.MinCost,
+		f.OlderThan > 0 && !r.ended.Before(f.Now.Add(-f.OlderThan)):
 		return false
 	}
-	return m.search == "" || r.contains(m.search)
+	return true
 }
 
 // contains reports whether the row's words hold s, lower case.
@@ -187,48 +212,62 @@ func (r *Row) contains(s string) bool {
 	return false
 }
 
-// pageHeap keeps the keep best rows: the worst of them on top.
+// entry is a run the page may hold: what it sorts by, where its row is,
+// and the row when it was read whole.
+type entry struct {
+	facts
+	at  at
+	row *Row
+}
+
+// pageHeap keeps the keep best entries: the worst of them on top.
 type pageHeap struct {
-	rows []Row
-	less func(a, b *Row) bool
+	es   []entry
+	less func(a, b *facts) bool
 	keep int
 	all  bool
 }
 
-func (h *pageHeap) Len() int           { return len(h.rows) }
-func (h *pageHeap) Less(i, j int) bool { return h.less(&h.rows[j], &h.rows[i]) }
-func (h *pageHeap) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
-func (h *pageHeap) Push(x any)         { h.rows = append(h.rows, x.(Row)) }
+func (h *pageHeap) Len() int           { return len(h.es) }
+func (h *pageHeap) Less(i, j int) bool { return h.less(&h.es[j].facts, &h.es[i].facts) }
+func (h *pageHeap) Swap(i, j int)      { h.es[i], h.es[j] = h.es[j], h.es[i] }
+func (h *pageHeap) Push(x any)         { h.es = append(h.es, x.(entry)) }
 func (h *pageHeap) Pop() any {
-	r := h.rows[len(h.rows)-1]
-	h.rows = h.rows[:len(h.rows)-1]
-	return r
+	e := h.es[len(h.es)-1]
+	h.es = h.es[:len(h.es)-1]
+	return e
 }
 
-// offer keeps a copy of r if it is among the best.
-func (h *pageHeap) offer(r *Row) {
-	if h.all || len(h.rows) < h.keep {
-		heap.Push(h, *r)
+// offer keeps the run if it is among the best; row, when not nil, is
+// copied.
+func (h *pageHeap) offer(fc facts, where at, row *Row) {
+	if !h.all && (h.keep == 0 || (len(h.es) == h.keep && !h.less(&fc, &h.es[0].facts))) {
 		return
 	}
-	if h.keep == 0 || !h.less(r, &h.rows[0]) {
+	e := entry{facts: fc, at: where}
+	if row != nil {
+		r := *row
+		e.row = &r
+	}
+	if h.all || len(h.es) < h.keep {
+		heap.Push(h, e)
 		return
 	}
-	h.rows[0] = *r
+	h.es[0] = e
 	heap.Fix(h, 0)
 }
 
-// sorted returns the kept rows, best first.
-func (h *pageHeap) sorted() []Row {
-	rows := h.rows
-	slices.SortFunc(rows, func(a, b Row) int {
+// sorted returns the kept entries, best first.
+func (h *pageHeap) sorted() []entry {
+	es := h.es
+	slices.SortFunc(es, func(a, b entry) int {
 		switch {
-		case h.less(&a, &b):
+		case h.less(&a.facts, &b.facts):
 			return -1
-		case h.less(&b, &a):
+		case h.less(&b.facts, &a.facts):
 			return 1
 		}
 		return 0
 	})
-	return rows
+	return es
 }

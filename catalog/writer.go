@@ -57,23 +57,23 @@ func NewWriter(dest Dest, opts WriterOptions) *Writer {
 }
 
 // Add buffers row, stamping its WrittenAt when it has none, and writes
-// the buffer when it is full.
+// the buffer when it is full. An error is the write's: the rows, row
+// among them, stay buffered for the next Flush.
 func (w *Writer) Add(ctx context.Context, row Row) error {
 	if row.WrittenAt.IsZero() {
 		row.WrittenAt = time.Now().UTC()
 	}
 	n := rowBytes(&row)
+	var err error
 	if len(w.buf) > 0 && w.bytes+n > w.opts.MaxBytes {
-		if err := w.Flush(ctx); err != nil {
-			return err
-		}
+		err = w.Flush(ctx)
 	}
-	w.buf = append(w.buf, row)
+	w.buf = append(w.buf, row) // kept, even when the flush failed
 	w.bytes += n
-	if len(w.buf) >= w.opts.MaxRows {
-		return w.Flush(ctx)
+	if err == nil && len(w.buf) >= w.opts.MaxRows {
+		err = w.Flush(ctx)
 	}
-	return nil
+	return err
 }
 
 // Buffered returns the rows not written yet.

@@ -1,0 +1,46 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// benchRows makes n runs spread over ten days.
+func benchRows(n int) []Row {
+	rows := make([]Row, n)
+	for i := range rows {
+		started := day(0).Add(time.Duration(i%10) * 24 * time.Hour).Add(time.Duration(i) * time.Second)
+		cost := float64(i%997) / 1000
+		rows[i] = Row{Run: fmt.Sprintf("%032x.jsonl", i*7919), Service: fmt.Sprintf("svc-%d", i%7), RootName: "invoke_agent planner",
+			FirstPrompt: "Plan a trip to Lisbon for three days, with a budget", Started: started, Ended: started.Add(time.Minute),
+			Records: 12, InputTokens: int64(i % 5000), TotalTokens: int64(i%5000 + 300), CostUSD: &cost,
+			Models: []string{"gpt-4o-mini"}, Tools: []string{"search", "book"}, Keys: []string{fmt.Sprintf("%032x.jsonl", i*7919)}}
+	}
+	return rows
+}
+
+// BenchmarkQueryFirstPage: the first page (50 runs, newest first) of a
+// catalog of 100,000 runs in compacted files, and of the same runs in
+// files of 1,000 rows.
+func BenchmarkQueryFirstPage(b *testing.B) {
+	for _, per := range []int{100_000, 1_000} {
+		b.Run(fmt.Sprintf("files-of-%d", per), func(b *testing.B) {
+			dest := Dir(b.TempDir())
+			w := NewWriter(dest, WriterOptions{MaxRows: per})
+			for _, r := range benchRows(100_000) {
+				require.NoError(b, w.Add(context.Background(), r))
+			}
+			require.NoError(b, w.Flush(context.Background()))
+			b.ResetTimer()
+			for b.Loop() {
+				p, err := Query(context.Background(), dest, Filter{}, Sort{Desc: true}, 0, 50)
+				require.NoError(b, err)
+				require.Equal(b, 100_000, p.Total)
+			}
+		})
+	}
+}
