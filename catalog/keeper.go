@@ -183,8 +183,11 @@ func (k *Keeper) Sync(ctx context.Context) error {
 // Close writes the rows of what is queued and stops the Keeper. When ctx
 // ends first, it abandons them (catalog build makes them) and returns
 // ctx's error once the goroutine has stopped. Call it after the store's
-// Close, which finalizes what was open.
+// Close, which finalizes what was open. A nil Keeper closes as nothing.
 func (k *Keeper) Close(ctx context.Context) error {
+	if k == nil {
+		return nil
+	}
 	k.mu.Lock()
 	k.closed = true
 	k.mu.Unlock()

@@ -175,3 +175,24 @@ func TestCatalogCompact(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, `"total": 2`)
 }
+
+func TestServeRetentionFlags(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--otlp-max-bytes", "1000"}, "need --otlp"},
+		{[]string{"--otlp-catalog=false"}, "need --otlp"},
+		{[]string{"--otlp", "--otlp-max-age", "soon"}, "--otlp-max-age"},
+		{[]string{"--otlp", "--otlp-max-age", "-3h"}, "--otlp-max-age"},
+		{[]string{"--otlp", "--otlp-max-bytes", "-1"}, "max_bytes -1 is negative"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := agenttrace(t, "", append([]string{"serve", dir}, tt.args...)...)
+			assert.Equal(t, 2, r.code, r.stderr)
+			assert.Contains(t, r.stderr, tt.want)
+		})
+	}
+}

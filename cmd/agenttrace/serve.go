@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agenttrace/agenttrace/catalog"
 	"github.com/agenttrace/agenttrace/receiver"
 	"github.com/agenttrace/agenttrace/store"
 	"github.com/agenttrace/agenttrace/viewer/server"
@@ -246,6 +247,12 @@ type otlpFlags struct {
 	maxInFlight int64
 	cors        []string   // origins whose web pages may export to OTLP/HTTP
 	red         *redaction // what is written is redacted first; nil: nothing
+	// catalog keeps DIR's run catalog as runs are finalized; maxAge and
+	// maxBytes are DIR's retention (catalog.Retention).
+	catalog  bool
+	maxAge   string
+	maxBytes int64
+	keep     catalog.Retention
 }
 
 func (o *otlpFlags) register(cmd *cobra.Command) {
@@ -256,6 +263,9 @@ func (o *otlpFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&o.allowRemote, "otlp-allow-remote", false, "let --otlp-http/--otlp-grpc name a non-loopback address (spans from other machines, unauthenticated)")
 	f.Int64Var(&o.maxRequest, "otlp-max-request", receiver.DefaultMaxRequest, "largest OTLP request in bytes, decompressed; larger ones get 413 / RESOURCE_EXHAUSTED")
 	f.Int64Var(&o.maxInFlight, "otlp-max-inflight", receiver.DefaultMaxInFlight, "OTLP request bytes held at once, decompressed (a gRPC call counts as --otlp-max-request); more get 429 / RESOURCE_EXHAUSTED with a retry delay")
+	f.BoolVar(&o.catalog, "otlp-catalog", true, "keep DIR's run catalog (DIR/catalog/) as runs are finalized")
+	f.StringVar(&o.maxAge, "otlp-max-age", "", "remove the runs of DIR that ended longer ago than this `age` (\"36h\", \"30d\"), with their catalog rows")
+	f.Int64Var(&o.maxBytes, "otlp-max-bytes", 0, "keep DIR's finalized runs under this many `bytes`, removing the oldest first, with their catalog rows")
 	f.StringArrayVar(&o.cors, "cors", nil, "let web pages of `ORIGIN` (scheme://host:port, or * for any) export to OTLP/HTTP from a browser (repeatable); other cross-origin requests get 403")
 }
 
@@ -268,8 +278,9 @@ func (o *otlpFlags) check(cmd *cobra.Command) error {
 		o.on = true
 	}
 	if !o.on {
-		if f.Changed("otlp-allow-remote") || f.Changed("otlp-max-request") || f.Changed("otlp-max-inflight") || f.Changed("cors") {
-			return usageErrorf("--otlp-allow-remote, --otlp-max-request, --otlp-max-inflight and --cors need --otlp")
+		if f.Changed("otlp-allow-remote") || f.Changed("otlp-max-request") || f.Changed("otlp-max-inflight") || f.Changed("cors") ||
+			f.Changed("otlp-catalog") || f.Changed("otlp-max-age") || f.Changed("otlp-max-bytes") {
+			return usageErrorf("--otlp-allow-remote, --otlp-max-request, --otlp-max-inflight, --cors, --otlp-catalog, --otlp-max-age and --otlp-max-bytes need --otlp")
 		}
 		return nil
 	}
@@ -291,12 +302,29 @@ func (o *otlpFlags) check(cmd *cobra.Command) error {
 			return usageErrorf("--%s: %w", a.flag, err)
 		}
 	}
+	return o.retention()
+}
+
+// retention settles --otlp-max-age and --otlp-max-bytes.
+func (o *otlpFlags) retention() error {
+	if o.maxAge != "" {
+		age, err := parseAge(o.maxAge)
+		if err != nil {
+			return usageErrorf("--otlp-max-age %w", err)
+		}
+		o.keep.MaxAge = age
+	}
+	o.keep.MaxBytes = o.maxBytes
+	if err := o.keep.Validate(); err != nil {
+		return usageErrorf("--otlp-max-bytes: %w", err)
+	}
 	return nil
 }
 
 // otlpRun is a running OTLP receiver and its store.
 type otlpRun struct {
 	st       *store.Store
+	keeper   *catalog.Keeper // nil without a catalog or retention
 	rcv      *receiver.Receiver
 	lines    []string
 	httpAddr string // where OTLP/HTTP listens, when it does
@@ -311,18 +339,27 @@ func startOTLP(dir string, o otlpFlags, log *slog.Logger) (*otlpRun, error) {
 	if !o.on {
 		return &otlpRun{disabled: true}, nil
 	}
-	st, err := store.New(store.Options{Dir: dir, Recover: true, RecoverIdle: store.SharedFolderIdle, Redactor: o.red.storeRedactor(), OnError: func(err error) { log.Warn("finalizing artifact", "err", err) }})
+	opts := store.Options{Dir: dir, Recover: true, RecoverIdle: store.SharedFolderIdle, Redactor: o.red.storeRedactor(), OnError: func(err error) { log.Warn("finalizing artifact", "err", err) }}
+	var keeper *catalog.Keeper
+	if o.catalog || o.keep.Enabled() {
+		keeper = catalog.NewKeeper(dir, catalog.KeeperOptions{Retention: o.keep, OnError: func(err error) { log.Warn("run catalog", "err", err) }})
+		opts.Hooks.Finalized = keeper.Finalized
+	}
+	st, err := store.New(opts)
 	if err != nil {
 		return nil, ioError(fmt.Errorf("otlp: %w", err))
 	}
-	run := &otlpRun{st: st, rcv: receiver.New(st, receiver.WithLogger(log), receiver.WithMaxRequest(o.maxRequest),
+	if keeper != nil {
+		keeper.Start(nil)
+	}
+	run := &otlpRun{st: st, keeper: keeper, rcv: receiver.New(st, receiver.WithLogger(log), receiver.WithMaxRequest(o.maxRequest),
 		receiver.WithMaxInFlight(o.maxInFlight), receiver.WithCORS(o.cors...), receiver.WithAllowedHosts(o.hosts()...))}
 	var lns []net.Listener
 	fail := func(err error) (*otlpRun, error) {
 		for _, ln := range lns {
 			ln.Close()
 		}
-		return nil, errors.Join(ioError(err), st.Close())
+		return nil, errors.Join(ioError(err), st.Close(), run.keeper.Close(context.Background()))
 	}
 	if o.http != "off" {
 		ln, err := net.Listen("tcp", o.http)
@@ -407,5 +444,6 @@ func (r *otlpRun) stop(ctx context.Context) error {
 	for _, ch := range r.done {
 		<-ch
 	}
-	return errors.Join(err, r.st.Close())
+	err = errors.Join(err, r.st.Close()) // finalizes: the keeper hears of every run
+	return errors.Join(err, r.keeper.Close(ctx))
 }

@@ -17,8 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/agenttrace/agenttrace/catalog"
 )
 
 // servingRe is the line serve prints once it listens.
@@ -303,6 +306,13 @@ func TestServeOTLP(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(b), `"complete":true`, "finalized at the end")
 	require.Contains(t, errBuf.String(), `msg="refused OTLP request: content type" content_type=text/plain`)
+	// The run catalog was kept as the run was finalized (--otlp-catalog).
+	p, err := catalog.Query(t.Context(), catalog.Dir(dir), catalog.Filter{}, catalog.Sort{}, 0, 0)
+	require.NoError(t, err)
+	require.Len(t, p.Rows, 1)
+	assert.Equal(t, "5b8efff798038103d269b633813fc60c.jsonl", p.Rows[0].Run)
+	assert.Equal(t, "otlp-test", p.Rows[0].Service)
+	assert.Equal(t, "invoke_agent planner", p.Rows[0].RootName)
 }
 
 // The Host names OTLP/HTTP answers besides loopback ones: the host
