@@ -15,7 +15,7 @@ import (
 
 // Defaults of [KeeperOptions].
 const (
-	DefaultFlushEvery = 2 * time.Second
+	DefaultFlushEvery   = 2 * time.Second
 	DefaultMaxPending   = 100_000
 	DefaultCompactAfter = 16
 )
