@@ -23,6 +23,8 @@
   // TOOLS_SHOWN is how many tool calls in a row a conversation shows before
   // it folds the rest (the streaming-events seed's default).
   const TOOLS_SHOWN = 5;
+  // TABLE_ROWS is how many rows a breakdown table shows before "show all".
+  const TABLE_ROWS = 10;
   const ROLES = new Set(['system', 'user', 'assistant', 'tool', 'developer', 'model', 'function']);
 
   const t0 = performance.now();
@@ -309,9 +311,12 @@
         h('h1', { text: 'agenttrace' }), ui.runPick,
         h('label', { class: 'open button' }, 'Open file…', ui.file),
         h('span', { class: 'muted hint', text: convertURL ? 'or drop an artifact, OTLP (JSON or protobuf) or Jaeger JSON file anywhere' : 'or drop an artifact anywhere' })),
-      ui.problems, ui.cards, ui.tables,
+      // The waterfall right below the totals, where the eye goes; the
+      // breakdowns (by model, tool, agent…) after it.
+      ui.problems, ui.cards,
       h('section', { class: 'timeline' }, ui.toolbar,
-        h('div', { class: 'split' }, h('div', { class: 'waterfall', id: 'waterfall' }, ui.axis, ui.scroll), ui.detail)));
+        h('div', { class: 'split' }, h('div', { class: 'waterfall', id: 'waterfall' }, ui.axis, ui.scroll), ui.detail)),
+      ui.tables);
 
     document.addEventListener('dragover', (e) => { e.preventDefault(); document.body.classList.add('dragging'); });
     document.addEventListener('dragleave', (e) => { if (e.target === document.documentElement || e.target === document.body) document.body.classList.remove('dragging'); });
@@ -480,9 +485,16 @@
 
   // ---- token tables --------------------------------------------------------------
 
+  // table lays out rows under head; past TABLE_ROWS rows it shows the top
+  // ones and a "show all" for the rest (the rows come ranked).
   function table(id, head, rows) {
-    return h('table', { id, class: 'grid' }, h('thead', null, h('tr', null, ...head.map((c) => h('th', { text: c })))),
-      h('tbody', null, ...rows.map((r) => h('tr', null, ...r.map((c) => (c instanceof Node ? h('td', null, c) : h('td', { text: c })))))));
+    const tr = (r) => h('tr', null, ...r.map((c) => (c instanceof Node ? h('td', null, c) : h('td', { text: c }))));
+    const body = h('tbody', null, ...rows.slice(0, TABLE_ROWS).map(tr));
+    const t = h('table', { id, class: 'grid' }, h('thead', null, h('tr', null, ...head.map((c) => h('th', { text: c })))), body);
+    if (rows.length <= TABLE_ROWS) return t;
+    const more = h('button', { type: 'button', class: 'show-all-rows', 'data-table': id, onclick: () => { body.append(...rows.slice(TABLE_ROWS).map(tr)); more.remove(); } },
+      'Show all ' + num(rows.length) + ' rows');
+    return h('div', { class: 'tablewrap' }, t, more);
   }
 
   // costCell is a table row's cost as Go wrote it (viewer/cost.go).
