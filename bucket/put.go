@@ -1,0 +1,286 @@
+package bucket
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// ErrBadArtifact is returned by Put for a file that is no artifact (no
+// header to read its start and service from): retrying will not help.
+var ErrBadArtifact = errors.New("not an artifact")
+
+// hashKey is the object metadata that holds the SHA-256 of the
+// artifact's bytes (uncompressed): what tells a re-upload of the same file
+// from a next generation without reading the object back.
+const hashKey = "agenttrace-sha256"
+
+// maxGenerations bounds the generations Put tries for one run, so that a
+// bucket that refuses every write with a precondition failure cannot keep
+// it going for ever.
+const maxGenerations = 100000
+
+// Put uploads the finalized artifact in file, whose name in its store's
+// folder was name, create-only: never over an existing object. The first
+// upload of a run gets the run's key (see KeyOf); when the key is taken
+// (spans that came after the run was uploaded, now in a file of their
+// own), the next generation's (<id>.g2.jsonl, …), each its own create-only
+// object. A file identical to a generation already there (a re-upload
+// after a crash, before the local copy was removed) is not uploaded again:
+// Put returns that generation's key and existed true. With zstd the
+// object is compressed (.jsonl.zst).
+func (b *Bucket) Put(ctx context.Context, file, name string, zstdOn bool) (key string, existed bool, err error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return "", false, fmt.Errorf("upload %s: %w", file, err)
+	}
+	defer f.Close()
+	meta, sum, err := scan(f)
+	if err != nil {
+		return "", false, fmt.Errorf("upload %s: %w", file, err)
+	}
+	k := KeyOf(name, meta.StartedAt, serviceOf(meta), zstdOn)
+	gens, err := b.findRun(ctx, &k)
+	if err != nil {
+		return "", false, err
+	}
+	for _, g := range gens {
+		if same, err := b.sameHash(ctx, g.Key, sum); err != nil {
+			return "", false, err
+		} else if same {
+			return g.Key, true, nil
+		}
+		k.Gen = max(k.Gen, g.Name.Gen+1)
+	}
+	for range maxGenerations {
+		key = k.String()
+		err := b.create(ctx, key, f, sum, zstdOn)
+		if err == nil {
+			b.remember(k)
+			return key, false, nil
+		}
+		if gcerrors.Code(err) != gcerrors.FailedPrecondition {
+			return "", false, b.wrap("upload "+key, err)
+		}
+		// Taken since the listing: by this very file (an upload racing
+		// itself after a restart), or by another generation.
+		if same, err := b.sameHash(ctx, key, sum); err != nil {
+			return "", false, err
+		} else if same {
+			return key, true, nil
+		}
+		k.Gen++
+	}
+	return "", false, b.wrap("upload "+file, errors.New("no free generation"))
+}
+
+// scan reads the header of the artifact in f and hashes all of f.
+func scan(f *os.File) (*converter.Meta, string, error) {
+	r := converter.NewReader(io.LimitReader(f, 1<<20), converter.WithProblemHandler(func(*converter.LineError) {}))
+	_, _ = r.Next()
+	meta := r.Meta()
+	if meta == nil || meta.StartedAt.IsZero() {
+		return nil, "", fmt.Errorf("%w: no header with started_at", ErrBadArtifact)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, "", err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, "", err
+	}
+	return meta, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// serviceOf is the service a header names.
+func serviceOf(m *converter.Meta) string {
+	if m.Service != "" {
+		return m.Service
+	}
+	if v, ok := m.Resource.Attributes().Get("service.name"); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+// create writes f to key, create-only, with its hash as metadata.
+func (b *Bucket) create(ctx context.Context, key string, f *os.File, sum string, zstdOn bool) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts := &blob.WriterOptions{
+		IfNotExist:  true,
+		ContentType: "application/jsonl",
+		Metadata:    map[string]string{hashKey: sum},
+	}
+	if zstdOn {
+		opts.ContentType = "application/zstd"
+	}
+	w, err := b.b.NewWriter(wctx, key, opts)
+	if err != nil {
+		return err
+	}
+	if zstdOn {
+		err = compress(w, f)
+	} else {
+		_, err = io.Copy(w, f)
+	}
+	if err != nil {
+		cancel() // a cancelled writer leaves no object
+		_ = w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+var encoders = sync.Pool{New: func() any {
+	e, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	return e
+}}
+
+// compress writes r to w compressed with zstd.
+func compress(w io.Writer, r io.Reader) error {
+	e := encoders.Get().(*zstd.Encoder)
+	defer encoders.Put(e)
+	e.Reset(w)
+	if _, err := e.ReadFrom(r); err != nil {
+		_ = e.Close()
+		return fmt.Errorf("zstd: %w", err)
+	}
+	if err := e.Close(); err != nil {
+		return fmt.Errorf("zstd: %w", err)
+	}
+	return nil
+}
+
+// sameHash reports whether the object at key holds the bytes whose
+// SHA-256 is sum (an object without the hash, written by another program,
+// is taken for different).
+func (b *Bucket) sameHash(ctx context.Context, key, sum string) (bool, error) {
+	a, err := b.b.Attributes(ctx, key)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, b.wrap("read attributes of "+key, err)
+	}
+	return a.Metadata[hashKey] == sum, nil
+}
+
+// findRun returns the generations already in the bucket of the run k is
+// the first generation of, and moves k to their partition. A run's later
+// generations stay in the partition of its first, whatever their own
+// header says: the run's start is the first's, and a late file's header
+// starts with its own first span, which may be a day later. So the
+// partition of a run uploaded before is looked up: remembered when this
+// bucket uploaded it, else k's own day, then the day before.
+func (b *Bucket) findRun(ctx context.Context, k *Key) ([]object, error) {
+	if d, ok := b.recall(k.ID, k.Service); ok {
+		k.Date = d
+	}
+	day, err := time.Parse(time.DateOnly, k.Date)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []string{k.Date, day.AddDate(0, 0, -1).Format(time.DateOnly)} {
+		probe := *k
+		probe.Date = d
+		gens, err := b.generations(ctx, probe.Dir(), probe.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(gens) > 0 {
+			k.Date = d
+			return gens, nil
+		}
+	}
+	return nil, nil
+}
+
+// object is one generation of a run in a listing.
+type object struct {
+	Key  string // the whole key
+	Name Key    // its name's parts (ID, Gen, Zstd)
+	Size int64
+	Mod  time.Time
+}
+
+// generations lists the objects of run id in the folder dir (a partition,
+// or any folder of a bucket), by generation.
+func (b *Bucket) generations(ctx context.Context, dir, id string) ([]object, error) {
+	var out []object
+	it := b.b.List(&blob.ListOptions{Prefix: dir + id + "."})
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, b.wrap("list "+dir, err)
+		}
+		if obj.IsDir {
+			continue
+		}
+		k, err := parseName(obj.Key[len(dir):])
+		if err != nil || k.ID != id {
+			continue
+		}
+		out = append(out, object{Key: obj.Key, Name: k, Size: obj.Size, Mod: obj.ModTime})
+	}
+	sortGenerations(out)
+	return out, nil
+}
+
+// sortGenerations orders a run's objects by generation (and by name, for
+// one generation written both plain and compressed).
+func sortGenerations(objs []object) {
+	slices.SortFunc(objs, func(a, c object) int {
+		if a.Name.Gen != c.Name.Gen {
+			return a.Name.Gen - c.Name.Gen
+		}
+		return strings.Compare(a.Key, c.Key)
+	})
+}
+
+// remembered are the partitions of runs this process uploaded, by
+// service and id, so that a next generation finds its first at once.
+type remembered struct {
+	mu  sync.Mutex
+	day map[string]string
+}
+
+// maxRemembered bounds what remembered holds; past it, it starts over
+// (the listing of the partitions is the fallback).
+const maxRemembered = 1 << 16
+
+func (b *Bucket) remember(k Key) {
+	b.runs.mu.Lock()
+	defer b.runs.mu.Unlock()
+	if b.runs.day == nil || len(b.runs.day) >= maxRemembered {
+		b.runs.day = make(map[string]string)
+	}
+	b.runs.day[k.Service+"/"+k.ID] = k.Date
+}
+
+func (b *Bucket) recall(id, service string) (string, bool) {
+	b.runs.mu.Lock()
+	defer b.runs.mu.Unlock()
+	d, ok := b.runs.day[service+"/"+id]
+	return d, ok
+}
