@@ -86,11 +86,20 @@ func setTraces(td ptrace.Traces, n uint64) {
 // queue, as bench/exporter does: one artifact for everything, and one
 // per trace; shutdown (the trailers still to write) is timed.
 func BenchmarkConsume(b *testing.B) {
-	for _, groupBy := range []string{"resource:service.name", GroupByTrace} {
-		b.Run("group_by="+groupBy, func(b *testing.B) {
+	for _, bc := range []struct {
+		groupBy string
+		catalog bool
+	}{{"resource:service.name", false}, {GroupByTrace, false}, {GroupByTrace, true}} {
+		name := "group_by=" + bc.groupBy
+		if bc.catalog {
+			name += "/catalog" // the run catalog kept beside, read back at shutdown
+		}
+		b.Run(name, func(b *testing.B) {
+			groupBy := bc.groupBy
 			f := NewFactory()
 			cfg := f.CreateDefaultConfig().(*Config)
 			cfg.Directory, cfg.GroupBy, cfg.Fsync = b.TempDir(), groupBy, FsyncNever
+			cfg.Catalog.Enabled = bc.catalog
 			cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
 			exp, err := f.CreateTraces(context.Background(), exportertest.NewNopSettings(typ), cfg)
 			require.NoError(b, err)

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/config/configretry"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
+	"github.com/agenttrace/agenttrace/catalog"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -80,12 +81,39 @@ type Config struct {
 	// with the files the last one started with.
 	Dialects []string `mapstructure:"dialects"`
 
+	// Catalog keeps the directory's run catalog (directory/catalog/, one
+	// Parquet row per run: docs/catalog.md) as artifacts are finalized,
+	// read back by agenttrace runs and serve. Off by default: each
+	// finalized artifact is read once more, off the write path.
+	Catalog CatalogConfig `mapstructure:"catalog"`
+	// Retention bounds the directory: runs that ended longer ago than
+	// max_age, and the oldest runs while the finalized artifacts hold more
+	// than max_bytes, are removed with their catalog rows (it keeps the
+	// catalog, whatever catalog.enabled says). For a bucket, use its
+	// lifecycle rules (docs/catalog.md).
+	Retention RetentionConfig `mapstructure:"retention"`
 	TimeoutConfig exporterhelper.TimeoutConfig                             `mapstructure:",squash"`
 	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
 	RetryConfig   configretry.BackOffConfig                                `mapstructure:"retry_on_failure"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+// CatalogConfig turns the run catalog on.
+type CatalogConfig struct {
+	Enabled bool `mapstructure:"enabled"`
+}
+
+// RetentionConfig bounds the directory; 0 bounds nothing.
+type RetentionConfig struct {
+	MaxAge   time.Duration `mapstructure:"max_age"`
+	MaxBytes int64         `mapstructure:"max_bytes"`
+}
+
+// retention is the catalog's form of r.
+func (r RetentionConfig) retention() catalog.Retention {
+	return catalog.Retention{MaxAge: r.MaxAge, MaxBytes: r.MaxBytes}
 }
 
 // BudgetConfig is a token budget, a cost budget, or both. A resource or
@@ -172,6 +200,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RotateAfter < 0 {
 		errs = append(errs, fmt.Errorf("rotate_after: must not be negative, got %v", c.RotateAfter))
+	}
+	if err := c.Retention.retention().Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("retention: %w", err))
 	}
 	for i, p := range c.Dialects {
 		// Parsed here so a mistake stops the collector at its config

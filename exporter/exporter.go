@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 
+	"github.com/agenttrace/agenttrace/catalog"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -34,6 +35,7 @@ type agenttraceExporter struct {
 	logger *zap.Logger
 	tel    *telemetry
 	st     *store.Store
+	keeper *catalog.Keeper // nil without catalog or retention
 }
 
 func newExporter(c *Config, logger *zap.Logger, tel *telemetry) *agenttraceExporter {
@@ -85,21 +87,35 @@ func (e *agenttraceExporter) start(_ context.Context, _ component.Host) error {
 	if err := semconv.LoadDialects(e.cfg.Dialects...); err != nil {
 		return fmt.Errorf("dialects: %w", err)
 	}
-	st, err := store.New(e.storeOptions())
+	opts := e.storeOptions()
+	if c := e.cfg; c.Catalog.Enabled || c.Retention.retention().Enabled() {
+		e.keeper = catalog.NewKeeper(c.Directory, catalog.KeeperOptions{Retention: c.Retention.retention(),
+			OnError: func(err error) { e.logger.Warn("run catalog", zap.Error(err)) }})
+		count := opts.Hooks.Finalized
+		opts.Hooks.Finalized = func(path string) {
+			count(path)
+			e.keeper.Finalized(path)
+		}
+	}
+	st, err := store.New(opts)
 	if err != nil {
 		return fmt.Errorf("directory: %w", err)
 	}
 	e.st = st
+	if e.keeper != nil {
+		e.keeper.Start(nil)
+	}
 	return nil
 }
 
 // shutdown writes every open artifact's trailer and closes every file. It
 // is safe without start; later batches are refused.
-func (e *agenttraceExporter) shutdown(context.Context) error {
+func (e *agenttraceExporter) shutdown(ctx context.Context) error {
 	if e.st == nil {
 		return nil
 	}
-	return e.st.Close()
+	err := e.st.Close() // finalizes: the keeper hears of every run
+	return errors.Join(err, e.keeper.Close(ctx))
 }
 
 // pushTraces writes a batch. When some artifacts cannot be written, the
