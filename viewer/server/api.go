@@ -28,7 +28,12 @@ var ErrRunTooLarge = errRunTooLarge
 type RunRow struct {
 	// Run is the artifact's path relative to the directory, slash
 	// separated: the name [Server.LoadRun] takes.
-	Run     string    `json:"run"`
+	Run string `json:"run"`
+	// Name and Prompt name the run for people: its root span's or
+	// agent's name and its first prompt (catalog.RowOf's rule), empty
+	// when unknown.
+	Name    string    `json:"name,omitempty"`
+	Prompt  string    `json:"first_prompt,omitempty"`
 	Started time.Time `json:"started,omitzero"`
 	Service string    `json:"service,omitempty"`
 	Records int64     `json:"records"`
@@ -76,17 +81,19 @@ type RunList struct {
 // page ignores them.
 func (s *Server) Runs(query url.Values) RunList {
 	q := parseListQuery(query)
-	snap := s.current()
-	rows, matched := q.page(snap.runs, time.Now())
-	out := RunList{Matched: matched, Page: q.Page, Per: q.Per, Indexing: snap.indexing, Rows: make([]RunRow, len(rows))}
-	for i, ri := range rows {
+	l, err := s.listPage(s.ctx, q, time.Now())
+	if err != nil {
+		s.cfg.log.Error("cannot list the runs", "err", err)
+	}
+	out := RunList{Matched: l.matched, Page: q.Page, Per: q.Per, Indexing: l.snap != nil && l.snap.indexing, Rows: make([]RunRow, len(l.rows))}
+	for i, ri := range l.rows {
 		out.Rows[i] = ri.row()
 	}
 	return out
 }
 
 func (ri *runInfo) row() RunRow {
-	r := RunRow{Run: ri.Rel, Started: ri.Started, Service: ri.Service, Records: ri.Records, Errors: ri.Errors,
+	r := RunRow{Run: ri.Rel, Name: ri.Name(), Prompt: ri.Prompt(), Started: ri.Started, Service: ri.Service, Records: ri.Records, Errors: ri.Errors,
 		Tokens: ri.Tokens, CostUSD: ri.Cost.CostUSD, CostUnknown: ri.Cost.CostUnknown, DurationMS: -1, Budget: ri.Budget,
 		Running: ri.Running, Complete: ri.Complete, Problems: ri.Problems, Dropped: ri.Dropped, Err: ri.Err,
 		Agents: ri.Agents, Models: ri.Models, Tools: ri.Tools}

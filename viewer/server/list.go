@@ -62,6 +62,9 @@ type runInfo struct {
 
 	// Agents, Models and Tools are the names the records carry, sorted.
 	Agents, Models, Tools []string
+	// names name the run for people, read when a page first shows it
+	// (names.go).
+	names names
 	// Running tells that the run is still going (viewer.RunState):
 	// parents are pending and no trailer closed it.
 	Running bool
@@ -188,6 +191,9 @@ type lister struct {
 
 	mu    sync.Mutex // one listing at a time; guards cache
 	cache map[string]*cacheEntry
+	// limit is the most runs the index holds: runs reports a folder of
+	// more, to be listed from its catalog.
+	limit int
 }
 
 // found is an artifact the walk found, with the file's size and mtime.
@@ -198,14 +204,19 @@ type found struct {
 
 // runs returns every artifact under the directory, newest first, and the
 // folder's version, both from one walk, with how long the walk took (the
-// reading of changed files left out).
-func (l *lister) runs() ([]*runInfo, string, time.Duration) {
+// reading of changed files left out); false, having read nothing, when
+// the folder holds more than the limit of artifacts.
+func (l *lister) runs() ([]*runInfo, string, time.Duration, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 
 	start := time.Now()
 	files := l.walk()
 	walked := time.Since(start)
+	if len(files) > l.limit {
+		l.cache = nil // the catalog lists them from now on
+		return nil, "", walked, false
+	}
 	out := make([]*runInfo, len(files))
 	next := make(map[string]*cacheEntry, len(files))
 	var todo []int
@@ -237,15 +248,22 @@ func (l *lister) runs() ([]*runInfo, string, time.Duration) {
 	}
 	l.cache = next
 	byWhen(out)
-	return out, digest(files), walked
+	return out, digest(files), walked, true
 }
 
-// walk finds the regular *.jsonl files under the directory, skipping
-// hidden files and directories. Symbolic links to files are listed when
-// they stay inside the directory (the root refuses the others); links to
-// directories are not followed, so the walk ends.
+// walk finds the regular *.jsonl files under the directory (each).
 func (l *lister) walk() []found {
 	var files []found
+	l.each(func(rel string, fi fs.FileInfo) { files = append(files, found{rel: rel, fi: fi}) })
+	return files
+}
+
+// each calls fn with each regular *.jsonl file under the directory, as
+// the walk finds it, skipping hidden files and directories. Symbolic
+// links to files are listed when they stay inside the directory (the
+// root refuses the others); links to directories are not followed, so
+// the walk ends.
+func (l *lister) each(fn func(rel string, fi fs.FileInfo)) {
 	err := fs.WalkDir(l.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			l.log.Warn("cannot list", "path", p, "err", err)
@@ -275,14 +293,13 @@ func (l *lister) walk() []found {
 			return nil
 		}
 		if fi.Mode().IsRegular() {
-			files = append(files, found{rel: p, fi: fi})
+			fn(p, fi)
 		}
 		return nil
 	})
 	if err != nil {
 		l.log.Warn("cannot list", "err", err)
 	}
-	return files
 }
 
 // read summarizes one artifact.

@@ -41,6 +41,9 @@ input,select,button{font:inherit;padding:3px 6px}
 th a{color:inherit}
 td.names{white-space:normal;max-width:260px;color:var(--mute);font-size:12px}
 td.run{min-width:22ch}
+td.run .prompt{color:var(--fg);font-size:12px;max-width:48ch;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+td.run .id{font-size:11px}
+td.run .id a{color:var(--mute)}
 .running{color:var(--ok);font-weight:600}
 `
 
@@ -116,10 +119,10 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 <table>
 <thead><tr><th title="pick two to compare"><button type="submit" form="cmp">Compare</button></th><th><a href="{{.Query.SortURL "run"}}">Run{{.Query.Arrow "run"}}</a></th><th><a href="{{.Query.SortURL "started"}}">Started{{.Query.Arrow "started"}}</a></th><th><a href="{{.Query.SortURL "service"}}">Service{{.Query.Arrow "service"}}</a></th><th>Agents · models · tools</th><th class="n"><a href="{{.Query.SortURL "records"}}">Records{{.Query.Arrow "records"}}</a></th><th class="n">Tokens in</th><th class="n">Tokens out</th><th class="n"><a href="{{.Query.SortURL "tokens"}}">Total{{.Query.Arrow "tokens"}}</a></th><th class="n"><a href="{{.Query.SortURL "cost"}}">Cost{{.Query.Arrow "cost"}}</a></th><th class="n"><a href="{{.Query.SortURL "errors"}}">Errors{{.Query.Arrow "errors"}}</a></th><th class="n"><a href="{{.Query.SortURL "duration"}}">Duration{{.Query.Arrow "duration"}}</a></th><th>Budget</th><th>State</th><th></th></tr></thead>
 <tbody>
-{{- range .Runs}}
+{{- range $r := .Runs}}
 <tr data-path="{{.Rel}}">
 <td><input type="checkbox" name="c" value="{{.Rel}}" form="cmp" aria-label="compare {{.Rel}}"></td>
-<td class="run"><a href="/run/{{escape .Rel}}">{{.Rel}}</a></td>
+<td class="run">{{with .Name}}<a href="/run/{{escape $r.Rel}}">{{.}}</a>{{with $r.Prompt}}<div class="prompt">{{.}}</div>{{end}}<div class="id"><a href="/run/{{escape $r.Rel}}">{{$r.Rel}}</a></div>{{else}}<a href="/run/{{escape .Rel}}">{{.Rel}}</a>{{with .Prompt}}<div class="prompt">{{.}}</div>{{end}}{{end}}</td>
 {{- if .Err}}
 <td data-col="error" colspan="12" class="bad">cannot read: {{.Err}}</td>
 {{- else}}
@@ -238,19 +241,24 @@ type listData struct {
 
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
-	snap := s.current()
 	q := parseListQuery(r.URL.Query())
-	rows, matched := q.page(snap.runs, now)
+	l, err := s.listPage(r.Context(), q, now)
+	if err != nil {
+		s.cfg.log.Error("cannot list the runs", "err", err)
+		http.Error(w, "cannot list the runs: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	matched := l.matched
 	data := listData{
-		Dir: s.dir, Now: now.Format("2006-01-02 15:04:05 MST"), Version: snap.version, Total: int64(len(snap.runs)),
-		Matched: int64(matched), Runs: rows, Query: q, Choices: snap.choices,
+		Dir: s.dir, Now: now.Format("2006-01-02 15:04:05 MST"), Version: l.snap.version, Total: int64(l.total),
+		Matched: int64(matched), Runs: l.rows, Query: q, Choices: l.choices,
 		Statuses: map[string]string{"running": "running", "done": "done", "error": "with errors", "over": "over budget", "open": "not closed"},
-		Indexing: snap.indexing,
+		Indexing: l.snap.indexing,
 	}
 	data.Pages = max(1, (matched+q.Per-1)/q.Per)
-	if len(rows) > 0 {
+	if len(l.rows) > 0 {
 		data.From = int64((q.Page-1)*q.Per + 1)
-		data.To = data.From + int64(len(rows)) - 1
+		data.To = data.From + int64(len(l.rows)) - 1
 	}
 	if q.Page > 1 {
 		data.Prev = min(q.Page-1, data.Pages)

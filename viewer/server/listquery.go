@@ -2,6 +2,7 @@ package server
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -228,36 +229,39 @@ func (q listQuery) apply(runs []*runInfo, now time.Time) []*runInfo {
 			out = append(out, ri)
 		}
 	}
-	by := func(a, b *runInfo) int {
-		switch q.Sort {
-		case "run":
-			return strings.Compare(a.Rel, b.Rel)
-		case "service":
-			return strings.Compare(a.Service, b.Service)
-		case "records":
-			return cmp.Compare(a.Records, b.Records)
-		case "tokens":
-			return cmp.Compare(a.Tokens.Total, b.Tokens.Total)
-		case "cost":
-			return compareCost(a.Cost, b.Cost)
-		case "errors":
-			return cmp.Compare(a.Errors, b.Errors)
-		case "duration":
-			return cmp.Compare(a.Duration, b.Duration)
-		}
-		return a.when().Compare(b.when())
-	}
-	slices.SortStableFunc(out, func(a, b *runInfo) int {
-		c := by(a, b)
-		if q.Desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-		return strings.Compare(a.Rel, b.Rel)
-	})
+	slices.SortStableFunc(out, q.compare)
 	return out
+}
+
+// compare orders two rows as q's list shows them: by q's column, then
+// by path.
+func (q listQuery) compare(a, b *runInfo) int {
+	var c int
+	switch q.Sort {
+	case "run":
+		c = strings.Compare(a.Rel, b.Rel)
+	case "service":
+		c = strings.Compare(a.Service, b.Service)
+	case "records":
+		c = cmp.Compare(a.Records, b.Records)
+	case "tokens":
+		c = cmp.Compare(a.Tokens.Total, b.Tokens.Total)
+	case "cost":
+		c = compareCost(a.Cost, b.Cost)
+	case "errors":
+		c = cmp.Compare(a.Errors, b.Errors)
+	case "duration":
+		c = cmp.Compare(a.Duration, b.Duration)
+	default:
+		c = a.when().Compare(b.when())
+	}
+	if q.Desc {
+		c = -c
+	}
+	if c != 0 {
+		return c
+	}
+	return strings.Compare(a.Rel, b.Rel)
 }
 
 // values are q as URL parameters, without the defaults.
@@ -322,27 +326,40 @@ type listChoices struct {
 }
 
 func choicesOf(runs []*runInfo) listChoices {
-	s, a, m := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	ch := newChoiceSet()
 	for _, ri := range runs {
-		if ri.Service != "" {
-			s[ri.Service] = true
-		}
-		for _, x := range ri.Agents {
-			a[x] = true
-		}
-		for _, x := range ri.Models {
-			m[x] = true
+		ch.add(ri.Service, ri.Agents, ri.Models)
+	}
+	return ch.choices()
+}
+
+// choiceSet collects the filters' choices from the runs as they come.
+type choiceSet struct{ services, agents, models map[string]bool }
+
+func newChoiceSet() *choiceSet {
+	return &choiceSet{services: map[string]bool{}, agents: map[string]bool{}, models: map[string]bool{}}
+}
+
+// add notes a run's service, agents and models; a value is copied when
+// first seen, since a catalog row's strings last only during its call.
+func (c *choiceSet) add(service string, agents, models []string) {
+	note := func(m map[string]bool, v string) {
+		if v != "" && !m[v] {
+			m[strings.Clone(v)] = true
 		}
 	}
-	keys := func(m map[string]bool) []string {
-		out := make([]string, 0, len(m))
-		for k := range m {
-			out = append(out, k)
-		}
-		slices.Sort(out)
-		return out
+	note(c.services, service)
+	for _, x := range agents {
+		note(c.agents, x)
 	}
-	return listChoices{Services: keys(s), Agents: keys(a), Models: keys(m)}
+	for _, x := range models {
+		note(c.models, x)
+	}
+}
+
+func (c *choiceSet) choices() listChoices {
+	keys := func(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
+	return listChoices{Services: keys(c.services), Agents: keys(c.agents), Models: keys(c.models)}
 }
 
 func (s *Server) serveVersion(w http.ResponseWriter, _ *http.Request) {

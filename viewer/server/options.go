@@ -27,6 +27,11 @@ const (
 	// DefaultMaxRunRecords is the most records a run is loaded whole
 	// with; a run with more is shown paged.
 	DefaultMaxRunRecords = 200_000
+	// DefaultIndexLimit is the most runs a folder's list keeps in memory,
+	// with every message searchable; a folder of more is listed from its
+	// run catalog (built once when absent), in memory that does not grow
+	// with the number of runs.
+	DefaultIndexLimit = 10_000
 	// DefaultPageRecords is how many records the page of a paged run
 	// shows first, and the most one range request returns.
 	DefaultPageRecords = 1000
@@ -49,13 +54,16 @@ type config struct {
 	cacheSize   int64
 	maxRecords  int
 	pageRecords int
-	log         *slog.Logger
-	red         *Redaction // nil: nothing is redacted
+	// indexLimit: the most runs listed from the in-memory index.
+	indexLimit int
+	log        *slog.Logger
+	red        *Redaction // nil: nothing is redacted
 }
 
 func newConfig(opts []Option) config {
 	c := config{poll: DefaultPollInterval, heartbeat: DefaultHeartbeat, maxUpload: DefaultMaxUpload,
-		cacheSize: DefaultCacheSize, maxRecords: DefaultMaxRunRecords, pageRecords: DefaultPageRecords}
+		cacheSize: DefaultCacheSize, maxRecords: DefaultMaxRunRecords, pageRecords: DefaultPageRecords,
+		indexLimit: DefaultIndexLimit}
 	for _, o := range opts {
 		o.apply(&c)
 	}
@@ -132,6 +140,19 @@ func WithPageRecords(n int) Option {
 	return optionFunc(func(c *config) {
 		if n > 0 {
 			c.pageRecords = n
+		}
+	})
+}
+
+// WithIndexLimit sets the most runs a folder's list keeps in an in-memory
+// index (default [DefaultIndexLimit]): a folder of more runs, or one that
+// holds a run catalog already (package catalog, "agenttrace catalog
+// build"), is listed from its catalog, which the Server builds when
+// absent and keeps current as files appear. n <= 0 keeps the default.
+func WithIndexLimit(n int) Option {
+	return optionFunc(func(c *config) {
+		if n > 0 {
+			c.indexLimit = n
 		}
 	})
 }

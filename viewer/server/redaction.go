@@ -130,25 +130,11 @@ func (rd *Redaction) serveRedactedRaw(w http.ResponseWriter, r *http.Request, a 
 		http.Error(w, "cannot read the artifact", http.StatusInternalServerError)
 		return true
 	}
-	var out bytes.Buffer
-	out.Grow(len(data))
-	for len(data) > 0 {
-		line, rest, found := bytes.Cut(data, []byte{'\n'})
-		data = rest
-		body := bytes.TrimSuffix(line, []byte{'\r'})
-		// A line that is not a record (a torn one) is scanned as text
-		// all the same: a secret can sit in half a line.
-		if len(bytes.TrimSpace(body)) > 0 {
-			body = rd.Line(body)
-		}
-		out.Write(body)
-		if found {
-			out.WriteByte('\n')
-		}
-	}
 	h := w.Header()
 	h.Set("Content-Type", "application/jsonl; charset=utf-8")
 	h.Set("Content-Disposition", attachment(a.rel))
-	http.ServeContent(w, r, "", a.fi.ModTime(), bytes.NewReader(out.Bytes()))
+	// A line that is not a record (a torn one) is scanned as text all the
+	// same: a secret can sit in half a line.
+	http.ServeContent(w, r, "", a.fi.ModTime(), bytes.NewReader(redactLines(rd, data)))
 	return true
 }

@@ -221,19 +221,9 @@ const tailMax = 1 << 16
 // line to a converter.Reader, which parses them as it parses every
 // artifact.
 func tailSummary(a *artifact, size int64) (*converter.Summary, error) {
-	from := max(0, size-tailMax)
-	tail := make([]byte, size-from)
-	if _, err := a.f.ReadAt(tail, from); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("read %s: %w", a.rel, err)
-	}
-	tail = bytes.TrimRight(tail, "\n")
-	last := tail[bytes.LastIndexByte(tail, '\n')+1:]
-	if !bytes.Contains(last, []byte(`"summary"`)) { // a trailer's kind
-		return nil, nil
-	}
-	head, err := bufio.NewReader(io.NewSectionReader(a.f, 0, size)).ReadBytes('\n')
-	if err != nil {
-		return nil, nil // one line only: the reader saw it already
+	head, last, err := headAndLast(a, size)
+	if err != nil || head == nil || !bytes.Contains(last, []byte(`"summary"`)) { // a trailer's kind
+		return nil, err
 	}
 	rd := converter.NewReader(io.MultiReader(bytes.NewReader(head), bytes.NewReader(last), bytes.NewReader([]byte{'\n'})), converter.WithSource(a.rel))
 	for {
@@ -242,4 +232,22 @@ func tailSummary(a *artifact, size int64) (*converter.Summary, error) {
 		}
 	}
 	return rd.Summary(), nil
+}
+
+// headAndLast reads the first line of a's first size bytes and its last
+// line (at most tailMax bytes): a nil head when the file has one line
+// only.
+func headAndLast(a *artifact, size int64) (head, last []byte, err error) {
+	from := max(0, size-tailMax)
+	tail := make([]byte, size-from)
+	if _, err := a.f.ReadAt(tail, from); err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("read %s: %w", a.rel, err)
+	}
+	tail = bytes.TrimRight(tail, "\n")
+	last = tail[bytes.LastIndexByte(tail, '\n')+1:]
+	head, err = bufio.NewReader(io.NewSectionReader(a.f, 0, size)).ReadBytes('\n')
+	if err != nil {
+		return nil, last, nil // one line only
+	}
+	return head, last, nil
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agenttrace/agenttrace/catalog"
 	"github.com/agenttrace/agenttrace/internal/hostcheck"
 )
 
@@ -34,6 +35,10 @@ type Server struct {
 	list    lister
 	ver     versionCache // the folder's index, for the list and /version (version.go)
 	cache   *runCache    // runs loaded whole, bounded by bytes (runcache.go)
+	cat     *catalogList // the list from the folder's run catalog (catalogmode.go)
+	// ctx ends at Shutdown: a walk or a catalog build under way stops.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu      sync.Mutex
 	closed  bool
@@ -65,7 +70,13 @@ func New(dir string, opts ...Option) (*Server, error) {
 	}
 	s := &Server{cfg: newConfig(opts), dir: abs, root: root, done: make(chan struct{})}
 	s.cache = newRunCache(s.cfg.cacheSize)
-	s.list = lister{root: root, log: s.cfg.log, red: s.cfg.red, cache: map[string]*cacheEntry{}}
+	s.list = lister{root: root, log: s.cfg.log, red: s.cfg.red, cache: map[string]*cacheEntry{}, limit: s.cfg.indexLimit}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.cat = &catalogList{s: s, dest: catalog.Dir(abs)}
+	if ok, since := hasCatalog(s.ctx, s.cat.dest); ok {
+		s.cat.active.Store(true)
+		s.cat.since = since
+	}
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s, nil
 }
@@ -110,6 +121,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	if !s.closed {
 		s.closed = true
+		s.cancel()
 		close(s.done)
 		s.idle = make(chan struct{})
 		if s.active == 0 {

@@ -116,7 +116,8 @@ func (s *Server) first() *snapshot {
 			s.refresh()
 		}()
 	}
-	if firstWait <= 0 {
+	if firstWait <= 0 || s.cat.active.Load() {
+		// The catalog answers meanwhile, with what it holds.
 		return indexingSnapshot
 	}
 	t := time.NewTimer(firstWait)
@@ -138,8 +139,24 @@ func (s *Server) currentVersion() string { return s.current().version }
 // and keeps the result as the current snapshot.
 func (s *Server) refresh() *snapshot {
 	start := time.Now()
-	runs, version, walked := s.list.runs()
-	snap := &snapshot{runs: runs, version: version, choices: choicesOf(runs)}
+	var snap *snapshot
+	var walked time.Duration
+	if !s.cat.active.Load() {
+		var runs []*runInfo
+		var version string
+		var ok bool
+		runs, version, walked, ok = s.list.runs()
+		if ok {
+			snap = &snapshot{runs: runs, version: version, choices: choicesOf(runs)}
+		} else {
+			s.cat.active.Store(true) // too many runs for the index
+		}
+	}
+	if snap == nil {
+		var version string
+		version, walked = s.cat.refresh(s.ctx)
+		snap = &snapshot{version: version}
+	}
 	end := time.Now()
 	c := &s.ver
 	c.mu.Lock()

@@ -1,0 +1,376 @@
+package server
+
+import (
+	"bytes"
+	"container/heap"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agenttrace/agenttrace/catalog"
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/report"
+)
+
+// A folder of more runs than the in-memory index holds (WithIndexLimit),
+// or one that has a run catalog already, is listed from its catalog
+// (package catalog): every list request streams the catalog's rows
+// (catalog.Scan), filters them with the list's own rules and keeps the
+// page's rows in a bounded heap, so the server's memory does not grow with
+// the number of runs. The catalog is built once when absent, and kept
+// current by the walker: a file new or modified since the last walk gets
+// a new row (the latest row of a run wins). What the catalog does not
+// hold, the list does without: the search looks in names, first prompt,
+// service, models, tools and path (not in every message), and a run
+// still being written shows as open, not running.
+
+// catalogBatch is how many rows a walk writes per catalog file at most: a
+// first build of 100,000 runs shows its rows as they are read, 10,000 at
+// a time, and is compacted at its end.
+const catalogBatch = 10_000
+
+// catalogList lists a folder from its run catalog.
+type catalogList struct {
+	s      *Server
+	dest   catalog.Dest
+	active atomic.Bool // the folder is listed from its catalog
+
+	mu sync.Mutex // one walk at a time; guards since and writes
+	// since: files modified at or after it are read again at the next
+	// walk (zero: every file, which builds the catalog).
+	since time.Time
+	// written counts catalog files written since the last compaction.
+	written int
+}
+
+// hasCatalog reports whether dir holds a run catalog already, and the
+// time its newest file was written (its name's first part), from which
+// the walker reads the files modified since.
+func hasCatalog(ctx context.Context, dest catalog.Dest) (bool, time.Time) {
+	objs, err := dest.List(ctx, "catalog/")
+	if err != nil {
+		return false, time.Time{}
+	}
+	var newest int64
+	found := false
+	for _, o := range objs {
+		if !strings.HasSuffix(o.Key, ".parquet") {
+			continue
+		}
+		found = true
+		stamp, _, _ := strings.Cut(path.Base(o.Key), "-")
+		if n, err := strconv.ParseInt(stamp, 10, 64); err == nil {
+			newest = max(newest, n)
+		}
+	}
+	if !found {
+		return false, time.Time{}
+	}
+	// A margin for files written while that catalog file was being
+	// made: reading a file again costs a row, missing it a wrong row.
+	return true, time.Unix(0, newest).Add(-time.Minute)
+}
+
+// refresh walks the folder, writes rows for the artifacts new or changed
+// since the last walk, and returns the folder's version (a digest of every
+// artifact's name, size and mtime), with how long the walk took. Memory
+// is bounded by the changed files, not the folder.
+func (c *catalogList) refresh(ctx context.Context) (string, time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	start := time.Now()
+	h := sha256.New()
+	var todo []string
+	c.s.list.each(func(rel string, fi fs.FileInfo) {
+		fmt.Fprintf(h, "%s\x00%d\x00%d\n", rel, fi.Size(), fi.ModTime().UnixNano())
+		if !fi.ModTime().Before(c.since) {
+			todo = append(todo, rel)
+		}
+	})
+	walked := time.Since(start)
+	if err := c.write(ctx, todo); err != nil {
+		c.s.cfg.log.Warn("cannot write the run catalog", "err", err)
+	} else {
+		c.since = start.Add(-2 * time.Second) // mtimes are coarse on some file systems
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12]), walked
+}
+
+// write reads the rows of the artifacts rels, in parallel, and adds them
+// to the catalog; a build of many files is compacted at its end.
+func (c *catalogList) write(ctx context.Context, rels []string) error {
+	if len(rels) == 0 {
+		return nil
+	}
+	rows := make(chan catalog.Row, runtime.GOMAXPROCS(0))
+	work := make(chan string)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for rel := range work {
+				row, err := c.s.rowOf(rel)
+				if err != nil {
+					c.s.cfg.log.Warn("cannot list artifact", "path", rel, "err", err)
+					continue
+				}
+				rows <- row
+			}
+		})
+	}
+	go func() {
+		defer close(rows)
+		defer wg.Wait()
+		defer close(work)
+		for _, rel := range rels {
+			select {
+			case work <- rel:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	w := catalog.NewWriter(c.dest, catalog.WriterOptions{MaxRows: catalogBatch})
+	var errs []error
+	n := 0
+	for row := range rows {
+		if err := w.Add(ctx, row); err != nil {
+			errs = append(errs, err)
+		}
+		n++
+	}
+	errs = append(errs, w.Flush(ctx))
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	c.written += n/catalogBatch + 1
+	if c.written >= 64 || n >= catalogBatch {
+		if _, err := catalog.Compact(ctx, c.dest, catalog.WriterOptions{}); err != nil {
+			return err
+		}
+		c.written = 0
+	}
+	return nil
+}
+
+// rowOf reads the catalog row of the artifact rel, redacted as the run
+// page shows it: the names and first prompt the list shows come from it.
+func (s *Server) rowOf(rel string) (catalog.Row, error) {
+	a, err := openArtifact(s.root, rel)
+	if err != nil {
+		return catalog.Row{}, err
+	}
+	defer a.f.Close()
+	at := catalog.Source{Name: rel, Keys: []string{rel}, Bytes: a.fi.Size()}
+	if a.fi.Size() > nameMax {
+		return s.largeRowOf(a, at)
+	}
+	src, err := s.redactedSource(a)
+	if err != nil {
+		return catalog.Row{}, err
+	}
+	return catalog.RowOf(src, at)
+}
+
+// largeRowOf is the row of an artifact too large to read whole for it
+// (catalog.RowOf holds a run's records): made of its header and its last
+// line, so its numbers are its trailer's, as the paged run page shows
+// them, in memory bounded by two lines.
+func (s *Server) largeRowOf(a *artifact, at catalog.Source) (catalog.Row, error) {
+	head, last, err := headAndLast(a, a.fi.Size())
+	if err != nil {
+		return catalog.Row{}, err
+	}
+	data := slices.Concat(head, last, []byte{'\n'})
+	if s.cfg.red.linesNeeded(a) {
+		data = redactLines(s.cfg.red, data)
+	}
+	row, err := catalog.RowOf(bytes.NewReader(data), at)
+	// The records are in the file, not dropped: the trailer counts them.
+	row.Dropped = 0
+	return row, err
+}
+
+// catalogPage is the page q asks for, from the catalog: the rows, how
+// many pass the filters, how many there are, and the filters' choices,
+// all from one pass over the catalog.
+func (c *catalogList) page(ctx context.Context, q listQuery, now time.Time) ([]*runInfo, int, int, listChoices, error) {
+	top := &rowHeap{cmp: q.compare, keep: q.Page * q.Per}
+	var total, matched int
+	ch := newChoiceSet()
+	err := catalog.Scan(ctx, c.dest, func(r *catalog.Row) error {
+		total++
+		ch.add(r.Service, []string{r.Agent}, r.Models)
+		ri := rowInfo(r, q.Q != "")
+		if !q.keep(ri, now) {
+			return nil
+		}
+		matched++
+		top.offer(ri)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, 0, listChoices{}, fmt.Errorf("read the run catalog: %w", err)
+	}
+	rows := top.sorted()
+	from := min((q.Page-1)*q.Per, len(rows))
+	rows = rows[from:]
+	for _, ri := range rows {
+		ri.setCost(ri.Cost)
+		// A row written from an artifact no writer scanned (catalog
+		// build) holds its names as the file does.
+		ri.names.name = c.s.cfg.red.text(ri.names.name)
+		ri.names.prompt = c.s.cfg.red.text(ri.names.prompt)
+	}
+	return rows, matched, total, ch.choices(), nil
+}
+
+// rowInfo is a catalog row as a row of the list; with search, its search
+// text (the row's words, lower case) too.
+func rowInfo(r *catalog.Row, search bool) *runInfo {
+	ri := &runInfo{
+		Rel: r.Run, Size: r.Bytes, Started: r.Started, Service: r.Service,
+		Records: r.Records, Errors: r.Errors, Problems: r.Problems, Dropped: r.Dropped, Complete: r.Complete,
+		Duration: -1, Models: r.Models, Tools: r.Tools,
+	}
+	if len(r.Keys) > 0 {
+		ri.Rel = r.Keys[0]
+	}
+	if !r.Ended.IsZero() && !r.Started.IsZero() {
+		ri.Duration = time.Duration(r.DurationMS) * time.Millisecond
+	}
+	if r.Agent != "" {
+		ri.Agents = []string{r.Agent}
+	}
+	ri.Tokens.Input, ri.Tokens.Output, ri.Tokens.Total = r.InputTokens, r.OutputTokens, r.TotalTokens
+	ri.Tokens.CacheRead, ri.Tokens.CacheCreation, ri.Tokens.Reasoning = r.CacheReadTokens, r.CacheCreationTokens, r.ReasoningTokens
+	ri.Budget = rowBudget(r)
+	ri.names.name, ri.names.prompt = r.RootName, r.FirstPrompt
+	if ri.names.name == "" {
+		ri.names.name = r.Agent
+	}
+	ri.Cost = rowCost(r) // its cell is written for the page's rows only
+	if search {
+		var b strings.Builder
+		for _, l := range [][]string{{r.Run, r.TraceID, r.ConversationID, r.Service, r.RootName, r.Agent, r.FirstPrompt}, r.Models, r.Tools} {
+			for _, w := range l {
+				b.WriteString(strings.ToLower(w))
+				b.WriteByte('\n')
+			}
+		}
+		ri.index = b.String()
+	}
+	return ri
+}
+
+// rowHeap keeps the keep first rows in cmp's order: the last of them on
+// top, so a better row replaces it.
+type rowHeap struct {
+	rows []*runInfo
+	cmp  func(a, b *runInfo) int
+	keep int
+}
+
+func (h *rowHeap) Len() int           { return len(h.rows) }
+func (h *rowHeap) Less(i, j int) bool { return h.cmp(h.rows[i], h.rows[j]) > 0 }
+func (h *rowHeap) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
+func (h *rowHeap) Push(x any)         { h.rows = append(h.rows, x.(*runInfo)) }
+func (h *rowHeap) Pop() any {
+	r := h.rows[len(h.rows)-1]
+	h.rows = h.rows[:len(h.rows)-1]
+	return r
+}
+
+// offer keeps ri if it is among the first keep rows, with its own copy
+// of what it shares with the catalog's row (valid only during the scan's
+// call).
+func (h *rowHeap) offer(ri *runInfo) {
+	if len(h.rows) < h.keep {
+		heap.Push(h, ri.own())
+		return
+	}
+	if h.keep == 0 || h.cmp(ri, h.rows[0]) >= 0 {
+		return
+	}
+	h.rows[0] = ri.own()
+	heap.Fix(h, 0)
+}
+
+// own copies ri's strings and lists, made from a catalog row, so that
+// ri outlives the row.
+func (ri *runInfo) own() *runInfo {
+	for _, p := range []*string{&ri.Rel, &ri.Service, &ri.names.name, &ri.names.prompt} {
+		*p = strings.Clone(*p)
+	}
+	for _, l := range []*[]string{&ri.Agents, &ri.Models, &ri.Tools} {
+		*l = slices.Clone(*l)
+		for i := range *l {
+			(*l)[i] = strings.Clone((*l)[i])
+		}
+	}
+	if c := ri.Cost.CostUSD; c != nil {
+		usd := *c
+		ri.Cost.CostUSD = &usd
+	}
+	return ri
+}
+
+// sorted returns the kept rows in order.
+func (h *rowHeap) sorted() []*runInfo {
+	out := make([]*runInfo, len(h.rows))
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(h).(*runInfo)
+	}
+	return out
+}
+
+// rowCost is a row's cost as the list's cost cell takes it.
+func rowCost(r *catalog.Row) report.Cost {
+	return report.Cost{CostUSD: r.CostUSD, CostUnknown: r.CostUnknown}
+}
+
+// rowBudget is a row's budget as the list's budget cell takes it; nil
+// when the run had none.
+func rowBudget(r *catalog.Row) *converter.BudgetStatus {
+	if r.BudgetTokens == 0 && r.BudgetUSD == 0 {
+		return nil
+	}
+	b := &converter.BudgetStatus{BudgetTokens: r.BudgetTokens, Spent: r.BudgetSpent, Remaining: r.BudgetTokens - r.BudgetSpent,
+		OverBudget: r.OverBudget, NearBudget: r.NearBudget}
+	if r.BudgetUSD > 0 {
+		b.CostBudget = &converter.CostBudget{BudgetUSD: r.BudgetUSD, SpentUSD: r.SpentUSD, RemainingUSD: r.BudgetUSD - r.SpentUSD,
+			OverBudgetUSD: r.OverBudgetUSD, NearBudgetUSD: r.NearBudgetUSD, UnpricedCalls: r.CostUnknown}
+	}
+	return b
+}
+
+// listed is one page of the list, from the in-memory index or the catalog.
+type listed struct {
+	snap           *snapshot
+	rows           []*runInfo
+	matched, total int
+	choices        listChoices
+}
+
+// listPage returns the page q asks for, named for people: from the
+// in-memory index, or from the catalog when the folder is listed from it.
+func (s *Server) listPage(ctx context.Context, q listQuery, now time.Time) (listed, error) {
+	snap := s.current()
+	if !s.cat.active.Load() {
+		rows, matched := q.page(snap.runs, now)
+		s.nameRows(rows)
+		return listed{snap: snap, rows: rows, matched: matched, total: len(snap.runs), choices: snap.choices}, nil
+	}
+	rows, matched, total, choices, err := s.cat.page(ctx, q, now)
+	return listed{snap: snap, rows: rows, matched: matched, total: total, choices: choices}, err
+}
