@@ -58,12 +58,20 @@ them. At most --otlp-max-inflight request bytes are held at once; more
 get 429 (gRPC RESOURCE_EXHAUSTED) with a retry delay, which exporters
 honour.
 
-The list of runs sorts and filters (service, agent, model, status, time),
-searches across runs (names, tools, models, message text), follows the
-folder, and compares two runs side by side (/compare, with judge's diff).
-It is paged (100 rows, ?page=N&per=M) and answers from an index of the
-folder that one background walk keeps up to date, reading only new or
-changed files. Runs opened are kept loaded up to --cache-size bytes
+The list of runs names each run by its root span's or agent's name and
+its first prompt (the path one click away), sorts and filters (service,
+agent, model, status, time, tokens, cost, duration), searches across runs
+(names, tools, models, message text), follows the folder, and compares two
+runs side by side (/compare, with judge's diff). It is paged (100 rows,
+?page=N&per=M) and answers from an index of the folder that one background
+walk keeps up to date, reading only new or changed files. A folder of more
+than --index-limit runs (10,000), or one holding a run catalog ("agenttrace
+catalog build"), is listed from its catalog instead: built once when
+absent (DIR/catalog/), given rows for the files that appear or change, and
+read as a stream at each request, so the first page of 100,000 runs comes
+in well under a second and memory does not grow with the runs; its search
+looks in names, first prompt, service, models, tools and path, and a run
+being written shows as open. Runs opened are kept loaded up to --cache-size bytes
 (estimated), so a second visit is served from memory; a run too large for
 the cache, or of more than --max-run-records records, is shown paged: its
 trailer's totals and first records, the rest from /records/PATH?offset=&limit=.
@@ -93,6 +101,8 @@ type serveFlags struct {
 	// cacheSize and maxRecords bound a run's memory in the viewer.
 	cacheSize  int64
 	maxRecords int
+	// indexLimit: the most runs listed from memory; more, from the catalog.
+	indexLimit int
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
@@ -100,6 +110,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.open, "open", false, "open the list of runs in the default browser")
 	cmd.Flags().Int64Var(&f.cacheSize, "cache-size", server.DefaultCacheSize, "bytes of memory (estimated) for the runs kept loaded; a run too large for it is shown paged")
 	cmd.Flags().IntVar(&f.maxRecords, "max-run-records", server.DefaultMaxRunRecords, "most records a run is loaded whole with; a larger run is shown paged")
+	cmd.Flags().IntVar(&f.indexLimit, "index-limit", server.DefaultIndexLimit, "most runs listed from an in-memory index (every message searchable); a folder of more is listed from its run catalog")
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -133,10 +144,10 @@ func newServeCmd(e *env) *cobra.Command {
 			if err := otlp.check(cmd); err != nil {
 				return err
 			}
-			if f.cacheSize <= 0 || f.maxRecords <= 0 {
-				return usageErrorf("--cache-size and --max-run-records must be more than 0")
+			if f.cacheSize <= 0 || f.maxRecords <= 0 || f.indexLimit <= 0 {
+				return usageErrorf("--cache-size, --max-run-records and --index-limit must be more than 0")
 			}
-			bounds := []server.Option{server.WithCacheSize(f.cacheSize), server.WithMaxRunRecords(f.maxRecords)}
+			bounds := []server.Option{server.WithCacheSize(f.cacheSize), server.WithMaxRunRecords(f.maxRecords), server.WithIndexLimit(f.indexLimit)}
 			return e.serve(cmd.Context(), args[0], f.addr, f.open, otlp, bounds...)
 		},
 	}

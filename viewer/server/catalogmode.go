@@ -82,29 +82,93 @@ func hasCatalog(ctx context.Context, dest catalog.Dest) (bool, time.Time) {
 	return true, time.Unix(0, newest).Add(-time.Minute)
 }
 
-// refresh walks the folder, writes rows for the artifacts new or changed
-// since the last walk, and returns the folder's version (a digest of every
-// artifact's name, size and mtime), with how long the walk took. Memory
-// is bounded by the changed files, not the folder.
-func (c *catalogList) refresh(ctx context.Context) (string, time.Duration) {
+// refresh walks the folder and writes rows for the artifacts new or
+// changed since the last walk, and returns how long the walk took.
+// Memory is bounded by the changed files, not the folder.
+func (c *catalogList) refresh(ctx context.Context) time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	h := sha256.New()
 	var todo []string
-	c.s.list.each(func(rel string, fi fs.FileInfo) {
-		fmt.Fprintf(h, "%s\x00%d\x00%d\n", rel, fi.Size(), fi.ModTime().UnixNano())
+	c.s.list.each(ctx, func(rel string, fi fs.FileInfo) {
 		if !fi.ModTime().Before(c.since) {
 			todo = append(todo, rel)
 		}
 	})
 	walked := time.Since(start)
+	if ctx.Err() != nil {
+		return walked // shut down: the next server walks again
+	}
 	if err := c.write(ctx, todo); err != nil {
 		c.s.cfg.log.Warn("cannot write the run catalog", "err", err)
 	} else {
 		c.since = start.Add(-2 * time.Second) // mtimes are coarse on some file systems
 	}
-	return hex.EncodeToString(h.Sum(nil)[:12]), walked
+	return walked
+}
+
+// version is a digest of the catalog's files, names and sizes: a new or
+// changed run is a new file, so the list page, which polls it, reloads.
+// It costs a listing of the catalog folder, not a walk of the runs.
+func (c *catalogList) version(ctx context.Context) string {
+	objs, err := c.dest.List(ctx, "catalog/")
+	if err != nil {
+		return "catalog: " + err.Error()
+	}
+	slices.SortFunc(objs, func(a, b catalog.ObjectInfo) int { return strings.Compare(a.Key, b.Key) })
+	h := sha256.New()
+	for _, o := range objs {
+		fmt.Fprintf(h, "%s\x00%d\n", o.Key, o.Size)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// catalogFresh walks the folder before a catalog page is read when its
+// last walk was quick (a folder that walks in under versionInline shows a
+// new run at the next request, as the index does); a slower one is walked
+// in the background afterwards (catalogWalk), so the page is answered
+// from the catalog at once, its first request included.
+func (s *Server) catalogFresh() {
+	c := &s.ver
+	c.mu.Lock()
+	quick := c.snap != nil && c.cost < versionInline
+	c.mu.Unlock()
+	if quick {
+		s.refresh()
+	}
+}
+
+// catalogWalk starts a background walk of the folder when none is under
+// way and the last ended at least twice its duration ago.
+func (s *Server) catalogWalk() {
+	c := &s.ver
+	c.mu.Lock()
+	if c.busy || (c.snap != nil && time.Since(c.at) < 2*c.took) {
+		c.mu.Unlock()
+		return
+	}
+	c.busy = true
+	c.mu.Unlock()
+	if !s.enter() { // counted as a request, so Shutdown waits for it
+		c.mu.Lock()
+		c.busy = false
+		c.mu.Unlock()
+		return
+	}
+	go func() {
+		defer s.leave()
+		s.refresh()
+	}()
+}
+
+// catalogSnapshot is the list's snapshot in catalog mode: the catalog's
+// version; indexing while the folder's first walk (a first build) runs.
+func (s *Server) catalogSnapshot() *snapshot {
+	c := &s.ver
+	c.mu.Lock()
+	indexing := c.snap == nil && c.busy
+	c.mu.Unlock()
+	return &snapshot{version: s.cat.version(s.ctx), indexing: indexing}
 }
 
 // write reads the rows of the artifacts rels, in parallel, and adds them
@@ -208,15 +272,16 @@ func (c *catalogList) page(ctx context.Context, q listQuery, now time.Time) ([]*
 	top := &rowHeap{cmp: q.compare, keep: q.Page * q.Per}
 	var total, matched int
 	ch := newChoiceSet()
+	var scratch runInfo // each row in turn: a row is allocated only when kept
 	err := catalog.Scan(ctx, c.dest, func(r *catalog.Row) error {
 		total++
 		ch.add(r.Service, []string{r.Agent}, r.Models)
-		ri := rowInfo(r, q.Q != "")
-		if !q.keep(ri, now) {
+		rowInfo(r, q.Q != "", &scratch)
+		if !q.keep(&scratch, now) {
 			return nil
 		}
 		matched++
-		top.offer(ri)
+		top.offer(&scratch)
 		return nil
 	})
 	if err != nil {
@@ -235,10 +300,11 @@ func (c *catalogList) page(ctx context.Context, q listQuery, now time.Time) ([]*
 	return rows, matched, total, ch.choices(), nil
 }
 
-// rowInfo is a catalog row as a row of the list; with search, its search
-// text (the row's words, lower case) too.
-func rowInfo(r *catalog.Row, search bool) *runInfo {
-	ri := &runInfo{
+// rowInfo sets ri to a catalog row as a row of the list; with search,
+// its search text (the row's words, lower case) too. ri shares the row's
+// strings until own copies them.
+func rowInfo(r *catalog.Row, search bool, ri *runInfo) {
+	*ri = runInfo{
 		Rel: r.Run, Size: r.Bytes, Started: r.Started, Service: r.Service,
 		Records: r.Records, Errors: r.Errors, Problems: r.Problems, Dropped: r.Dropped, Complete: r.Complete,
 		Duration: -1, Models: r.Models, Tools: r.Tools,
@@ -270,7 +336,6 @@ func rowInfo(r *catalog.Row, search bool) *runInfo {
 		}
 		ri.index = b.String()
 	}
-	return ri
 }
 
 // rowHeap keeps the keep first rows in cmp's order: the last of them on
@@ -291,9 +356,9 @@ func (h *rowHeap) Pop() any {
 	return r
 }
 
-// offer keeps ri if it is among the first keep rows, with its own copy
-// of what it shares with the catalog's row (valid only during the scan's
-// call).
+// offer keeps a copy of ri if it is among the first keep rows, with its
+// own copy of what it shares with the catalog's row (valid only during
+// the scan's call).
 func (h *rowHeap) offer(ri *runInfo) {
 	if len(h.rows) < h.keep {
 		heap.Push(h, ri.own())
@@ -306,9 +371,11 @@ func (h *rowHeap) offer(ri *runInfo) {
 	heap.Fix(h, 0)
 }
 
-// own copies ri's strings and lists, made from a catalog row, so that
-// ri outlives the row.
+// own returns a copy of ri, its strings and lists copied too, so that it
+// outlives the catalog row it was made from.
 func (ri *runInfo) own() *runInfo {
+	c := *ri
+	ri = &c
 	for _, p := range []*string{&ri.Rel, &ri.Service, &ri.names.name, &ri.names.prompt} {
 		*p = strings.Clone(*p)
 	}
@@ -365,12 +432,18 @@ type listed struct {
 // listPage returns the page q asks for, named for people: from the
 // in-memory index, or from the catalog when the folder is listed from it.
 func (s *Server) listPage(ctx context.Context, q listQuery, now time.Time) (listed, error) {
-	snap := s.current()
 	if !s.cat.active.Load() {
-		rows, matched := q.page(snap.runs, now)
-		s.nameRows(rows)
-		return listed{snap: snap, rows: rows, matched: matched, total: len(snap.runs), choices: snap.choices}, nil
+		snap := s.current()
+		if !s.cat.active.Load() { // still: the walk may have found too many runs
+			rows, matched := q.page(snap.runs, now)
+			s.nameRows(rows)
+			return listed{snap: snap, rows: rows, matched: matched, total: len(snap.runs), choices: snap.choices}, nil
+		}
 	}
+	// The catalog first, then the walk that keeps it current: a slow
+	// walk does not hold the page up, nor share the cores with its read.
+	s.catalogFresh()
 	rows, matched, total, choices, err := s.cat.page(ctx, q, now)
-	return listed{snap: snap, rows: rows, matched: matched, total: total, choices: choices}, err
+	s.catalogWalk()
+	return listed{snap: s.catalogSnapshot(), rows: rows, matched: matched, total: total, choices: choices}, err
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"html/template"
 	"io"
@@ -254,7 +255,7 @@ func (l *lister) runs() ([]*runInfo, string, time.Duration, bool) {
 // walk finds the regular *.jsonl files under the directory (each).
 func (l *lister) walk() []found {
 	var files []found
-	l.each(func(rel string, fi fs.FileInfo) { files = append(files, found{rel: rel, fi: fi}) })
+	l.each(context.Background(), func(rel string, fi fs.FileInfo) { files = append(files, found{rel: rel, fi: fi}) })
 	return files
 }
 
@@ -262,9 +263,12 @@ func (l *lister) walk() []found {
 // the walk finds it, skipping hidden files and directories. Symbolic
 // links to files are listed when they stay inside the directory (the
 // root refuses the others); links to directories are not followed, so
-// the walk ends.
-func (l *lister) each(fn func(rel string, fi fs.FileInfo)) {
+// the walk ends. It stops early when ctx ends.
+func (l *lister) each(ctx context.Context, fn func(rel string, fi fs.FileInfo)) {
 	err := fs.WalkDir(l.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return fs.SkipAll
+		}
 		if err != nil {
 			l.log.Warn("cannot list", "path", p, "err", err)
 			if d != nil && d.IsDir() && p != "." {
@@ -285,7 +289,15 @@ func (l *lister) each(fn func(rel string, fi fs.FileInfo)) {
 		if d.IsDir() || path.Ext(name) != ext {
 			return nil
 		}
-		fi, err := l.root.Stat(filepath.FromSlash(p)) // follows a link, inside the root only
+		// A regular file is stat'ed from its directory entry (the walk is
+		// inside the root); a link is followed through the root, which
+		// refuses one leading out.
+		var fi fs.FileInfo
+		if d.Type().IsRegular() {
+			fi, err = d.Info()
+		} else {
+			fi, err = l.root.Stat(filepath.FromSlash(p))
+		}
 		if err != nil {
 			if d.Type()&fs.ModeSymlink == 0 {
 				l.log.Warn("cannot list", "path", p, "err", err)
@@ -304,7 +316,7 @@ func (l *lister) each(fn func(rel string, fi fs.FileInfo)) {
 
 // read summarizes one artifact.
 func (l *lister) read(f found) *runInfo {
-	ri := &runInfo{Rel: f.rel, Size: f.fi.Size(), ModTime: f.fi.ModTime(), Duration: -1}
+	ri := &runInfo{Rel: f.rel, Size: f.fi.Size(), ModTime: f.fi.ModTime(), Duration: -1, names: names{once: new(sync.Once)}}
 	a, err := openArtifact(l.root, f.rel)
 	if err != nil {
 		ri.Err = err.Error()

@@ -94,3 +94,48 @@ func BenchmarkList1000(b *testing.B) {
 		benchcpu.Report(b, cpu)
 	})
 }
+
+// BenchmarkListFromCatalog is the list page of a folder listed from its
+// run catalog: "first" a new server's first page (the catalog is there:
+// it is read, not built), "sorted" a later page sorted by cost. The
+// folder is AGENTTRACE_CATALOG_DIR when set (docs/benchmarks.md: 100,000
+// runs, its catalog built by a first serve), else 2,000 generated runs
+// whose catalog the benchmark builds first.
+func BenchmarkListFromCatalog(b *testing.B) {
+	dir := os.Getenv("AGENTTRACE_CATALOG_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+		realRuns(b, dir, 2000)
+		s, err := server.New(dir, server.WithIndexLimit(1000))
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Runs(nil) // builds the catalog
+		_ = s.Shutdown(context.Background())
+	}
+	b.Run("first", func(b *testing.B) {
+		cpu := benchcpu.Now()
+		for b.Loop() {
+			s, err := server.New(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			getOK(b, s.Handler(), "/")
+			_ = s.Shutdown(context.Background())
+		}
+		benchcpu.Report(b, cpu)
+	})
+	b.Run("sorted", func(b *testing.B) {
+		s, err := server.New(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer func() { _ = s.Shutdown(context.Background()) }()
+		getOK(b, s.Handler(), "/")
+		cpu := benchcpu.Now()
+		for b.Loop() {
+			getOK(b, s.Handler(), "/?sort=cost&page=7")
+		}
+		benchcpu.Report(b, cpu)
+	})
+}

@@ -22,7 +22,7 @@ const nameMax = 16 << 20
 // prompt), read once per version of the file, when a list page first
 // shows the run.
 type names struct {
-	once         sync.Once
+	once         *sync.Once // nil: named already (a catalog row)
 	name, prompt string
 }
 
@@ -40,6 +40,9 @@ func (s *Server) nameRows(rows []*runInfo) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for _, ri := range rows {
+		if ri.names.once == nil {
+			continue
+		}
 		wg.Go(func() {
 			ri.names.once.Do(func() {
 				sem <- struct{}{}

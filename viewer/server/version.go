@@ -60,6 +60,11 @@ type versionCache struct {
 // them, so polling a huge folder from many tabs keeps at most about a
 // third of a core busy.
 func (s *Server) current() *snapshot {
+	if s.cat.active.Load() {
+		s.catalogFresh()
+		defer s.catalogWalk()
+		return s.catalogSnapshot()
+	}
 	c := &s.ver
 	c.mu.Lock()
 	if c.snap == nil {
@@ -153,9 +158,8 @@ func (s *Server) refresh() *snapshot {
 		}
 	}
 	if snap == nil {
-		var version string
-		version, walked = s.cat.refresh(s.ctx)
-		snap = &snapshot{version: version}
+		walked = s.cat.refresh(s.ctx)
+		snap = &snapshot{}
 	}
 	end := time.Now()
 	c := &s.ver
