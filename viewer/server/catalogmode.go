@@ -50,6 +50,9 @@ type catalogList struct {
 	// since: files modified at or after it are read again at the next
 	// walk (zero: every file, which builds the catalog).
 	since time.Time
+	// recent are the files modified at or after since whose rows the
+	// last walk read: unchanged, they are not read again.
+	recent map[string]stamp
 	// written counts catalog files written since the last compaction.
 	written int
 }
@@ -90,8 +93,14 @@ func (c *catalogList) refresh(ctx context.Context) time.Duration {
 	defer c.mu.Unlock()
 	start := time.Now()
 	var todo []string
+	stamps := map[string]stamp{}
 	c.s.list.each(ctx, func(rel string, fi fs.FileInfo) {
-		if !fi.ModTime().Before(c.since) {
+		if fi.ModTime().Before(c.since) {
+			return
+		}
+		st := stamp{fi.Size(), fi.ModTime().UnixNano()}
+		stamps[rel] = st
+		if c.recent[rel] != st { // not read as it is now
 			todo = append(todo, rel)
 		}
 	})
@@ -101,11 +110,23 @@ func (c *catalogList) refresh(ctx context.Context) time.Duration {
 	}
 	if err := c.write(ctx, todo); err != nil {
 		c.s.cfg.log.Warn("cannot write the run catalog", "err", err)
-	} else {
-		c.since = start.Add(-2 * time.Second) // mtimes are coarse on some file systems
+		return walked
+	}
+	// Files are looked at again from a little before this walk (mtimes
+	// are coarse on some file systems), those unchanged since they were
+	// read left out.
+	c.since = start.Add(-2 * time.Second)
+	c.recent = map[string]stamp{}
+	for rel, st := range stamps {
+		if st.mtime >= c.since.UnixNano() {
+			c.recent[rel] = st
+		}
 	}
 	return walked
 }
+
+// stamp is a file's size and modification time when its row was read.
+type stamp struct{ size, mtime int64 }
 
 // version is a digest of the catalog's files, names and sizes: a new or
 // changed run is a new file, so the list page, which polls it, reloads.

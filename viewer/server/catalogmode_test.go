@@ -23,6 +23,7 @@ func TestListFromCatalogAgreesWithIndex(t *testing.T) {
 	realRuns(t, dir, 130)
 	index := start(t, dir) // 130 runs: the in-memory index
 	fromCatalog := start(t, dir, server.WithIndexLimit(100))
+	awaitCatalog(t, fromCatalog, 130)
 
 	queries := []string{
 		"", "page=2&per=50", "sort=tokens", "sort=tokens&dir=asc&per=7&page=3", "sort=cost", "sort=cost&dir=asc",
@@ -64,7 +65,7 @@ func TestListFromCatalogFollowsFolder(t *testing.T) {
 	dir := t.TempDir()
 	realRuns(t, dir, 30)
 	first := start(t, dir, server.WithIndexLimit(10))
-	require.Equal(t, 30, first.Runs(nil).Matched)
+	awaitCatalog(t, first, 30)
 
 	ts := start(t, dir) // a catalog is there: listed from it
 	require.Equal(t, 30, ts.Runs(nil).Matched)
@@ -77,4 +78,15 @@ func TestListFromCatalogFollowsFolder(t *testing.T) {
 		return l.Matched == 1
 	}, 10*time.Second, 10*time.Millisecond, "the new run is listed")
 	assert.Equal(t, "invoke_agent travel-planner", l.Rows[0].Name)
+}
+
+// awaitCatalog waits until ts lists n runs from its catalog, the first
+// build over: until then the list says it is indexing and shows what the
+// catalog holds so far.
+func awaitCatalog(t *testing.T, ts *testServer, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		l := ts.Runs(nil)
+		return l.Matched == n && !l.Indexing
+	}, 60*time.Second, 20*time.Millisecond, "the catalog of %d runs is built", n)
 }
