@@ -2,13 +2,11 @@ package converter_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -189,40 +187,4 @@ func detectProperty(t *testing.T, data []byte) {
 			converter.Records(td)
 		}
 	}
-}
-
-// FuzzJSONSkip holds the hand-written JSON checker (which decides whether
-// an attribute is embedded as JSON, and where an embedded value ends) to
-// encoding/json's verdict on valid UTF-8 input of modest depth.
-func FuzzJSONSkip(f *testing.F) {
-	for _, s := range []string{`{}`, `[]`, `{"a":[1,2.5e3,-0,true,false,null,"x\u00e9\n"]}`, `[{"a":{}},[[]]]`,
-		`{"a":1,}`, `[1,]`, `{"a" 1}`, `{"a":1]`, `[1}`, `"\ud800"`, `01`, `1.`, `-`, `{"a":"\x01"}`, ` [ 1 , { "b" : [ ] } ] `} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if !utf8.Valid(data) || bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) > 200 {
-			return
-		}
-		require.Equal(t, json.Valid(data), converter.ValidJSONForTest(data), "%q", data)
-	})
-}
-
-// FuzzAppendString holds the hand-written string escaper to encoding/json:
-// the output is valid JSON and reads back as encoding/json's own encoding of
-// the same string does (invalid UTF-8 becomes U+FFFD in both).
-func FuzzAppendString(f *testing.F) {
-	for _, s := range samples {
-		f.Add(s)
-	}
-	f.Add("\xff\xfe bad \xc3")
-	f.Fuzz(func(t *testing.T, s string) {
-		got := converter.AppendJSONString(nil, s)
-		require.True(t, json.Valid(got), "%q -> %s", s, got)
-		want, err := json.Marshal(s)
-		require.NoError(t, err)
-		var a, b string
-		require.NoError(t, json.Unmarshal(got, &a))
-		require.NoError(t, json.Unmarshal(want, &b))
-		require.Equal(t, b, a)
-	})
 }

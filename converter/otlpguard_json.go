@@ -53,8 +53,8 @@ func runJSONGuard(b []byte, sig signal, strict bool) error {
 		return g.err
 	}
 	if se := (*syntaxError)(nil); errors.As(g.s.err, &se) {
-		line, col := position(b, se.at)
-		return &InputError{Line: line, Column: col, Err: fmt.Errorf("%w: %s", ErrOTLPSyntax, se.msg)}
+		line, col := position(b, se.At)
+		return &InputError{Line: line, Column: col, Err: fmt.Errorf("%w: %s", ErrOTLPSyntax, se.Msg)}
 	}
 	if !found {
 		switch {

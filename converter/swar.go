@@ -12,48 +12,6 @@ import (
 // a register"): the encoder's hot loops run over long model text and
 // fixed-size ids, where a byte at a time costs several times more.
 
-// printable reports whether every byte of b is printable ASCII, 0x20 to
-// 0x7f: the common case of a long stretch of message text, which then
-// needs neither a control byte check nor UTF-8 decoding.
-//
-// Per word it subtracts 0x20 from each byte and ORs in the word itself: a
-// byte at or above 0x80 keeps its high bit, and a byte below 0x20 wraps
-// to a high bit set. The subtraction borrows across bytes, so a byte
-// above one below 0x20 may be flagged too; but the borrow starts only
-// at a byte that is itself out of range, and the answer is only "all
-// printable or not". Four words a round, ORed together, so a round costs
-// a few instructions for 32 bytes; it stops after the first round with a
-// byte out of range, as text in another script has in every round.
-func printable(b []byte) bool {
-	const (
-		k     = 0x2020202020202020
-		highs = 0x8080808080808080
-	)
-	var acc uint64
-	for len(b) >= 32 {
-		p := (*[32]byte)(b) // a fixed size: no bounds checks below
-		w := binary.LittleEndian.Uint64(p[0:8])
-		x := binary.LittleEndian.Uint64(p[8:16])
-		y := binary.LittleEndian.Uint64(p[16:24])
-		z := binary.LittleEndian.Uint64(p[24:32])
-		// A tree of ORs, not a chain: the four words are independent.
-		acc |= (((w - k) | w) | ((x - k) | x)) | (((y - k) | y) | ((z - k) | z))
-		if acc&highs != 0 {
-			return false // text in another script: no need to look further
-		}
-		b = b[32:]
-	}
-	for len(b) >= 8 {
-		w := binary.LittleEndian.Uint64(b)
-		acc |= (w - k) | w
-		b = b[8:]
-	}
-	for _, c := range b {
-		acc |= uint64(c-0x20) | uint64(c) // c-0x20 wraps to 0xe0.. for a control byte
-	}
-	return acc&highs == 0
-}
-
 // appendHex appends b in lowercase hex. Trace and span ids, three per
 // record, take appendHex16 and appendHex8; other lengths encoding/hex.
 func appendHex(dst []byte, b []byte) []byte {
