@@ -229,11 +229,14 @@ func checkConfigMap(t *testing.T, doc map[string]any) {
 		if !ok {
 			continue
 		}
-		var cfg map[string]any
-		if err := yaml.Unmarshal([]byte(s), &cfg); err != nil {
+		var v any
+		if err := yaml.Unmarshal([]byte(s), &v); err != nil {
 			t.Errorf("ConfigMap data %q: %v", key, err)
 			continue
 		}
+		// A scalar (a bucket URL) or a map without a service key is
+		// not a collector config.
+		cfg, _ := v.(map[string]any)
 		if _, ok := cfg["service"]; !ok {
 			continue
 		}

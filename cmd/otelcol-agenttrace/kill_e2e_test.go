@@ -55,12 +55,21 @@ func startShippedQueue(t *testing.T, bin, dir, queueDir, grpcAddr, httpAddr stri
 // log, and extra arguments after the config's (more --config layers).
 func startShippedLog(t *testing.T, bin, dir, queueDir, grpcAddr, httpAddr, log string, extra ...string) *collector {
 	t.Helper()
+	return startProcess(t, bin, append(killConfig(t, grpcAddr, httpAddr), extra...),
+		[]string{"AGENTTRACE_DIR=" + dir, "AGENTTRACE_QUEUE_DIR=" + queueDir}, grpcAddr, httpAddr, log)
+}
+
+// startProcess starts bin with args, the test's environment and env, its
+// output in log, and waits until it accepts connections on grpcAddr. It
+// is killed at cleanup if the test has not stopped it.
+func startProcess(t *testing.T, bin string, args, env []string, grpcAddr, httpAddr, log string) *collector {
+	t.Helper()
 	c := &collector{done: make(chan struct{}), grpc: grpcAddr, http: httpAddr, log: log}
 	logf, err := os.Create(c.log)
 	require.NoError(t, err)
 	defer logf.Close()
-	c.cmd = exec.Command(bin, append(killConfig(t, grpcAddr, httpAddr), extra...)...)
-	c.cmd.Env = append(os.Environ(), "AGENTTRACE_DIR="+dir, "AGENTTRACE_QUEUE_DIR="+queueDir)
+	c.cmd = exec.Command(bin, args...)
+	c.cmd.Env = append(os.Environ(), env...)
 	c.cmd.Stdout, c.cmd.Stderr = logf, logf
 	require.NoError(t, c.cmd.Start())
 	go func() {

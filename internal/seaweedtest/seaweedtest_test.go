@@ -1,6 +1,7 @@
 package seaweedtest
 
 import (
+	"bytes"
 	"context"
 	"net/url"
 	"testing"
@@ -64,10 +65,26 @@ func TestServer(t *testing.T) {
 	_, _, err = s.Get(short, "prod/dt=2026-12-05/service=a/0001.jsonl")
 	cancel()
 	require.ErrorIs(t, err, context.DeadlineExceeded, "a paused server answers nothing")
+	// An upload sent to the paused server waits in its connection, seen
+	// by PendingBytes, and completes once the server is resumed.
+	held := bytes.Repeat([]byte("x"), 8192)
+	put := make(chan error, 1)
+	go func() {
+		_, err := s.Put(ctx, "prod/held.jsonl", held, true)
+		put <- err
+	}()
+	require.Eventually(t, func() bool {
+		n, err := s.PendingBytes()
+		return err == nil && n >= int64(len(held))
+	}, 10*time.Second, 20*time.Millisecond, "the upload's bytes wait in the paused server's connection")
 	s.Resume(t)
-	body, _, err = s.Get(ctx, "prod/dt=2026-12-05/service=a/0001.jsonl")
+	require.NoError(t, <-put)
+	body, _, err = s.Get(ctx, "prod/held.jsonl")
 	require.NoError(t, err)
-	assert.Equal(t, first, body, "answers again once resumed")
+	assert.Equal(t, held, body, "the held upload completed once resumed")
+	n, err := s.PendingBytes()
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing waits once the server answered")
 }
 
 // TestURL: the gocloud URL names the bucket, the key prefix as its path

@@ -3,6 +3,7 @@ package seaweedtest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -159,10 +160,20 @@ func (s *Server) Restart(t testing.TB) {
 	}
 }
 
-// Pause stops the server's process (SIGSTOP): connections are accepted by
-// the kernel but nothing answers, as a server that hangs. Resume lets it
-// go on (SIGCONT).
-func (s *Server) Pause(t testing.TB) { s.signal(t, syscall.SIGSTOP) }
+// Pause stops the server's process (SIGSTOP) and waits until it is
+// stopped: connections are accepted by the kernel but nothing answers, as
+// a server that hangs. Resume lets it go on (SIGCONT).
+func (s *Server) Pause(t testing.TB) {
+	t.Helper()
+	s.signal(t, syscall.SIGSTOP)
+	deadline := time.Now().Add(10 * time.Second)
+	for !stopped(s.proc.cmd.Process.Pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("seaweedtest: the server did not stop within 10s of SIGSTOP")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
 
 // Resume continues a paused server.
 func (s *Server) Resume(t testing.TB) { s.signal(t, syscall.SIGCONT) }
@@ -215,15 +226,32 @@ func (s *Server) run() error {
 	return nil
 }
 
-// ready reports whether the bucket answers a listing: the S3 gateway
-// is up and the bucket made at start exists.
+// probeBucket is a bucket of its own made at start, where readiness is
+// probed by a write and a read, so that the test's bucket holds only what
+// the test wrote.
+const probeBucket = "seaweedtest-probe"
+
+// ready reports whether the bucket answers a listing (the S3 gateway is
+// up, the bucket made at start exists) and an object can be written and
+// read back (a volume server is registered: after a restart, listing
+// works before reads of the data kept do).
 func (s *Server) ready() bool {
-	resp, err := s.client.Get(s.Endpoint + "/" + s.Bucket + "?list-type=2&max-keys=1")
-	if err != nil {
-		return false
+	ok := func(req *http.Request, err error) bool {
+		if err != nil {
+			return false
+		}
+		resp, err := s.client.Do(req)
+		if err != nil {
+			return false
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
 	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+	probe := s.Endpoint + "/" + probeBucket + "/ready"
+	return ok(http.NewRequest(http.MethodGet, s.Endpoint+"/"+s.Bucket+"?list-type=2&max-keys=1", nil)) &&
+		ok(http.NewRequest(http.MethodPut, probe, strings.NewReader("ready"))) &&
+		ok(http.NewRequest(http.MethodGet, probe, nil))
 }
 
 // halt stops a running server: SIGTERM (after SIGCONT, in case it is
@@ -281,7 +309,7 @@ func (s *Server) args() []string {
 		"mini",
 		"-dir=" + s.Dir,
 		"-ip=127.0.0.1", "-ip.bind=127.0.0.1",
-		"-bucket=" + s.Bucket,
+		"-bucket=" + s.Bucket + "," + probeBucket,
 		"-master.port=" + itoa(p.master), "-master.port.grpc=" + itoa(p.masterGRPC),
 		"-master.telemetry=false",
 		"-volume.port=" + itoa(p.volume), "-volume.port.grpc=" + itoa(p.volumeGRPC),
