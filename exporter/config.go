@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/config/configretry"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
+	"github.com/agenttrace/agenttrace/bucket"
 	"github.com/agenttrace/agenttrace/catalog"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -25,6 +26,12 @@ const (
 	FsyncAlways = "always"
 	// FsyncNever leaves syncing to the operating system.
 	FsyncNever = "never"
+)
+
+// Compressions of the objects uploaded to a bucket.
+const (
+	CompressionNone = "none"
+	CompressionZstd = "zstd"
 )
 
 // Grouping: which artifact a span goes to.
@@ -74,6 +81,16 @@ type Config struct {
 	// finalized and renamed as by rotate_bytes on its next write, so that
 	// files get trailers under steady traffic. 0 never rotates by age.
 	RotateAfter time.Duration `mapstructure:"rotate_after"`
+	// Bucket, when set, is a gocloud URL of a bucket (s3://, gs://,
+	// azblob://, file://) the finalized artifacts are uploaded to, the
+	// directory being their staging area: each is uploaded create-only
+	// under <prefix>/dt=YYYY-MM-DD/service=<name>/<id>.jsonl and removed
+	// from the directory once the upload is confirmed (docs/storage.md).
+	// Credentials come from the cloud SDK's default chain.
+	Bucket string `mapstructure:"bucket"`
+	// Compression of the uploaded objects: none (the default) or zstd
+	// (.jsonl.zst).
+	Compression string `mapstructure:"compression"`
 	// Dialects are dialect files (docs/dialects.md) laid over the
 	// embedded dialect table on start, so that spans of a library it does
 	// not know are read right: kinds, models, usage for the budget. The
@@ -91,7 +108,7 @@ type Config struct {
 	// than max_bytes, are removed with their catalog rows (it keeps the
 	// catalog, whatever catalog.enabled says). For a bucket, use its
 	// lifecycle rules (docs/catalog.md).
-	Retention RetentionConfig `mapstructure:"retention"`
+	Retention     RetentionConfig                                          `mapstructure:"retention"`
 	TimeoutConfig exporterhelper.TimeoutConfig                             `mapstructure:",squash"`
 	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
 	RetryConfig   configretry.BackOffConfig                                `mapstructure:"retry_on_failure"`
@@ -203,6 +220,25 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Retention.retention().Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("retention: %w", err))
+	}
+	if c.Bucket != "" {
+		if err := bucket.CheckURL(c.Bucket); err != nil {
+			errs = append(errs, fmt.Errorf("bucket: %w", err))
+		}
+		if c.Catalog.Enabled || c.Retention.retention().Enabled() {
+			// The directory is a staging area then: its runs leave it
+			// once uploaded (the bucket's lifecycle rules are its
+			// retention, docs/storage.md).
+			errs = append(errs, errors.New("bucket: catalog and retention keep the directory's runs, which a bucket's uploads take away: not both"))
+		}
+	}
+	switch c.Compression {
+	case "", CompressionNone, CompressionZstd:
+		if c.Compression == CompressionZstd && c.Bucket == "" {
+			errs = append(errs, errors.New("compression: zstd compresses uploads, and no bucket is set"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("compression: %q is not one of none, zstd", c.Compression))
 	}
 	for i, p := range c.Dialects {
 		// Parsed here so a mistake stops the collector at its config

@@ -48,6 +48,10 @@ func TestLoadConfig(t *testing.T) {
 	conv := createDefaultConfig().(*Config)
 	conv.Directory, conv.GroupBy = "./runs", GroupByConversation
 
+	withBucket := createDefaultConfig().(*Config)
+	withBucket.Directory, withBucket.Compression = "./runs", CompressionZstd
+	withBucket.Bucket = "s3://runs/prod?endpoint=http://127.0.0.1:8333&region=us-east-1&use_path_style=true"
+
 	tests := []struct {
 		name    string
 		want    *Config
@@ -75,6 +79,12 @@ func TestLoadConfig(t *testing.T) {
 		{name: "budget_usd_inf", wantErr: []string{"budget.usd: must be a number of dollars, 0 or more, got +Inf"}},
 		{name: "typo", wantErr: []string{"finalise_after"}},
 		{name: "dialects", want: withDialects},
+		{name: "bucket", want: withBucket},
+		{name: "bad_bucket", wantErr: []string{
+			"bucket: ftp://runs/prod: bucket URL scheme is not one of s3, gs, azblob, file, mem",
+			`compression: "gzip" is not one of none, zstd`,
+		}},
+		{name: "zstd_without_bucket", wantErr: []string{"compression: zstd compresses uploads, and no bucket is set"}},
 		{name: "bad_dialect", wantErr: []string{"dialects[0]: testdata/bad.dialect.yaml:4: "}},
 	}
 	for _, tt := range tests {

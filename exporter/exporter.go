@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 
+	"github.com/agenttrace/agenttrace/bucket"
 	"github.com/agenttrace/agenttrace/catalog"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/redact"
@@ -35,7 +36,9 @@ type agenttraceExporter struct {
 	logger *zap.Logger
 	tel    *telemetry
 	st     *store.Store
-	keeper *catalog.Keeper // nil without catalog or retention
+	keeper *catalog.Keeper   // nil without catalog or retention
+	bkt    *bucket.Bucket    // with a bucket configured
+	pub    *bucket.Publisher // uploads what st finalizes to bkt
 }
 
 func newExporter(c *Config, logger *zap.Logger, tel *telemetry) *agenttraceExporter {
@@ -83,7 +86,7 @@ func (e *agenttraceExporter) storeOptions() store.Options {
 	return opts
 }
 
-func (e *agenttraceExporter) start(_ context.Context, _ component.Host) error {
+func (e *agenttraceExporter) start(ctx context.Context, _ component.Host) error {
 	if err := semconv.LoadDialects(e.cfg.Dialects...); err != nil {
 		return fmt.Errorf("dialects: %w", err)
 	}
@@ -97,25 +100,63 @@ func (e *agenttraceExporter) start(_ context.Context, _ component.Host) error {
 			e.keeper.Finalized(path)
 		}
 	}
+	if e.cfg.Bucket != "" {
+		b, err := bucket.Open(ctx, e.cfg.Bucket)
+		if err != nil {
+			return fmt.Errorf("bucket: %w", err)
+		}
+		e.bkt = b
+		e.pub = b.Publisher(bucket.PublisherOptions{
+			Zstd: e.cfg.Compression == CompressionZstd,
+			OnError: func(err error) {
+				e.tel.uploadFailed()
+				e.logger.Warn("uploading artifact", zap.Error(err))
+			},
+			Uploaded: e.tel.uploaded,
+		})
+		opts.Hooks.Finalized = e.pub.Hook(opts.Hooks.Finalized)
+	}
 	st, err := store.New(opts)
 	if err != nil {
-		return fmt.Errorf("directory: %w", err)
+		return errors.Join(fmt.Errorf("directory: %w", err), e.closeBucket(ctx))
 	}
 	e.st = st
 	if e.keeper != nil {
 		e.keeper.Start(nil)
 	}
+	if e.pub != nil {
+		if err := e.pub.Start(st, e.cfg.Directory); err != nil {
+			e.logger.Warn("uploading what an earlier run left", zap.Error(err))
+		}
+	}
 	return nil
 }
 
-// shutdown writes every open artifact's trailer and closes every file. It
-// is safe without start; later batches are refused.
+// shutdown writes every open artifact's trailer and closes every file,
+// then, with a bucket, uploads what is left to upload (what ctx leaves no
+// time for stays in the directory for the next start). It is safe without
+// start; later batches are refused.
 func (e *agenttraceExporter) shutdown(ctx context.Context) error {
 	if e.st == nil {
+		return e.closeBucket(ctx)
+	}
+	err := e.st.Close() // finalizes: the keeper and the publisher hear of every run
+	return errors.Join(err, e.keeper.Close(ctx), e.closeBucket(ctx))
+}
+
+// closeBucket stops the publisher (uploading what is queued, as ctx
+// allows) and closes the bucket.
+func (e *agenttraceExporter) closeBucket(ctx context.Context) error {
+	if e.bkt == nil {
 		return nil
 	}
-	err := e.st.Close() // finalizes: the keeper hears of every run
-	return errors.Join(err, e.keeper.Close(ctx))
+	var err error
+	if e.pub != nil {
+		err = e.pub.Shutdown(ctx)
+	}
+	err = errors.Join(err, e.bkt.Close())
+	e.bkt, e.pub = nil, nil
+	return err
 }
 
 // pushTraces writes a batch. When some artifacts cannot be written, the

@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 
@@ -31,11 +32,14 @@ const meterScope = "github.com/agenttrace/agenttrace/exporter"
 //	agenttrace_exporter_logs_held            log records held until their trace's artifact existed
 //	agenttrace_exporter_logs_untraced        log records without a trace id (written to the untraced artifact)
 //	agenttrace_exporter_logs_failed          log records whose write failed (returned for retrying)
+//	agenttrace_exporter_objects_uploaded     artifacts uploaded to the bucket (existed=true: found there already)
+//	agenttrace_exporter_upload_failures      upload attempts that failed (each tried again)
 type telemetry struct {
 	written, dropped, duplicates, opened, finalized, setAside metric.Int64Counter
 	repaired                                                  metric.Int64Counter
 	openFiles                                                 metric.Int64UpDownCounter
 	logsWritten, logsDups, logsHeld, logsUntraced, logsFailed metric.Int64Counter
+	uploads, uploadFailures                                   metric.Int64Counter
 }
 
 func newTelemetry(mp metric.MeterProvider) (*telemetry, error) {
@@ -62,6 +66,8 @@ func newTelemetry(mp metric.MeterProvider) (*telemetry, error) {
 	counter(&t.logsHeld, "agenttrace_exporter_logs_held", "Log records held until their trace's artifact existed.", "{log}")
 	counter(&t.logsUntraced, "agenttrace_exporter_logs_untraced", "Log records without a trace id, written to the untraced artifact.", "{log}")
 	counter(&t.logsFailed, "agenttrace_exporter_logs_failed", "Log records whose write failed, returned for retrying.", "{log}")
+	counter(&t.uploads, "agenttrace_exporter_objects_uploaded", "Artifacts uploaded to the bucket (existed: an identical object was there already).", "{object}")
+	counter(&t.uploadFailures, "agenttrace_exporter_upload_failures", "Upload attempts that failed; each is tried again.", "{attempt}")
 	if err == nil {
 		t.openFiles, err = m.Int64UpDownCounter("agenttrace_exporter_open_files",
 			metric.WithDescription("Artifact files open now."), metric.WithUnit("{file}"))
@@ -104,3 +110,11 @@ func (t *telemetry) logHooks() store.LogHooks {
 // The hooks take no context from the caller: the counts are the
 // exporter's own, not the request's.
 var bg = context.Background()
+
+// uploaded counts an artifact published to the bucket.
+func (t *telemetry) uploaded(_ string, existed bool) {
+	t.uploads.Add(context.Background(), 1, metric.WithAttributes(attribute.Bool("existed", existed)))
+}
+
+// uploadFailed counts a failed upload attempt.
+func (t *telemetry) uploadFailed() { t.uploadFailures.Add(context.Background(), 1) }
