@@ -84,6 +84,8 @@ type config struct {
 	groupBy store.Route
 	w       io.Writer
 
+	publisher Publisher // WithBucket
+
 	queueSize    int
 	batchSize    int
 	batchTimeout time.Duration
@@ -122,6 +124,9 @@ func newConfig(opts []Option) (config, error) {
 	var errs []error
 	if c.sink == sinkNone {
 		errs = append(errs, errors.New("no sink: use WithFile, WithDirectory or WithWriter"))
+	}
+	if c.publisher != nil && c.sink != sinkDir {
+		errs = append(errs, errors.New("WithBucket publishes a folder's artifacts: use WithDirectory"))
 	}
 	if c.queueSize < 1 || c.batchSize < 1 {
 		errs = append(errs, fmt.Errorf("queue size %d and batch size %d must be positive", c.queueSize, c.batchSize))

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -53,6 +54,9 @@ func newSink(c *config, dropped *atomic.Int64, dropUsage *usageCounter) (*sink, 
 		// processors, whose files in the middle of a write are left be.
 		opts.Recover, opts.RecoverIdle = true, store.SharedFolderIdle
 		opts.Route = c.groupBy
+		if c.publisher != nil {
+			opts.Hooks.Finalized = c.publisher.Finalized
+		}
 	case sinkFile:
 		opts.Path = c.path
 	case sinkWriter:
@@ -63,6 +67,11 @@ func newSink(c *config, dropped *atomic.Int64, dropUsage *usageCounter) (*sink, 
 		return nil, fmt.Errorf("agenttrace: %w", err)
 	}
 	s.st = st
+	if c.publisher != nil && c.sink == sinkDir {
+		if err := c.publisher.Start(st, c.path); err != nil {
+			otel.Handle(fmt.Errorf("agenttrace: publishing what an earlier process left: %w", err))
+		}
+	}
 	return s, nil
 }
 
@@ -165,7 +174,14 @@ func (s *sink) close() error {
 			s.st.Drop(pcommon.TraceID{}, n, u, c)
 		}
 	}
-	return s.st.Close()
+	err := s.st.Close()
+	if p := s.cfg.publisher; p != nil && s.cfg.sink == sinkDir {
+		// The store closed, every artifact is finalized and queued.
+		ctx, cancel := context.WithTimeout(context.Background(), PublishTimeout)
+		defer cancel()
+		err = errors.Join(err, p.Shutdown(ctx))
+	}
+	return err
 }
 
 // total is the cost of the span as a pricing.Total counts it: one call,
