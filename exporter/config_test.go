@@ -84,6 +84,7 @@ func TestLoadConfig(t *testing.T) {
 			"bucket: ftp://runs/prod: bucket URL scheme is not one of s3, gs, azblob, file, mem",
 			`compression: "gzip" is not one of none, zstd`,
 		}},
+		{name: "bucket_and_catalog", wantErr: []string{"bucket: catalog and retention keep the directory's runs"}},
 		{name: "zstd_without_bucket", wantErr: []string{"compression: zstd compresses uploads, and no bucket is set"}},
 		{name: "bad_dialect", wantErr: []string{"dialects[0]: testdata/bad.dialect.yaml:4: "}},
 	}
