@@ -154,6 +154,20 @@ func (k *Keeper) Start(remove func(path string) (bool, error)) {
 	})
 }
 
+// TakeAndRemove is the remove of [Keeper.Start] for a store's folder:
+// take is the store's Take (which moves a finalized artifact out of its
+// way under the artifact's lock, unless a late record is writing to it),
+// and the taken file is removed.
+func TakeAndRemove(take func(path string) (string, bool, error)) func(path string) (bool, error) {
+	return func(path string) (bool, error) {
+		taken, ok, err := take(path)
+		if err != nil || !ok {
+			return false, err
+		}
+		return removeFile(taken)
+	}
+}
+
 func removeFile(path string) (bool, error) {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err

@@ -87,17 +87,21 @@ func TestRetentionKeepsAFolderUnderMaxBytes(t *testing.T) {
 	const maxBytes = 40 << 10
 	var mu sync.Mutex
 	removedAt := map[string]time.Time{}
+	var st *store.Store
+	take := func(path string) (string, bool, error) { return st.Take(path) }
 	remove := func(path string) (bool, error) {
-		ok, err := removeFile(path)
-		mu.Lock()
-		removedAt[filepath.Base(path)] = time.Now()
-		mu.Unlock()
+		ok, err := TakeAndRemove(take)(path)
+		if ok {
+			mu.Lock()
+			removedAt[filepath.Base(path)] = time.Now()
+			mu.Unlock()
+		}
 		return ok, err
 	}
 	k := NewKeeper(dir, KeeperOptions{Retention: Retention{MaxBytes: maxBytes}, OnError: func(err error) { t.Error(err) }})
 	st, err := store.New(store.Options{Dir: dir, Hooks: store.Hooks{Finalized: k.Finalized}})
 	require.NoError(t, err)
-	k.Start(remove)
+	k.Start(remove) // as serve --otlp and the exporter: through the store's Take
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

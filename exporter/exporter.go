@@ -122,7 +122,7 @@ func (e *agenttraceExporter) start(ctx context.Context, _ component.Host) error 
 	}
 	e.st = st
 	if e.keeper != nil {
-		e.keeper.Start(nil)
+		e.keeper.Start(catalog.TakeAndRemove(st.Take)) // no writer adopts a file being removed
 	}
 	if e.pub != nil {
 		if err := e.pub.Start(st, e.cfg.Directory); err != nil {

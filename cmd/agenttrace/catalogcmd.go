@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,21 +32,23 @@ files.`,
 
 func newCatalogBuildCmd(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "build DIR",
-		Short: "Rebuild a folder's catalog from its artifacts",
-		Long: `Build reads every artifact (*.jsonl) of the folder DIR and writes its
+		Use:   "build LOCATION",
+		Short: "Rebuild the catalog of a folder or a bucket from its artifacts",
+		Long: `Build reads every artifact (*.jsonl) of the folder LOCATION, or every run
+of a bucket prefix (a gocloud URL; generations merged), and writes its
 catalog anew, replacing the files of the old one once the new one is
 written, so that a reader meanwhile never misses a run. An artifact that
 holds no readable run is named on standard error and left out (exit 1).`,
-		Example: `  agenttrace catalog build ./runs`,
-		Args:    argsAtLeast(1, "folder"),
+		Example: `  agenttrace catalog build ./runs
+  agenttrace catalog build 's3://runs/prod?region=us-east-1'`,
+		Args: argsAtLeast(1, "location (a folder or a bucket URL)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return usageErrorf("one folder, not %d", len(args))
+				return usageErrorf("one location, not %d", len(args))
 			}
-			st, err := catalog.Build(ctxOf(cmd), args[0], catalog.WriterOptions{})
+			st, err := e.buildCatalog(ctxOf(cmd), args[0])
 			if err != nil {
-				return ioError(err)
+				return err
 			}
 			for _, f := range st.Failed {
 				fmt.Fprintln(e.stderr, f)
@@ -68,15 +71,16 @@ into files of bounded size, keeping each run's latest row. It writes the
 merged files before it deletes the ones they replace: runs listing it
 meanwhile see every run once.`,
 		Example: `  agenttrace catalog compact ./runs`,
-		Args:    argsAtLeast(1, "location (a folder)"),
+		Args:    argsAtLeast(1, "location (a folder or a bucket URL)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageErrorf("one location, not %d", len(args))
 			}
-			dest, err := e.catalogDest(ctxOf(cmd), args[0])
+			dest, done, err := e.catalogDest(ctxOf(cmd), args[0])
 			if err != nil {
 				return err
 			}
+			defer done()
 			st, err := catalog.Compact(ctxOf(cmd), dest, catalog.WriterOptions{})
 			if err != nil {
 				return ioError(err)
@@ -93,4 +97,25 @@ func ctxOf(cmd *cobra.Command) context.Context {
 		return ctx
 	}
 	return context.Background()
+}
+
+// buildCatalog rebuilds the catalog of a folder or a bucket prefix.
+func (e *env) buildCatalog(ctx context.Context, loc string) (catalog.BuildStats, error) {
+	if !strings.Contains(loc, "://") {
+		st, err := catalog.Build(ctx, loc, catalog.WriterOptions{})
+		if err != nil {
+			return st, ioError(err)
+		}
+		return st, nil
+	}
+	b, dest, err := openBucketCatalog(ctx, loc)
+	if err != nil {
+		return catalog.BuildStats{}, err
+	}
+	defer b.Close()
+	st, err := buildBucketCatalog(ctx, b, dest)
+	if err != nil {
+		return st, ioError(err)
+	}
+	return st, nil
 }

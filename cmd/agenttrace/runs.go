@@ -29,8 +29,9 @@ func newRunsCmd(e *env) *cobra.Command {
 	var fl runsFlags
 	cmd := &cobra.Command{
 		Use:   "runs LOCATION",
-		Short: "List runs from a folder's catalog",
-		Long: `Runs lists the runs of a folder of artifacts from its catalog (see
+		Short: "List runs from the catalog of a folder or a bucket",
+		Long: `Runs lists the runs of a folder of artifacts, or of a bucket prefix (a
+gocloud URL: s3://, gs://, azblob://, file://), from its catalog (see
 agenttrace catalog --help and docs/catalog.md): one line per run, newest
 first, with its service, name (its root span's, its agent's, its first
 prompt), records, errors, tokens, cost and budget. The numbers are those
@@ -52,7 +53,7 @@ columns (docs/catalog.md).`,
 		Example: `  agenttrace runs ./runs --since 24h --over-budget
   agenttrace runs ./runs --sort cost --limit 10 --json
   agenttrace runs ./runs --older-than 30d`,
-		Args: argsAtLeast(1, "location (a folder)"),
+		Args: argsAtLeast(1, "location (a folder or a bucket URL)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageErrorf("one location, not %d", len(args))
@@ -122,10 +123,11 @@ func (e *env) runs(ctx context.Context, loc string, fl runsFlags) error {
 	if err != nil {
 		return err
 	}
-	dest, err := e.catalogDest(ctx, loc)
+	dest, done, err := e.catalogDest(ctx, loc)
 	if err != nil {
 		return err
 	}
+	defer done()
 	p, err := catalog.Query(ctx, dest, f, s, fl.offset, fl.limit)
 	if err != nil {
 		return invalidError(fmt.Errorf("%s: %w", loc, err))
@@ -136,22 +138,35 @@ func (e *env) runs(ctx context.Context, loc string, fl runsFlags) error {
 	return e.writeRuns(p, fl.offset)
 }
 
-// catalogDest is the catalog of a location: a folder that has one.
-func (e *env) catalogDest(_ context.Context, loc string) (catalog.Dest, error) {
+// catalogDest is the catalog of a location: a folder, or a bucket prefix
+// (a gocloud URL), that has one. done closes what it opened.
+func (e *env) catalogDest(ctx context.Context, loc string) (dest catalog.Dest, done func(), err error) {
 	if strings.Contains(loc, "://") {
-		return nil, usageErrorf("%s: a bucket location needs agenttrace's bucket support, not in this build yet; give a folder", loc)
+		b, dest, err := openBucketCatalog(ctx, loc)
+		if err != nil {
+			return nil, nil, err
+		}
+		objs, err := dest.List(ctx, "catalog/")
+		if err == nil && len(objs) == 0 {
+			err = invalidError(fmt.Errorf("%s has no catalog yet: make one with 'agenttrace catalog build %s'", b, b))
+		}
+		if err != nil {
+			b.Close()
+			return nil, nil, err
+		}
+		return dest, func() { b.Close() }, nil
 	}
 	fi, err := os.Stat(loc)
 	if err != nil {
-		return nil, ioError(err)
+		return nil, nil, ioError(err)
 	}
 	if !fi.IsDir() {
-		return nil, usageErrorf("%s: not a folder", loc)
+		return nil, nil, usageErrorf("%s: not a folder", loc)
 	}
 	if _, err := os.Stat(loc + "/catalog"); errors.Is(err, fs.ErrNotExist) {
-		return nil, invalidError(fmt.Errorf("%s has no catalog yet: make one with 'agenttrace catalog build %s'", loc, loc))
+		return nil, nil, invalidError(fmt.Errorf("%s has no catalog yet: make one with 'agenttrace catalog build %s'", loc, loc))
 	}
-	return catalog.Dir(loc), nil
+	return catalog.Dir(loc), func() {}, nil
 }
 
 // writeRuns prints a page as a table.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/bucket"
 	"github.com/agenttrace/agenttrace/catalog"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
@@ -83,47 +84,8 @@ func TestRunsAgreesWithTokens(t *testing.T) {
 	budgets := 0
 	for _, row := range page.Runs {
 		t.Run(row.Run, func(t *testing.T) {
-			tr := agenttrace(t, "", "tokens", filepath.Join(dir, row.Run), "--json")
-			require.Contains(t, []int{0, 1}, tr.code, tr.stderr)
-			var want runTokens
-			require.NoError(t, json.Unmarshal([]byte(tr.stdout), &want))
-			got := runTokens{
-				Records: report.RecordCounts{Call: row.Calls, Inference: row.Inferences, Agent: row.Agents, Span: row.Spans},
-				Errors:  row.Errors, Dropped: row.Dropped, Trunc: row.Truncated,
-				Tokens: converter.Tokens{Input: row.InputTokens, Output: row.OutputTokens, CacheRead: row.CacheReadTokens,
-					CacheCreation: row.CacheCreationTokens, Reasoning: row.ReasoningTokens, Total: row.TotalTokens},
-			}
-			assert.Equal(t, want.Records, got.Records)
-			assert.Equal(t, want.Records.Total(), row.Records)
-			assert.Equal(t, want.Errors, got.Errors)
-			assert.Equal(t, want.Tokens, got.Tokens)
-			assert.Equal(t, want.Dropped, got.Dropped)
-			assert.Equal(t, want.Trunc, got.Trunc)
-			assert.Equal(t, want.CostUSD, row.CostUSD)
-			assert.Equal(t, want.CostUnknown, row.CostUnknown)
-			var models, tools []string
-			for _, m := range want.ByModel {
-				models = append(models, m.Model)
-			}
-			for _, x := range want.ByTool {
-				tools = append(tools, x.Tool)
-			}
-			assert.ElementsMatch(t, models, row.Models)
-			assert.ElementsMatch(t, tools, row.Tools)
-			if b := want.Budget; b != nil {
+			if assertRowIsTokens(t, row, filepath.Join(dir, row.Run)) {
 				budgets++
-				assert.Equal(t, b.BudgetTokens, row.BudgetTokens)
-				assert.Equal(t, b.Spent, row.BudgetSpent)
-				assert.Equal(t, b.OverBudget, row.OverBudget)
-				assert.Equal(t, b.NearBudget, row.NearBudget)
-				if b.CostBudget != nil {
-					assert.Equal(t, b.BudgetUSD, row.BudgetUSD)
-					assert.Equal(t, b.SpentUSD, row.SpentUSD)
-					assert.Equal(t, b.OverBudgetUSD, row.OverBudgetUSD)
-				}
-			} else {
-				assert.Zero(t, row.BudgetTokens)
-				assert.Zero(t, row.BudgetUSD)
 			}
 		})
 	}
@@ -144,7 +106,7 @@ func TestRunsFlags(t *testing.T) {
 		{"a bad age", []string{"--older-than", "soon"}, 2, "--older-than"},
 		{"a bad date", []string{"--since", "2026-13-40"}, 2, "--since"},
 		{"a negative limit", []string{"--limit", "-1"}, 2, "--limit"},
-		{"a bucket, not yet", []string{"s3://runs/prod"}, 2, "bucket"},
+		{"a bucket without a catalog", []string{"file://" + filepath.ToSlash(t.TempDir())}, 1, "no catalog yet"},
 		{"nothing older than a century", []string{"--older-than", "36500d"}, 0, "of 0 runs"},
 	}
 	for _, tt := range tests {
@@ -195,4 +157,94 @@ func TestServeRetentionFlags(t *testing.T) {
 			assert.Contains(t, r.stderr, tt.want)
 		})
 	}
+}
+
+// assertRowIsTokens checks a catalog row against `tokens --json` of the
+// artifact at path, and reports whether the run has a budget.
+func assertRowIsTokens(t *testing.T, row catalog.Row, path string) bool {
+	tr := agenttrace(t, "", "tokens", path, "--json")
+	require.Contains(t, []int{0, 1}, tr.code, tr.stderr)
+	var want runTokens
+	require.NoError(t, json.Unmarshal([]byte(tr.stdout), &want))
+	got := runTokens{
+		Records: report.RecordCounts{Call: row.Calls, Inference: row.Inferences, Agent: row.Agents, Span: row.Spans},
+		Errors:  row.Errors, Dropped: row.Dropped, Trunc: row.Truncated,
+		Tokens: converter.Tokens{Input: row.InputTokens, Output: row.OutputTokens, CacheRead: row.CacheReadTokens,
+			CacheCreation: row.CacheCreationTokens, Reasoning: row.ReasoningTokens, Total: row.TotalTokens},
+	}
+	assert.Equal(t, want.Records, got.Records)
+	assert.Equal(t, want.Records.Total(), row.Records)
+	assert.Equal(t, want.Errors, got.Errors)
+	assert.Equal(t, want.Tokens, got.Tokens)
+	assert.Equal(t, want.Dropped, got.Dropped)
+	assert.Equal(t, want.Trunc, got.Trunc)
+	assert.Equal(t, want.CostUSD, row.CostUSD)
+	assert.Equal(t, want.CostUnknown, row.CostUnknown)
+	var models, tools []string
+	for _, m := range want.ByModel {
+		models = append(models, m.Model)
+	}
+	for _, x := range want.ByTool {
+		tools = append(tools, x.Tool)
+	}
+	assert.ElementsMatch(t, models, row.Models)
+	assert.ElementsMatch(t, tools, row.Tools)
+	b := want.Budget
+	if b == nil {
+		assert.Zero(t, row.BudgetTokens)
+		assert.Zero(t, row.BudgetUSD)
+		return false
+	}
+	assert.Equal(t, b.BudgetTokens, row.BudgetTokens)
+	assert.Equal(t, b.Spent, row.BudgetSpent)
+	assert.Equal(t, b.OverBudget, row.OverBudget)
+	assert.Equal(t, b.NearBudget, row.NearBudget)
+	if b.CostBudget != nil {
+		assert.Equal(t, b.BudgetUSD, row.BudgetUSD)
+		assert.Equal(t, b.SpentUSD, row.SpentUSD)
+		assert.Equal(t, b.OverBudgetUSD, row.OverBudgetUSD)
+	}
+	return true
+}
+
+// `runs file://…` (a bucket through gocloud) agrees with `tokens --json`
+// of each run's local copy, its catalog built from the bucket.
+func TestRunsOfABucketAgreesWithTokens(t *testing.T) {
+	dir := runsFolder(t)
+	url := "file://" + filepath.ToSlash(t.TempDir())
+	b, err := bucket.Open(t.Context(), url)
+	require.NoError(t, err)
+	local := map[string]string{}
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	require.NoError(t, err)
+	for _, f := range files {
+		key, _, err := b.Put(t.Context(), f, filepath.Base(f), false)
+		require.NoError(t, err)
+		local[key] = f
+	}
+	require.NoError(t, b.Close())
+
+	r := agenttrace(t, "", "runs", url)
+	require.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "catalog build")
+	r = agenttrace(t, "", "catalog", "build", url)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = agenttrace(t, "", "runs", url, "--json", "--limit", "0")
+	require.Equal(t, 0, r.code, r.stderr)
+	var page struct {
+		Total int           `json:"total"`
+		Runs  []catalog.Row `json:"runs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &page))
+	require.Equal(t, len(local), page.Total)
+	for _, row := range page.Runs {
+		t.Run(row.Run, func(t *testing.T) {
+			require.Len(t, row.Keys, 1)
+			path, ok := local[row.Keys[0]]
+			require.True(t, ok, row.Keys[0])
+			assertRowIsTokens(t, row, path)
+		})
+	}
+	r = agenttrace(t, "", "catalog", "compact", url)
+	assert.Equal(t, 0, r.code, r.stderr)
 }

@@ -361,7 +361,7 @@ func startOTLP(dir string, o otlpFlags, log *slog.Logger) (*otlpRun, error) {
 		return nil, ioError(fmt.Errorf("otlp: %w", err))
 	}
 	if keeper != nil {
-		keeper.Start(nil)
+		keeper.Start(catalog.TakeAndRemove(st.Take)) // no writer adopts a file being removed
 	}
 	run := &otlpRun{st: st, keeper: keeper, rcv: receiver.New(st, receiver.WithLogger(log), receiver.WithMaxRequest(o.maxRequest),
 		receiver.WithMaxInFlight(o.maxInFlight), receiver.WithCORS(o.cors...), receiver.WithAllowedHosts(o.hosts()...))}
