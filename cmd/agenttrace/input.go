@@ -2,15 +2,18 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/agenttrace/agenttrace/bucket"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
 	"github.com/agenttrace/agenttrace/store"
@@ -72,6 +75,15 @@ func (e *env) open(path string) (*input, error) {
 	var src io.Reader
 	if path == "-" {
 		in.name, src = stdinName, e.stdin
+	} else if isObjectURL(path) {
+		// An artifact in a bucket (s3://, gs://, azblob://, file://,
+		// mem://): its generations merged and decoded, read as a file.
+		in.name = shownURL(path)
+		rc, err := bucket.OpenURL(context.Background(), path)
+		if err != nil {
+			return nil, ioError(err)
+		}
+		in.close, src = rc.Close, rc
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
@@ -97,6 +109,24 @@ func (e *env) open(path string) (*input, error) {
 		in.shape = importer.Unknown
 	}
 	return in, nil
+}
+
+// isObjectURL tells the URL of an artifact in a bucket ("s3://b/key",
+// the schemes bucket.Schemes names) from a path.
+func isObjectURL(path string) bool {
+	scheme, _, ok := strings.Cut(path, "://")
+	return ok && slices.Contains(bucket.Schemes, scheme)
+}
+
+// shownURL is an object URL as messages name it: without its query
+// (where a bucket URL may carry a credential) or user information.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "<bucket URL>"
+	}
+	u.User, u.RawQuery, u.ForceQuery = nil, "", false
+	return u.String()
 }
 
 // source is what one input held.
