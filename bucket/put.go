@@ -54,18 +54,12 @@ func (b *Bucket) Put(ctx context.Context, file, name string, zstdOn bool) (key s
 		return "", false, fmt.Errorf("upload %s: %w", file, err)
 	}
 	k := KeyOf(name, meta.StartedAt, serviceOf(meta), zstdOn)
-	gens, err := b.findRun(ctx, &k)
-	if err != nil {
+	if err := b.placeRun(ctx, &k); err != nil {
 		return "", false, err
 	}
-	for _, g := range gens {
-		if same, err := b.sameHash(ctx, g.Key, sum); err != nil {
-			return "", false, err
-		} else if same {
-			return g.Key, true, nil
-		}
-		k.Gen = max(k.Gen, g.Name.Gen+1)
-	}
+	// The first generation is written at once: most runs have no other,
+	// and a listing costs more than a refused write.
+	listed := false
 	for range maxGenerations {
 		key = k.String()
 		err := b.create(ctx, key, f, sum, zstdOn)
@@ -76,14 +70,33 @@ func (b *Bucket) Put(ctx context.Context, file, name string, zstdOn bool) (key s
 		if gcerrors.Code(err) != gcerrors.FailedPrecondition {
 			return "", false, b.wrap("upload "+key, err)
 		}
-		// Taken since the listing: by this very file (an upload racing
-		// itself after a restart), or by another generation.
+		// Taken: by this very file (uploaded before a crash removed
+		// it), or by another generation.
 		if same, err := b.sameHash(ctx, key, sum); err != nil {
 			return "", false, err
 		} else if same {
 			return key, true, nil
 		}
-		k.Gen++
+		next := k.Gen + 1
+		if !listed {
+			listed = true
+			gens, err := b.generations(ctx, k.Dir(), k.ID)
+			if err != nil {
+				return "", false, err
+			}
+			for _, g := range gens {
+				if g.Key == key {
+					continue
+				}
+				if same, err := b.sameHash(ctx, g.Key, sum); err != nil {
+					return "", false, err
+				} else if same {
+					return g.Key, true, nil
+				}
+				next = max(next, g.Name.Gen+1)
+			}
+		}
+		k.Gen = next
 	}
 	return "", false, b.wrap("upload "+file, errors.New("no free generation"))
 }
@@ -100,7 +113,7 @@ func scan(f *os.File) (*converter.Meta, string, error) {
 		return nil, "", err
 	}
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if err := copyPooled(h, f); err != nil {
 		return nil, "", err
 	}
 	return meta, hex.EncodeToString(h.Sum(nil)), nil
@@ -139,7 +152,7 @@ func (b *Bucket) create(ctx context.Context, key string, f *os.File, sum string,
 	if zstdOn {
 		err = compress(w, f)
 	} else {
-		_, err = io.Copy(w, f)
+		err = copyPooled(w, f)
 	}
 	if err != nil {
 		cancel() // a cancelled writer leaves no object
@@ -147,6 +160,18 @@ func (b *Bucket) create(ctx context.Context, key string, f *os.File, sum string,
 		return err
 	}
 	return w.Close()
+}
+
+// buffers are copy buffers: blob.Writer's own ReadFrom, which io.Copy
+// would take, makes a buffer of a megabyte per upload.
+var buffers = sync.Pool{New: func() any { return new([64 << 10]byte) }}
+
+// copyPooled copies r to w through a pooled buffer.
+func copyPooled(w io.Writer, r io.Reader) error {
+	buf := buffers.Get().(*[64 << 10]byte)
+	defer buffers.Put(buf)
+	_, err := io.CopyBuffer(struct{ io.Writer }{w}, struct{ io.Reader }{r}, buf[:])
+	return err
 }
 
 var encoders = sync.Pool{New: func() any {
@@ -183,34 +208,35 @@ func (b *Bucket) sameHash(ctx context.Context, key, sum string) (bool, error) {
 	return a.Metadata[hashKey] == sum, nil
 }
 
-// findRun returns the generations already in the bucket of the run k is
-// the first generation of, and moves k to their partition. A run's later
-// generations stay in the partition of its first, whatever their own
-// header says: the run's start is the first's, and a late file's header
-// starts with its own first span, which may be a day later. So the
-// partition of a run uploaded before is looked up: remembered when this
-// bucket uploaded it, else k's own day, then the day before.
-func (b *Bucket) findRun(ctx context.Context, k *Key) ([]object, error) {
+// placeRun moves k, the first generation of a run, to the partition its
+// run is in when it was uploaded before. A run's later generations stay in
+// the partition of its first, whatever their own header says: the run's
+// start is the first's, and a late file's header starts with its own
+// first span, which may be a day later. The partition is remembered when
+// this bucket uploaded the run, else looked for the day before k's.
+func (b *Bucket) placeRun(ctx context.Context, k *Key) error {
 	if d, ok := b.recall(k.ID, k.Service); ok {
 		k.Date = d
+		return nil
 	}
 	day, err := time.Parse(time.DateOnly, k.Date)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for _, d := range []string{k.Date, day.AddDate(0, 0, -1).Format(time.DateOnly)} {
-		probe := *k
-		probe.Date = d
-		gens, err := b.generations(ctx, probe.Dir(), probe.ID)
+	prev := *k
+	prev.Date = day.AddDate(0, 0, -1).Format(time.DateOnly)
+	for _, z := range []bool{false, true} {
+		prev.Zstd = z
+		ok, err := b.b.Exists(ctx, prev.String())
 		if err != nil {
-			return nil, err
+			return b.wrap("look for "+prev.String(), err)
 		}
-		if len(gens) > 0 {
-			k.Date = d
-			return gens, nil
+		if ok {
+			k.Date = prev.Date
+			return nil
 		}
 	}
-	return nil, nil
+	return nil
 }
 
 // object is one generation of a run in a listing.
