@@ -17,8 +17,8 @@ import (
 // nothing after the value, nesting limit included, in a text without
 // newlines (FuzzValidEmbed holds the two to that).
 //
-// Spaces and tabs are skipped where a token is expected (writers emit
-// none: one compare that fails). Most strings are short and plain:
+// Spaces and tabs are checked for where a token is expected, as one more
+// case of the byte already loaded: writers emit none. Most strings are short and plain:
 // when the first byte of the first eight that needs a look is the closing
 // quote, the string ends there, decided without a call.
 func ValidEmbed(d []byte) bool {
@@ -27,10 +27,13 @@ func ValidEmbed(d []byte) bool {
 	i, n, c := 0, len(d), byte(0)
 
 value: // a value is next
-	if i = blank(d, i); i >= n {
+	if i >= n {
 		return false
 	}
 	switch c = d[i]; c {
+	case ' ', '\t':
+		i++
+		goto value
 	case '{', '[':
 		if obj = c == '{'; !st.push(obj) {
 			return false
@@ -55,16 +58,15 @@ value: // a value is next
 			return false
 		}
 	}
-
 after: // a value ended
 	if st.depth == 0 {
 		return i == n
 	}
-	if i = blank(d, i); i >= n {
+ws:
+	if i >= n {
 		return false
 	}
-	c = d[i]
-	i++
+	c, i = d[i], i+1
 	switch c {
 	case ',':
 		if obj {
@@ -75,37 +77,31 @@ after: // a value ended
 		if obj == (c == '}') {
 			goto pop
 		}
+	case ' ', '\t':
+		goto ws
 	}
 	return false
-
 pop: // a bracket closed
-	if !st.pop() {
-		obj = st.inObject()
-	}
+	obj = st.popObj()
 	goto after
-
 key: // an object's key is next
 	if i = blank(d, i); i >= n || d[i] != '"' {
 		return false
 	}
 	isKey = true
-
 str: // d[i] opens a string
 	i++
 	for k := 0; k < 2 && i+8 <= n; k++ { // two words: most keys and short values
 		w := binary.LittleEndian.Uint64(d[i:])
-		m := special(w)
-		if m == 0 {
-			i += 8 // StringEnd goes on from the first byte not yet seen
-			continue
+		if m := special(w); m != 0 {
+			at := bits.TrailingZeros64(m) &^ 7 // the bit the byte starts at
+			if i += at / 8; byte(w>>at) == '"' {
+				i++
+				goto strEnd
+			}
+			break
 		}
-		at := bits.TrailingZeros64(m) &^ 7 // the bit the byte starts at
-		i += at / 8
-		if byte(w>>at) == '"' {
-			i++
-			goto strEnd
-		}
-		break
+		i += 8 // StringEnd goes on from the first byte not yet seen
 	}
 	if i = StringEnd(d, i); i < 0 {
 		return false
@@ -113,6 +109,10 @@ str: // d[i] opens a string
 strEnd:
 	if !isKey {
 		goto after
+	}
+	if i < n && d[i] == ':' { // writers put no space before the colon
+		i++
+		goto value
 	}
 	if i = blank(d, i); i >= n || d[i] != ':' {
 		return false

@@ -65,6 +65,15 @@ func (b *brackets) pop() bool {
 	return b.depth == 0
 }
 
+// popObj closes the innermost bracket and reports whether the one open
+// now is an object's (false when none is).
+func (b *brackets) popObj() bool {
+	if b.depth--; b.depth == 0 {
+		return false
+	}
+	return b.inObject()
+}
+
 // inObject reports whether the innermost open bracket is an object's.
 func (b *brackets) inObject() bool {
 	d := b.depth - 1
