@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/internal/jsonlex"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -42,7 +43,7 @@ const (
 // decoder turns lines into metas, summaries and spans. It is not safe for
 // concurrent use.
 type decoder struct {
-	sc     scanner
+	sc     jsonlex.Scanner
 	strs   map[string]string // interned attribute keys
 	recent [512]string
 	// lineStr is the record line being decoded, as one string: string
@@ -101,14 +102,14 @@ const maxInterned = 4096
 func (d *decoder) str() string {
 	s := &d.sc
 	if !d.viewable {
-		return s.str()
+		return s.Str()
 	}
-	s.ws()
-	start := s.pos + 1
-	b := s.strBytes()
-	if s.err == nil && len(b) == s.pos-1-start {
+	s.WS()
+	start := s.Pos + 1
+	b := s.StrBytes()
+	if s.Err == nil && len(b) == s.Pos-1-start {
 		// Unescaped (escapes always shrink): the bytes are the line's.
-		return d.lineStr[start : s.pos-1]
+		return d.lineStr[start : s.Pos-1]
 	}
 	return string(b)
 }
@@ -164,18 +165,18 @@ func (d *decoder) classify(line []byte) (lineKind, string, error) {
 	if k == nil || bytes.IndexByte(k, '\\') >= 0 {
 		// Another writer's key order: find "kind" among the top-level keys.
 		s := &d.sc
-		s.reset(line)
-		if s.open('{') {
-			for first := true; s.more(&first, '}'); {
-				if string(s.key()) == "kind" {
-					k = []byte(s.str())
+		s.Reset(line)
+		if s.Open('{') {
+			for first := true; s.More(&first, '}'); {
+				if string(s.Key()) == "kind" {
+					k = []byte(s.Str())
 					break
 				}
-				s.skipValue()
+				s.SkipValue()
 			}
 		}
-		if s.err != nil {
-			return 0, "", s.err
+		if s.Err != nil {
+			return 0, "", s.Err
 		}
 	}
 	switch string(k) {
@@ -200,7 +201,7 @@ func (d *decoder) classify(line []byte) (lineKind, string, error) {
 // scope of records that carry none.
 func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 	s := &d.sc
-	s.reset(line)
+	s.Reset(line)
 	p := &d.p
 	*p = pending{}
 	d.lineStr, d.viewable = d.lineSrc, true
@@ -212,14 +213,14 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 	sp.SetKind(ptrace.SpanKindInternal) // what a record without span_kind means
 	attrs := sp.Attributes()
 	var own ownMeta
-	if !s.open('{') {
-		return s.err
+	if !s.Open('{') {
+		return s.Err
 	}
-	for first := true; s.more(&first, '}'); {
-		key := s.key()
+	for first := true; s.More(&first, '}'); {
+		key := s.Key()
 		switch string(key) {
 		case "kind":
-			p.kind = kindName(s.strBytes())
+			p.kind = kindName(s.StrBytes())
 		case "name":
 			sp.SetName(d.str())
 			p.hasName = true
@@ -241,53 +242,53 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 			p.hasEnd = true
 		case "elapsed_ms":
 			// Derived; needed only by a record that lacks one of its times.
-			p.elapsedRaw, p.hasElapsed = s.skip(), true
+			p.elapsedRaw, p.hasElapsed = s.Skip(), true
 		case "ok":
-			p.ok, p.hasOK = s.boolean(), true
+			p.ok, p.hasOK = s.Bool(), true
 		case "status":
-			p.statusOK = s.str() == "ok"
+			p.statusOK = s.Str() == "ok"
 		case "status_code":
-			p.statusCode, p.hasCode = s.int(), true
+			p.statusCode, p.hasCode = s.Int(), true
 		case "message":
 			sp.Status().SetMessage(d.str())
 		case "estimated_tokens":
-			p.estimated, p.hasEst = s.int(), true
+			p.estimated, p.hasEst = s.Int(), true
 		case "usage":
-			if !s.open('{') {
+			if !s.Open('{') {
 				break
 			}
-			for first := true; s.more(&first, '}'); {
-				k := s.key()
+			for first := true; s.More(&first, '}'); {
+				k := s.Key()
 				if f, ok := usageField(k); ok {
 					d.field(f)
 				} else {
-					s.skipValue()
+					s.SkipValue()
 				}
 			}
 		case "aliases":
-			if !s.open('{') {
+			if !s.Open('{') {
 				break
 			}
-			for first := true; s.more(&first, '}'); {
-				f, ok := semconv.FieldByName(string(s.key()))
-				v := d.intern(s.strBytes())
+			for first := true; s.More(&first, '}'); {
+				f, ok := semconv.FieldByName(string(s.Key()))
+				v := d.intern(s.StrBytes())
 				if ok {
 					p.alias[f] = v
 				}
 			}
 		case "structured":
-			if !s.open('[') {
+			if !s.Open('[') {
 				break
 			}
-			for first := true; s.more(&first, ']'); {
-				if f, ok := semconv.FieldByName(string(s.strBytes())); ok {
+			for first := true; s.More(&first, ']'); {
+				if f, ok := semconv.FieldByName(string(s.StrBytes())); ok {
 					p.structured[f] = true
 				}
 			}
 		case "attrs":
 			// One allocation for every attribute the span will have.
-			attrs.EnsureCapacity(attrs.Len() + p.nFields + s.countMembers())
-			if s.open('{') {
+			attrs.EnsureCapacity(attrs.Len() + p.nFields + s.CountMembers())
+			if s.Open('{') {
 				d.members(attrs)
 			}
 		case "events":
@@ -299,11 +300,11 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 		case "flags":
 			sp.SetFlags(d.uint32())
 		case "dropped":
-			if !s.open('{') {
+			if !s.Open('{') {
 				break
 			}
-			for first := true; s.more(&first, '}'); {
-				switch string(s.key()) {
+			for first := true; s.More(&first, '}'); {
+				switch string(s.Key()) {
 				case "attrs":
 					sp.SetDroppedAttributesCount(d.uint32())
 				case "events":
@@ -311,7 +312,7 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 				case "links":
 					sp.SetDroppedLinksCount(d.uint32())
 				default:
-					s.skipValue()
+					s.SkipValue()
 				}
 			}
 		case "resource", "resource_dropped", "resource_schema_url", "scope":
@@ -320,13 +321,13 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 			if f, ok := semconv.FieldByName(string(key)); ok {
 				d.field(f)
 			} else {
-				s.skipValue() // unknown fields are ignored: forward compatible
+				s.SkipValue() // unknown fields are ignored: forward compatible
 			}
 		}
 	}
-	s.end()
-	if s.err != nil {
-		return s.err
+	s.End()
+	if s.Err != nil {
+		return s.Err
 	}
 	d.applyStatus(sp)
 	if err := d.applyFields(attrs); err != nil {
@@ -356,13 +357,13 @@ func (d *decoder) ownMetaField(key []byte, m *ownMeta) {
 	s := &d.sc
 	switch string(key) {
 	case "resource":
-		m.resRaw, m.ownRes = s.skip(), true
+		m.resRaw, m.ownRes = s.Skip(), true
 	case "resource_dropped":
 		m.resDropped = d.uint32()
 	case "resource_schema_url":
-		m.resSchema = s.str()
+		m.resSchema = s.Str()
 	case "scope":
-		m.scopeRaw, m.ownScope = s.skip(), true
+		m.scopeRaw, m.ownScope = s.Skip(), true
 	}
 }
 
@@ -447,12 +448,12 @@ func (d *decoder) field(f semconv.Field) {
 	case semconv.TypeString:
 		p.str[f] = d.str()
 	case semconv.TypeInt:
-		p.num[f] = d.sc.int()
+		p.num[f] = d.sc.Int()
 	default:
-		d.sc.ws()
-		start := d.sc.pos
-		d.sc.skipValue()
-		p.span[f] = [2]int{start, d.sc.pos}
+		d.sc.WS()
+		start := d.sc.Pos
+		d.sc.SkipValue()
+		p.span[f] = [2]int{start, d.sc.Pos}
 	}
 }
 
@@ -485,14 +486,14 @@ func (d *decoder) applyFields(attrs pcommon.Map) error {
 			continue
 		}
 		start, end := p.span[f][0], p.span[f][1]
-		s.pos = start // the scanner is still on the line
+		s.Pos = start // the scanner is still on the line
 		v := attrs.PutEmpty(key)
 		switch f.Type() {
 		case semconv.TypeDouble:
-			if s.peek() == '{' {
+			if s.Peek() == '{' {
 				d.value(v)
 			} else {
-				v.SetDouble(s.float())
+				v.SetDouble(s.Float())
 			}
 		case semconv.TypeStrings:
 			d.value(v)
@@ -504,18 +505,18 @@ func (d *decoder) applyFields(attrs pcommon.Map) error {
 			switch {
 			case p.structured[f]:
 				d.value(v)
-			case s.data[start] == '"':
+			case s.Data[start] == '"':
 				v.SetStr(d.str())
 			default:
 				v.SetStr(d.lineStr[start:end]) // embedded JSON: the original string, byte for byte
-				s.pos = end
+				s.Pos = end
 			}
 		}
-		if s.err == nil && s.pos != end {
-			s.fail("unexpected data in field")
+		if s.Err == nil && s.Pos != end {
+			s.Fail("unexpected data in field")
 		}
-		if s.err != nil {
-			return fmt.Errorf("field %q: %w", f.Name(), s.err)
+		if s.Err != nil {
+			return fmt.Errorf("field %q: %w", f.Name(), s.Err)
 		}
 	}
 	return nil

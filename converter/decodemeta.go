@@ -11,7 +11,7 @@ import (
 // at the top level, or "budget" as a number or an object.
 func (d *decoder) decodeMeta(line []byte) (*Meta, error) {
 	s := &d.sc
-	s.reset(line)
+	s.Reset(line)
 	m := NewMeta(time.Time{})
 	m.Producer = ""
 	m.Version = 0
@@ -19,71 +19,71 @@ func (d *decoder) decodeMeta(line []byte) (*Meta, error) {
 	var resDropped uint32
 	var budget Budget
 	hasBudget, hasStart := false, false
-	if !s.open('{') {
-		return nil, s.err
+	if !s.Open('{') {
+		return nil, s.Err
 	}
-	for first := true; s.more(&first, '}'); {
-		switch string(s.key()) {
+	for first := true; s.More(&first, '}'); {
+		switch string(s.Key()) {
 		case "v":
-			m.Version = int(s.int())
+			m.Version = int(s.Int())
 		case "started_at":
 			ns := d.timestamp()
 			m.StartedAt = UnixNano(ns)
 			hasStart = true
 		case "producer":
-			m.Producer = s.str()
+			m.Producer = s.Str()
 		case "core_version":
-			m.CoreVersion = s.str()
+			m.CoreVersion = s.Str()
 		case "trace_id":
-			m.TraceID = s.str()
+			m.TraceID = s.Str()
 		case "conversation_id":
-			m.ConversationID = s.str()
+			m.ConversationID = s.Str()
 		case "service":
-			m.Service = s.str()
+			m.Service = s.Str()
 		case "resource":
-			resRaw = s.skip()
+			resRaw = s.Skip()
 		case "resource_dropped":
 			resDropped = d.uint32()
 		case "resource_schema_url":
-			m.ResourceSchemaURL = s.str()
+			m.ResourceSchemaURL = s.Str()
 		case "scope":
-			scopeRaw = s.skip()
+			scopeRaw = s.Skip()
 		case "budget_tokens":
-			budget.Tokens, hasBudget = s.int(), true
+			budget.Tokens, hasBudget = s.Int(), true
 		case "warn_threshold":
-			budget.WarnThreshold = s.float()
+			budget.WarnThreshold = s.Float()
 		case "budget":
-			if s.peek() != '{' {
-				budget.Tokens, hasBudget = int64(s.float()), true
+			if s.Peek() != '{' {
+				budget.Tokens, hasBudget = int64(s.Float()), true
 				break
 			}
 			hasBudget = true
-			s.open('{')
-			for first := true; s.more(&first, '}'); {
-				switch string(s.key()) {
+			s.Open('{')
+			for first := true; s.More(&first, '}'); {
+				switch string(s.Key()) {
 				case "budget_tokens", "tokens":
-					budget.Tokens = int64(s.float())
+					budget.Tokens = int64(s.Float())
 				case "budget_usd":
-					if usd := s.float(); ValidUSD(usd) {
+					if usd := s.Float(); ValidUSD(usd) {
 						budget.USD = usd
 					}
 				case "warn_threshold":
-					budget.WarnThreshold = s.float()
+					budget.WarnThreshold = s.Float()
 				default:
-					s.skipValue() // spent, overflowed: recomputed from the records
+					s.SkipValue() // spent, overflowed: recomputed from the records
 				}
 			}
 		case "redacted":
-			m.Redacted = s.boolean()
+			m.Redacted = s.Bool()
 		case "secrets_scanned":
-			m.SecretsScanned = s.boolean()
+			m.SecretsScanned = s.Bool()
 		default:
-			s.skipValue()
+			s.SkipValue()
 		}
 	}
-	s.end()
-	if s.err != nil {
-		return nil, s.err
+	s.End()
+	if s.Err != nil {
+		return nil, s.Err
 	}
 	if m.Version > Version {
 		return nil, fmt.Errorf("%w: v=%d, this reader knows v=%d", ErrUnsupportedVersion, m.Version, Version)
@@ -98,10 +98,10 @@ func (d *decoder) decodeMeta(line []byte) (*Meta, error) {
 		m.Budget = &budget
 	}
 	if resRaw != nil {
-		s.reset(resRaw)
+		s.Reset(resRaw)
 		d.attrs(m.Resource.Attributes())
-		if s.err != nil {
-			return nil, fmt.Errorf("resource: %w", s.err)
+		if s.Err != nil {
+			return nil, fmt.Errorf("resource: %w", s.Err)
 		}
 		m.Resource.SetDroppedAttributesCount(resDropped)
 	}
@@ -119,102 +119,102 @@ func (d *decoder) decodeMeta(line []byte) (*Meta, error) {
 // decodeSummary decodes a trailer line.
 func (d *decoder) decodeSummary(line []byte) (*Summary, error) {
 	s := &d.sc
-	s.reset(line)
+	s.Reset(line)
 	sum := &Summary{}
-	if !s.open('{') {
-		return nil, s.err
+	if !s.Open('{') {
+		return nil, s.Err
 	}
-	for first := true; s.more(&first, '}'); {
-		switch string(s.key()) {
+	for first := true; s.More(&first, '}'); {
+		switch string(s.Key()) {
 		case "finished_at":
 			sum.FinishedAt = UnixNano(d.timestamp())
 		case "complete":
-			sum.Complete = s.boolean()
+			sum.Complete = s.Bool()
 		case "records":
-			sum.Records = s.int()
+			sum.Records = s.Int()
 		case "calls":
-			sum.Calls = s.int()
+			sum.Calls = s.Int()
 		case "inferences":
-			sum.Inferences = s.int()
+			sum.Inferences = s.Int()
 		case "agents":
-			sum.Agents = s.int()
+			sum.Agents = s.Int()
 		case "spans":
-			sum.Spans = s.int()
+			sum.Spans = s.Int()
 		case "errors":
-			sum.Errors = s.int()
+			sum.Errors = s.Int()
 		case "dropped":
-			sum.Dropped = s.int()
+			sum.Dropped = s.Int()
 		case "truncated":
-			sum.Truncated = s.int()
+			sum.Truncated = s.Int()
 		case "tokens":
-			if !s.open('{') {
+			if !s.Open('{') {
 				break
 			}
-			for first := true; s.more(&first, '}'); {
+			for first := true; s.More(&first, '}'); {
 				t := &sum.Tokens
-				switch string(s.key()) {
+				switch string(s.Key()) {
 				case "input":
-					t.Input = s.int()
+					t.Input = s.Int()
 				case "output":
-					t.Output = s.int()
+					t.Output = s.Int()
 				case "cache_read":
-					t.CacheRead = s.int()
+					t.CacheRead = s.Int()
 				case "cache_creation":
-					t.CacheCreation = s.int()
+					t.CacheCreation = s.Int()
 				case "reasoning":
-					t.Reasoning = s.int()
+					t.Reasoning = s.Int()
 				case "total":
-					t.Total = s.int()
+					t.Total = s.Int()
 				default:
-					s.skipValue()
+					s.SkipValue()
 				}
 			}
 		case "budget":
-			if s.literal("null") {
+			if s.Literal("null") {
 				break
 			}
 			b := &BudgetStatus{}
 			sum.Budget = b
-			if !s.open('{') {
+			if !s.Open('{') {
 				break
 			}
-			for first := true; s.more(&first, '}'); {
-				switch string(s.key()) {
+			for first := true; s.More(&first, '}'); {
+				switch string(s.Key()) {
 				case "budget_tokens":
-					b.BudgetTokens = s.int()
+					b.BudgetTokens = s.Int()
 				case "spent":
-					b.Spent = s.int()
+					b.Spent = s.Int()
 				case "remaining":
-					b.Remaining = s.int()
+					b.Remaining = s.Int()
 				case "over_budget":
-					b.OverBudget = s.boolean()
+					b.OverBudget = s.Bool()
 				case "near_budget":
-					b.NearBudget = s.boolean()
+					b.NearBudget = s.Bool()
 				case "warn_threshold":
-					b.WarnThreshold = s.float()
+					b.WarnThreshold = s.Float()
 				case "budget_usd":
-					b.cost().BudgetUSD = s.float()
+					b.cost().BudgetUSD = s.Float()
 				case "spent_usd":
-					b.cost().SpentUSD = s.float()
+					b.cost().SpentUSD = s.Float()
 				case "remaining_usd":
-					b.cost().RemainingUSD = s.float()
+					b.cost().RemainingUSD = s.Float()
 				case "over_budget_usd":
-					b.cost().OverBudgetUSD = s.boolean()
+					b.cost().OverBudgetUSD = s.Bool()
 				case "near_budget_usd":
-					b.cost().NearBudgetUSD = s.boolean()
+					b.cost().NearBudgetUSD = s.Bool()
 				case "unpriced_calls":
-					b.cost().UnpricedCalls = s.int()
+					b.cost().UnpricedCalls = s.Int()
 				default:
-					s.skipValue()
+					s.SkipValue()
 				}
 			}
 		default:
-			s.skipValue()
+			s.SkipValue()
 		}
 	}
-	s.end()
-	if s.err != nil {
-		return nil, s.err
+	s.End()
+	if s.Err != nil {
+		return nil, s.Err
 	}
 	return sum, nil
 }

@@ -20,10 +20,10 @@ func (d *decoder) resource(raw []byte, dropped uint32, schema string) (pcommon.R
 		return lr.res, nil
 	}
 	res := pcommon.NewResource()
-	d.sc.reset(raw)
+	d.sc.Reset(raw)
 	d.attrs(res.Attributes())
-	if d.sc.err != nil {
-		return res, d.sc.err
+	if d.sc.Err != nil {
+		return res, d.sc.Err
 	}
 	res.SetDroppedAttributesCount(dropped)
 	lr.raw, lr.res, lr.schema, lr.ok = append(lr.raw[:0], raw...), res, schema, true
@@ -49,41 +49,41 @@ func (d *decoder) scope(raw []byte) (pcommon.InstrumentationScope, string, error
 // scopeInto decodes a scope object {"name","version","attrs","dropped","schema_url"}.
 func (d *decoder) scopeInto(sc pcommon.InstrumentationScope, raw []byte) (schema string, err error) {
 	s := &d.sc
-	s.reset(raw)
-	if !s.open('{') {
-		return "", s.err
+	s.Reset(raw)
+	if !s.Open('{') {
+		return "", s.Err
 	}
-	for first := true; s.more(&first, '}'); {
-		switch string(s.key()) {
+	for first := true; s.More(&first, '}'); {
+		switch string(s.Key()) {
 		case "name":
-			sc.SetName(s.str())
+			sc.SetName(s.Str())
 		case "version":
-			sc.SetVersion(s.str())
+			sc.SetVersion(s.Str())
 		case "attrs":
 			d.attrs(sc.Attributes())
 		case "dropped":
 			sc.SetDroppedAttributesCount(d.uint32())
 		case "schema_url":
-			schema = s.str()
+			schema = s.Str()
 		default:
-			s.skipValue()
+			s.SkipValue()
 		}
 	}
-	return schema, s.err
+	return schema, s.Err
 }
 
 func (d *decoder) events(evs ptrace.SpanEventSlice) {
 	s := &d.sc
-	if !s.open('[') {
+	if !s.Open('[') {
 		return
 	}
-	for first := true; s.more(&first, ']'); {
+	for first := true; s.More(&first, ']'); {
 		ev := evs.AppendEmpty()
-		if !s.open('{') {
+		if !s.Open('{') {
 			return
 		}
-		for first := true; s.more(&first, '}'); {
-			switch string(s.key()) {
+		for first := true; s.More(&first, '}'); {
+			switch string(s.Key()) {
 			case "name":
 				ev.SetName(d.str())
 			case "time":
@@ -93,7 +93,7 @@ func (d *decoder) events(evs ptrace.SpanEventSlice) {
 			case "dropped":
 				ev.SetDroppedAttributesCount(d.uint32())
 			default:
-				s.skipValue()
+				s.SkipValue()
 			}
 		}
 	}
@@ -101,22 +101,22 @@ func (d *decoder) events(evs ptrace.SpanEventSlice) {
 
 func (d *decoder) links(links ptrace.SpanLinkSlice) {
 	s := &d.sc
-	if !s.open('[') {
+	if !s.Open('[') {
 		return
 	}
-	for first := true; s.more(&first, ']'); {
+	for first := true; s.More(&first, ']'); {
 		l := links.AppendEmpty()
-		if !s.open('{') {
+		if !s.Open('{') {
 			return
 		}
-		for first := true; s.more(&first, '}'); {
-			switch string(s.key()) {
+		for first := true; s.More(&first, '}'); {
+			switch string(s.Key()) {
 			case "trace_id":
 				l.SetTraceID(d.traceID())
 			case "span_id":
 				l.SetSpanID(d.spanID())
 			case "trace_state":
-				l.TraceState().FromRaw(s.str())
+				l.TraceState().FromRaw(s.Str())
 			case "flags":
 				l.SetFlags(d.uint32())
 			case "attrs":
@@ -124,7 +124,7 @@ func (d *decoder) links(links ptrace.SpanLinkSlice) {
 			case "dropped":
 				l.SetDroppedAttributesCount(d.uint32())
 			default:
-				s.skipValue()
+				s.SkipValue()
 			}
 		}
 	}
@@ -144,29 +144,29 @@ func (d *decoder) spanID() (id pcommon.SpanID) {
 
 // attrs reads an object of attributes into m.
 func (d *decoder) attrs(m pcommon.Map) {
-	if d.sc.open('{') {
+	if d.sc.Open('{') {
 		d.members(m)
 	}
 }
 
 func (d *decoder) hexID(dst []byte) {
-	b := d.sc.strBytes()
-	if d.sc.err != nil {
+	b := d.sc.StrBytes()
+	if d.sc.Err != nil {
 		return
 	}
 	if len(b) != 2*len(dst) {
-		d.sc.fail("id %q: want %d hex digits", b, 2*len(dst))
+		d.sc.Fail("id %q: want %d hex digits", b, 2*len(dst))
 		return
 	}
 	if _, err := hex.Decode(dst, b); err != nil {
-		d.sc.fail("id %q: not hex", b)
+		d.sc.Fail("id %q: not hex", b)
 	}
 }
 
 func (d *decoder) uint32() uint32 {
-	v := d.sc.int()
+	v := d.sc.Int()
 	if v < 0 || v > math.MaxUint32 {
-		d.sc.fail("%d out of range", v)
+		d.sc.Fail("%d out of range", v)
 		return 0
 	}
 	return uint32(v)
@@ -174,16 +174,16 @@ func (d *decoder) uint32() uint32 {
 
 func (d *decoder) spanKind() ptrace.SpanKind {
 	s := &d.sc
-	if c := s.peek(); c != '"' {
-		return ptrace.SpanKind(int32(s.int()))
+	if c := s.Peek(); c != '"' {
+		return ptrace.SpanKind(int32(s.Int()))
 	}
-	k := s.strBytes()
+	k := s.StrBytes()
 	for i, name := range spanKinds {
 		if string(k) == name {
 			return ptrace.SpanKind(i)
 		}
 	}
-	s.fail("unknown span_kind %q", k)
+	s.Fail("unknown span_kind %q", k)
 	return 0
 }
 
@@ -191,34 +191,34 @@ func (d *decoder) spanKind() ptrace.SpanKind {
 // tool-dispatch traces write them, as nanoseconds since the epoch.
 func (d *decoder) timestamp() uint64 {
 	s := &d.sc
-	if c := s.peek(); c != '"' {
-		text, isInt := s.number()
-		if s.err != nil {
+	if c := s.Peek(); c != '"' {
+		text, isInt := s.Number()
+		if s.Err != nil {
 			return 0
 		}
 		if isInt {
 			// Integer milliseconds convert exactly; a float64 would not.
 			ms, err := strconv.ParseUint(string(text), 10, 64)
 			if err != nil || ms > math.MaxUint64/1_000_000 {
-				s.fail("time %s out of range", text)
+				s.Fail("time %s out of range", text)
 				return 0
 			}
 			return ms * 1_000_000
 		}
 		ms, err := strconv.ParseFloat(string(text), 64)
 		if err != nil || ms < 0 || ms > math.MaxUint64/1e6 {
-			s.fail("time %s out of range", text)
+			s.Fail("time %s out of range", text)
 			return 0
 		}
 		return uint64(ms * 1e6)
 	}
-	b := s.strBytes()
-	if s.err != nil {
+	b := s.StrBytes()
+	if s.Err != nil {
 		return 0
 	}
 	ns, err := parseTimestamp(b)
 	if err != nil {
-		s.fail("%v", err)
+		s.Fail("%v", err)
 	}
 	return ns
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agenttrace/agenttrace/internal/jsonlex"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -72,10 +73,10 @@ func CheckOTLPJSON(b []byte) error {
 	case "artifact":
 		return fmt.Errorf("%w (an agenttrace artifact line)", ErrNotOTLP)
 	}
-	var s scanner
-	s.reset(bytes.TrimSpace(bytes.TrimPrefix(b, bom)))
-	if s.open('{') {
-		if first := true; !s.more(&first, '}') && s.err == nil {
+	var s jsonlex.Scanner
+	s.Reset(bytes.TrimSpace(bytes.TrimPrefix(b, bom)))
+	if s.Open('{') {
+		if first := true; !s.More(&first, '}') && s.Err == nil {
 			return nil // {}
 		}
 	}
@@ -111,11 +112,11 @@ func Detect(head []byte) Format {
 	complete := false
 	if i := bytes.IndexByte(trimmed, '\n'); i >= 0 {
 		line = trimmed[:i]
-		var s scanner
-		s.reset(line)
-		s.skipValue()
-		s.end()
-		complete = s.err == nil
+		var s jsonlex.Scanner
+		s.Reset(line)
+		s.SkipValue()
+		s.End()
+		complete = s.Err == nil
 	}
 	switch firstKeys(line) {
 	case "otlp":
@@ -146,14 +147,14 @@ func Detect(head []byte) Format {
 // firstKeys reads the top-level keys of the object at the start of b until
 // one decides the format, tolerating b ending mid-object.
 func firstKeys(b []byte) string {
-	var s scanner
-	s.reset(b)
-	if !s.open('{') {
+	var s jsonlex.Scanner
+	s.Reset(b)
+	if !s.Open('{') {
 		return ""
 	}
-	for first := true; s.more(&first, '}'); {
-		k := s.key()
-		if s.err != nil {
+	for first := true; s.More(&first, '}'); {
+		k := s.Key()
+		if s.Err != nil {
 			return ""
 		}
 		switch string(k) {
@@ -164,7 +165,7 @@ func firstKeys(b []byte) string {
 		case "kind", "v":
 			return "artifact"
 		}
-		s.skipValue()
+		s.SkipValue()
 	}
 	return ""
 }
@@ -234,7 +235,7 @@ func oneValuePerLine(b []byte) bool {
 	if i < 0 || len(bytes.TrimSpace(b[i+1:])) == 0 {
 		return false
 	}
-	return validJSON(b[:i])
+	return jsonlex.Valid(b[:i])
 }
 
 // protoIsLogs reports whether a protobuf payload (possibly cut short) is

@@ -1,13 +1,13 @@
 package converter
 
 import (
-	"slices"
 	"strconv"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/internal/jsonlex"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -154,7 +154,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	dst = append(dst, `{"kind":"`...)
 	dst = append(dst, rd.Kind.String()...)
 	dst = append(dst, `","name":`...)
-	dst = appendString(dst, sp.Name())
+	dst = jsonlex.AppendString(dst, sp.Name())
 	dst = append(dst, `,"trace_id":"`...)
 	tid := sp.TraceID()
 	dst = appendHex16(dst, (*[16]byte)(&tid))
@@ -179,7 +179,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	}
 	if rd.Has(semconv.FieldOp) {
 		dst = append(dst, `,"op":`...)
-		dst = appendString(dst, rd.Str(semconv.FieldOp))
+		dst = jsonlex.AppendString(dst, rd.Str(semconv.FieldOp))
 	}
 	start, end := sp.StartTimestamp(), sp.EndTimestamp()
 	dst = append(dst, `,"started_at":`...)
@@ -191,7 +191,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	if isErr {
 		dst = append(dst, `,"ok":false,"code":`...)
 		if rd.Has(semconv.FieldCode) {
-			dst = appendString(dst, rd.Str(semconv.FieldCode))
+			dst = jsonlex.AppendString(dst, rd.Str(semconv.FieldCode))
 		} else {
 			dst = append(dst, `"error"`...)
 		}
@@ -203,7 +203,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	}
 	if msg := st.Message(); msg != "" {
 		dst = append(dst, `,"message":`...)
-		dst = appendString(dst, msg)
+		dst = jsonlex.AppendString(dst, msg)
 	}
 	if c := int32(st.Code()); c < 0 || c > 2 {
 		// Not a code OTLP defines; kept so the span round-trips.
@@ -213,7 +213,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	for _, f := range stringFields {
 		if rd.Has(f) {
 			dst = appendField(dst, f.Name())
-			dst = appendString(dst, rd.Str(f))
+			dst = jsonlex.AppendString(dst, rd.Str(f))
 		}
 	}
 	if rd.Has(semconv.FieldFinishReasons) {
@@ -221,7 +221,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 		v := rd.Value(semconv.FieldFinishReasons)
 		if v.Type() == pcommon.ValueTypeStr {
 			dst = append(dst, '[')
-			dst = appendString(dst, v.Str())
+			dst = jsonlex.AppendString(dst, v.Str())
 			dst = append(dst, ']')
 		} else {
 			dst = appendValue(dst, v)
@@ -270,7 +270,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 			dst = append(dst, ',')
 		}
 		dst = appendKey(dst, f.Name())
-		dst = appendString(dst, rd.Source(f))
+		dst = jsonlex.AppendString(dst, rd.Source(f))
 	}
 	if !first {
 		dst = append(dst, '}')
@@ -301,7 +301,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	dst = appendLinks(dst, sp.Links())
 	if ts := sp.TraceState().AsRaw(); ts != "" {
 		dst = append(dst, `,"trace_state":`...)
-		dst = appendString(dst, ts)
+		dst = jsonlex.AppendString(dst, ts)
 	}
 	if fl := sp.Flags(); fl != 0 {
 		dst = append(dst, `,"flags":`...)
@@ -371,7 +371,7 @@ func appendEvents(dst []byte, evs ptrace.SpanEventSlice, day *dayCache) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"name":`...)
-		dst = appendString(dst, ev.Name())
+		dst = jsonlex.AppendString(dst, ev.Name())
 		dst = append(dst, `,"time":`...)
 		dst = appendTimestampOn(dst, uint64(ev.Timestamp()), day)
 		if ev.Attributes().Len() > 0 {
@@ -405,7 +405,7 @@ func appendLinks(dst []byte, links ptrace.SpanLinkSlice) []byte {
 		dst = append(dst, '"')
 		if ts := l.TraceState().AsRaw(); ts != "" {
 			dst = append(dst, `,"trace_state":`...)
-			dst = appendString(dst, ts)
+			dst = jsonlex.AppendString(dst, ts)
 		}
 		if fl := l.Flags(); fl != 0 {
 			dst = append(dst, `,"flags":`...)
@@ -455,7 +455,7 @@ func appendResource(dst []byte, res pcommon.Resource, schemaURL string) []byte {
 	}
 	if schemaURL != "" {
 		dst = append(dst, `,"resource_schema_url":`...)
-		dst = appendString(dst, schemaURL)
+		dst = jsonlex.AppendString(dst, schemaURL)
 	}
 	return dst
 }
@@ -464,11 +464,11 @@ func appendScope(dst []byte, sc pcommon.InstrumentationScope, schemaURL string) 
 	dst = append(dst, '{')
 	if sc.Name() != "" {
 		dst = appendField(dst, "name")
-		dst = appendString(dst, sc.Name())
+		dst = jsonlex.AppendString(dst, sc.Name())
 	}
 	if sc.Version() != "" {
 		dst = appendField(dst, "version")
-		dst = appendString(dst, sc.Version())
+		dst = jsonlex.AppendString(dst, sc.Version())
 	}
 	if sc.Attributes().Len() > 0 {
 		dst = appendField(dst, "attrs")
@@ -480,7 +480,7 @@ func appendScope(dst []byte, sc pcommon.InstrumentationScope, schemaURL string) 
 	}
 	if schemaURL != "" {
 		dst = appendField(dst, "schema_url")
-		dst = appendString(dst, schemaURL)
+		dst = jsonlex.AppendString(dst, schemaURL)
 	}
 	return append(dst, '}')
 }
@@ -491,151 +491,4 @@ func appendTime(dst []byte, t time.Time) []byte {
 		ns = 0
 	}
 	return appendTimestamp(dst, uint64(ns))
-}
-
-// AppendMeta appends m as the header line, newline included.
-func AppendMeta(dst []byte, m *Meta) []byte {
-	v := m.Version
-	if v == 0 {
-		v = Version
-	}
-	dst = append(dst, `{"v":`...)
-	dst = strconv.AppendInt(dst, int64(v), 10)
-	dst = append(dst, `,"kind":"meta","started_at":`...)
-	dst = appendTime(dst, m.StartedAt)
-	for _, kv := range [...]struct{ k, v string }{
-		{"producer", m.Producer}, {"core_version", m.CoreVersion}, {"trace_id", m.TraceID},
-		{"conversation_id", m.ConversationID}, {"service", m.Service},
-	} {
-		if kv.v != "" {
-			dst = appendField(dst, kv.k)
-			dst = appendString(dst, kv.v)
-		}
-	}
-	if res := m.Resource; res != (pcommon.Resource{}) || m.ResourceSchemaURL != "" {
-		if res == (pcommon.Resource{}) {
-			res = pcommon.NewResource()
-		}
-		// The budget and redaction attributes are said by the fields below:
-		// the first of each, as a map that repeats a key (OTLP input may)
-		// keeps only one of them anyway.
-		var skip [4]int32
-		var owned [4]string
-		n, i := 0, int32(0)
-		for k, v := range res.Attributes().All() {
-			i++
-			if headerOwned(m, k, v) && !slices.Contains(owned[:n], k) {
-				skip[n], owned[n] = i, k
-				n++
-			}
-		}
-		if res.Attributes().Len() > n || res.DroppedAttributesCount() > 0 || m.ResourceSchemaURL != "" {
-			dst = append(dst, `,"resource":`...)
-			dst = appendMap(dst, res.Attributes(), skip[:n])
-			if d := res.DroppedAttributesCount(); d > 0 {
-				dst = append(dst, `,"resource_dropped":`...)
-				dst = strconv.AppendUint(dst, uint64(d), 10)
-			}
-			if m.ResourceSchemaURL != "" {
-				dst = append(dst, `,"resource_schema_url":`...)
-				dst = appendString(dst, m.ResourceSchemaURL)
-			}
-		}
-	}
-	if sc := m.Scope; sc != (pcommon.InstrumentationScope{}) && (sc.Name() != "" || sc.Version() != "" || sc.Attributes().Len() > 0 || sc.DroppedAttributesCount() > 0) || m.ScopeSchemaURL != "" {
-		if sc == (pcommon.InstrumentationScope{}) {
-			sc = pcommon.NewInstrumentationScope()
-		}
-		dst = append(dst, `,"scope":`...)
-		dst = appendScope(dst, sc, m.ScopeSchemaURL)
-	}
-	if b := m.Budget; b != nil {
-		dst = append(dst, `,"budget":{"budget_tokens":`...)
-		dst = strconv.AppendInt(dst, b.Tokens, 10)
-		if b.USD > 0 {
-			dst = append(dst, `,"budget_usd":`...)
-			dst = strconv.AppendFloat(dst, b.USD, 'g', -1, 64)
-		}
-		dst = append(dst, `,"warn_threshold":`...)
-		dst = strconv.AppendFloat(dst, b.Threshold(), 'g', -1, 64)
-		dst = append(dst, '}')
-	}
-	if m.Redacted {
-		dst = append(dst, `,"redacted":true`...)
-	}
-	if m.SecretsScanned {
-		dst = append(dst, `,"secrets_scanned":true`...)
-	}
-	return append(dst, '}', '\n')
-}
-
-// AppendSummary appends s as the trailer line, newline included.
-func AppendSummary(dst []byte, s *Summary) []byte {
-	dst = append(dst, `{"kind":"summary","finished_at":`...)
-	dst = appendTime(dst, s.FinishedAt)
-	dst = append(dst, `,"complete":`...)
-	dst = strconv.AppendBool(dst, s.Complete)
-	for _, kv := range [...]struct {
-		k string
-		v int64
-	}{{"records", s.Records}, {"calls", s.Calls}, {"inferences", s.Inferences}, {"agents", s.Agents}, {"spans", s.Spans}, {"errors", s.Errors}} {
-		dst = appendField(dst, kv.k)
-		dst = strconv.AppendInt(dst, kv.v, 10)
-	}
-	t := s.Tokens
-	dst = append(dst, `,"tokens":{"input":`...)
-	dst = strconv.AppendInt(dst, t.Input, 10)
-	dst = append(dst, `,"output":`...)
-	dst = strconv.AppendInt(dst, t.Output, 10)
-	dst = append(dst, `,"cache_read":`...)
-	dst = strconv.AppendInt(dst, t.CacheRead, 10)
-	dst = append(dst, `,"cache_creation":`...)
-	dst = strconv.AppendInt(dst, t.CacheCreation, 10)
-	dst = append(dst, `,"reasoning":`...)
-	dst = strconv.AppendInt(dst, t.Reasoning, 10)
-	dst = append(dst, `,"total":`...)
-	dst = strconv.AppendInt(dst, t.Total, 10)
-	dst = append(dst, '}')
-	if b := s.Budget; b != nil {
-		dst = append(dst, `,"budget":{"budget_tokens":`...)
-		dst = strconv.AppendInt(dst, b.BudgetTokens, 10)
-		dst = append(dst, `,"spent":`...)
-		dst = strconv.AppendInt(dst, b.Spent, 10)
-		dst = append(dst, `,"remaining":`...)
-		dst = strconv.AppendInt(dst, b.Remaining, 10)
-		dst = append(dst, `,"over_budget":`...)
-		dst = strconv.AppendBool(dst, b.OverBudget)
-		dst = append(dst, `,"near_budget":`...)
-		dst = strconv.AppendBool(dst, b.NearBudget)
-		dst = append(dst, `,"warn_threshold":`...)
-		dst = strconv.AppendFloat(dst, b.WarnThreshold, 'g', -1, 64)
-		if c := b.CostBudget; c != nil {
-			dst = appendCostBudget(dst, c)
-		}
-		dst = append(dst, '}')
-	}
-	dst = append(dst, `,"dropped":`...)
-	dst = strconv.AppendInt(dst, s.Dropped, 10)
-	if s.Truncated > 0 {
-		dst = append(dst, `,"truncated":`...)
-		dst = strconv.AppendInt(dst, s.Truncated, 10)
-	}
-	return append(dst, '}', '\n')
-}
-
-// appendCostBudget appends the cost budget's members of a trailer's
-// budget, after the token budget's (docs/format.md §10).
-func appendCostBudget(dst []byte, c *CostBudget) []byte {
-	dst = append(dst, `,"budget_usd":`...)
-	dst = strconv.AppendFloat(dst, c.BudgetUSD, 'g', -1, 64)
-	dst = append(dst, `,"spent_usd":`...)
-	dst = strconv.AppendFloat(dst, c.SpentUSD, 'g', -1, 64)
-	dst = append(dst, `,"remaining_usd":`...)
-	dst = strconv.AppendFloat(dst, c.RemainingUSD, 'g', -1, 64)
-	dst = append(dst, `,"over_budget_usd":`...)
-	dst = strconv.AppendBool(dst, c.OverBudgetUSD)
-	dst = append(dst, `,"near_budget_usd":`...)
-	dst = strconv.AppendBool(dst, c.NearBudgetUSD)
-	dst = append(dst, `,"unpriced_calls":`...)
-	return strconv.AppendInt(dst, c.UnpricedCalls, 10)
 }

@@ -255,8 +255,4 @@ func appendMillis(dst []byte, ns int64) []byte {
 // AppendJSONString appends s as a JSON string, the way artifacts write
 // strings: invalid UTF-8 becomes U+FFFD, U+2028 and U+2029 are escaped.
 // Importers that build JSON-valued attributes use it to write them alike.
-func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }
-
-// appendString appends s as a JSON string, the way artifacts write strings
-// (jsonlex.AppendString).
-func appendString(dst []byte, s string) []byte { return jsonlex.AppendString(dst, s) }
+func AppendJSONString(dst []byte, s string) []byte { return jsonlex.AppendString(dst, s) }

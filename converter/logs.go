@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/internal/jsonlex"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -66,11 +67,11 @@ func (e *Encoder) AppendLog(dst []byte, rec *LogRecord) []byte {
 	}
 	if s := lr.SeverityText(); s != "" {
 		dst = append(dst, `,"severity_text":`...)
-		dst = appendString(dst, s)
+		dst = jsonlex.AppendString(dst, s)
 	}
 	if s := lr.EventName(); s != "" {
 		dst = append(dst, `,"event_name":`...)
-		dst = appendString(dst, s)
+		dst = jsonlex.AppendString(dst, s)
 	}
 	if b := lr.Body(); b.Type() != pcommon.ValueTypeEmpty {
 		dst = append(dst, `,"body":`...)
@@ -99,15 +100,15 @@ func (e *Encoder) AppendLog(dst []byte, rec *LogRecord) []byte {
 // supplies the resource and scope of records that carry neither.
 func (d *decoder) decodeLog(line []byte, rec *LogRecord, def *Meta) error {
 	s := &d.sc
-	s.reset(line)
+	s.Reset(line)
 	d.viewable = false // strings are copied: a log record does not keep its line
 	lr := rec.Log
 	var own ownMeta
-	if !s.open('{') {
-		return s.err
+	if !s.Open('{') {
+		return s.Err
 	}
-	for first := true; s.more(&first, '}'); {
-		switch key := s.key(); string(key) {
+	for first := true; s.More(&first, '}'); {
+		switch key := s.Key(); string(key) {
 		case "trace_id":
 			lr.SetTraceID(d.traceID())
 		case "span_id":
@@ -117,15 +118,15 @@ func (d *decoder) decodeLog(line []byte, rec *LogRecord, def *Meta) error {
 		case "observed_time":
 			lr.SetObservedTimestamp(pcommon.Timestamp(d.timestamp()))
 		case "severity_number":
-			n := s.int()
+			n := s.Int()
 			if n < -1<<31 || n > 1<<31-1 {
-				s.fail("severity_number %d out of range", n)
+				s.Fail("severity_number %d out of range", n)
 			}
 			lr.SetSeverityNumber(plog.SeverityNumber(int32(n)))
 		case "severity_text":
-			lr.SetSeverityText(s.str())
+			lr.SetSeverityText(s.Str())
 		case "event_name":
-			lr.SetEventName(s.str())
+			lr.SetEventName(s.Str())
 		case "body":
 			d.value(lr.Body())
 		case "attrs":
@@ -133,24 +134,24 @@ func (d *decoder) decodeLog(line []byte, rec *LogRecord, def *Meta) error {
 		case "flags":
 			lr.SetFlags(plog.LogRecordFlags(d.uint32()))
 		case "dropped":
-			if s.open('{') {
-				for first := true; s.more(&first, '}'); {
-					if string(s.key()) == "attrs" {
+			if s.Open('{') {
+				for first := true; s.More(&first, '}'); {
+					if string(s.Key()) == "attrs" {
 						lr.SetDroppedAttributesCount(d.uint32())
 					} else {
-						s.skipValue()
+						s.SkipValue()
 					}
 				}
 			}
 		case "resource", "resource_dropped", "resource_schema_url", "scope":
 			d.ownMetaField(key, &own)
 		default:
-			s.skipValue() // "kind", and fields of later versions
+			s.SkipValue() // "kind", and fields of later versions
 		}
 	}
-	s.end()
-	if s.err != nil {
-		return s.err
+	s.End()
+	if s.Err != nil {
+		return s.Err
 	}
 	res, resSchema, sc, scSchema, err := d.resourceAndScope(&own, def)
 	if err != nil {

@@ -11,7 +11,7 @@ package converter
 // --otlp, the collector distribution's guard extension) calls GuardOTLP
 // first.
 //
-// The limit is the artifact reader's, maxDepth: a value the guard passes
+// The limit is the artifact reader's, jsonlex.MaxDepth: a value the guard passes
 // is one whose artifact line the reader accepts, so nothing written is
 // unreadable (before, values nested 255 levels were written and then
 // refused by the reader). The guard cannot see every encoding choice the
@@ -25,6 +25,8 @@ package converter
 import (
 	"errors"
 	"fmt"
+
+	"github.com/agenttrace/agenttrace/internal/jsonlex"
 )
 
 // ErrTooDeep: an OTLP attribute value or log body nests arrays or
@@ -57,8 +59,8 @@ const lineOverhead = 4
 
 // maxValueCost is the most a value's containers may cost (see the file's
 // comment): with the line's overhead and a tagged innermost value the line
-// stays within maxDepth.
-const maxValueCost = maxDepth - lineOverhead - 1
+// stays within jsonlex.MaxDepth.
+const maxValueCost = jsonlex.MaxDepth - lineOverhead - 1
 
 // Costs of one level of an AnyValue container in the artifact.
 const (

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agenttrace/agenttrace/internal/jsonlex"
 )
 
 // jsonGuard walks an OTLP/JSON document with the scanner, following
@@ -17,7 +19,7 @@ import (
 // Its recursion follows the schema, and value levels stop at
 // maxValueCost, so the walk's own stack is bounded.
 type jsonGuard struct {
-	s      scanner
+	s      jsonlex.Scanner
 	strict bool
 	err    error // the first error found by the walk itself, positioned
 }
@@ -46,13 +48,13 @@ const (
 func runJSONGuard(b []byte, sig signal, strict bool) error {
 	b = bytes.TrimPrefix(b, bom)
 	g := jsonGuard{strict: strict}
-	g.s.reset(b)
+	g.s.Reset(b)
 	found := g.request(sig)
-	g.s.end()
+	g.s.End()
 	if g.err != nil {
 		return g.err
 	}
-	if se := (*syntaxError)(nil); errors.As(g.s.err, &se) {
+	if se := (*jsonlex.SyntaxError)(nil); errors.As(g.s.Err, &se) {
 		line, col := position(b, se.At)
 		return &InputError{Line: line, Column: col, Err: fmt.Errorf("%w: %s", ErrOTLPSyntax, se.Msg)}
 	}
@@ -72,29 +74,29 @@ func runJSONGuard(b []byte, sig signal, strict bool) error {
 // failAt records the walk's first error at offset at and stops the scan.
 func (g *jsonGuard) failAt(at int, err error) {
 	if g.err == nil {
-		line, col := position(g.s.data, at)
+		line, col := position(g.s.Data, at)
 		g.err = &InputError{Line: line, Column: col, Err: err}
 	}
-	if g.s.err == nil {
-		g.s.err = err
+	if g.s.Err == nil {
+		g.s.Err = err
 	}
-	g.s.pos = len(g.s.data)
+	g.s.Pos = len(g.s.Data)
 }
 
 // object calls member for each member of the object ahead, with the
 // key's offset. Anything but an object is skipped for pdata to judge.
 func (g *jsonGuard) object(member func(key []byte, at int)) {
 	s := &g.s
-	if s.peek() != '{' {
-		s.skipValue()
+	if s.Peek() != '{' {
+		s.SkipValue()
 		return
 	}
-	s.pos++
-	for first := true; s.step(&first, '}'); {
-		s.ws()
-		at := s.pos
-		k := s.key()
-		if s.err != nil {
+	s.Pos++
+	for first := true; s.Step(&first, '}'); {
+		s.WS()
+		at := s.Pos
+		k := s.Key()
+		if s.Err != nil {
 			return
 		}
 		member(k, at)
@@ -104,12 +106,12 @@ func (g *jsonGuard) object(member func(key []byte, at int)) {
 // array calls elem for each element of the array ahead.
 func (g *jsonGuard) array(elem func()) {
 	s := &g.s
-	if s.peek() != '[' {
-		s.skipValue()
+	if s.Peek() != '[' {
+		s.SkipValue()
 		return
 	}
-	s.pos++
-	for first := true; s.step(&first, ']'); {
+	s.Pos++
+	for first := true; s.Step(&first, ']'); {
 		elem()
 	}
 }
@@ -118,7 +120,7 @@ func (g *jsonGuard) array(elem func()) {
 // strict, naming the nearest defined member; skipped otherwise.
 func (g *jsonGuard) unknown(k []byte, at int, in string, known []string) {
 	if !g.strict {
-		g.s.skipValue()
+		g.s.SkipValue()
 		return
 	}
 	msg := fmt.Sprintf("%q in %s", k, in)
@@ -160,7 +162,7 @@ func (g *jsonGuard) request(sig signal) (found bool) {
 				return
 			}
 		}
-		g.s.skipValue()
+		g.s.SkipValue()
 	})
 	return found
 }
@@ -194,13 +196,13 @@ func (g *jsonGuard) resource(logs bool) {
 				case "attributes":
 					g.attributes(0)
 				case "droppedAttributesCount", "dropped_attributes_count", "entityRefs", "entity_refs":
-					g.s.skipValue()
+					g.s.SkipValue()
 				default:
 					g.unknown(k, at, "a resource", resourceKeys)
 				}
 			})
 		case "schemaUrl", "schema_url":
-			g.s.skipValue()
+			g.s.SkipValue()
 		case "scopeSpans", "scope_spans", "deprecatedScopeSpans", "deprecated_scope_spans":
 			if logs {
 				g.unknown(k, at, "a resourceLogs entry", resLogsKeys)
@@ -233,13 +235,13 @@ func (g *jsonGuard) scope(logs bool) {
 				case "attributes":
 					g.attributes(0)
 				case "name", "version", "droppedAttributesCount", "dropped_attributes_count":
-					g.s.skipValue()
+					g.s.SkipValue()
 				default:
 					g.unknown(k, at, "a scope", scopeKeys)
 				}
 			})
 		case "schemaUrl", "schema_url":
-			g.s.skipValue()
+			g.s.SkipValue()
 		case "spans":
 			if logs {
 				g.unknown(k, at, "a scopeLogs entry", scopeLogsKeys)
@@ -265,8 +267,8 @@ func (g *jsonGuard) scope(logs bool) {
 // span walks a span; when strict, its trace and span ids must be there
 // and not all zeros.
 func (g *jsonGuard) span() {
-	g.s.peek() // past spaces: the span's '{' is where a missing id is told
-	start := g.s.pos
+	g.s.Peek() // past spaces: the span's '{' is where a missing id is told
+	start := g.s.Pos
 	traceOK, spanOK := false, false
 	g.object(func(k []byte, at int) {
 		switch string(k) {
@@ -284,12 +286,12 @@ func (g *jsonGuard) span() {
 			"startTimeUnixNano", "start_time_unix_nano", "endTimeUnixNano", "end_time_unix_nano",
 			"droppedAttributesCount", "dropped_attributes_count", "droppedEventsCount", "dropped_events_count",
 			"droppedLinksCount", "dropped_links_count", "status":
-			g.s.skipValue()
+			g.s.SkipValue()
 		default:
 			g.unknown(k, at, "a span", spanKeys)
 		}
 	})
-	if g.strict && g.s.err == nil {
+	if g.strict && g.s.Err == nil {
 		switch {
 		case !traceOK:
 			g.failAt(start, fmt.Errorf("%w: a span's traceId", ErrZeroID))
@@ -302,11 +304,11 @@ func (g *jsonGuard) span() {
 // nonZeroID reads an id's string and reports whether it has a digit other
 // than 0 (whether it is hex at all is pdata's to say).
 func (g *jsonGuard) nonZeroID() bool {
-	if g.s.peek() != '"' {
-		g.s.skipValue()
+	if g.s.Peek() != '"' {
+		g.s.SkipValue()
 		return false
 	}
-	for _, c := range g.s.strBytes() {
+	for _, c := range g.s.StrBytes() {
 		if c != '0' {
 			return true
 		}
@@ -320,7 +322,7 @@ func (g *jsonGuard) event() {
 		case "attributes":
 			g.attributes(0)
 		case "timeUnixNano", "time_unix_nano", "name", "droppedAttributesCount", "dropped_attributes_count":
-			g.s.skipValue()
+			g.s.SkipValue()
 		default:
 			g.unknown(k, at, "a span event", eventKeys)
 		}
@@ -334,7 +336,7 @@ func (g *jsonGuard) link() {
 			g.attributes(0)
 		case "traceId", "trace_id", "spanId", "span_id", "traceState", "trace_state",
 			"droppedAttributesCount", "dropped_attributes_count", "flags":
-			g.s.skipValue()
+			g.s.SkipValue()
 		default:
 			g.unknown(k, at, "a span link", linkKeys)
 		}
@@ -352,7 +354,7 @@ func (g *jsonGuard) logRecord() {
 			"severityNumber", "severity_number", "severityText", "severity_text",
 			"droppedAttributesCount", "dropped_attributes_count", "flags", "traceId", "trace_id",
 			"spanId", "span_id", "eventName", "event_name":
-			g.s.skipValue()
+			g.s.SkipValue()
 		default:
 			g.unknown(k, at, "a log record", logKeys)
 		}
@@ -379,7 +381,7 @@ func (g *jsonGuard) anyValue(cost int) {
 			}
 		case "stringValue", "string_value", "boolValue", "bool_value", "intValue", "int_value",
 			"doubleValue", "double_value", "bytesValue", "bytes_value", "stringValueStrindex", "string_value_strindex":
-			g.s.skipValue()
+			g.s.SkipValue()
 		default:
 			g.unknown(k, at, "a value", anyKeys)
 		}
@@ -414,7 +416,7 @@ func (g *jsonGuard) attributesOne(cost int) {
 		case "value":
 			g.anyValue(cost)
 		case "key", "keyStrindex", "key_strindex":
-			g.s.skipValue()
+			g.s.SkipValue()
 		default:
 			g.unknown(k, at, "an attribute", kvKeys)
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/agenttrace/agenttrace/internal/jsonlex"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
@@ -32,7 +33,7 @@ const (
 func appendValue(dst []byte, v pcommon.Value) []byte {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
-		return appendString(dst, v.Str())
+		return jsonlex.AppendString(dst, v.Str())
 	case pcommon.ValueTypeInt:
 		return appendInt(dst, v.Int())
 	case pcommon.ValueTypeDouble:
@@ -83,7 +84,7 @@ func appendMap(dst []byte, m pcommon.Map, skip []int32) []byte {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = appendString(dst, k)
+		dst = jsonlex.AppendString(dst, k)
 		dst = append(dst, ':')
 		dst = appendValue(dst, v)
 	}
@@ -116,19 +117,19 @@ func appendJSONValue(dst []byte, v pcommon.Value) (out []byte, structured bool) 
 		// back and written as a string.
 		n := len(dst)
 		dst = append(dst, s...)
-		if validEmbed(dst[n:]) {
+		if jsonlex.ValidEmbed(dst[n:]) {
 			return dst, false
 		}
 		dst = dst[:n]
 	}
-	return appendString(dst, s), false
+	return jsonlex.AppendString(dst, s), false
 }
 
 // embeddable reports whether s is a JSON object or array that can stand in
 // a line as it is: valid, UTF-8, no newline, no space around it (the raw
 // bytes of a value are all a reader can give back).
 func embeddable(s string) bool {
-	return bracketed(s) && validEmbed(unsafe.Slice(unsafe.StringData(s), len(s))) // read only
+	return bracketed(s) && jsonlex.ValidEmbed(unsafe.Slice(unsafe.StringData(s), len(s))) // read only
 }
 
 // bracketed reports whether s starts and ends as an object or an array
@@ -149,36 +150,36 @@ func bracketed(s string) bool {
 // value decodes one typed value into dst, which must be empty.
 func (d *decoder) value(dst pcommon.Value) {
 	s := &d.sc
-	switch s.peek() {
+	switch s.Peek() {
 	case '"':
 		dst.SetStr(d.str())
 	case 't', 'f':
-		dst.SetBool(s.boolean())
+		dst.SetBool(s.Bool())
 	case 'n':
-		if !s.literal("null") {
-			s.fail("bad literal")
+		if !s.Literal("null") {
+			s.Fail("bad literal")
 		}
 	case '[':
-		if !s.open('[') {
+		if !s.Open('[') {
 			return
 		}
 		sl := dst.SetEmptySlice()
-		for first := true; s.more(&first, ']'); {
+		for first := true; s.More(&first, ']'); {
 			d.value(sl.AppendEmpty())
 		}
 	case '{':
 		d.object(dst)
 	case 0:
-		s.fail("unexpected end")
+		s.Fail("unexpected end")
 	default:
-		text, isInt := s.number()
-		if s.err != nil {
+		text, isInt := s.Number()
+		if s.Err != nil {
 			return
 		}
 		if isInt {
 			n, err := strconv.ParseInt(string(text), 10, 64)
 			if err != nil {
-				s.fail("integer %s out of range", text)
+				s.Fail("integer %s out of range", text)
 				return
 			}
 			dst.SetInt(n)
@@ -186,7 +187,7 @@ func (d *decoder) value(dst pcommon.Value) {
 		}
 		f, err := strconv.ParseFloat(string(text), 64)
 		if err != nil && !math.IsInf(f, 0) {
-			s.fail("bad number %s", text)
+			s.Fail("bad number %s", text)
 			return
 		}
 		dst.SetDouble(f)
@@ -196,30 +197,30 @@ func (d *decoder) value(dst pcommon.Value) {
 // object decodes a map, or a tagged value when the object is one '@' key.
 func (d *decoder) object(dst pcommon.Value) {
 	s := &d.sc
-	start := s.pos
-	if !s.open('{') {
+	start := s.Pos
+	if !s.Open('{') {
 		return
 	}
-	if s.peek() == '"' && s.pos+1 < len(s.data) && s.data[s.pos+1] == '@' {
+	if s.Peek() == '"' && s.Pos+1 < len(s.Data) && s.Data[s.Pos+1] == '@' {
 		// A tag is an object of exactly one '@' key; look ahead to tell.
-		k := string(s.key())
-		s.skipValue()
-		single := s.peek() == '}'
-		if s.err != nil {
+		k := string(s.Key())
+		s.SkipValue()
+		single := s.Peek() == '}'
+		if s.Err != nil {
 			return
 		}
 		if single {
-			s.pos = start + 1
-			s.ws()
-			s.key()
+			s.Pos = start + 1
+			s.WS()
+			s.Key()
 			d.tagged(k, dst)
-			s.expect('}')
-			s.depth--
+			s.Expect('}')
+			s.Depth--
 			return
 		}
-		s.pos = start
-		s.depth--
-		s.open('{')
+		s.Pos = start
+		s.Depth--
+		s.Open('{')
 	}
 	m := dst.SetEmptyMap()
 	d.members(m)
@@ -228,8 +229,8 @@ func (d *decoder) object(dst pcommon.Value) {
 // members decodes the members of an object whose '{' is consumed into m.
 func (d *decoder) members(m pcommon.Map) {
 	s := &d.sc
-	for first := true; s.more(&first, '}'); {
-		k := d.intern(s.key())
+	for first := true; s.More(&first, '}'); {
+		k := d.intern(s.Key())
 		d.value(m.PutEmpty(k))
 	}
 }
@@ -238,18 +239,18 @@ func (d *decoder) tagged(tag string, dst pcommon.Value) {
 	s := &d.sc
 	switch tag {
 	case tagBytes:
-		raw := s.strBytes()
-		if s.err != nil {
+		raw := s.StrBytes()
+		if s.Err != nil {
 			return
 		}
 		b, err := base64.StdEncoding.AppendDecode(nil, raw)
 		if err != nil {
-			s.fail("bad base64 in @bytes: %v", err)
+			s.Fail("bad base64 in @bytes: %v", err)
 			return
 		}
 		dst.SetEmptyBytes().FromRaw(b)
 	case tagDouble:
-		switch string(s.strBytes()) {
+		switch string(s.StrBytes()) {
 		case "NaN":
 			dst.SetDouble(math.NaN())
 		case "+Inf", "Inf":
@@ -257,14 +258,14 @@ func (d *decoder) tagged(tag string, dst pcommon.Value) {
 		case "-Inf":
 			dst.SetDouble(math.Inf(-1))
 		default:
-			s.fail("bad @double")
+			s.Fail("bad @double")
 		}
 	case tagMap:
-		if !s.open('{') {
+		if !s.Open('{') {
 			return
 		}
 		d.members(dst.SetEmptyMap())
 	default:
-		s.fail("unknown tag %q", tag)
+		s.Fail("unknown tag %q", tag)
 	}
 }
