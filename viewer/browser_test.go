@@ -53,6 +53,17 @@ func ready(t *testing.T, ctx context.Context) {
 	require.NoError(t, err, "the page never finished rendering")
 }
 
+// showSpan selects span id through the page's own link (#span=ID), as a
+// user following a link does, and waits until cond (a JavaScript
+// expression) holds.
+func showSpan(t *testing.T, ctx context.Context, id, cond string) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Evaluate[any](`location.hash = '#span=`+id+`'`))
+	require.NoError(t, err)
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](cond))
+	require.NoError(t, err, "span %s: %s never held", id, cond)
+}
+
 func eval[T any](t *testing.T, ctx context.Context, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))

@@ -60,10 +60,7 @@ func TestBrowserToolStreakFolds(t *testing.T) {
 	run := viewer.Run{Name: "tool-streak", Meta: converter.MetaFor([]converter.Record{rec}), Records: []converter.Record{rec}}
 	ctx := browsertest.New(t, browsertest.WithWindow(1280, 900))
 	open(t, ctx, writePage(t, []viewer.Run{run}))
-	_, err := chromedp.Run(ctx, chromedp.Evaluate[any](`location.hash = '#span=`+rec.Span.SpanID().String()+`'`))
-	require.NoError(t, err)
-	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!!document.querySelector('#detail .msg')`))
-	require.NoError(t, err)
+	showSpan(t, ctx, rec.Span.SpanID().String(), `!!document.querySelector('#detail .msg')`)
 
 	type view struct {
 		Calls, Results, Folded int
@@ -85,7 +82,7 @@ func TestBrowserToolStreakFolds(t *testing.T) {
 	assert.Equal(t, "3 more tool calls", got.Summary)
 	assert.Equal(t, []string{"search_1", "search_2", "search_3", "search_4", "search_5"}, got.Open, "the folded calls are not visible")
 
-	_, err = chromedp.Run(ctx, chromedp.Evaluate[any](`document.querySelector("#detail details.more-tools > summary").click()`))
+	_, err := chromedp.Run(ctx, chromedp.Evaluate[any](`document.querySelector("#detail details.more-tools > summary").click()`))
 	require.NoError(t, err)
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('#detail details.more-tools').open`))
 	require.NoError(t, err)

@@ -285,10 +285,7 @@ func TestBrowserLongAttributeKey(t *testing.T) {
 	for _, width := range []int{1280, 900} {
 		ctx := browsertest.New(t, browsertest.WithWindow(width, 800))
 		open(t, ctx, writePage(t, []viewer.Run{run}))
-		_, err := chromedp.Run(ctx, chromedp.Evaluate[any](`location.hash = '#span=`+span.SpanID().String()+`'`))
-		require.NoError(t, err)
-		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!!document.querySelector('#detail dl.attrs')`))
-		require.NoError(t, err)
+		showSpan(t, ctx, span.SpanID().String(), `!!document.querySelector('#detail dl.attrs')`)
 		type box struct {
 			DL, DT, DD float64
 			Title      string

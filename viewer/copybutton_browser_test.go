@@ -4,9 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -31,10 +29,7 @@ func TestBrowserCopyButtonCoversNoText(t *testing.T) {
 	for _, width := range []int{1280, 900} {
 		ctx := browsertest.New(t, browsertest.WithWindow(width, 800))
 		open(t, ctx, writePage(t, []viewer.Run{run}))
-		_, err := chromedp.Run(ctx, chromedp.Evaluate[any](`location.hash = '#span=`+span.SpanID().String()+`'`))
-		require.NoError(t, err)
-		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!!document.querySelector('#detail .valwrap > .copy')`))
-		require.NoError(t, err)
+		showSpan(t, ctx, span.SpanID().String(), `!!document.querySelector('#detail .valwrap > .copy')`)
 		type overlap struct {
 			Rects, Covered int
 		}

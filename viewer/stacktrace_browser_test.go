@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -31,10 +30,7 @@ func TestBrowserStackTraceAsLines(t *testing.T) {
 			}
 			require.NotEmpty(t, sid, "the payload records a multi-line stack trace")
 			open(t, ctx, writePage(t, []viewer.Run{run}))
-			_, err := chromedp.Run(ctx, chromedp.Evaluate[any](`location.hash = '#span=`+sid+`'`))
-			require.NoError(t, err)
-			_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!!document.querySelector('#detail ul.events dl.attrs')`))
-			require.NoError(t, err)
+			showSpan(t, ctx, sid, `!!document.querySelector('#detail ul.events dl.attrs')`)
 			shown := eval[string](t, ctx, `(() => {
 			  const dt = Array.from(document.querySelectorAll('#detail ul.events dt')).find((e) => e.textContent === 'exception.stacktrace');
 			  return dt ? dt.nextElementSibling.querySelector('pre').textContent : '';
