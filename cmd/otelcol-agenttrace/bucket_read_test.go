@@ -50,11 +50,11 @@ func checkMergedReads(ctx context.Context, t *testing.T, cli string, s *seaweedt
 			continue
 		}
 		// A run of more: the merged read holds every span of its
-		// generations, each once. (Its records' kinds and tokens are not
-		// compared with the generations' here: a span of a later
-		// generation that takes its scope from that generation's header
-		// is read under the first's in the merged stream; see the
-		// report of issue 23.)
+		// generations, each once. (Its kinds and tokens are not the sum
+		// of the generations': the late span is a chat under a chat, one
+		// call reported twice, which the merged run counts once, the
+		// parent a wrapper, as one file of all its spans does; bucket's
+		// TestOpenRunLateGenerationReadsAsWhole holds that.)
 		merged++
 		var want []string
 		for _, o := range gens {
