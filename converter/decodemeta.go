@@ -53,26 +53,8 @@ func (d *decoder) decodeMeta(line []byte) (*Meta, error) {
 		case "warn_threshold":
 			budget.WarnThreshold = s.Float()
 		case "budget":
-			if s.Peek() != '{' {
-				budget.Tokens, hasBudget = int64(s.Float()), true
-				break
-			}
+			d.decodeBudget(&budget)
 			hasBudget = true
-			s.Open('{')
-			for first := true; s.More(&first, '}'); {
-				switch string(s.Key()) {
-				case "budget_tokens", "tokens":
-					budget.Tokens = int64(s.Float())
-				case "budget_usd":
-					if usd := s.Float(); ValidUSD(usd) {
-						budget.USD = usd
-					}
-				case "warn_threshold":
-					budget.WarnThreshold = s.Float()
-				default:
-					s.SkipValue() // spent, overflowed: recomputed from the records
-				}
-			}
 		case "redacted":
 			m.Redacted = s.Bool()
 		case "secrets_scanned":
@@ -116,6 +98,31 @@ func (d *decoder) decodeMeta(line []byte) (*Meta, error) {
 	return m, nil
 }
 
+// decodeBudget reads a header's budget into b: a number of tokens (the
+// older tool-dispatch traces' form) or an object.
+func (d *decoder) decodeBudget(b *Budget) {
+	s := &d.sc
+	if s.Peek() != '{' {
+		b.Tokens = int64(s.Float())
+		return
+	}
+	s.Open('{')
+	for first := true; s.More(&first, '}'); {
+		switch string(s.Key()) {
+		case "budget_tokens", "tokens":
+			b.Tokens = int64(s.Float())
+		case "budget_usd":
+			if usd := s.Float(); ValidUSD(usd) {
+				b.USD = usd
+			}
+		case "warn_threshold":
+			b.WarnThreshold = s.Float()
+		default:
+			s.SkipValue() // spent, overflowed: recomputed from the records
+		}
+	}
+}
+
 // decodeSummary decodes a trailer line.
 func (d *decoder) decodeSummary(line []byte) (*Summary, error) {
 	s := &d.sc
@@ -147,67 +154,9 @@ func (d *decoder) decodeSummary(line []byte) (*Summary, error) {
 		case "truncated":
 			sum.Truncated = s.Int()
 		case "tokens":
-			if !s.Open('{') {
-				break
-			}
-			for first := true; s.More(&first, '}'); {
-				t := &sum.Tokens
-				switch string(s.Key()) {
-				case "input":
-					t.Input = s.Int()
-				case "output":
-					t.Output = s.Int()
-				case "cache_read":
-					t.CacheRead = s.Int()
-				case "cache_creation":
-					t.CacheCreation = s.Int()
-				case "reasoning":
-					t.Reasoning = s.Int()
-				case "total":
-					t.Total = s.Int()
-				default:
-					s.SkipValue()
-				}
-			}
+			d.decodeTokens(&sum.Tokens)
 		case "budget":
-			if s.Literal("null") {
-				break
-			}
-			b := &BudgetStatus{}
-			sum.Budget = b
-			if !s.Open('{') {
-				break
-			}
-			for first := true; s.More(&first, '}'); {
-				switch string(s.Key()) {
-				case "budget_tokens":
-					b.BudgetTokens = s.Int()
-				case "spent":
-					b.Spent = s.Int()
-				case "remaining":
-					b.Remaining = s.Int()
-				case "over_budget":
-					b.OverBudget = s.Bool()
-				case "near_budget":
-					b.NearBudget = s.Bool()
-				case "warn_threshold":
-					b.WarnThreshold = s.Float()
-				case "budget_usd":
-					b.cost().BudgetUSD = s.Float()
-				case "spent_usd":
-					b.cost().SpentUSD = s.Float()
-				case "remaining_usd":
-					b.cost().RemainingUSD = s.Float()
-				case "over_budget_usd":
-					b.cost().OverBudgetUSD = s.Bool()
-				case "near_budget_usd":
-					b.cost().NearBudgetUSD = s.Bool()
-				case "unpriced_calls":
-					b.cost().UnpricedCalls = s.Int()
-				default:
-					s.SkipValue()
-				}
-			}
+			sum.Budget = d.decodeBudgetStatus()
 		default:
 			s.SkipValue()
 		}
@@ -217,4 +166,73 @@ func (d *decoder) decodeSummary(line []byte) (*Summary, error) {
 		return nil, s.Err
 	}
 	return sum, nil
+}
+
+// decodeTokens reads a trailer's token totals into t.
+func (d *decoder) decodeTokens(t *Tokens) {
+	s := &d.sc
+	if !s.Open('{') {
+		return
+	}
+	for first := true; s.More(&first, '}'); {
+		switch string(s.Key()) {
+		case "input":
+			t.Input = s.Int()
+		case "output":
+			t.Output = s.Int()
+		case "cache_read":
+			t.CacheRead = s.Int()
+		case "cache_creation":
+			t.CacheCreation = s.Int()
+		case "reasoning":
+			t.Reasoning = s.Int()
+		case "total":
+			t.Total = s.Int()
+		default:
+			s.SkipValue()
+		}
+	}
+}
+
+// decodeBudgetStatus reads a trailer's budget: nil for null.
+func (d *decoder) decodeBudgetStatus() *BudgetStatus {
+	s := &d.sc
+	if s.Literal("null") {
+		return nil
+	}
+	b := &BudgetStatus{}
+	if !s.Open('{') {
+		return b
+	}
+	for first := true; s.More(&first, '}'); {
+		switch string(s.Key()) {
+		case "budget_tokens":
+			b.BudgetTokens = s.Int()
+		case "spent":
+			b.Spent = s.Int()
+		case "remaining":
+			b.Remaining = s.Int()
+		case "over_budget":
+			b.OverBudget = s.Bool()
+		case "near_budget":
+			b.NearBudget = s.Bool()
+		case "warn_threshold":
+			b.WarnThreshold = s.Float()
+		case "budget_usd":
+			b.cost().BudgetUSD = s.Float()
+		case "spent_usd":
+			b.cost().SpentUSD = s.Float()
+		case "remaining_usd":
+			b.cost().RemainingUSD = s.Float()
+		case "over_budget_usd":
+			b.cost().OverBudgetUSD = s.Bool()
+		case "near_budget_usd":
+			b.cost().NearBudgetUSD = s.Bool()
+		case "unpriced_calls":
+			b.cost().UnpricedCalls = s.Int()
+		default:
+			s.SkipValue()
+		}
+	}
+	return b
 }
