@@ -204,10 +204,7 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 	s.Reset(line)
 	p := &d.p
 	*p = pending{}
-	d.lineStr, d.viewable = d.lineSrc, true
-	if len(d.lineStr) != len(line) || (len(line) > 0 && unsafe.StringData(d.lineStr) != &line[0]) {
-		d.lineStr = string(line) // not the reader's line: copy it once
-	}
+	d.view(line)
 	defer func() { d.viewable = false }()
 	sp := rec.Span
 	sp.SetKind(ptrace.SpanKindInternal) // what a record without span_kind means
@@ -254,37 +251,11 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 		case "estimated_tokens":
 			p.estimated, p.hasEst = s.Int(), true
 		case "usage":
-			if !s.Open('{') {
-				break
-			}
-			for first := true; s.More(&first, '}'); {
-				k := s.Key()
-				if f, ok := usageField(k); ok {
-					d.field(f)
-				} else {
-					s.SkipValue()
-				}
-			}
+			d.usage()
 		case "aliases":
-			if !s.Open('{') {
-				break
-			}
-			for first := true; s.More(&first, '}'); {
-				f, ok := semconv.FieldByName(string(s.Key()))
-				v := d.intern(s.StrBytes())
-				if ok {
-					p.alias[f] = v
-				}
-			}
+			d.aliases()
 		case "structured":
-			if !s.Open('[') {
-				break
-			}
-			for first := true; s.More(&first, ']'); {
-				if f, ok := semconv.FieldByName(string(s.StrBytes())); ok {
-					p.structured[f] = true
-				}
-			}
+			d.structured()
 		case "attrs":
 			// One allocation for every attribute the span will have.
 			attrs.EnsureCapacity(attrs.Len() + p.nFields + s.CountMembers())
@@ -300,21 +271,7 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 		case "flags":
 			sp.SetFlags(d.uint32())
 		case "dropped":
-			if !s.Open('{') {
-				break
-			}
-			for first := true; s.More(&first, '}'); {
-				switch string(s.Key()) {
-				case "attrs":
-					sp.SetDroppedAttributesCount(d.uint32())
-				case "events":
-					sp.SetDroppedEventsCount(d.uint32())
-				case "links":
-					sp.SetDroppedLinksCount(d.uint32())
-				default:
-					s.SkipValue()
-				}
-			}
+			d.dropped(sp)
 		case "resource", "resource_dropped", "resource_schema_url", "scope":
 			d.ownMetaField(key, &own)
 		default:
@@ -340,6 +297,79 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 	}
 	rec.Resource, rec.ResourceSchemaURL, rec.Scope, rec.ScopeSchemaURL = res, resSchema, sc, scSchema
 	return nil
+}
+
+// view makes line the one string values of this record may be views of:
+// the reader's own copy of the line when line is it, else a copy made
+// once.
+func (d *decoder) view(line []byte) {
+	d.lineStr, d.viewable = d.lineSrc, true
+	if len(d.lineStr) != len(line) || (len(line) > 0 && unsafe.StringData(d.lineStr) != &line[0]) {
+		d.lineStr = string(line) // not the reader's line: copy it once
+	}
+}
+
+// usage reads a record's usage object: each token class is a field.
+func (d *decoder) usage() {
+	s := &d.sc
+	if !s.Open('{') {
+		return
+	}
+	for first := true; s.More(&first, '}'); {
+		if f, ok := usageField(s.Key()); ok {
+			d.field(f)
+		} else {
+			s.SkipValue()
+		}
+	}
+}
+
+// aliases reads which source key each lifted field came from.
+func (d *decoder) aliases() {
+	s, p := &d.sc, &d.p
+	if !s.Open('{') {
+		return
+	}
+	for first := true; s.More(&first, '}'); {
+		f, ok := semconv.FieldByName(string(s.Key()))
+		v := d.intern(s.StrBytes())
+		if ok {
+			p.alias[f] = v
+		}
+	}
+}
+
+// structured reads the fields that were JSON values at their source.
+func (d *decoder) structured() {
+	s, p := &d.sc, &d.p
+	if !s.Open('[') {
+		return
+	}
+	for first := true; s.More(&first, ']'); {
+		if f, ok := semconv.FieldByName(string(s.StrBytes())); ok {
+			p.structured[f] = true
+		}
+	}
+}
+
+// dropped reads a span's dropped attribute, event and link counts.
+func (d *decoder) dropped(sp ptrace.Span) {
+	s := &d.sc
+	if !s.Open('{') {
+		return
+	}
+	for first := true; s.More(&first, '}'); {
+		switch string(s.Key()) {
+		case "attrs":
+			sp.SetDroppedAttributesCount(d.uint32())
+		case "events":
+			sp.SetDroppedEventsCount(d.uint32())
+		case "links":
+			sp.SetDroppedLinksCount(d.uint32())
+		default:
+			s.SkipValue()
+		}
+	}
 }
 
 // ownMeta holds the resource and scope fields of a record or log line,
