@@ -155,28 +155,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	dst = append(dst, rd.Kind.String()...)
 	dst = append(dst, `","name":`...)
 	dst = jsonlex.AppendString(dst, sp.Name())
-	dst = append(dst, `,"trace_id":"`...)
-	tid := sp.TraceID()
-	dst = appendHex16(dst, (*[16]byte)(&tid))
-	dst = append(dst, `","span_id":"`...)
-	sid := sp.SpanID()
-	dst = appendHex8(dst, (*[8]byte)(&sid))
-	dst = append(dst, '"')
-	if p := sp.ParentSpanID(); !p.IsEmpty() {
-		dst = append(dst, `,"parent_span_id":"`...)
-		dst = appendHex8(dst, (*[8]byte)(&p))
-		dst = append(dst, '"')
-	}
-	if k := sp.Kind(); k != ptrace.SpanKindInternal {
-		dst = append(dst, `,"span_kind":`...)
-		if int(k) >= 0 && int(k) < len(spanKinds) {
-			dst = append(dst, '"')
-			dst = append(dst, spanKinds[k]...)
-			dst = append(dst, '"')
-		} else {
-			dst = strconv.AppendInt(dst, int64(k), 10)
-		}
-	}
+	dst = appendIDs(dst, sp)
 	if rd.Has(semconv.FieldOp) {
 		dst = append(dst, `,"op":`...)
 		dst = jsonlex.AppendString(dst, rd.Str(semconv.FieldOp))
@@ -188,28 +167,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 	dst = appendTimestampOn(dst, uint64(end), &e.day)
 	dst = append(dst, `,"elapsed_ms":`...)
 	dst = appendMillis(dst, int64(end)-int64(start))
-	if isErr {
-		dst = append(dst, `,"ok":false,"code":`...)
-		if rd.Has(semconv.FieldCode) {
-			dst = jsonlex.AppendString(dst, rd.Str(semconv.FieldCode))
-		} else {
-			dst = append(dst, `"error"`...)
-		}
-	} else {
-		dst = append(dst, `,"ok":true`...)
-		if st.Code() == ptrace.StatusCodeOk {
-			dst = append(dst, `,"status":"ok"`...)
-		}
-	}
-	if msg := st.Message(); msg != "" {
-		dst = append(dst, `,"message":`...)
-		dst = jsonlex.AppendString(dst, msg)
-	}
-	if c := int32(st.Code()); c < 0 || c > 2 {
-		// Not a code OTLP defines; kept so the span round-trips.
-		dst = append(dst, `,"status_code":`...)
-		dst = strconv.AppendInt(dst, int64(c), 10)
-	}
+	dst = appendStatus(dst, st, rd, isErr)
 	for _, f := range stringFields {
 		if rd.Has(f) {
 			dst = appendField(dst, f.Name())
@@ -227,21 +185,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 			dst = appendValue(dst, v)
 		}
 	}
-	hasUsage := false
-	for _, f := range usageFields {
-		if !rd.Has(f) {
-			continue
-		}
-		if !hasUsage {
-			dst = append(dst, `,"usage":{`...)
-			hasUsage = true
-		}
-		dst = appendField(dst, f.Name()[len("usage."):])
-		dst = appendInt(dst, rd.Int(f))
-	}
-	if hasUsage {
-		dst = append(dst, '}')
-	}
+	dst = appendUsage(dst, rd)
 	if rd.Has(semconv.FieldCost) {
 		dst = append(dst, `,"cost":`...)
 		dst = appendDouble(dst, rd.Value(semconv.FieldCost).Double())
@@ -258,41 +202,8 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 		dst = append(dst, `,"estimated_tokens":`...)
 		dst = appendInt(dst, est)
 	}
-	first := true
-	for f := range semconv.NumFields {
-		if !rd.Aliased(f) {
-			continue
-		}
-		if first {
-			dst = append(dst, `,"aliases":{`...)
-			first = false
-		} else {
-			dst = append(dst, ',')
-		}
-		dst = appendKey(dst, f.Name())
-		dst = jsonlex.AppendString(dst, rd.Source(f))
-	}
-	if !first {
-		dst = append(dst, '}')
-	}
-	first = true
-	for i, f := range jsonFields {
-		if !structured[i] {
-			continue
-		}
-		if first {
-			dst = append(dst, `,"structured":[`...)
-			first = false
-		} else {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, '"')
-		dst = append(dst, f.Name()...)
-		dst = append(dst, '"')
-	}
-	if !first {
-		dst = append(dst, ']')
-	}
+	dst = appendAliases(dst, rd)
+	dst = appendStructured(dst, &structured)
 	if attrs := sp.Attributes(); attrs.Len() > len(rd.Consumed()) {
 		dst = append(dst, `,"attrs":`...)
 		dst = appendMap(dst, attrs, rd.Consumed())
@@ -316,6 +227,128 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
 		dst = appendScope(dst, rec.Scope, rec.ScopeSchemaURL)
 	}
 	return append(dst, '}', '\n')
+}
+
+// appendIDs appends a span's trace, span and parent ids and its kind.
+func appendIDs(dst []byte, sp ptrace.Span) []byte {
+	dst = append(dst, `,"trace_id":"`...)
+	tid := sp.TraceID()
+	dst = appendHex16(dst, (*[16]byte)(&tid))
+	dst = append(dst, `","span_id":"`...)
+	sid := sp.SpanID()
+	dst = appendHex8(dst, (*[8]byte)(&sid))
+	dst = append(dst, '"')
+	if p := sp.ParentSpanID(); !p.IsEmpty() {
+		dst = append(dst, `,"parent_span_id":"`...)
+		dst = appendHex8(dst, (*[8]byte)(&p))
+		dst = append(dst, '"')
+	}
+	if k := sp.Kind(); k != ptrace.SpanKindInternal {
+		dst = append(dst, `,"span_kind":`...)
+		if int(k) >= 0 && int(k) < len(spanKinds) {
+			dst = append(dst, '"')
+			dst = append(dst, spanKinds[k]...)
+			dst = append(dst, '"')
+		} else {
+			dst = strconv.AppendInt(dst, int64(k), 10)
+		}
+	}
+	return dst
+}
+
+// appendStatus appends a span's outcome: ok or the error's code, the
+// status message, and a status code OTLP does not define.
+func appendStatus(dst []byte, st ptrace.Status, rd *semconv.Reading, isErr bool) []byte {
+	if isErr {
+		dst = append(dst, `,"ok":false,"code":`...)
+		if rd.Has(semconv.FieldCode) {
+			dst = jsonlex.AppendString(dst, rd.Str(semconv.FieldCode))
+		} else {
+			dst = append(dst, `"error"`...)
+		}
+	} else {
+		dst = append(dst, `,"ok":true`...)
+		if st.Code() == ptrace.StatusCodeOk {
+			dst = append(dst, `,"status":"ok"`...)
+		}
+	}
+	if msg := st.Message(); msg != "" {
+		dst = append(dst, `,"message":`...)
+		dst = jsonlex.AppendString(dst, msg)
+	}
+	if c := int32(st.Code()); c < 0 || c > 2 {
+		// Not a code OTLP defines; kept so the span round-trips.
+		dst = append(dst, `,"status_code":`...)
+		dst = strconv.AppendInt(dst, int64(c), 10)
+	}
+	return dst
+}
+
+// appendUsage appends the usage object of the token classes rd read.
+func appendUsage(dst []byte, rd *semconv.Reading) []byte {
+	hasUsage := false
+	for _, f := range usageFields {
+		if !rd.Has(f) {
+			continue
+		}
+		if !hasUsage {
+			dst = append(dst, `,"usage":{`...)
+			hasUsage = true
+		}
+		dst = appendField(dst, f.Name()[len("usage."):])
+		dst = appendInt(dst, rd.Int(f))
+	}
+	if hasUsage {
+		dst = append(dst, '}')
+	}
+	return dst
+}
+
+// appendAliases appends, for each field read from another key than its
+// own, that key: the field goes back under it.
+func appendAliases(dst []byte, rd *semconv.Reading) []byte {
+	first := true
+	for f := range semconv.NumFields {
+		if !rd.Aliased(f) {
+			continue
+		}
+		if first {
+			dst = append(dst, `,"aliases":{`...)
+			first = false
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = appendKey(dst, f.Name())
+		dst = jsonlex.AppendString(dst, rd.Source(f))
+	}
+	if !first {
+		dst = append(dst, '}')
+	}
+	return dst
+}
+
+// appendStructured appends the JSON fields that were structured values
+// at their source (not JSON text), so they go back as such.
+func appendStructured(dst []byte, structured *[len(jsonFields)]bool) []byte {
+	first := true
+	for i, f := range jsonFields {
+		if !structured[i] {
+			continue
+		}
+		if first {
+			dst = append(dst, `,"structured":[`...)
+			first = false
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"')
+		dst = append(dst, f.Name()...)
+		dst = append(dst, '"')
+	}
+	if !first {
+		dst = append(dst, ']')
+	}
+	return dst
 }
 
 // maxRemembered bounds the JSON text an Encoder keeps to compare with
