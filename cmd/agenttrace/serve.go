@@ -92,7 +92,14 @@ serves at and runs until interrupted (Ctrl-C or SIGTERM).
 
 Exit status: 0 when stopped by a signal, 2 on a usage error (an --addr that
 is not loopback) or when DIR cannot be read or the address cannot be
-listened on.`
+listened on.
+
+serve URL serves a bucket prefix (a gocloud URL: s3://, gs://, azblob://,
+file://, mem://, as "runs" takes): its list is read from the bucket's run
+catalog only, never by listing the objects ("agenttrace catalog build URL"
+makes or refreshes it; a reload reads it again), and a run's page is
+fetched when opened, its generations merged, and cached by its objects'
+versions. A bucket's runs have no live tail, and --otlp is refused.`
 
 // serveFlags are serve's own flags (the OTLP receiver's are otlpFlags).
 type serveFlags struct {
@@ -119,7 +126,7 @@ func newServeCmd(e *env) *cobra.Command {
 		otlp otlpFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "serve DIR",
+		Use:   "serve DIR|URL",
 		Short: "Browse a directory of artifacts in a local viewer, live",
 		Long:  serveLong,
 		Example: `  agenttrace demo --out runs && agenttrace serve runs --open
@@ -174,9 +181,9 @@ func (e *env) serve(ctx context.Context, dir, addr string, open bool, otlp otlpF
 			return a
 		},
 	}))
-	s, err := server.New(dir, e.redact.serverOptions(append(viewerOpts, server.WithLogger(log))...)...)
+	s, err := newViewer(ctx, dir, otlp.on, e.redact.serverOptions(append(viewerOpts, server.WithLogger(log))...)...)
 	if err != nil {
-		return ioError(err)
+		return err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -119,6 +119,13 @@ func (s *Server) LoadRun(rel string) (viewer.Run, error) {
 		return viewer.Run{}, fmt.Errorf("load %s: %w", clean, errClosed)
 	}
 	defer s.leave()
+	if s.bkt != nil {
+		_, lr, err := s.bucketRun(s.ctx, clean)
+		if err != nil {
+			return viewer.Run{}, err
+		}
+		return lr.run, nil
+	}
 	a, err := openArtifact(s.root, clean)
 	if err != nil {
 		return viewer.Run{}, err

@@ -448,11 +448,15 @@ type listed struct {
 	rows           []*runInfo
 	matched, total int
 	choices        listChoices
+	noCatalog      bool // a bucket without a run catalog
 }
 
 // listPage returns the page q asks for, named for people: from the
 // in-memory index, or from the catalog when the folder is listed from it.
 func (s *Server) listPage(ctx context.Context, q listQuery, now time.Time) (listed, error) {
+	if s.bkt != nil {
+		return s.bucketList(ctx, q, now)
+	}
 	if !s.cat.active.Load() {
 		snap := s.current()
 		if !s.cat.active.Load() { // still: the walk may have found too many runs

@@ -57,6 +57,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.leave()
 
 	path := r.URL.EscapedPath()
+	if s.bkt != nil {
+		s.serveBucket(w, r, path)
+		return
+	}
 	switch {
 	case path == "/":
 		if !allowMethods(w, r, http.MethodGet, http.MethodHead) {

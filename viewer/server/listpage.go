@@ -99,7 +99,7 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 </head>
 <body data-version="{{.Version}}">
 <h1>Runs in <code>{{.Dir}}</code></h1>
-<p class="sub">{{if .Query.Filtering}}{{num .Matched}} of {{num .Total}} artifact{{if ne .Total 1}}s{{end}} match{{else}}{{num .Total}} artifact{{if ne .Total 1}}s{{end}}{{end}}{{if gt .Matched (len .Runs)}}; rows {{num .From}}–{{num .To}}{{end}}. Listed at {{.Now}}; the list follows the folder.</p>
+<p class="sub">{{if .Query.Filtering}}{{num .Matched}} of {{num .Total}} artifact{{if ne .Total 1}}s{{end}} match{{else}}{{num .Total}} artifact{{if ne .Total 1}}s{{end}}{{end}}{{if gt .Matched (len .Runs)}}; rows {{num .From}}–{{num .To}}{{end}}. Listed at {{.Now}}; {{if .Bucket}}from the bucket's run catalog (reload to read it again; <code>agenttrace catalog build</code> adds the runs uploaded since it was built). Run pages show a run as uploaded: no live tail for a bucket.{{else}}the list follows the folder.{{end}}</p>
 <form class="filters" method="get" action="/" role="search">
 <input type="search" name="q" value="{{.Query.Q}}" placeholder="Search runs: tools, models, messages…" aria-label="Search runs">
 <select name="service" aria-label="Service"><option value="">any service</option>{{range .Choices.Services}}<option{{if eq . $.Query.Service}} selected{{end}}>{{.}}</option>{{end}}</select>
@@ -151,6 +151,8 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 {{- if or .Prev .Next}}
 <nav class="pager" aria-label="pages">{{if .Prev}}<a rel="prev" href="{{.Query.PageURL .Prev}}">← newer page</a>{{end}} page {{.Query.Page}} of {{.Pages}} {{if .Next}}<a rel="next" href="{{.Query.PageURL .Next}}">next page →</a>{{end}}</nav>
 {{- end}}
+{{- else if .NoCatalog}}
+<p class="nocatalog">No run catalog in <code>{{.Dir}}</code>: a bucket is listed from its catalog only, never by listing its objects. Build it with <code>agenttrace catalog build {{.Dir}}</code> (the URL with its query), then reload.</p>
 {{- else if .Query.Filtering}}
 <p>No run matches. <a href="/">Show all runs</a>.</p>
 {{- else if .Indexing}}
@@ -237,6 +239,9 @@ type listData struct {
 	// Indexing: the folder's first walk is still under way (a large
 	// folder); the page polls /version and reloads when it ends.
 	Indexing bool
+	// Bucket: the runs of a bucket, listed from its catalog;
+	// NoCatalog: it has none yet.
+	Bucket, NoCatalog bool
 }
 
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
@@ -253,7 +258,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 		Dir: s.dir, Now: now.Format("2006-01-02 15:04:05 MST"), Version: l.snap.version, Total: int64(l.total),
 		Matched: int64(matched), Runs: l.rows, Query: q, Choices: l.choices,
 		Statuses: map[string]string{"running": "running", "done": "done", "error": "with errors", "over": "over budget", "open": "not closed"},
-		Indexing: l.snap.indexing,
+		Indexing: l.snap.indexing, Bucket: s.bkt != nil, NoCatalog: l.noCatalog,
 	}
 	data.Pages = max(1, (matched+q.Per-1)/q.Per)
 	if len(l.rows) > 0 {

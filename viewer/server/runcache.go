@@ -31,6 +31,7 @@ type runKey struct {
 	rel   string
 	size  int64
 	mtime int64
+	ver   string // a bucket's run: its version (Bucket.Version)
 }
 
 func keyOf(a *artifact) runKey {

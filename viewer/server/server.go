@@ -36,6 +36,7 @@ type Server struct {
 	ver     versionCache // the folder's index, for the list and /version (version.go)
 	cache   *runCache    // runs loaded whole, bounded by bytes (runcache.go)
 	cat     *catalogList // the list from the folder's run catalog (catalogmode.go)
+	bkt     Bucket       // non-nil: the runs of a bucket (NewBucket, bucketmode.go); root is nil
 	// ctx ends at Shutdown: a walk or a catalog build under way stops.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -143,6 +144,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-idle:
 	case <-ctx.Done():
 		errs = append(errs, fmt.Errorf("server: shutdown: %w", ctx.Err()))
+	}
+	if s.root == nil {
+		return errors.Join(errs...)
 	}
 	if err := s.root.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 		errs = append(errs, fmt.Errorf("server: close %s: %w", s.dir, err))

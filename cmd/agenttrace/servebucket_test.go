@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/bucket"
+	"github.com/agenttrace/agenttrace/viewer/server"
+)
+
+// get fetches path from srv and returns the status and body.
+func get(t *testing.T, srv *httptest.Server, path string) (int, string) {
+	t.Helper()
+	resp, err := srv.Client().Get(srv.URL + path)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(b)
+}
+
+// TestServeBucket serves a file:// bucket of real runs uploaded with
+// bucket.Put: without a catalog the list says how to build one; with it,
+// the list pages through every run with the numbers of tokens --json,
+// and a run page, fetched from the bucket, shows the run as the folder's
+// server shows its local copy.
+func TestServeBucket(t *testing.T) {
+	dir := runsFolder(t)
+	loc := "file://" + filepath.ToSlash(t.TempDir())
+	b, err := bucket.Open(t.Context(), loc)
+	require.NoError(t, err)
+	local := map[string]string{} // key -> file name in dir
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	require.NoError(t, err)
+	for _, f := range files {
+		key, _, err := b.Put(t.Context(), f, filepath.Base(f), false)
+		require.NoError(t, err)
+		local[key] = filepath.Base(f)
+	}
+	require.NoError(t, b.Close())
+
+	s, err := newViewer(t.Context(), loc, false)
+	require.NoError(t, err)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		require.NoError(t, s.Shutdown(context.Background()))
+	})
+	code, body := get(t, srv, "/")
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, "No run catalog")
+	assert.Contains(t, body, "agenttrace catalog build")
+
+	r := agenttrace(t, "", "catalog", "build", loc)
+	require.Equal(t, 0, r.code, r.stderr)
+	code, body = get(t, srv, "/") // a reload reads the catalog again
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, "no live tail for a bucket")
+
+	const per = 4
+	seen := map[string]bool{}
+	for page := 1; ; page++ {
+		l := s.Runs(url.Values{"per": {strconv.Itoa(per)}, "page": {strconv.Itoa(page)}, "sort": {"name"}})
+		require.Equal(t, len(local), l.Matched)
+		for _, row := range l.Rows {
+			require.False(t, seen[row.Run], "%s on two pages", row.Run)
+			seen[row.Run] = true
+			name, ok := local[row.Run]
+			require.True(t, ok, "%s: not a key uploaded", row.Run)
+			tr := agenttrace(t, "", "tokens", filepath.Join(dir, name), "--json")
+			require.Contains(t, []int{0, 1}, tr.code, tr.stderr)
+			var want runTokens
+			require.NoError(t, json.Unmarshal([]byte(tr.stdout), &want))
+			assert.Equal(t, want.Tokens, row.Tokens, name)
+			assert.Equal(t, want.Records.Total(), row.Records, name)
+			assert.Equal(t, want.Errors, row.Errors, name)
+			assert.Equal(t, want.CostUSD, row.CostUSD, name)
+		}
+		if len(l.Rows) < per {
+			break
+		}
+	}
+	assert.Len(t, seen, len(local))
+
+	folder, err := server.New(dir)
+	require.NoError(t, err)
+	fsrv := httptest.NewServer(folder.Handler())
+	t.Cleanup(func() {
+		fsrv.Close()
+		require.NoError(t, folder.Shutdown(context.Background()))
+	})
+	for key, name := range local {
+		code, page := get(t, srv, "/run/"+key)
+		require.Equal(t, http.StatusOK, code, key)
+		assert.Contains(t, page, "no live tail", key)
+		code, got := get(t, srv, "/data/"+key)
+		require.Equal(t, http.StatusOK, code, key)
+		code, want := get(t, fsrv, "/data/"+name)
+		require.Equal(t, http.StatusOK, code, name)
+		assert.JSONEq(t, want, strings.ReplaceAll(got, strconv.Quote(key), strconv.Quote(name)), key)
+		code, raw := get(t, srv, "/raw/"+key)
+		require.Equal(t, http.StatusOK, code, key)
+		assert.NotEmpty(t, raw)
+	}
+	code, _ = get(t, srv, "/events/"+mapKey(local))
+	assert.Equal(t, http.StatusNotFound, code, "no live tail")
+	code, _ = get(t, srv, "/run/dt=2026-01-01/service=x/missing.jsonl")
+	assert.Equal(t, http.StatusNotFound, code)
+	code, _ = get(t, srv, "/run/../x.jsonl")
+	assert.Equal(t, http.StatusBadRequest, code)
+}
+
+// mapKey is one key of m.
+func mapKey(m map[string]string) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}
