@@ -35,6 +35,9 @@ type PublisherOptions struct {
 	// It runs on a publisher's worker; the local file is removed after it
 	// returns.
 	Uploaded func(key string, existed bool)
+	// Catalog, when set, keeps the bucket's run catalog: each uploaded
+	// run's row, its generations merged, written after the upload.
+	Catalog *CatalogOptions
 }
 
 // Stats count what a Publisher did.
@@ -46,6 +49,9 @@ type Stats struct {
 	Failed, Bad int64
 	// Pending files: queued or being uploaded.
 	Pending int64
+	// CatalogRows made for the catalog; CatalogFailed runs whose row
+	// could not be made, CatalogDropped those past MaxPending.
+	CatalogRows, CatalogFailed, CatalogDropped int64
 }
 
 // A Publisher uploads the artifacts a store finalizes in its folder to a
@@ -74,6 +80,7 @@ type Publisher struct {
 	wg      sync.WaitGroup
 	started bool
 	once    sync.Once
+	cat     *cataloger // nil without a catalog
 
 	uploaded, existed, failed, bad, pending atomic.Int64
 }
@@ -98,8 +105,12 @@ func (b *Bucket) Publisher(opts PublisherOptions) *Publisher {
 		opts.MaxBackoff = max(30*time.Second, opts.MinBackoff)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Publisher{b: b, opts: opts, wake: make(chan struct{}, 1),
+	p := &Publisher{b: b, opts: opts, wake: make(chan struct{}, 1),
 		closing: make(chan struct{}), stop: make(chan struct{}), ctx: ctx, cancel: cancel}
+	if opts.Catalog != nil {
+		p.cat = newCataloger(b, *opts.Catalog, p.fail)
+	}
+	return p
 }
 
 // Finalized queues the artifact just finalized at path. It never blocks:
@@ -146,6 +157,9 @@ func (p *Publisher) Start(st *store.Store, dir string) error {
 	}
 	for range p.opts.Workers {
 		p.wg.Go(p.work)
+	}
+	if p.cat != nil {
+		go p.cat.run()
 	}
 	return err
 }
@@ -266,6 +280,9 @@ func (p *Publisher) publish(it item) bool {
 			if p.opts.Uploaded != nil {
 				p.opts.Uploaded(key, existed)
 			}
+			if p.cat != nil {
+				p.cat.uploaded(key)
+			}
 			if err := os.Remove(path); err != nil {
 				p.fail(fmt.Errorf("bucket publisher: uploaded %s, not removed: %w", key, err))
 			}
@@ -315,8 +332,17 @@ func (p *Publisher) Shutdown(ctx context.Context) error {
 		p.halt()
 		<-done
 	}
+	if p.cat != nil && p.isStarted() {
+		err = errors.Join(err, p.cat.close(ctx))
+	}
 	p.cancel()
 	return err
+}
+
+func (p *Publisher) isStarted() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.started
 }
 
 // halt stops the workers at once.
@@ -333,6 +359,10 @@ func (p *Publisher) halt() {
 
 // Stats returns what the publisher did so far.
 func (p *Publisher) Stats() Stats {
-	return Stats{Uploaded: p.uploaded.Load(), Existed: p.existed.Load(), Failed: p.failed.Load(),
+	st := Stats{Uploaded: p.uploaded.Load(), Existed: p.existed.Load(), Failed: p.failed.Load(),
 		Bad: p.bad.Load(), Pending: p.pending.Load()}
+	if p.cat != nil {
+		st.CatalogRows, st.CatalogFailed, st.CatalogDropped = p.cat.rows.Load(), p.cat.failed.Load(), p.cat.dropped.Load()
+	}
+	return st
 }

@@ -1,0 +1,140 @@
+package bucket
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agenttrace/agenttrace/catalog"
+)
+
+// CatalogOptions turn on a Publisher's catalog: the bucket's run
+// catalog (<prefix>/catalog/dt=…/…parquet, docs/catalog.md), a row per
+// run written after its upload is confirmed.
+type CatalogOptions struct {
+	// FlushEvery is how long rows wait to be written together, in one
+	// file per partition (default DefaultCatalogFlushEvery): fewer,
+	// larger files; `agenttrace catalog compact` merges them.
+	FlushEvery time.Duration
+	// MaxPending bounds the runs waiting for their row (default
+	// catalog.DefaultMaxPending); past it, rows are dropped and counted
+	// (Stats.CatalogDropped): `agenttrace catalog build` makes them again.
+	MaxPending int
+	// Writer bounds the catalog's files.
+	Writer catalog.WriterOptions
+}
+
+// DefaultCatalogFlushEvery is CatalogOptions.FlushEvery's default.
+const DefaultCatalogFlushEvery = 10 * time.Second
+
+// cataloger writes the rows of the runs a Publisher uploaded, on a
+// goroutine of its own: a run's row is made from the bucket (RunRow: all
+// its generations merged, so that a run that got a next generation gets
+// a newer row of the merged run), batched, written by a catalog.Writer.
+type cataloger struct {
+	b    *Bucket
+	opts CatalogOptions
+	fail func(error)
+
+	mu      sync.Mutex
+	pending map[string]string // run (dir + id) -> an uploaded key of it
+	order   []string
+	wake    chan struct{}
+	stop    chan context.Context
+	done    chan struct{}
+	closed  sync.Once
+
+	w                     *catalog.Writer
+	rows, failed, dropped atomic.Int64
+}
+
+func newCataloger(b *Bucket, opts CatalogOptions, fail func(error)) *cataloger {
+	if opts.FlushEvery <= 0 {
+		opts.FlushEvery = DefaultCatalogFlushEvery
+	}
+	if opts.MaxPending <= 0 {
+		opts.MaxPending = catalog.DefaultMaxPending
+	}
+	return &cataloger{b: b, opts: opts, fail: fail, pending: map[string]string{},
+		wake: make(chan struct{}, 1), stop: make(chan context.Context, 1), done: make(chan struct{}),
+		w: catalog.NewWriter(b.CatalogDest(), opts.Writer)}
+}
+
+// uploaded queues the row of the run of key, an object just uploaded.
+func (c *cataloger) uploaded(key string) {
+	dir, name := path.Split(key)
+	k, err := parseName(name)
+	if err != nil {
+		return
+	}
+	run := dir + k.ID
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.pending[run]; ok {
+		return // its row is to be made: of all its generations
+	}
+	if len(c.pending) >= c.opts.MaxPending {
+		c.dropped.Add(1)
+		c.fail(fmt.Errorf("bucket catalog: %d runs wait for their rows: no row for %s", len(c.pending), key))
+		return
+	}
+	c.pending[run] = key
+	c.order = append(c.order, run)
+}
+
+// run writes the rows every FlushEvery, and what is pending when
+// stopped, as the stop's context allows.
+func (c *cataloger) run() {
+	defer close(c.done)
+	tick := time.NewTicker(c.opts.FlushEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			c.write(context.Background())
+		case ctx := <-c.stop:
+			c.write(ctx)
+			return
+		}
+	}
+}
+
+// write makes the pending runs' rows and writes them.
+func (c *cataloger) write(ctx context.Context) {
+	c.mu.Lock()
+	order, pending := c.order, c.pending
+	c.order, c.pending = nil, map[string]string{}
+	c.mu.Unlock()
+	for _, run := range order {
+		if ctx.Err() != nil {
+			c.failed.Add(1)
+			continue
+		}
+		row, err := c.b.RunRow(ctx, pending[run])
+		if err != nil {
+			c.failed.Add(1)
+			c.fail(fmt.Errorf("bucket catalog: row of %s: %w", pending[run], err))
+			continue
+		}
+		c.rows.Add(1)
+		if err := c.w.Add(ctx, row); err != nil {
+			c.fail(fmt.Errorf("bucket catalog: %w", err)) // the rows stay buffered
+		}
+	}
+	if err := c.w.Flush(ctx); err != nil {
+		c.fail(fmt.Errorf("bucket catalog: %d rows not written yet: %w", c.w.Buffered(), err))
+	}
+}
+
+// close writes what is pending, as ctx allows, and stops.
+func (c *cataloger) close(ctx context.Context) error {
+	c.closed.Do(func() { c.stop <- ctx })
+	<-c.done
+	if n := c.w.Buffered(); n > 0 {
+		return fmt.Errorf("bucket catalog: %d rows not written (agenttrace catalog build makes them): %w", n, context.Cause(ctx))
+	}
+	return nil
+}
