@@ -27,7 +27,7 @@ type catalogDest struct{ b *blob.Bucket }
 func (d catalogDest) Create(ctx context.Context, key string) (io.WriteCloser, error) {
 	w, err := d.b.NewWriter(ctx, key, &blob.WriterOptions{IfNotExist: true, ContentType: "application/vnd.apache.parquet"})
 	if err != nil {
-		return nil, catalogErr("create "+key, err)
+		return nil, FSError("create "+key, err)
 	}
 	return w, nil
 }
@@ -38,7 +38,7 @@ func (d catalogDest) Create(ctx context.Context, key string) (io.WriteCloser, er
 func (d catalogDest) Open(ctx context.Context, key string) (catalog.Object, error) {
 	b, err := d.b.ReadAll(ctx, key)
 	if err != nil {
-		return nil, catalogErr("read "+key, err)
+		return nil, FSError("read "+key, err)
 	}
 	return memObject{bytes.NewReader(b)}, nil
 }
@@ -57,7 +57,7 @@ func (d catalogDest) List(ctx context.Context, prefix string) ([]catalog.ObjectI
 			return out, nil
 		}
 		if err != nil {
-			return nil, catalogErr("list "+prefix, err)
+			return nil, FSError("list "+prefix, err)
 		}
 		if !o.IsDir {
 			out = append(out, catalog.ObjectInfo{Key: o.Key, Size: o.Size})
@@ -68,13 +68,15 @@ func (d catalogDest) List(ctx context.Context, prefix string) ([]catalog.ObjectI
 // Delete implements catalog.Dest.
 func (d catalogDest) Delete(ctx context.Context, key string) error {
 	if err := d.b.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
-		return catalogErr("delete "+key, err)
+		return FSError("delete "+key, err)
 	}
 	return nil
 }
 
-// catalogErr maps gocloud's codes onto the fs errors catalog.Dest promises.
-func catalogErr(op string, err error) error {
+// FSError wraps err of op, mapping gocloud's codes onto the fs errors
+// callers branch on (catalog.Dest promises them): NotFound wraps
+// fs.ErrNotExist, FailedPrecondition and AlreadyExists fs.ErrExist.
+func FSError(op string, err error) error {
 	switch gcerrors.Code(err) {
 	case gcerrors.NotFound:
 		return fmt.Errorf("%s: %w", op, fs.ErrNotExist)

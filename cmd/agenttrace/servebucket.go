@@ -59,7 +59,7 @@ func (v viewerBucket) Version(ctx context.Context, key string) (string, error) {
 			break
 		}
 		if err != nil {
-			return "", bucketErr("list "+dir, err)
+			return "", bucket.FSError("list "+dir, err)
 		}
 		fmt.Fprintf(&b, "%s %d %d %s\n", o.Key, o.Size, o.ModTime.UnixNano(), hex.EncodeToString(o.MD5))
 	}
