@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agenttrace/agenttrace/bucket"
+	"github.com/agenttrace/agenttrace/catalog"
 )
 
 // TestBucketUploads (issue 23 point 1): with bucket set, a trace finalized
@@ -61,4 +62,32 @@ func TestBucketUploads(t *testing.T) {
 			assert.Len(t, a.recs, 2)
 		})
 	}
+}
+
+// TestBucketCatalog (issue 23 point 2): with a bucket and catalog.enabled,
+// the run's row goes to the bucket's catalog (after its upload, naming
+// its object), and the directory, a staging area, keeps no catalog.
+func TestBucketCatalog(t *testing.T) {
+	ctx := context.Background()
+	dir, objects := t.TempDir(), t.TempDir()
+	url := "file://" + filepath.ToSlash(objects) + "?prefix=runs/"
+	cfg := createDefaultConfig().(*Config)
+	cfg.Directory, cfg.Bucket, cfg.Catalog.Enabled = dir, url, true
+	require.NoError(t, cfg.Validate())
+	e := newExporter(cfg, zap.NewNop(), nil)
+	require.NoError(t, e.start(ctx, nil))
+	push(t, e, spec{tid: 1, sid: 2, parent: 1}, spec{tid: 1, sid: 1})
+	require.NoError(t, e.shutdown(ctx))
+
+	_, err := os.Stat(filepath.Join(dir, "catalog"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "no catalog in the staging directory")
+	b, err := bucket.Open(ctx, url)
+	require.NoError(t, err)
+	defer b.Close()
+	page, err := catalog.Query(ctx, b.CatalogDest(), catalog.Filter{}, catalog.Sort{}, 0, 0)
+	require.NoError(t, err)
+	require.Len(t, page.Rows, 1)
+	obj := "dt=2026-05-04/service=svc/" + tid(1).String() + ".jsonl"
+	assert.Equal(t, []string{obj}, page.Rows[0].Keys)
+	assert.Equal(t, int64(2), page.Rows[0].Records, "the two spans pushed")
 }

@@ -98,10 +98,12 @@ type Config struct {
 	// with the files the last one started with.
 	Dialects []string `mapstructure:"dialects"`
 
-	// Catalog keeps the directory's run catalog (directory/catalog/, one
-	// Parquet row per run: docs/catalog.md) as artifacts are finalized,
-	// read back by agenttrace runs and serve. Off by default: each
-	// finalized artifact is read once more, off the write path.
+	// Catalog keeps the run catalog (one Parquet row per run:
+	// docs/catalog.md), read back by agenttrace runs and serve: the
+	// directory's (directory/catalog/) as artifacts are finalized, or,
+	// with a bucket, the bucket's (<prefix>/catalog/) as runs are
+	// uploaded (the directory then keeps none). Off by default: each run
+	// is read once more, off the write path.
 	Catalog CatalogConfig `mapstructure:"catalog"`
 	// Retention bounds the directory: runs that ended longer ago than
 	// max_age, and the oldest runs while the finalized artifacts hold more
@@ -225,11 +227,11 @@ func (c *Config) Validate() error {
 		if err := bucket.CheckURL(c.Bucket); err != nil {
 			errs = append(errs, fmt.Errorf("bucket: %w", err))
 		}
-		if c.Catalog.Enabled || c.Retention.retention().Enabled() {
+		if c.Retention.retention().Enabled() {
 			// The directory is a staging area then: its runs leave it
 			// once uploaded (the bucket's lifecycle rules are its
-			// retention, docs/storage.md).
-			errs = append(errs, errors.New("bucket: catalog and retention keep the directory's runs, which a bucket's uploads take away: not both"))
+			// retention, docs/catalog.md).
+			errs = append(errs, errors.New("bucket: retention bounds the directory's runs, which a bucket's uploads take away: use the bucket's lifecycle rules (docs/catalog.md)"))
 		}
 	}
 	switch c.Compression {

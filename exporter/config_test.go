@@ -51,6 +51,8 @@ func TestLoadConfig(t *testing.T) {
 	withBucket := createDefaultConfig().(*Config)
 	withBucket.Directory, withBucket.Compression = "./runs", CompressionZstd
 	withBucket.Bucket = "s3://runs/prod?endpoint=http://127.0.0.1:8333&region=us-east-1&use_path_style=true"
+	bucketCatalog := createDefaultConfig().(*Config)
+	bucketCatalog.Directory, bucketCatalog.Bucket, bucketCatalog.Catalog.Enabled = "./runs", "file:///srv/runs", true
 
 	tests := []struct {
 		name    string
@@ -84,7 +86,8 @@ func TestLoadConfig(t *testing.T) {
 			"bucket: ftp://runs/prod: bucket URL scheme is not one of s3, gs, azblob, file, mem",
 			`compression: "gzip" is not one of none, zstd`,
 		}},
-		{name: "bucket_and_catalog", wantErr: []string{"bucket: catalog and retention keep the directory's runs"}},
+		{name: "bucket_and_catalog", want: bucketCatalog},
+		{name: "bucket_and_retention", wantErr: []string{"bucket: retention bounds the directory's runs"}},
 		{name: "zstd_without_bucket", wantErr: []string{"compression: zstd compresses uploads, and no bucket is set"}},
 		{name: "bad_dialect", wantErr: []string{"dialects[0]: testdata/bad.dialect.yaml:4: "}},
 	}

@@ -91,7 +91,9 @@ func (e *agenttraceExporter) start(ctx context.Context, _ component.Host) error 
 		return fmt.Errorf("dialects: %w", err)
 	}
 	opts := e.storeOptions()
-	if c := e.cfg; c.Catalog.Enabled || c.Retention.retention().Enabled() {
+	// With a bucket, the catalog is the bucket's, kept by the publisher
+	// (the directory is a staging area, and retention is refused).
+	if c := e.cfg; (c.Catalog.Enabled && c.Bucket == "") || c.Retention.retention().Enabled() {
 		e.keeper = catalog.NewKeeper(c.Directory, catalog.KeeperOptions{Retention: c.Retention.retention(),
 			OnError: func(err error) { e.logger.Warn("run catalog", zap.Error(err)) }})
 		count := opts.Hooks.Finalized
@@ -106,8 +108,13 @@ func (e *agenttraceExporter) start(ctx context.Context, _ component.Host) error 
 			return fmt.Errorf("bucket: %w", err)
 		}
 		e.bkt = b
+		var cat *bucket.CatalogOptions
+		if e.cfg.Catalog.Enabled {
+			cat = &bucket.CatalogOptions{}
+		}
 		e.pub = b.Publisher(bucket.PublisherOptions{
-			Zstd: e.cfg.Compression == CompressionZstd,
+			Catalog: cat,
+			Zstd:    e.cfg.Compression == CompressionZstd,
 			OnError: func(err error) {
 				e.tel.uploadFailed()
 				e.logger.Warn("uploading artifact", zap.Error(err))
