@@ -2,7 +2,10 @@ package bucket
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
 	"sync"
 	"sync/atomic"
@@ -40,7 +43,7 @@ type cataloger struct {
 	fail func(error)
 
 	mu      sync.Mutex
-	pending map[string]string // run (dir + id) -> an uploaded key of it
+	pending map[string]*pendingRun // by run (partition + id)
 	order   []string
 	wake    chan struct{}
 	stop    chan context.Context
@@ -48,6 +51,7 @@ type cataloger struct {
 	closed  sync.Once
 
 	w                     *catalog.Writer
+	written               []string // local files of rows added, removed once flushed
 	rows, failed, dropped atomic.Int64
 }
 
@@ -58,32 +62,51 @@ func newCataloger(b *Bucket, opts CatalogOptions, fail func(error)) *cataloger {
 	if opts.MaxPending <= 0 {
 		opts.MaxPending = catalog.DefaultMaxPending
 	}
-	return &cataloger{b: b, opts: opts, fail: fail, pending: map[string]string{},
+	return &cataloger{b: b, opts: opts, fail: fail, pending: map[string]*pendingRun{},
 		wake: make(chan struct{}, 1), stop: make(chan context.Context, 1), done: make(chan struct{}),
 		w: catalog.NewWriter(b.CatalogDest(), opts.Writer)}
 }
 
-// uploaded queues the row of the run of key, an object just uploaded.
-func (c *cataloger) uploaded(key string) {
+// uploaded queues the row of the run of key, an object just uploaded
+// from the local file, which is removed once the row is written: a
+// crash before leaves the file, which the next start uploads again
+// (found there already) and catalogs, so every uploaded run gets its row.
+func (c *cataloger) uploaded(key, file string) {
 	dir, name := path.Split(key)
 	k, err := parseName(name)
 	if err != nil {
+		c.remove([]string{file})
 		return
 	}
 	run := dir + k.ID
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.pending[run]; ok {
-		return // its row is to be made: of all its generations
+	if e, ok := c.pending[run]; ok {
+		e.paths = append(e.paths, file) // its row is to be made: of all its generations
+		return
 	}
 	if len(c.pending) >= c.opts.MaxPending {
 		c.dropped.Add(1)
 		c.fail(fmt.Errorf("bucket catalog: %d runs wait for their rows: no row for %s", len(c.pending), key))
+		c.remove([]string{file})
 		return
 	}
-	c.pending[run] = key
+	c.pending[run] = &pendingRun{key: key, paths: []string{file}}
 	c.order = append(c.order, run)
 }
+
+// pendingRun is a run waiting for its row: an uploaded key of it, the
+// local files to remove once the row is written, the attempts made.
+type pendingRun struct {
+	key      string
+	paths    []string
+	attempts int
+}
+
+// maxRowAttempts is how many times a run's row is tried (the bucket may be
+// down) before the run is given up (counted in CatalogFailed: `catalog
+// build` makes its row).
+const maxRowAttempts = 5
 
 // run writes the rows every FlushEvery, and what is pending when
 // stopped, as the stop's context allows.
@@ -102,30 +125,57 @@ func (c *cataloger) run() {
 	}
 }
 
-// write makes the pending runs' rows and writes them.
+// write makes the pending runs' rows and writes them, then removes the
+// local files of the runs whose rows are written.
 func (c *cataloger) write(ctx context.Context) {
 	c.mu.Lock()
 	order, pending := c.order, c.pending
-	c.order, c.pending = nil, map[string]string{}
+	c.order, c.pending = nil, map[string]*pendingRun{}
 	c.mu.Unlock()
+	var again []string
 	for _, run := range order {
-		if ctx.Err() != nil {
-			c.failed.Add(1)
-			continue
-		}
-		row, err := c.b.RunRow(ctx, pending[run])
+		e := pending[run]
+		row, err := c.b.RunRow(ctx, e.key)
 		if err != nil {
-			c.failed.Add(1)
-			c.fail(fmt.Errorf("bucket catalog: row of %s: %w", pending[run], err))
+			if e.attempts++; e.attempts < maxRowAttempts && ctx.Err() == nil {
+				again = append(again, run)
+			} else {
+				c.failed.Add(1)
+				c.remove(e.paths)
+			}
+			c.fail(fmt.Errorf("bucket catalog: row of %s (attempt %d): %w", e.key, e.attempts, err))
 			continue
 		}
 		c.rows.Add(1)
+		c.written = append(c.written, e.paths...)
 		if err := c.w.Add(ctx, row); err != nil {
 			c.fail(fmt.Errorf("bucket catalog: %w", err)) // the rows stay buffered
 		}
 	}
 	if err := c.w.Flush(ctx); err != nil {
 		c.fail(fmt.Errorf("bucket catalog: %d rows not written yet: %w", c.w.Buffered(), err))
+	} else {
+		c.remove(c.written)
+		c.written = nil
+	}
+	c.mu.Lock()
+	for _, run := range again {
+		if e, ok := c.pending[run]; ok {
+			e.paths = append(e.paths, pending[run].paths...)
+			continue
+		}
+		c.pending[run] = pending[run]
+		c.order = append(c.order, run)
+	}
+	c.mu.Unlock()
+}
+
+// remove removes the local copies of uploaded runs.
+func (c *cataloger) remove(paths []string) {
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			c.fail(fmt.Errorf("bucket catalog: uploaded, not removed: %w", err))
+		}
 	}
 }
 

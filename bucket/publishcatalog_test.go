@@ -3,6 +3,7 @@ package bucket
 import (
 	"context"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,10 +30,13 @@ func TestPublisherCatalog(t *testing.T) {
 		t.Run(bname, func(t *testing.T) {
 			ctx := context.Background()
 			dir := t.TempDir()
-			var uploaded []string
+			var (
+				mu       sync.Mutex // two workers upload
+				uploaded []string
+			)
 			st, p := publishing(t, b, dir, PublisherOptions{Zstd: bname == "memblob",
 				Catalog:  &CatalogOptions{FlushEvery: time.Millisecond},
-				Uploaded: func(key string, existed bool) { uploaded = append(uploaded, key) }})
+				Uploaded: func(key string, existed bool) { mu.Lock(); uploaded = append(uploaded, key); mu.Unlock() }})
 			require.NoError(t, st.Write(recs))
 			require.Eventually(t, func() bool {
 				page, err := catalog.Query(ctx, b.CatalogDest(), catalog.Filter{}, catalog.Sort{}, 0, 0)
@@ -42,6 +46,7 @@ func TestPublisherCatalog(t *testing.T) {
 			require.NoError(t, st.Close())
 			require.NoError(t, p.Shutdown(ctx))
 			assert.Equal(t, int64(2), p.Stats().CatalogRows)
+			assert.Empty(t, localArtifacts(t, dir), "local copies removed once their rows are written")
 			require.Len(t, uploaded, 2)
 
 			page, err := catalog.Query(ctx, b.CatalogDest(), catalog.Filter{}, catalog.Sort{}, 0, 0)

@@ -36,7 +36,9 @@ type PublisherOptions struct {
 	// returns.
 	Uploaded func(key string, existed bool)
 	// Catalog, when set, keeps the bucket's run catalog: each uploaded
-	// run's row, its generations merged, written after the upload.
+	// run's row, its generations merged, written after the upload; the
+	// local copy is removed once its row is written too (a crash before
+	// leaves it to the next start, which catalogs it).
 	Catalog *CatalogOptions
 }
 
@@ -281,7 +283,8 @@ func (p *Publisher) publish(it item) bool {
 				p.opts.Uploaded(key, existed)
 			}
 			if p.cat != nil {
-				p.cat.uploaded(key)
+				p.cat.uploaded(key, path) // removed once its row is written
+				return true
 			}
 			if err := os.Remove(path); err != nil {
 				p.fail(fmt.Errorf("bucket publisher: uploaded %s, not removed: %w", key, err))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -51,9 +52,12 @@ func TestPublisher(t *testing.T) {
 	for bname, b := range backends(t) {
 		t.Run(bname, func(t *testing.T) {
 			dir := t.TempDir()
-			var uploaded []string
+			var (
+				mu       sync.Mutex // two workers upload
+				uploaded []string
+			)
 			st, p := publishing(t, b, dir, PublisherOptions{Zstd: bname == "memblob",
-				Uploaded: func(key string, existed bool) { uploaded = append(uploaded, key) }})
+				Uploaded: func(key string, existed bool) { mu.Lock(); uploaded = append(uploaded, key); mu.Unlock() }})
 			require.NoError(t, st.Write(recs))
 			// A late span: a model call of the same trace, sent after the
 			// run's root ended.
