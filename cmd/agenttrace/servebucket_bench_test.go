@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"runtime"
+	"runtime/metrics"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,12 +62,15 @@ func BenchmarkListFromBucketCatalog(b *testing.B) {
 		}
 	}
 	b.Run(fmt.Sprintf("first/runs=%d", n), func(b *testing.B) {
+		runtime.GC()
+		peak := heapPeak()
 		for b.Loop() {
 			s, err := newViewer(ctx, loc, false)
 			require.NoError(b, err)
 			page(b, s.Handler(), "/")
 			require.NoError(b, s.Shutdown(ctx))
 		}
+		b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MB")
 	})
 	b.Run(fmt.Sprintf("sorted/runs=%d", n), func(b *testing.B) {
 		s, err := newViewer(ctx, loc, false)
@@ -76,4 +82,33 @@ func BenchmarkListFromBucketCatalog(b *testing.B) {
 			page(b, s.Handler(), "/?sort=cost&page=7")
 		}
 	})
+}
+
+// heapPeak samples the bytes of live and not yet swept heap objects every
+// millisecond (runtime/metrics: no stop of the world) until the returned
+// function is called, which returns the most seen: the memory a page
+// holds at its peak, not what it allocates over its life.
+func heapPeak() func() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak uint64
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	wg.Go(func() {
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	})
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return peak
+	}
 }
