@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -127,4 +128,63 @@ func mapKey(m map[string]string) string {
 		return k
 	}
 	return ""
+}
+
+// countingBucket counts the runs fetched from the bucket.
+type countingBucket struct {
+	viewerBucket
+	mu     sync.Mutex
+	opened int
+}
+
+func (c *countingBucket) OpenRun(ctx context.Context, key string) (io.ReadCloser, error) {
+	c.mu.Lock()
+	c.opened++
+	c.mu.Unlock()
+	return c.viewerBucket.OpenRun(ctx, key)
+}
+
+func (c *countingBucket) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.opened
+}
+
+// TestServeBucketCachesRunPage: a run's page is fetched from the bucket
+// once, then served from the cache, the same bytes; a next generation of
+// the run is a new version, fetched again.
+func TestServeBucketCachesRunPage(t *testing.T) {
+	loc := "file://" + filepath.ToSlash(t.TempDir())
+	b, err := bucket.Open(t.Context(), loc)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.Close()) })
+	key, _, err := b.Put(t.Context(), filepath.Join("..", "..", "testdata", "golden", "agent-run.jsonl"), "agent-run.jsonl", false)
+	require.NoError(t, err)
+	cb := &countingBucket{viewerBucket: viewerBucket{b}}
+	s, err := server.NewBucket(cb, b.CatalogDest())
+	require.NoError(t, err)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		require.NoError(t, s.Shutdown(context.Background()))
+	})
+
+	code, first := get(t, srv, "/run/"+key)
+	require.Equal(t, http.StatusOK, code)
+	code, second := get(t, srv, "/run/"+key)
+	require.Equal(t, http.StatusOK, code)
+	assert.Equal(t, first, second)
+	code, _ = get(t, srv, "/data/"+key)
+	require.Equal(t, http.StatusOK, code)
+	assert.Equal(t, 1, cb.count(), "fetched once, then from the cache")
+
+	// The same records again as generation 2 (a collector sending a run
+	// again): merged, they are the run; its version is new.
+	data, err := b.Blob().ReadAll(t.Context(), key)
+	require.NoError(t, err)
+	require.NoError(t, b.Blob().WriteAll(t.Context(), strings.TrimSuffix(key, ".jsonl")+".g2.jsonl", data, nil))
+	code, third := get(t, srv, "/run/"+key)
+	require.Equal(t, http.StatusOK, code)
+	assert.Equal(t, 2, cb.count(), "a new generation is fetched again")
+	assert.Equal(t, first, third, "records two generations hold come once")
 }
