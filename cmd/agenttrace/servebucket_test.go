@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"html"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,6 +117,10 @@ func TestServeBucket(t *testing.T) {
 		require.Equal(t, http.StatusOK, code, key)
 		assert.NotEmpty(t, raw)
 	}
+	keys := slices.Collect(maps.Keys(local))
+	code, cmp := get(t, srv, "/compare?c="+url.QueryEscape(keys[0])+"&c="+url.QueryEscape(keys[1]))
+	require.Equal(t, http.StatusOK, code, "compare two runs of a bucket")
+	assert.Contains(t, cmp, html.EscapeString(keys[0]))
 	code, _ = get(t, srv, "/events/"+mapKey(local))
 	assert.Equal(t, http.StatusNotFound, code, "no live tail")
 	code, _ = get(t, srv, "/run/dt=2026-01-01/service=x/missing.jsonl")

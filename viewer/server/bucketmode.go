@@ -87,6 +87,10 @@ func (s *Server) serveBucket(w http.ResponseWriter, r *http.Request, path string
 		if allowMethods(w, r, http.MethodPost) {
 			s.serveConvert(w, r)
 		}
+	case path == routeCompare:
+		if get() {
+			s.serveCompare(w, r)
+		}
 	default:
 		for _, rt := range []struct {
 			prefix string
@@ -96,8 +100,7 @@ func (s *Server) serveBucket(w http.ResponseWriter, r *http.Request, path string
 				if !get() {
 					return
 				}
-				key, err := cleanRel(strings.TrimSuffix(esc, ".zst")) // a compressed run's key
-				key += esc[len(strings.TrimSuffix(esc, ".zst")):]
+				key, err := bucketKey(esc)
 				if err != nil {
 					http.Error(w, "bad request: not a run's key", http.StatusBadRequest)
 					return
@@ -112,6 +115,20 @@ func (s *Server) serveBucket(w http.ResponseWriter, r *http.Request, path string
 		}
 		http.NotFound(w, r)
 	}
+}
+
+// bucketKey is the run key of an escaped request path: a path cleanRel
+// accepts, or one of a compressed run (.jsonl.zst).
+func bucketKey(escaped string) (string, error) {
+	plain, zst := strings.CutSuffix(escaped, ".zst")
+	key, err := cleanRel(plain)
+	if err != nil {
+		return "", err
+	}
+	if zst {
+		key += ".zst"
+	}
+	return key, nil
 }
 
 // bucketRun returns the run of key, from the cache when the bucket still

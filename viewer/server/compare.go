@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"net/http"
 	"slices"
 	"strconv"
@@ -134,18 +135,15 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	var runs [2]viewer.Run
 	for i, name := range names {
-		rel, err := cleanRel(escapeRel(name))
-		if err != nil {
+		lr, err := s.compared(r, name)
+		if errors.Is(err, errBadPath) {
 			http.Error(w, "bad request: not an artifact path", http.StatusBadRequest)
 			return
 		}
-		a, err := openArtifact(s.root, rel)
-		if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotArtifact) {
 			http.NotFound(w, r)
 			return
 		}
-		lr, err := s.run(a) // cached, redacted, bounded
-		a.f.Close()
 		if errors.Is(err, errRunTooLarge) {
 			http.Error(w, name+": too large to compare here (see serve --cache-size)", http.StatusUnprocessableEntity)
 			return
@@ -217,4 +215,27 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(page.Len()))
 	_, _ = page.WriteTo(w)
+}
+
+// compared loads the run name (a path, or a bucket's key) for /compare:
+// cached, redacted, bounded, as its page loads it.
+func (s *Server) compared(r *http.Request, name string) (*loadedRun, error) {
+	if s.bkt != nil {
+		key, err := bucketKey(escapeRel(name))
+		if err != nil {
+			return nil, err
+		}
+		_, lr, err := s.bucketRun(r.Context(), key)
+		return lr, err
+	}
+	rel, err := cleanRel(escapeRel(name))
+	if err != nil {
+		return nil, err
+	}
+	a, err := openArtifact(s.root, rel)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
+	}
+	defer a.f.Close()
+	return s.run(a)
 }
