@@ -158,8 +158,9 @@ func TestBucketEndToEnd(t *testing.T) {
 	assert.Empty(t, staged(t, dir), "nothing left in the staging folder")
 
 	checked := checkMergedReads(ctx, t, cli, weed, final)
-	t.Logf("bucket e2e: %d requests from testdata/real, %d acknowledged spans, %d objects (%d runs), %d lost, %d duplicated; tokens of %d runs read back from the bucket equal their local copies",
-		len(caps)+1, len(acked), len(final), len(runsOf(final)), lost, dup, checked)
+	rows := checkCatalog(t, cli, weed, final)
+	t.Logf("bucket e2e: %d requests from testdata/real, %d acknowledged spans, %d objects (%d runs), %d lost, %d duplicated; tokens of %d runs read back from the bucket equal their local copies; %d catalog rows equal tokens --json of their runs",
+		len(caps)+1, len(acked), len(final), len(runsOf(final)), lost, dup, checked, rows)
 }
 
 // awaitUploaded waits until every acknowledged span's trace has an

@@ -45,6 +45,9 @@ func checkMergedReads(ctx context.Context, t *testing.T, cli string, s *seaweedt
 			copies = append(copies, p)
 		}
 		n++
+		// The CLI reading the bucket URL itself says what it says of the
+		// merged read.
+		assert.Equal(t, runCLI(t, cli, "tokens", read), runCLI(t, cli, "tokens", url), "run %s: tokens of %s and of its merged read", trace, url)
 		if len(gens) == 1 {
 			assert.Equal(t, runCLI(t, cli, "tokens", copies[0]), runCLI(t, cli, "tokens", read), "run %s: tokens of %s as read and of a local copy", trace, url)
 			continue
