@@ -187,7 +187,7 @@ func encodeView(run *Run) (*encodedRun, error) {
 	var rd semconv.Reading
 	for i := range run.Records {
 		rec := &run.Records[i]
-		line = enc.AppendRecord(line[:0], rec)
+		line = enc.AppendRecordReading(line[:0], rec, &rd) // rd serves appendToolIO below: one reading
 		line = bytes.TrimSuffix(line, []byte{'\n'})
 		if len(line) < 2 || line[0] != '{' {
 			return nil, fmt.Errorf("record %d: the encoder wrote no object", i)
@@ -207,7 +207,6 @@ func encodeView(run *Run) (*encodedRun, error) {
 			b = append(b, `,"failed":true`...)
 		}
 		b = appendEvaluations(b, rec.Span)
-		rec.Read(&rd)
 		b = appendToolIO(b, rec, &rd)
 		if hasConv {
 			// The messages once, as Go read them: the raw fields would
