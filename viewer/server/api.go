@@ -126,7 +126,7 @@ func (s *Server) LoadRun(rel string) (viewer.Run, error) {
 		}
 		return lr.run, nil
 	}
-	a, err := openArtifact(s.root, clean)
+	a, err := s.openRun(clean)
 	if err != nil {
 		return viewer.Run{}, err
 	}

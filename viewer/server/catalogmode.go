@@ -251,7 +251,7 @@ func (c *catalogList) write(ctx context.Context, rels []string) error {
 // rowOf reads the catalog row of the artifact rel, redacted as the run
 // page shows it: the names and first prompt the list shows come from it.
 func (s *Server) rowOf(rel string) (catalog.Row, error) {
-	a, err := openArtifact(s.root, rel)
+	a, err := s.openRun(rel)
 	if err != nil {
 		return catalog.Row{}, err
 	}

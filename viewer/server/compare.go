@@ -232,7 +232,7 @@ func (s *Server) compared(r *http.Request, name string) (*loadedRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := openArtifact(s.root, rel)
+	a, err := s.openRun(rel)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
 	}

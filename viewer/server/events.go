@@ -71,7 +71,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, a *artifact
 		return
 	}
 	log := s.cfg.log.With("path", a.rel)
-	t := &tail{rel: a.rel, f: a.f, pos: offset, read: offset, maxLine: converter.DefaultMaxLineSize, log: log}
+	t := &tail{rel: a.rel, f: fileOf(a), pos: offset, read: offset, maxLine: converter.DefaultMaxLineSize, log: log, anyLine: foreignLines(a)}
 	reason, err := t.start()
 	if err != nil {
 		log.Warn("live stream: cannot read", "err", err)
@@ -208,6 +208,10 @@ type tail struct {
 	maxLine  int
 	chunk    []byte
 	log      *slog.Logger
+	// anyLine sends every non-blank line, JSON object or not: the file is
+	// of another shape (inputs.go), whose page fetches its converted run
+	// at each line and whose lines may be server-sent events.
+	anyLine bool
 }
 
 // Reasons for a reset.
@@ -318,7 +322,7 @@ func (t *tail) lines(data []byte, base int64, emit func([]byte, int64) error) er
 			switch {
 			case len(line) > t.maxLine:
 				t.log.Warn("live stream: line too long, skipped", "offset", t.pos, "max", t.maxLine)
-			case isObject(line):
+			case isObject(line) || (t.anyLine && len(bytes.TrimSpace(line)) > 0):
 				if err := emit(line, end); err != nil {
 					return err
 				}

@@ -76,7 +76,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		if !allowMethods(w, r, http.MethodGet) {
 			return
 		}
-		s.withArtifact(w, path[len(routeEvents):], s.serveEvents, r)
+		s.withFile(w, path[len(routeEvents):], s.serveEvents, r) // the file itself, whatever its shape: tailed
 	case strings.HasPrefix(path, routeData):
 		if !allowMethods(w, r, http.MethodGet, http.MethodHead) {
 			return
@@ -116,7 +116,23 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // it names an artifact inside the directory, calls serve with it opened.
 // A path that could name anything else is refused before any file is
 // touched; one that names no artifact is not found.
+//
+// A file of another shape agenttrace reads is served as the artifact it
+// converts to (inputs.go); one that cannot be converted is answered 422
+// with the reason.
 func (s *Server) withArtifact(w http.ResponseWriter, escaped string, serve func(http.ResponseWriter, *http.Request, *artifact), r *http.Request) {
+	s.withFile(w, escaped, func(w http.ResponseWriter, r *http.Request, a *artifact) {
+		if err := s.imports.swap(a); err != nil {
+			s.cfg.log.Warn("cannot convert", "path", a.rel, "err", err)
+			http.Error(w, err.Error(), http.StatusUnprocessableEntity)
+			return
+		}
+		serve(w, r, a)
+	}, r)
+}
+
+// withFile is withArtifact with the file as it is, never converted.
+func (s *Server) withFile(w http.ResponseWriter, escaped string, serve func(http.ResponseWriter, *http.Request, *artifact), r *http.Request) {
 	rel, err := cleanRel(escaped)
 	if err != nil {
 		s.cfg.log.Warn("refused path", "path", r.URL.EscapedPath(), "err", err)

@@ -189,6 +189,8 @@ type lister struct {
 	root *os.Root
 	log  *slog.Logger
 	red  *Redaction // what the search text and names are made from
+	// imports converts the files of other shapes (inputs.go).
+	imports *importCache
 
 	mu    sync.Mutex // one listing at a time; guards cache
 	cache map[string]*cacheEntry
@@ -323,6 +325,14 @@ func (l *lister) read(f found) *runInfo {
 		return ri
 	}
 	defer a.f.Close()
+	if err := l.imports.swap(a); err != nil {
+		l.log.Warn("cannot convert", "path", f.rel, "err", err)
+		ri.Err = err.Error()
+		return ri
+	}
+	if a.imp != nil {
+		ri.Problems = a.imp.skipped
+	}
 	problems := func(le *converter.LineError) {
 		if !errors.Is(le, converter.ErrTornLine) {
 			ri.Problems++

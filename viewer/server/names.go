@@ -60,7 +60,7 @@ func (s *Server) nameRun(ri *runInfo) {
 	if ri.Err != "" || ri.Size > nameMax || ri.Size == 0 {
 		return
 	}
-	a, err := openArtifact(s.root, ri.Rel)
+	a, err := s.openRun(ri.Rel)
 	if err != nil {
 		return // gone since the listing: named by its path
 	}

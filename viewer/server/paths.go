@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -77,9 +78,20 @@ func escapeRel(rel string) string {
 
 // artifact is an artifact opened for a request.
 type artifact struct {
-	rel string      // slash-separated, relative to the directory
-	f   *os.File    // opened through the os.Root
-	fi  os.FileInfo // of f, at opening
+	rel string       // slash-separated, relative to the directory
+	f   artifactFile // opened through the os.Root (an *os.File), or a converted file in memory (inputs.go)
+	fi  os.FileInfo  // of f, at opening
+	imp *imported    // non-nil: f is the artifact the file of another shape converts to
+}
+
+// artifactFile is what is read of an artifact: an *os.File, or the
+// artifact a file of another shape converts to (memFile).
+type artifactFile interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
+	io.Closer
+	Stat() (fs.FileInfo, error)
 }
 
 // openArtifact opens rel through root, which refuses every path (".."

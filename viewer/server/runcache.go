@@ -35,7 +35,11 @@ type runKey struct {
 }
 
 func keyOf(a *artifact) runKey {
-	return runKey{rel: a.rel, size: a.fi.Size(), mtime: a.fi.ModTime().UnixNano()}
+	k := runKey{rel: a.rel, size: a.fi.Size(), mtime: a.fi.ModTime().UnixNano()}
+	if a.imp != nil { // the converted artifact's size: the file's tells the version
+		k.ver = a.imp.ver()
+	}
+	return k
 }
 
 // loadedRun is a run read whole and redacted, shared by the requests that
@@ -172,6 +176,7 @@ func (s *Server) runAt(k runKey, a *artifact) (*loadedRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	offset = a.importedRun(&run, offset)
 	s.cfg.red.runs(&run)
 	v := &loadedRun{run: run, offset: offset, cost: max(offset, a.fi.Size()) * runCostFactor}
 	s.cache.add(k, v)

@@ -18,6 +18,7 @@ func (s *Server) pagedRun(a *artifact, skip, n int) (viewer.Run, int64, error) {
 	if err != nil {
 		return run, 0, err
 	}
+	end = a.importedRun(&run, end)
 	s.cfg.red.runs(&run)
 	return run, end, nil
 }

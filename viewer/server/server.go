@@ -35,6 +35,7 @@ type Server struct {
 	list    lister
 	ver     versionCache // the folder's index, for the list and /version (version.go)
 	cache   *runCache    // runs loaded whole, bounded by bytes (runcache.go)
+	imports *importCache // files of other shapes, converted (inputs.go)
 	cat     *catalogList // the list from the folder's run catalog (catalogmode.go)
 	bkt     Bucket       // non-nil: the runs of a bucket (NewBucket, bucketmode.go); root is nil
 	// ctx ends at Shutdown: a walk or a catalog build under way stops.
@@ -71,7 +72,8 @@ func New(dir string, opts ...Option) (*Server, error) {
 	}
 	s := &Server{cfg: newConfig(opts), dir: abs, root: root, done: make(chan struct{})}
 	s.cache = newRunCache(s.cfg.cacheSize)
-	s.list = lister{root: root, log: s.cfg.log, red: s.cfg.red, cache: map[string]*cacheEntry{}, limit: s.cfg.indexLimit}
+	s.imports = newImportCache(s.cfg.cacheSize / runCostFactor)
+	s.list = lister{root: root, log: s.cfg.log, red: s.cfg.red, cache: map[string]*cacheEntry{}, limit: s.cfg.indexLimit, imports: s.imports}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.cat = &catalogList{s: s, dest: catalog.Dir(abs)}
 	if ok, since := hasCatalog(s.ctx, s.cat.dest); ok {
