@@ -257,14 +257,19 @@ func (s *Server) rowOf(rel string) (catalog.Row, error) {
 	}
 	defer a.f.Close()
 	at := catalog.Source{Name: rel, Keys: []string{rel}, Bytes: a.fi.Size()}
-	if a.fi.Size() > nameMax {
+	if a.fi.Size() > nameMax && a.imp == nil { // a conversion is in memory already, whatever its size
 		return s.largeRowOf(a, at)
 	}
 	src, err := s.redactedSource(a)
 	if err != nil {
 		return catalog.Row{}, err
 	}
-	return catalog.RowOf(src, at)
+	row, err := catalog.RowOf(src, at)
+	if a.imp != nil { // a converted file's row: its own size, the lines its importer skipped
+		row.Bytes = a.imp.size
+		row.Problems += a.imp.skipped
+	}
+	return row, err
 }
 
 // largeRowOf is the row of an artifact too large to read whole for it

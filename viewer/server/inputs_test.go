@@ -12,11 +12,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/viewer/server"
 )
 
 // inputsDir holds seed-shaped logs and a real OTLP payload, as a folder
@@ -359,5 +361,49 @@ func TestServeInputsFollow(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A folder listed from its run catalog (more runs than the index holds)
+// lists the logs of other shapes as the index does: each has a catalog
+// row made from the artifact it converts to, with the same numbers,
+// names and bad lines.
+func TestServeInputsCatalog(t *testing.T) {
+	dir := t.TempDir()
+	cases := inputCases(t)
+	for _, c := range cases {
+		copyFile(t, filepath.Join(inputsDir, c.file), dir, c.file)
+	}
+	appendFile(t, filepath.Join(dir, cases[0].file), "this is not JSON\n")
+	realRuns(t, dir, 3)
+	n := len(cases) + 3
+	index := start(t, dir)
+	fromCatalog := start(t, dir, server.WithIndexLimit(2))
+	awaitCatalog(t, fromCatalog, n)
+	want, got := index.Runs(nil), fromCatalog.Runs(nil)
+	require.Len(t, want.Rows, n)
+	require.Len(t, got.Rows, n)
+	byRun := map[string]server.RunRow{}
+	for _, r := range got.Rows {
+		byRun[r.Run] = r
+	}
+	for _, w := range want.Rows {
+		g, ok := byRun[w.Run]
+		require.True(t, ok, "%s has a catalog row", w.Run)
+		assert.Equal(t, w.Records, g.Records, "%s records", w.Run)
+		assert.Equal(t, w.Errors, g.Errors, "%s errors", w.Run)
+		assert.Equal(t, w.Tokens, g.Tokens, "%s tokens", w.Run)
+		assert.Equal(t, w.CostUSD, g.CostUSD, "%s cost", w.Run)
+		assert.Equal(t, w.Problems, g.Problems, "%s bad lines", w.Run)
+		assert.Equal(t, w.Name, g.Name, "%s name", w.Run)
+		assert.Equal(t, w.Prompt, g.Prompt, "%s prompt", w.Run)
+		// The catalog keeps milliseconds (catalog.Row.Started).
+		assert.True(t, w.Started.Truncate(time.Millisecond).Equal(g.Started), "%s started %v %v", w.Run, w.Started, g.Started)
+	}
+	assert.Equal(t, int64(1), byRun[cases[0].file].Problems, "the bad line is counted")
+	for _, c := range cases {
+		if c.truth.tokens != nil {
+			assert.Equal(t, *c.truth.tokens, byRun[c.file].Tokens, "%s: the catalog's tokens are the log's", c.file)
+		}
 	}
 }
