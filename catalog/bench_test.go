@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -42,5 +43,33 @@ func BenchmarkQueryFirstPage(b *testing.B) {
 				require.Equal(b, 100_000, p.Total)
 			}
 		})
+	}
+}
+
+// BenchmarkRowOfRetained reads the rows of the real payloads' artifacts
+// and keeps them, as a Writer buffers a batch: retained-B/row is the heap
+// a kept row holds (its strings, not the reader's 64 KiB line buffer
+// they were read from).
+func BenchmarkRowOfRetained(b *testing.B) {
+	dir := realFolder(b)
+	des, err := artifacts(dir)
+	require.NoError(b, err)
+	require.NotEmpty(b, des)
+	const keep = 2_000
+	for b.Loop() {
+		kept := make([]Row, 0, keep)
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for len(kept) < keep {
+			row, err := FileRow(dir, des[len(kept)%len(des)].Name())
+			require.NoError(b, err)
+			kept = append(kept, row)
+		}
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/keep, "retained-B/row")
+		runtime.KeepAlive(kept)
 	}
 }

@@ -103,6 +103,20 @@ func (r *Row) Cost() float64 {
 	return *r.CostUSD
 }
 
+// own gives the row its own copy of every string. A row read from an
+// artifact shares its strings with the reader's line buffer (64 KiB): a
+// writer buffering 10,000 such rows kept 600 MB alive, not 10 MB.
+func (r *Row) own() {
+	for _, p := range []*string{&r.Run, &r.TraceID, &r.ConversationID, &r.Service, &r.RootName, &r.Agent, &r.FirstPrompt} {
+		*p = strings.Clone(*p)
+	}
+	for _, l := range [][]string{r.Models, r.Tools, r.Keys} {
+		for i := range l {
+			l[i] = strings.Clone(l[i])
+		}
+	}
+}
+
 // generation matches a bucket object's generation and compression
 // suffixes: "<id>.g2.jsonl.zst" is run "<id>.jsonl".
 var generation = regexp.MustCompile(`(\.g[0-9]+)?\.jsonl(\.zst)?$`)

@@ -74,6 +74,7 @@ func RowOf(r io.Reader, src Source) (Row, error) {
 	if !row.Ended.IsZero() && !row.Started.IsZero() {
 		row.DurationMS = max(row.Ended.Sub(row.Started).Milliseconds(), 0)
 	}
+	row.own()
 	return row, nil
 }
 

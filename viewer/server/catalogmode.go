@@ -86,42 +86,41 @@ func hasCatalog(ctx context.Context, dest catalog.Dest) (bool, time.Time) {
 }
 
 // refresh walks the folder and writes rows for the artifacts new or
-// changed since the last walk, and returns how long the walk took.
-// Memory is bounded by the changed files, not the folder.
+// changed since the last walk, as the walk finds them, and returns how
+// long the walk took. Memory is bounded by a batch of rows and the files
+// modified in the last seconds, not by the folder: nothing keeps a list
+// of the files walked.
 func (c *catalogList) refresh(ctx context.Context) time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	var todo []string
-	stamps := map[string]stamp{}
-	c.s.list.each(ctx, func(rel string, fi fs.FileInfo) {
-		if fi.ModTime().Before(c.since) {
-			return
-		}
-		st := stamp{fi.Size(), fi.ModTime().UnixNano()}
-		stamps[rel] = st
-		if c.recent[rel] != st { // not read as it is now
-			todo = append(todo, rel)
-		}
+	// Files are looked at again from a little before this walk (mtimes
+	// are coarse on some file systems), those unchanged since they were
+	// read left out: recent are the files modified since then.
+	since := start.Add(-2 * time.Second)
+	recent := map[string]stamp{}
+	var walked time.Duration
+	err := c.write(ctx, func(yield func(rel string) bool) {
+		c.s.list.each(ctx, func(rel string, fi fs.FileInfo) bool {
+			if fi.ModTime().Before(c.since) {
+				return true
+			}
+			st := stamp{fi.Size(), fi.ModTime().UnixNano()}
+			if st.mtime >= since.UnixNano() {
+				recent[rel] = st
+			}
+			return c.recent[rel] == st || yield(rel) // read unless read as it is now
+		})
+		walked = time.Since(start)
 	})
-	walked := time.Since(start)
 	if ctx.Err() != nil {
 		return walked // shut down: the next server walks again
 	}
-	if err := c.write(ctx, todo); err != nil {
+	if err != nil {
 		c.s.cfg.log.Warn("cannot write the run catalog", "err", err)
 		return walked
 	}
-	// Files are looked at again from a little before this walk (mtimes
-	// are coarse on some file systems), those unchanged since they were
-	// read left out.
-	c.since = start.Add(-2 * time.Second)
-	c.recent = map[string]stamp{}
-	for rel, st := range stamps {
-		if st.mtime >= c.since.UnixNano() {
-			c.recent[rel] = st
-		}
-	}
+	c.since, c.recent = since, recent
 	return walked
 }
 
@@ -192,12 +191,11 @@ func (s *Server) catalogSnapshot() *snapshot {
 	return &snapshot{version: s.cat.version(s.ctx), indexing: indexing}
 }
 
-// write reads the rows of the artifacts rels, in parallel, and adds them
-// to the catalog; a build of many files is compacted at its end.
-func (c *catalogList) write(ctx context.Context, rels []string) error {
-	if len(rels) == 0 {
-		return nil
-	}
+// write reads the rows of the artifacts walk yields, in parallel as it
+// yields them (yield returns false when ctx ends), and adds them to the
+// catalog, catalogBatch rows a file at most; a build of many files is
+// compacted at its end.
+func (c *catalogList) write(ctx context.Context, walk func(yield func(rel string) bool)) error {
 	rows := make(chan catalog.Row, runtime.GOMAXPROCS(0))
 	work := make(chan string)
 	var wg sync.WaitGroup
@@ -217,13 +215,14 @@ func (c *catalogList) write(ctx context.Context, rels []string) error {
 		defer close(rows)
 		defer wg.Wait()
 		defer close(work)
-		for _, rel := range rels {
+		walk(func(rel string) bool {
 			select {
 			case work <- rel:
+				return true
 			case <-ctx.Done():
-				return
+				return false
 			}
-		}
+		})
 	}()
 	w := catalog.NewWriter(c.dest, catalog.WriterOptions{MaxRows: catalogBatch})
 	var errs []error
@@ -233,6 +232,9 @@ func (c *catalogList) write(ctx context.Context, rels []string) error {
 			errs = append(errs, err)
 		}
 		n++
+	}
+	if n == 0 {
+		return errors.Join(errs...)
 	}
 	errs = append(errs, w.Flush(ctx))
 	if err := errors.Join(errs...); err != nil {

@@ -9,8 +9,6 @@ import (
 	"log/slog"
 	"maps"
 	"os"
-	"path"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -254,66 +252,17 @@ func (l *lister) runs() ([]*runInfo, string, time.Duration, bool) {
 	return out, digest(files), walked, true
 }
 
-// walk finds the regular *.jsonl files under the directory (each).
+// walk finds the regular *.jsonl files under the directory (each), in
+// path order, at most one past the index's limit: a folder of more is
+// listed from its catalog, and is not held here.
 func (l *lister) walk() []found {
 	var files []found
-	l.each(context.Background(), func(rel string, fi fs.FileInfo) { files = append(files, found{rel: rel, fi: fi}) })
-	return files
-}
-
-// each calls fn with each regular *.jsonl file under the directory, as
-// the walk finds it, skipping hidden files and directories. Symbolic
-// links to files are listed when they stay inside the directory (the
-// root refuses the others); links to directories are not followed, so
-// the walk ends. It stops early when ctx ends.
-func (l *lister) each(ctx context.Context, fn func(rel string, fi fs.FileInfo)) {
-	err := fs.WalkDir(l.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if ctx.Err() != nil {
-			return fs.SkipAll
-		}
-		if err != nil {
-			l.log.Warn("cannot list", "path", p, "err", err)
-			if d != nil && d.IsDir() && p != "." {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if p == "." {
-			return nil
-		}
-		name := d.Name()
-		if strings.HasPrefix(name, ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || path.Ext(name) != ext {
-			return nil
-		}
-		// A regular file is stat'ed from its directory entry (the walk is
-		// inside the root); a link is followed through the root, which
-		// refuses one leading out.
-		var fi fs.FileInfo
-		if d.Type().IsRegular() {
-			fi, err = d.Info()
-		} else {
-			fi, err = l.root.Stat(filepath.FromSlash(p))
-		}
-		if err != nil {
-			if d.Type()&fs.ModeSymlink == 0 {
-				l.log.Warn("cannot list", "path", p, "err", err)
-			}
-			return nil
-		}
-		if fi.Mode().IsRegular() {
-			fn(p, fi)
-		}
-		return nil
+	l.each(context.Background(), func(rel string, fi fs.FileInfo) bool {
+		files = append(files, found{rel: rel, fi: fi})
+		return len(files) <= l.limit
 	})
-	if err != nil {
-		l.log.Warn("cannot list", "err", err)
-	}
+	slices.SortFunc(files, func(a, b found) int { return strings.Compare(a.rel, b.rel) })
+	return files
 }
 
 // read summarizes one artifact.
