@@ -32,7 +32,7 @@ type ListRunsArgs struct {
 	Service     string  `json:"service,omitempty" jsonschema:"only runs of this service"`
 	Agent       string  `json:"agent,omitempty" jsonschema:"only runs with this agent"`
 	Model       string  `json:"model,omitempty" jsonschema:"only runs that called this model"`
-	Status      string  `json:"status,omitempty" jsonschema:"running, done, error (failed spans or unreadable lines), over (over a token or cost budget) or open (not closed by its writer)"`
+	Status      string  `json:"status,omitempty" jsonschema:"running, stopped (not ended, and no new data for the idle time: its writer went away), done, error (failed spans or unreadable lines), over (over a token or cost budget) or open (not closed by its writer)"`
 	Since       string  `json:"since,omitempty" jsonschema:"only runs started within 1h, 24h or 7d"`
 	MinTokens   int64   `json:"min_tokens,omitempty" jsonschema:"only runs of at least this many tokens"`
 	MinDuration string  `json:"min_duration,omitempty" jsonschema:"only runs at least this long (a Go duration: 30s, 2m)"`
@@ -143,7 +143,8 @@ type RunSummary struct {
 	Run     string    `json:"run"`
 	Service string    `json:"service,omitempty"`
 	Started time.Time `json:"started,omitzero"`
-	// State is "running" or "done" (viewer.RunState).
+	// State is "running", "stopped" (open, its file idle: its writer went
+	// away) or "done" (viewer.RunState).
 	State   string              `json:"state"`
 	Records report.RecordCounts `json:"records"`
 	// Errors counts failed spans (converter.Failed); BudgetStopped those
@@ -184,7 +185,7 @@ func (s *Server) runSummary(_ context.Context, _ *mcp.CallToolRequest, a Summary
 		return nil, RunSummary{}, err
 	}
 	rep := report.Tokens(run.Records, run.Meta, report.WithTop(summaryTop), report.WithTrailer(run.Summary, run.Records))
-	state, _ := viewer.RunState(run.Records, run.Summary)
+	state, _ := viewer.RunState(run.Records, run.Summary, run.Live)
 	out := RunSummary{Run: run.Name, State: state, Records: rep.Records, Errors: rep.Errors, BudgetStopped: rep.BudgetStopped,
 		Tokens: rep.Tokens, Cost: rep.Cost, Budget: rep.Budget, FromTrailer: rep.FromTrailer, Dropped: rep.Dropped,
 		Truncated: rep.Truncated, Notes: rep.Notes, FinishReasons: rep.FinishReasons, Largest: rep.Largest}

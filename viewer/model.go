@@ -25,7 +25,8 @@ import (
 //	 "report": {…report.TokenReport, as `agenttrace tokens --json` prints it…},
 //	 "trailer": {…the artifact's last summary line…} or null,
 //	 "problems": [{"line": n, "message": "…"}, …],
-//	 "state": "running" or "done",
+//	 "state": "running", "stopped" or "done",
+//	 "state_text": "● running" or "stopped without an end; last record at …" or "done",
 //	 "pending": [{"trace_id": "…", "span_id": "…", "t0": ms, "children": n, "running": bool}, …],
 //	 "costs": {"run": "$0.0242", "note": "priced with …", "by_model": ["…"], "by_agent": ["…"]}}
 //
@@ -35,7 +36,10 @@ import (
 // run is "running" while it has pending parents and its writer has not
 // closed it (no trailer); then the pending parents are running, and the
 // page shows them with their elapsed time ticking from their earliest
-// child's start. A closed run's pending parents are simply missing.
+// child's start. A closed run's pending parents are simply missing. An
+// open run whose input gained nothing for the idle time (Run.Live) has
+// "stopped" without an end (a crash, a kill): its pending parents are
+// missing too, and state_text says when its last record was.
 //
 // A record is its artifact line (kind, name, ids, times, status, promoted
 // fields, usage, args, result, messages, attrs, events…), so every field a
@@ -82,6 +86,7 @@ type viewRun struct {
 	Trailer  json.RawMessage     `json:"trailer"`
 	Problems []Problem           `json:"problems"`
 	State    string              `json:"state"`
+	StateTxt string              `json:"state_text"`
 	Pending  []Pending           `json:"pending"`
 	Costs    *viewCosts          `json:"costs"`
 }
@@ -105,8 +110,9 @@ type Pending struct {
 }
 
 // RunState is a run's live state and its pending parents (see the view
-// model): running while parents are pending and no trailer closed it.
-func RunState(recs []converter.Record, sum *converter.Summary) (string, []Pending) {
+// model): running while parents are pending and no trailer closed it,
+// stopped once lv says its input has been idle for too long ([StateOf]).
+func RunState(recs []converter.Record, sum *converter.Summary, lv Liveness) (string, []Pending) {
 	type key struct {
 		t pcommon.TraceID
 		s pcommon.SpanID
@@ -139,13 +145,13 @@ func RunState(recs []converter.Record, sum *converter.Summary) (string, []Pendin
 			pend[j].T0 = t0
 		}
 	}
-	if len(pend) == 0 || sum != nil {
-		return StateDone, pend
+	state := StateOf(len(pend) > 0, sum != nil, lv)
+	if state == StateRunning {
+		for i := range pend {
+			pend[i].Running = true
+		}
 	}
-	for i := range pend {
-		pend[i].Running = true
-	}
-	return StateRunning, pend
+	return state, pend
 }
 
 // encodedRun is a run as the page embeds it: the view model's JSON, and
@@ -167,7 +173,8 @@ func encodeView(run *Run) (*encodedRun, error) {
 	if v.Problems == nil {
 		v.Problems = []Problem{}
 	}
-	v.State, v.Pending = RunState(run.Records, run.Summary)
+	v.State, v.Pending = RunState(run.Records, run.Summary, run.Live)
+	v.StateTxt = StateText(v.State, lastRecord(run.Records))
 	if v.Pending == nil {
 		v.Pending = []Pending{}
 	}

@@ -2,6 +2,7 @@ package viewer_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -42,7 +43,7 @@ func TestRunState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			state, pend := viewer.RunState(tt.recs, tt.sum)
+			state, pend := viewer.RunState(tt.recs, tt.sum, viewer.Liveness{})
 			assert.Equal(t, tt.state, state)
 			var ids []string
 			var kids []int
@@ -58,4 +59,42 @@ func TestRunState(t *testing.T) {
 			assert.Equal(t, tt.t0, t0)
 		})
 	}
+}
+
+func TestStateOf(t *testing.T) {
+	now := time.Date(2026, 12, 5, 23, 0, 0, 0, time.UTC)
+	fresh := viewer.Liveness{Written: now.Add(-time.Minute), Idle: 5 * time.Minute, Now: now}
+	idle := viewer.Liveness{Written: now.Add(-5 * time.Minute), Idle: 5 * time.Minute, Now: now}
+	tests := []struct {
+		name         string
+		open, closed bool
+		lv           viewer.Liveness
+		want         string
+	}{
+		{"nothing open", false, false, idle, viewer.StateDone},
+		{"closed by a trailer", true, true, idle, viewer.StateDone},
+		{"open, written a minute ago", true, false, fresh, viewer.StateRunning},
+		{"open, idle for the idle time", true, false, idle, viewer.StateStopped},
+		{"open, no idle time", true, false, viewer.Liveness{Written: idle.Written, Now: now}, viewer.StateRunning},
+		{"open, written when unknown", true, false, viewer.Liveness{Idle: time.Second, Now: now}, viewer.StateRunning},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, viewer.StateOf(tt.open, tt.closed, tt.lv))
+		})
+	}
+	// RunState takes the rule: a stopped run's pending parents are not
+	// running.
+	state, pend := viewer.RunState([]converter.Record{rec(3, 2, 30)}, nil, idle)
+	assert.Equal(t, viewer.StateStopped, state)
+	assert.Len(t, pend, 1)
+	assert.False(t, pend[0].Running)
+}
+
+func TestStateText(t *testing.T) {
+	last := time.Date(2026, 12, 5, 22, 46, 34, 500, time.FixedZone("x", 3600))
+	assert.Equal(t, "stopped without an end; last record at 2026-12-05 21:46:34Z", viewer.StateText(viewer.StateStopped, last))
+	assert.Equal(t, "stopped without an end", viewer.StateText(viewer.StateStopped, time.Time{}))
+	assert.Equal(t, "● running", viewer.StateText(viewer.StateRunning, last))
+	assert.Equal(t, "done", viewer.StateText(viewer.StateDone, last))
 }

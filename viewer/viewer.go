@@ -33,6 +33,10 @@ type Run struct {
 	// Problems are the input's lines that could not be read; the page
 	// lists them above the run.
 	Problems []Problem
+	// Live tells when the run's input last gained data and how long an
+	// open run may stay idle before it is shown as stopped without an
+	// end; zero for a run given whole.
+	Live Liveness
 }
 
 // ErrUnsafeAsset is returned when the page's own script or style would end

@@ -15,9 +15,11 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agenttrace/agenttrace/bridge"
 	"github.com/agenttrace/agenttrace/converter"
@@ -60,13 +62,18 @@ each model call priced with the genai-prices data, or at the cost its
 span reports.
 
 The run is deterministic: ids come from --seed and every timestamp is
-simulated, so the same seed writes the same bytes.
+simulated, so the same seed writes the same bytes. With --speed the agent
+runs in real time instead (its simulated latencies divided by the speed)
+and the processor writes into DIR as it goes, so "agenttrace serve DIR"
+shows the run growing; --slow-tool makes its first tool call last (the
+call shows in flight).
 
 Exit status: 0 when the run completed or its budget stopped it, 2 on a
 usage error or when DIR cannot be written.`,
 		Example: `  agenttrace demo --out runs
   agenttrace demo --out runs --budget 3000
   agenttrace demo --out runs --budget-usd 0.01
+  agenttrace demo --out runs --speed 1 --slow-tool 30s & agenttrace serve runs --open
   agenttrace tokens runs/*.jsonl
   go run ./cmd/agenttrace demo --out runs   (from a clone, without installing)`,
 		Args: cobra.NoArgs,
@@ -86,7 +93,11 @@ usage error or when DIR cannot be written.`,
 			if !(budgetUSD >= 0) || math.IsInf(budgetUSD, 0) {
 				return usageErrorf("--budget-usd %v: want 0 (none) or more dollars", budgetUSD)
 			}
-			return e.demo(out, budget, budgetUSD, seed)
+			pace := demoPace{slowTool: live.slowTool}
+			if cmd.Flags().Changed("speed") {
+				pace.speed = live.speed
+			}
+			return e.demo(out, budget, budgetUSD, seed, pace)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory to write the artifacts to (created if missing)")
@@ -98,9 +109,18 @@ usage error or when DIR cannot be written.`,
 	return cmd
 }
 
+// demoPace is how demo runs the agent: in real time when speed > 0 (its
+// simulated latencies divided by speed, so that serve shows the run
+// growing), else at once with simulated times; slowTool is the first
+// tool call's latency when > 0.
+type demoPace struct {
+	speed    float64
+	slowTool time.Duration
+}
+
 // demo runs the simulated agent with a bridge.Processor writing into dir,
 // then reports what it wrote.
-func (e *env) demo(dir string, budget int64, budgetUSD float64, seed uint64) error {
+func (e *env) demo(dir string, budget int64, budgetUSD float64, seed uint64, pace demoPace) error {
 	if err := checkWritableDir(dir); err != nil {
 		return ioError(fmt.Errorf("--out: %w", err))
 	}
@@ -150,7 +170,11 @@ func (e *env) demo(dir string, budget int64, budgetUSD float64, seed uint64) err
 		return err
 	}
 	ctx := context.Background()
-	res := agentsim.Run(ctx, tp, agentsim.Config{Guard: guard})
+	var agentTP trace.TracerProvider = tp
+	if pace.speed > 0 {
+		agentTP = pacedProvider{tp: tp, p: &pacer{ctx: ctx, start: time.Now(), speed: pace.speed}}
+	}
+	res := agentsim.Run(ctx, agentTP, agentsim.Config{Guard: guard, SlowTool: pace.slowTool})
 	if res.Stopped != nil {
 		switch {
 		case errors.Is(res.Stopped, bridge.ErrBudgetExceeded) && stopCost.OverBudget:

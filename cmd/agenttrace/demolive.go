@@ -32,13 +32,17 @@ type liveFlags struct {
 	speed    float64
 	open     bool
 	exit     bool
+	// slowTool: the first tool call's simulated latency (agentsim's
+	// SlowTool), to watch a call in flight.
+	slowTool time.Duration
 }
 
 func (l *liveFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.BoolVar(&l.on, "live", false, "run the agent slowly, in real time, exporting over OTLP/HTTP to agenttrace serve --otlp (started here when none runs), to watch it live")
 	f.StringVar(&l.endpoint, "otlp-endpoint", "", "with --live: the OTLP/HTTP `URL` of a running serve --otlp (default http://127.0.0.1:4318 when agenttrace serves there, else a serve started here)")
-	f.Float64Var(&l.speed, "speed", 1, "with --live: how many times faster than the simulated latencies the agent runs")
+	f.Float64Var(&l.speed, "speed", 1, "run the agent in real time, this many times faster than its simulated latencies (with --live always; without it, the processor writes into --out as spans start and end, for agenttrace serve to show live)")
+	f.DurationVar(&l.slowTool, "slow-tool", 0, "make the first tool call take this long (simulated time, divided by --speed): a call to watch in flight")
 	f.BoolVar(&l.open, "open", false, "with --live: open the viewer in the default browser")
 	// For tests: end once the run is sent instead of serving until
 	// interrupted.
@@ -50,7 +54,7 @@ func (l *liveFlags) register(cmd *cobra.Command) {
 func (l *liveFlags) check(cmd *cobra.Command) error {
 	f := cmd.Flags()
 	if !l.on {
-		for _, n := range []string{"otlp-endpoint", "speed", "open", "live-exit"} {
+		for _, n := range []string{"otlp-endpoint", "open", "live-exit"} {
 			if f.Changed(n) {
 				return usageErrorf("--%s needs --live", n)
 			}
@@ -60,10 +64,15 @@ func (l *liveFlags) check(cmd *cobra.Command) error {
 			// for --live.
 			return usageErrorf(`required flag(s) "out" not set`)
 		}
-		return nil
 	}
 	if !(l.speed > 0) || l.speed > 1e6 {
 		return usageErrorf("--speed %g: want a number above 0", l.speed)
+	}
+	if l.slowTool < 0 {
+		return usageErrorf("--slow-tool %v: want 0 (as scripted) or more", l.slowTool)
+	}
+	if !l.on {
+		return nil
 	}
 	if l.endpoint != "" && !strings.HasPrefix(l.endpoint, "http://") && !strings.HasPrefix(l.endpoint, "https://") {
 		return usageErrorf("--otlp-endpoint %q: want an http:// or https:// URL", l.endpoint)
@@ -153,7 +162,7 @@ func (e *env) demoLive(dir string, seedSet bool, seed uint64, l liveFlags) error
 		fmt.Fprintf(e.stdout, "watch it at the URL above: /run/%s.jsonl\n", agentsim.TraceID(seed))
 	}
 	p := &pacer{ctx: ctx, start: time.Now(), speed: l.speed}
-	res := agentsim.Run(ctx, pacedProvider{tp: tp, p: p}, agentsim.Config{})
+	res := agentsim.Run(ctx, pacedProvider{tp: tp, p: p}, agentsim.Config{SlowTool: l.slowTool})
 	serr := tp.Shutdown(context.Background())
 	if serr != nil {
 		return errors.Join(ioError(fmt.Errorf("--live: export to %s: %w", endpoint, serr)), runIf(shutdown))

@@ -82,8 +82,10 @@ func TestDemoLiveUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"demo", "--out", t.TempDir(), "--speed", "2"}, "--speed needs --live"},
+		{[]string{"demo", "--out", t.TempDir(), "--open"}, "--open needs --live"},
 		{[]string{"demo", "--live", "--speed", "0"}, "--speed 0"},
+		{[]string{"demo", "--out", t.TempDir(), "--speed", "0"}, "--speed 0"},
+		{[]string{"demo", "--out", t.TempDir(), "--slow-tool", "-1s"}, "--slow-tool -1s"},
 		{[]string{"demo", "--live", "--otlp-endpoint", "127.0.0.1:4318"}, "want an http:// or https:// URL"},
 		{[]string{"demo"}, `required flag(s) "out" not set`},
 	} {

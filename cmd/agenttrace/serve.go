@@ -32,7 +32,10 @@ subdirectories, on this machine only. The first page lists the runs, newest
 first, with their start, service, records, tokens, errors, duration and
 budget; each links to the viewer page of the run. A run still being
 written grows on its page as lines are appended to its file, so a demo or
-an agent recording into DIR can be watched live. A run whose trailer
+an agent recording into DIR can be watched live; a run that has not
+ended and whose file gains nothing for --idle (5 minutes) shows as
+"stopped without an end", with the time of its last record: its writer
+crashed or was killed. A run whose trailer
 accounts for records the file does not hold shows the trailer's totals and
 budget and how many records were dropped; a partly broken file names its
 bad lines.
@@ -110,6 +113,9 @@ type serveFlags struct {
 	maxRecords int
 	// indexLimit: the most runs listed from memory; more, from the catalog.
 	indexLimit int
+	// idle: how long an open run may gain nothing before it shows as
+	// stopped without an end.
+	idle time.Duration
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
@@ -118,6 +124,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().Int64Var(&f.cacheSize, "cache-size", server.DefaultCacheSize, "bytes of memory (estimated) for the runs kept loaded; a run too large for it is shown paged")
 	cmd.Flags().IntVar(&f.maxRecords, "max-run-records", server.DefaultMaxRunRecords, "most records a run is loaded whole with; a larger run is shown paged")
 	cmd.Flags().IntVar(&f.indexLimit, "index-limit", server.DefaultIndexLimit, "most runs listed from an in-memory index (every message searchable); a folder of more is listed from its run catalog")
+	cmd.Flags().DurationVar(&f.idle, "idle", server.DefaultIdle, "a run that has not ended (no trailer, spans open) and gains no data for this long shows as stopped without an end (its writer crashed or was killed), not running")
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -151,10 +158,10 @@ func newServeCmd(e *env) *cobra.Command {
 			if err := otlp.check(cmd); err != nil {
 				return err
 			}
-			if f.cacheSize <= 0 || f.maxRecords <= 0 || f.indexLimit <= 0 {
-				return usageErrorf("--cache-size, --max-run-records and --index-limit must be more than 0")
+			if f.cacheSize <= 0 || f.maxRecords <= 0 || f.indexLimit <= 0 || f.idle <= 0 {
+				return usageErrorf("--cache-size, --max-run-records, --index-limit and --idle must be more than 0")
 			}
-			bounds := []server.Option{server.WithCacheSize(f.cacheSize), server.WithMaxRunRecords(f.maxRecords), server.WithIndexLimit(f.indexLimit)}
+			bounds := []server.Option{server.WithCacheSize(f.cacheSize), server.WithMaxRunRecords(f.maxRecords), server.WithIndexLimit(f.indexLimit), server.WithIdle(f.idle)}
 			return e.serve(cmd.Context(), args[0], f.addr, f.open, otlp, bounds...)
 		},
 	}

@@ -139,6 +139,10 @@ type Config struct {
 	// context carrying the span the call is made under; an error stops the
 	// run. Nil never refuses.
 	Guard func(context.Context) error
+	// SlowTool, when more than 0, is how long the first tool call takes
+	// in place of its scripted latency: a call that lasts, to watch it
+	// in flight.
+	SlowTool time.Duration
 }
 
 // Result is what a run did.
@@ -162,6 +166,7 @@ func Run(ctx context.Context, tp trace.TracerProvider, cfg Config) Result {
 	r := &runner{
 		tracer: tp.Tracer(ScopeName, trace.WithInstrumentationVersion("0.1.0"), trace.WithSchemaURL(genai.SchemaURL)),
 		guard:  cfg.Guard,
+		slow:   cfg.SlowTool,
 	}
 	if r.guard == nil {
 		r.guard = func(context.Context) error { return nil }
@@ -185,6 +190,7 @@ type runner struct {
 	tools  map[string]func(context.Context, toolCall) (any, error)
 	now    time.Duration    // since Epoch
 	open   []*semconv.Usage // usage of the agents running, outermost first
+	slow   time.Duration    // the first tool call's latency, when > 0 (Config.SlowTool)
 	res    Result
 }
 
@@ -326,6 +332,9 @@ func (r *runner) tool(ctx context.Context, a *agent, c toolCall) (genai.Part, er
 	}
 	ctx, span := genai.StartTool(ctx, r.tracer, c.name, desc, c.id, c.args, r.at())
 	r.res.ToolCalls++
+	if r.slow > 0 && r.res.ToolCalls == 1 {
+		c.latency = r.slow
+	}
 	r.wait(c.latency)
 	result, err := r.tools[c.name](ctx, c)
 	genai.EndTool(span, result, err, errorType(err), r.at())

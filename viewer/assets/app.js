@@ -194,7 +194,8 @@
     if (!Array.isArray(run.problems)) run.problems = [];
     if (!isObj(run.meta)) run.meta = {};
     if (!Array.isArray(run.pending)) run.pending = [];
-    run.state = run.state === 'running' ? 'running' : 'done';
+    run.state = run.state === 'running' || run.state === 'stopped' ? run.state : 'done';
+    run.state_text = typeof run.state_text === 'string' ? run.state_text : '';
     run.name = String(run.name || 'run');
   }
 
@@ -379,6 +380,8 @@
     const run = S.runs[i];
     document.title = run.name + ' — agenttrace';
     ui.toolPick.replaceChildren(h('option', { value: '', text: 'all tools' }), ...run.model.tools.map((t) => h('option', { value: t, text: t })));
+    if (prefTool && run.model.tools.includes(prefTool)) { S.tool = prefTool; ui.toolPick.value = prefTool; }
+    prefTool = '';
     renderProblems();
     renderCards();
     renderTables();
@@ -447,7 +450,10 @@
       kids.push(h('div', { class: 'note', id: 'notes', role: 'note' }, ...notes.map((n) => h('p', { text: n }))));
     }
     if (!R.asWritten) {
-      cards.unshift(card('Status', R.state === 'running' ? '● running' : '✓ done',
+      // The state and its words are Go's (viewer.StateOf, StateText):
+      // a run whose writer went away without ending it is "stopped".
+      if (R.state === 'stopped') cards.unshift(card('Status', 'stopped without an end', R.state_text, 'stopped'));
+      else cards.unshift(card('Status', R.state === 'running' ? '● running' : '✓ done',
         R.state === 'running' ? num(m.running.length) + (m.running.length === 1 ? ' span' : ' spans') + ' not ended yet' : (R.pending.length ? num(R.pending.length) + ' parent spans never recorded' : 'every span ended'),
         R.state === 'running' ? 'running' : 'done'));
     }
@@ -600,6 +606,7 @@
       out.push(r);
     }
     S.visible = out;
+    savePrefs();
     ui.count.textContent = num(out.length) + ' of ' + num(flat.length) + ' rows';
     ui.spacer.style.height = (out.length * ROW) + 'px';
     // A shorter list must not leave the view scrolled past its end.
@@ -1027,6 +1034,33 @@
     })), S.mode === 'verbose' ? valueView(v) : null);
   }
 
+  // ---- settings kept across reloads ----------------------------------------------------
+
+  // The filters and layout settings (search, kinds, tool, errors only,
+  // detail mode) are kept in localStorage for this page, so a reload (a
+  // live run's page opened again) shows the run as it was left. Without
+  // storage (turned off, a sandbox) they last for the visit.
+  const PREFS_KEY = 'agenttrace:view:' + location.pathname;
+  let prefTool = '';
+  function savePrefs() {
+    try {
+      localStorage.setItem(PREFS_KEY, JSON.stringify({ q: ui.search.value, kinds: Array.from(S.kinds), tool: S.tool, errorsOnly: S.errorsOnly, mode: S.mode }));
+    } catch (_) { /* no storage: nothing kept */ }
+  }
+  function loadPrefs() {
+    let p = null;
+    try { p = JSON.parse(localStorage.getItem(PREFS_KEY) || 'null'); } catch (_) { /* none, or not ours */ }
+    if (!isObj(p)) return;
+    if (typeof p.q === 'string') { ui.search.value = p.q; S.q = p.q.trim().toLowerCase(); }
+    if (Array.isArray(p.kinds)) {
+      S.kinds = new Set(KINDS.filter((k) => p.kinds.includes(k)));
+      for (const b of ui.kindBoxes) { const i = b.querySelector('input'); i.checked = S.kinds.has(i.dataset.kind); }
+    }
+    if (typeof p.errorsOnly === 'boolean') { S.errorsOnly = p.errorsOnly; $('errors-only').checked = p.errorsOnly; }
+    if (Object.prototype.hasOwnProperty.call(LIMITS, p.mode)) { S.mode = p.mode; ui.mode.value = p.mode; document.body.dataset.mode = p.mode; }
+    if (typeof p.tool === 'string') prefTool = p.tool; // set once the run's tools are known (selectRun)
+  }
+
   // ---- live tail (agenttrace serve) -------------------------------------------------------
 
   // startLive follows a run agenttrace serve is showing: each "record"
@@ -1052,6 +1086,9 @@
         return resp.json();
       }).then((fresh) => {
         if (!isObj(fresh)) return;
+        // Follow new rows when the view is at its bottom, not when the
+        // user scrolled up to read.
+        const sc = ui.scroll, follow = sc.scrollTop + sc.clientHeight >= sc.scrollHeight - ROW;
         const old = S.runs[at];
         fresh.name = old.name;
         normalize(fresh);
@@ -1061,6 +1098,7 @@
           const sel = S.sel && S.sel._k;
           S.sel = sel ? fresh.model.byKey.get(sel) || null : null;
           renderRunPicker(); renderProblems(); renderCards(); renderTables(); renderAxis(); refilter();
+          if (follow) { sc.scrollTop = sc.scrollHeight; renderRows(); }
           if (S.sel) renderDetail();
         } else renderRunPicker();
         document.body.dataset.liveRecords = String(fresh.records.length);
@@ -1074,6 +1112,9 @@
     const es = new EventSource(url);
     es.addEventListener('record', refresh);
     es.addEventListener('reset', () => location.reload());
+    // No new data for the server's idle time: Go may now call the run
+    // stopped, so its view model is fetched again.
+    es.addEventListener('idle', refresh);
     es.onerror = () => { status.textContent = '○ reconnecting'; };
     es.onopen = () => { status.textContent = '● live'; };
   }
@@ -1081,6 +1122,7 @@
   // ---- start ------------------------------------------------------------------------
 
   buildShell();
+  loadPrefs();
   const tParse = performance.now();
   loadEmbedded();
   document.body.dataset.parseMs = (performance.now() - tParse).toFixed(1);

@@ -47,10 +47,13 @@ type RunRow struct {
 	// DurationMS is from the start to the latest span end, -1 unknown.
 	DurationMS int64                   `json:"duration_ms"`
 	Budget     *converter.BudgetStatus `json:"budget,omitempty"`
-	// Running: parents pending, no trailer; Complete: closed by its
-	// writer.
-	Running  bool `json:"running"`
-	Complete bool `json:"complete"`
+	// State is viewer.StateOf's: running (spans open, no trailer),
+	// stopped (open, and its file idle for the idle time: its writer
+	// went away), or done; Running tells it is running. Complete: closed
+	// by its writer.
+	State    string `json:"state"`
+	Running  bool   `json:"running"`
+	Complete bool   `json:"complete"`
 	// Problems counts lines that could not be read; Dropped the records
 	// the trailer accounts for that the file does not hold.
 	Problems int64    `json:"problems,omitempty"`
@@ -86,16 +89,17 @@ func (s *Server) Runs(query url.Values) RunList {
 		s.cfg.log.Error("cannot list the runs", "err", err)
 	}
 	out := RunList{Matched: l.matched, Page: q.Page, Per: q.Per, Indexing: l.snap != nil && l.snap.indexing, Rows: make([]RunRow, len(l.rows))}
+	now := time.Now()
 	for i, ri := range l.rows {
-		out.Rows[i] = ri.row()
+		out.Rows[i] = ri.row(ri.state(now, s.cfg.idle))
 	}
 	return out
 }
 
-func (ri *runInfo) row() RunRow {
+func (ri *runInfo) row(state string) RunRow {
 	r := RunRow{Run: ri.Rel, Name: ri.Name(), Prompt: ri.Prompt(), Started: ri.Started, Service: ri.Service, Records: ri.Records, Errors: ri.Errors,
 		Tokens: ri.Tokens, CostUSD: ri.Cost.CostUSD, CostUnknown: ri.Cost.CostUnknown, DurationMS: -1, Budget: ri.Budget,
-		Running: ri.Running, Complete: ri.Complete, Problems: ri.Problems, Dropped: ri.Dropped, Err: ri.Err,
+		State: state, Running: state == viewer.StateRunning, Complete: ri.Complete, Problems: ri.Problems, Dropped: ri.Dropped, Err: ri.Err,
 		Agents: ri.Agents, Models: ri.Models, Tools: ri.Tools}
 	if ri.Duration >= 0 {
 		r.DurationMS = ri.Duration.Milliseconds()

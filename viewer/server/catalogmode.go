@@ -461,6 +461,7 @@ type listed struct {
 // listPage returns the page q asks for, named for people: from the
 // in-memory index, or from the catalog when the folder is listed from it.
 func (s *Server) listPage(ctx context.Context, q listQuery, now time.Time) (listed, error) {
+	q.idle = s.cfg.idle
 	if s.bkt != nil {
 		return s.bucketList(ctx, q, now)
 	}

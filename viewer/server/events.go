@@ -33,10 +33,17 @@ import (
 //     named "reset" is sent, whose data is {"reason": ...}; the stream then
 //     stays open but silent, so the browser does not reconnect in a loop.
 //     The page should reload to show what the file holds now.
+//   - when the file has gained nothing for the idle time (WithIdle), one
+//     event named "idle" is sent, whose data is {"since": the file's
+//     modification time}: a run that has not ended has now stopped
+//     without one, and the page fetches its view model again to show it
+//     (Go decides the state: viewer.StateOf). Sent again after the file
+//     grows and goes idle once more.
 //   - a comment is sent every heartbeat interval.
 const (
 	eventRecord = "record"
 	eventReset  = "reset"
+	eventIdle   = "idle"
 )
 
 // retryMillis is the reconnection delay the stream asks of the browser:
@@ -90,6 +97,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, a *artifact
 	defer poll.Stop()
 	beat := time.NewTicker(s.cfg.heartbeat)
 	defer beat.Stop()
+	var idleAt time.Time // the modification time an idle event was sent for
 	for {
 		if reason == "" {
 			reason, err = t.follow(s.root, emit)
@@ -102,6 +110,9 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, a *artifact
 			if reason != "" {
 				log.Info("live stream: the file changed under the page", "reason", reason)
 				st.reset(reason)
+			} else if !t.mtime.Equal(idleAt) && s.liveness(t.mtime).Stale() {
+				idleAt = t.mtime
+				st.idle(t.mtime)
 			}
 			if err := st.flush(); err != nil {
 				return
@@ -187,6 +198,12 @@ func (st *stream) reset(reason string) {
 	st.raw("event: " + eventReset + "\ndata: " + string(data) + "\n\n")
 }
 
+// idle sends an idle event: the file has gained nothing since mtime.
+func (st *stream) idle(mtime time.Time) {
+	data, _ := json.Marshal(map[string]time.Time{"since": mtime.UTC()})
+	st.raw("event: " + eventIdle + "\ndata: " + string(data) + "\n\n")
+}
+
 func (st *stream) flush() error {
 	if st.err == nil {
 		st.err = st.rc.Flush()
@@ -207,6 +224,7 @@ type tail struct {
 	skipping bool   // dropping the rest of a line longer than maxLine
 	maxLine  int
 	chunk    []byte
+	mtime    time.Time // the file's modification time at the last follow
 	log      *slog.Logger
 	// anyLine sends every non-blank line, JSON object or not: the file is
 	// of another shape (inputs.go), whose page fetches its converted run
@@ -262,6 +280,7 @@ func (t *tail) follow(root *os.Root, emit func(line []byte, end int64) error) (r
 		return resetReplaced, nil
 	}
 	size := fi.Size()
+	t.mtime = fi.ModTime()
 	if size < t.read {
 		// Cutting off a torn last line is how a writer repairs a crash;
 		// anything shorter loses lines the page already shows.

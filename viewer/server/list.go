@@ -64,9 +64,13 @@ type runInfo struct {
 	// names name the run for people, read when a page first shows it
 	// (names.go).
 	names names
-	// Running tells that the run is still going (viewer.RunState):
-	// parents are pending and no trailer closed it.
-	Running bool
+	// open tells that parents are pending (spans not ended yet),
+	// closed that a trailer closed the run, and Last is the time of its
+	// last record: with ModTime, what its state is decided from
+	// (viewer.StateOf) when the list is shown, for running turns into
+	// stopped with no change to the file.
+	open, closed bool
+	Last         time.Time
 	// index is what a search across runs looks in, lower case: the
 	// names above, span names and the text of the messages.
 	index string
@@ -81,6 +85,7 @@ type indexer struct {
 	agents, models, tools map[string]struct{}
 	text                  strings.Builder
 	spans, parents        map[[24]byte]struct{}
+	last                  uint64 // the latest start or end, as viewer's lastRecord
 }
 
 func newIndexer() *indexer {
@@ -96,6 +101,7 @@ func (ix *indexer) add(rec *converter.Record) {
 	sid := sp.SpanID()
 	copy(k[16:], sid[:])
 	ix.spans[k] = struct{}{}
+	ix.last = max(ix.last, uint64(sp.StartTimestamp()), uint64(sp.EndTimestamp()))
 	if p := sp.ParentSpanID(); !p.IsEmpty() {
 		copy(k[16:], p[:])
 		ix.parents[k] = struct{}{}
@@ -151,7 +157,10 @@ func (ix *indexer) finish(ri *runInfo, trailer bool) {
 			break
 		}
 	}
-	ri.Running = pending && !trailer
+	ri.open, ri.closed = pending, trailer
+	if ix.last > 0 {
+		ri.Last = time.Unix(0, int64(ix.last)).UTC()
+	}
 	var b strings.Builder
 	for _, l := range [][]string{ri.Agents, ri.Models, ri.Tools, {ri.Service, ri.Rel}} {
 		for _, s := range l {
@@ -161,6 +170,12 @@ func (ix *indexer) finish(ri *runInfo, trailer bool) {
 	}
 	b.WriteString(ix.text.String())
 	ri.index = b.String()
+}
+
+// state is the run's state at now: viewer.StateOf, the rule the run page
+// takes, with the file's modification time as when it last gained data.
+func (ri *runInfo) state(now time.Time, idle time.Duration) string {
+	return viewer.StateOf(ri.open, ri.closed, viewer.Liveness{Written: ri.ModTime, Idle: idle, Now: now})
 }
 
 // when is the time the list sorts by: the run's start, or the file's

@@ -141,7 +141,7 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 {{- else}}
 <td data-col="budget" class="mute">—</td>
 {{- end}}
-<td data-col="state">{{if .Running}}<span class="running">● running</span>{{else if .Complete}}<span class="ok">complete</span>{{else}}<span class="warn">open</span>{{end}}{{if .Problems}} <span class="bad">{{num .Problems}} bad line{{if ne .Problems 1}}s{{end}}</span>{{end}}{{if .Dropped}} <span class="bad" title="records the trailer counts that are not in the file; tokens and budget are the trailer's">{{num .Dropped}} dropped</span>{{end}}</td>
+<td data-col="state">{{$st := $.Clock.State .}}{{if eq $st "running"}}<span class="running">{{$.Clock.Text .}}</span>{{else if eq $st "stopped"}}<span class="warn stopped">{{$.Clock.Text .}}</span>{{else if .Complete}}<span class="ok">complete</span>{{else}}<span class="warn">open</span>{{end}}{{if .Problems}} <span class="bad">{{num .Problems}} bad line{{if ne .Problems 1}}s{{end}}</span>{{end}}{{if .Dropped}} <span class="bad" title="records the trailer counts that are not in the file; tokens and budget are the trailer's">{{num .Dropped}} dropped</span>{{end}}</td>
 {{- end}}
 <td><a href="/raw/{{escape .Rel}}" download>raw</a></td>
 </tr>
@@ -236,6 +236,8 @@ type listData struct {
 	Query             listQuery
 	Choices           listChoices
 	Statuses          map[string]string
+	// Clock decides each row's state when the page is made.
+	Clock stateClock
 	// Indexing: the folder's first walk is still under way (a large
 	// folder); the page polls /version and reloads when it ends.
 	Indexing bool
@@ -257,7 +259,8 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 	data := listData{
 		Dir: s.dir, Now: now.Format("2006-01-02 15:04:05 MST"), Version: l.snap.version, Total: int64(l.total),
 		Matched: int64(matched), Runs: l.rows, Query: q, Choices: l.choices,
-		Statuses: map[string]string{"running": "running", "done": "done", "error": "with errors", "over": "over budget", "open": "not closed"},
+		Clock:    stateClock{now: now, idle: s.cfg.idle},
+		Statuses: map[string]string{"running": "running", "stopped": "stopped without an end", "done": "done", "error": "with errors", "over": "over budget", "open": "not closed"},
 		Indexing: l.snap.indexing, Bucket: s.bkt != nil, NoCatalog: l.noCatalog,
 	}
 	data.Pages = max(1, (matched+q.Per-1)/q.Per)
@@ -283,6 +286,20 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Length", strconv.Itoa(page.Len()))
 	_, _ = page.WriteTo(w)
 }
+
+// stateClock decides the state of the list's rows at one time, with the
+// server's idle time: viewer.StateOf, as the run page decides it.
+type stateClock struct {
+	now  time.Time
+	idle time.Duration
+}
+
+// State is ri's state: running, stopped or done.
+func (c stateClock) State(ri *runInfo) string { return ri.state(c.now, c.idle) }
+
+// Text is what ri's state says (viewer.StateText): a stopped run's with
+// the time of its last record.
+func (c stateClock) Text(ri *runInfo) string { return viewer.StateText(c.State(ri), ri.Last) }
 
 // duration writes d the way a person reads a run's length.
 func duration(d time.Duration) string {

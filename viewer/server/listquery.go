@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/viewer"
 )
 
 // listQuery is what the list page was asked to show: its filters, search
@@ -21,7 +22,7 @@ type listQuery struct {
 	Service string
 	Agent   string
 	Model   string
-	Status  string // "", running, done, error, over (a token or cost budget), open
+	Status  string // "", running, stopped (without an end), done, error, over (a token or cost budget), open
 	Since   string // "", 1h, 24h, 7d
 	Sort    string // started, run, service, records, tokens, cost, errors, duration
 	Desc    bool
@@ -42,6 +43,9 @@ type listQuery struct {
 	// which rows of the filtered, sorted list the page shows: a folder of
 	// 100,000 runs is rendered 100 rows at a time.
 	Page, Per int
+	// idle is the server's idle time (WithIdle): the status filters
+	// decide a run's state with it, as the run page does.
+	idle time.Duration
 }
 
 // defaultPer and maxPer bound the rows of one list page.
@@ -52,7 +56,7 @@ const (
 
 // Status filters and time windows the list offers.
 var (
-	listStatuses = []string{"running", "done", "error", "over", "open"}
+	listStatuses = []string{"running", "stopped", "done", "error", "over", "open"}
 	listSinces   = map[string]time.Duration{"1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour}
 	listSorts    = []string{"started", "run", "service", "records", "tokens", "cost", "errors", "duration"}
 )
@@ -166,11 +170,15 @@ func (q listQuery) keep(ri *runInfo, now time.Time) bool {
 	}
 	switch q.Status {
 	case "running":
-		if !ri.Running {
+		if ri.state(now, q.idle) != viewer.StateRunning {
+			return false
+		}
+	case "stopped":
+		if ri.state(now, q.idle) != viewer.StateStopped {
 			return false
 		}
 	case "done":
-		if ri.Running || ri.Err != "" {
+		if ri.state(now, q.idle) != viewer.StateDone || ri.Err != "" {
 			return false
 		}
 	case "error":

@@ -35,6 +35,12 @@ const (
 	// DefaultPageRecords is how many records the page of a paged run
 	// shows first, and the most one range request returns.
 	DefaultPageRecords = 1000
+	// DefaultIdle is how long a run that has not ended (spans open, no
+	// trailer) may gain no new data before it shows as stopped without
+	// an end: long enough for a model call or a tool that takes
+	// minutes, short enough that a killed agent is not "running" for
+	// the rest of the day.
+	DefaultIdle = 5 * time.Minute
 )
 
 // An Option configures a Server. Options are sealed: only this package
@@ -56,14 +62,17 @@ type config struct {
 	pageRecords int
 	// indexLimit: the most runs listed from the in-memory index.
 	indexLimit int
-	log        *slog.Logger
-	red        *Redaction // nil: nothing is redacted
+	// idle: an open run whose file gains nothing for this long has
+	// stopped without an end (viewer.Liveness).
+	idle time.Duration
+	log  *slog.Logger
+	red  *Redaction // nil: nothing is redacted
 }
 
 func newConfig(opts []Option) config {
 	c := config{poll: DefaultPollInterval, heartbeat: DefaultHeartbeat, maxUpload: DefaultMaxUpload,
 		cacheSize: DefaultCacheSize, maxRecords: DefaultMaxRunRecords, pageRecords: DefaultPageRecords,
-		indexLimit: DefaultIndexLimit}
+		indexLimit: DefaultIndexLimit, idle: DefaultIdle}
 	for _, o := range opts {
 		o.apply(&c)
 	}
@@ -89,6 +98,19 @@ func WithHeartbeat(d time.Duration) Option {
 	return optionFunc(func(c *config) {
 		if d > 0 {
 			c.heartbeat = d
+		}
+	})
+}
+
+// WithIdle sets how long a run that has not ended (spans open, no
+// trailer) may gain no new data before its page and the runs list show
+// it as stopped without an end, with the time of its last record, rather
+// than running (default [DefaultIdle]): its writer crashed or was killed.
+// d <= 0 keeps the default.
+func WithIdle(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d > 0 {
+			c.idle = d
 		}
 	})
 }

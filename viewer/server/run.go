@@ -19,7 +19,7 @@ import (
 // live source that goes on from the first byte the page did not show. A
 // run the cache cannot hold is shown paged (servePagedRun).
 func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, a *artifact) {
-	k := keyOf(a)
+	k := s.keyOf(a)
 	lr, err := s.runAt(k, a)
 	if errors.Is(err, errRunTooLarge) {
 		s.servePagedRun(w, a)
@@ -83,7 +83,7 @@ func eventsURL(rel string, offset int64) string {
 // run too large to load whole sends its first records and its trailer,
 // as its page shows them.
 func (s *Server) serveData(w http.ResponseWriter, r *http.Request, a *artifact) {
-	k := keyOf(a)
+	k := s.keyOf(a)
 	lr, err := s.runAt(k, a)
 	var body []byte
 	switch {

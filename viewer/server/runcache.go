@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
@@ -32,14 +33,24 @@ type runKey struct {
 	size  int64
 	mtime int64
 	ver   string // a bucket's run: its version (Bucket.Version)
+	// stale: the file has gained nothing for the idle time, so an open
+	// run in it shows as stopped: a run rendered while it was live is
+	// not served once its writer went away.
+	stale bool
 }
 
-func keyOf(a *artifact) runKey {
-	k := runKey{rel: a.rel, size: a.fi.Size(), mtime: a.fi.ModTime().UnixNano()}
+func (s *Server) keyOf(a *artifact) runKey {
+	k := runKey{rel: a.rel, size: a.fi.Size(), mtime: a.fi.ModTime().UnixNano(), stale: s.liveness(a.fi.ModTime()).Stale()}
 	if a.imp != nil { // the converted artifact's size: the file's tells the version
 		k.ver = a.imp.ver()
 	}
 	return k
+}
+
+// liveness is what decides whether an open run written at mtime has
+// stopped (viewer.StateOf).
+func (s *Server) liveness(mtime time.Time) viewer.Liveness {
+	return viewer.Liveness{Written: mtime, Idle: s.cfg.idle}
 }
 
 // loadedRun is a run read whole and redacted, shared by the requests that
@@ -161,7 +172,7 @@ func (c *runCache) stats() (bytes int64, runs int, hits, misses int64) {
 // errRunTooLarge when a is larger than the cache may hold or has more
 // records than the configured bound, for the caller to show it paged.
 func (s *Server) run(a *artifact) (*loadedRun, error) {
-	return s.runAt(keyOf(a), a)
+	return s.runAt(s.keyOf(a), a)
 }
 
 // runAt is run with a's key computed.
@@ -177,6 +188,7 @@ func (s *Server) runAt(k runKey, a *artifact) (*loadedRun, error) {
 		return nil, err
 	}
 	offset = a.importedRun(&run, offset)
+	run.Live = s.liveness(a.fi.ModTime())
 	s.cfg.red.runs(&run)
 	v := &loadedRun{run: run, offset: offset, cost: max(offset, a.fi.Size()) * runCostFactor}
 	s.cache.add(k, v)

@@ -20,6 +20,7 @@ func (s *Server) pagedRun(a *artifact, skip, n int) (viewer.Run, int64, error) {
 	}
 	end = a.importedRun(&run, end)
 	s.cfg.red.runs(&run)
+	run.Live = s.liveness(a.fi.ModTime())
 	return run, end, nil
 }
 
