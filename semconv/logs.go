@@ -30,12 +30,7 @@ const LogEventName = "event.name"
 // from eventName (OTLP's event_name field) or else from the event.name
 // attribute.
 func AppendLogEvent(evs ptrace.SpanEventSlice, eventName string, body pcommon.Value, attrs pcommon.Map, ts pcommon.Timestamp) bool {
-	name := eventName
-	if name == "" {
-		if v, ok := attrs.Get(LogEventName); ok && v.Type() == pcommon.ValueTypeStr {
-			name = v.Str()
-		}
-	}
+	name := logEventName(eventName, attrs)
 	// Which names are content is the dialect table's (its content
 	// section's events and details events): a user's file adds its own.
 	switch {
@@ -100,6 +95,26 @@ func AppendLogEvent(evs ptrace.SpanEventSlice, eventName string, body pcommon.Va
 		return true
 	}
 	return false
+}
+
+// IsGenAILog reports whether a log record is one [AppendLogEvent] reads
+// as a span event (GenAI content or an evaluation result). The others are
+// the application's own logs, which a reader shows on their span as logs.
+func IsGenAILog(eventName string, attrs pcommon.Map) bool {
+	name := logEventName(eventName, attrs)
+	return isContentEvent(name) || isDetailsEvent(name) || name == EventEvaluationResult
+}
+
+// logEventName is a log record's event name: OTLP's event_name field, or
+// else the event.name attribute instrumentations wrote before the field.
+func logEventName(eventName string, attrs pcommon.Map) string {
+	if eventName != "" {
+		return eventName
+	}
+	if v, ok := attrs.Get(LogEventName); ok && v.Type() == pcommon.ValueTypeStr {
+		return v.Str()
+	}
+	return ""
 }
 
 func copyExcept(src, dst pcommon.Map, skip string) {

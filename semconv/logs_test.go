@@ -98,6 +98,7 @@ func TestAppendLogEvent(t *testing.T) {
 				l.body(body)
 				attrs := pcommon.NewMap()
 				require.NoError(t, attrs.FromRaw(l.attrs))
+				assert.Equal(t, tt.kept[i], semconv.IsGenAILog(l.eventName, attrs), "IsGenAILog says what AppendLogEvent keeps")
 				assert.Equal(t, tt.kept[i], semconv.AppendLogEvent(sp.Events(), l.eventName, body, attrs, pcommon.Timestamp(i)))
 			}
 			c := semconv.Messages(sp)

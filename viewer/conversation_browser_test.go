@@ -46,15 +46,17 @@ func realRun(t *testing.T, lib, scenario string, withLogs bool) viewer.Run {
 	require.NoError(t, err)
 	recs := converter.Records(td)
 	converter.SortRecords(recs)
+	var logs []converter.LogRecord
 	if withLogs {
 		lp := filepath.Join(realDir, lib, "payloads", scenario+".logs.pb")
 		b, f := readPayload(t, lp)
 		require.True(t, f.IsLogs(), "%s detected as %s", lp, f)
 		ld, err := converter.ReadOTLPLogs(bytes.NewReader(b), f, lp)
 		require.NoError(t, err)
-		recs = converter.LogsAsEvents(recs, converter.LogRecords(ld))
+		logs = converter.LogRecords(ld)
+		recs = converter.LogsAsEvents(recs, logs)
 	}
-	return viewer.Run{Name: lib + "-" + scenario, Meta: converter.MetaFor(recs), Records: recs}
+	return viewer.Run{Name: lib + "-" + scenario, Meta: converter.MetaFor(recs), Records: recs, Logs: logs}
 }
 
 // expected is a scenario's prompt and answer from its capture's

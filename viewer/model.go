@@ -62,7 +62,10 @@ import (
 // matching anything itself. A record whose span carries
 // gen_ai.evaluation.result verdicts has "evaluations": [{"name", "score",
 // "label", "explanation", "response_id", "error_type"}, …] (semconv.Evaluations;
-// see appendEvaluations), shown beside the call they judge.
+// see appendEvaluations), shown beside the call they judge. A record
+// whose span the application logged in (log records that are not GenAI
+// content: Run.Logs) has "logs": [{"t": ms, "severity": "WARN", …the log
+// line…}, …] (appendAppLogs), shown on the span.
 //
 // The report is made with the artifact's trailer (report.WithTrailer): when
 // the trailer accounts for records the file does not hold, its tokens and
@@ -190,6 +193,7 @@ func encodeView(run *Run) (*encodedRun, error) {
 	// each span's own failure, and a model call's that failed with the
 	// span around it (converter.Failures).
 	failed := converter.Failures(run.Records)
+	logs := appLogs(run.Records, run.Logs)
 	var line []byte
 	var rd semconv.Reading
 	for i := range run.Records {
@@ -215,6 +219,7 @@ func encodeView(run *Run) (*encodedRun, error) {
 		}
 		b = appendEvaluations(b, rec.Span)
 		b = appendToolIO(b, rec, &rd)
+		b = appendAppLogs(b, &enc, logs[i])
 		if hasConv {
 			// The messages once, as Go read them: the raw fields would
 			// double the page (input messages repeat the whole history).

@@ -37,6 +37,10 @@ type Run struct {
 	// open run may stay idle before it is shown as stopped without an
 	// end; zero for a run given whole.
 	Live Liveness
+	// Logs are the run's log records. Those that are GenAI content belong
+	// in Records as their spans' events (converter.LogsAsEvents); the
+	// others, the application's own logs, are shown on their span.
+	Logs []converter.LogRecord
 }
 
 // ErrUnsafeAsset is returned when the page's own script or style would end

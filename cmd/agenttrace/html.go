@@ -66,7 +66,7 @@ func (e *env) html(paths []string, out, title string) error {
 	}
 	runs := make([]viewer.Run, len(all.sources))
 	for i, src := range all.sources {
-		runs[i] = viewer.Run{Name: filepath.Base(src.name), Meta: src.meta, Records: converter.LogsAsEvents(src.records, src.logs), Summary: src.summary}
+		runs[i] = viewer.Run{Name: filepath.Base(src.name), Meta: src.meta, Records: converter.LogsAsEvents(src.records, src.logs), Logs: src.logs, Summary: src.summary}
 	}
 	var opts []viewer.Option
 	if title != "" {

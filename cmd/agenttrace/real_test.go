@@ -149,6 +149,8 @@ var realGaps = map[string]gap{
 		reason: "@opentelemetry/instrumentation-openai 0.22.0 puts content in log records (payloads/*.logs.*), not in span data"},
 	"otel-instrumentation-openai/fail": {content: true,
 		reason: "@opentelemetry/instrumentation-openai 0.22.0 puts content in log records (payloads/*.logs.*), not in span data"},
+	"pino-app-logs/tool-loop": {content: true,
+		reason: "@opentelemetry/instrumentation-openai 0.22.0 puts content in log records (payloads/*.logs.*), beside the application's pino lines, not in span data"},
 	"vercel-ai-google/tool-loop":      {tokens: []string{"reasoning"}, reason: googleThoughts},
 	"vercel-ai-google/stream":         {tokens: []string{"reasoning"}, reason: googleThoughts},
 	"strands-agents/stream":           {tokens: []string{"reasoning"}, reason: strandsReasoning},

@@ -663,7 +663,8 @@
     const label = h('div', { class: 'label' }, indent, caret, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }),
       bad ? h('span', { class: 'errmark', title: 'error', text: '!' }) : null,
       h('span', { class: 'name', text: rowName(r), title: r.name || '' }), extra ? h('span', { class: 'extra', text: extra }) : null,
-      Array.isArray(r.evaluations) ? h('span', { class: 'evalmark', title: r.evaluations.map(evalText).join('\n'), text: '✓' + r.evaluations.length }) : null);
+      Array.isArray(r.evaluations) ? h('span', { class: 'evalmark', title: r.evaluations.map(evalText).join('\n'), text: '✓' + r.evaluations.length }) : null,
+      Array.isArray(r.logs) ? h('span', { class: 'logmark' + (r.logs.some(loud) ? ' warn' : ''), title: r.logs.length + ' log record(s) written in this span', text: '≡' + r.logs.length }) : null);
     const bar = h('div', { class: 'bar k-' + r.kind + (bad ? ' err' : '') + (r._running ? ' running' : '') });
     const l = Math.max(0, (r.t0 - m.T0) / span), w = Math.max(0, (r.t1 - r.t0) / span);
     bar.style.left = (l * 100).toFixed(3) + '%';
@@ -815,6 +816,10 @@
     }
     if (Array.isArray(r.evaluations) && r.evaluations.length) kids.push(section('Evaluations', evalView(r.evaluations)));
     if (r.tools != null && !min) kids.push(section('Tool definitions', toolsView(r.tools)));
+    // The application's own log lines written in this span (Go picked
+    // them: not GenAI content, which is the span's messages), in time
+    // order, each at its offset from the span's start.
+    if (Array.isArray(r.logs) && r.logs.length) kids.push(section('Logs', logsView(r)));
     if (!min && r.events && r.events.length) {
       kids.push(section('Events', h('ul', { class: 'events' }, ...r.events.map((e) => h('li', null, h('b', { text: e.name || '(event)' }), ' ', h('span', { class: 'muted', text: e.time || '' }),
         e.attrs ? attrsView(e.attrs) : null)))));
@@ -851,6 +856,19 @@
   // attrsView lists attributes by key, each value as valueView shows it:
   // a string as its text, so an exception's stack trace reads as lines,
   // not as one JSON string full of \n.
+  function logsView(r) {
+    return h('ul', { class: 'logs' }, ...r.logs.map((l) => h('li', { class: loud(l) ? 'warn' : null },
+      h('span', { class: 'muted', text: '+' + ms(Math.max(0, l.t - r.t0)) }), ' ',
+      l.severity ? h('b', { class: 'sev', text: l.severity }) : null, ' ',
+      typeof l.body === 'string' ? h('span', { class: 'logbody', text: l.body }) : l.body != null ? valueView(l.body) : null,
+      l.attrs && Object.keys(l.attrs).length ? attrsView(l.attrs) : null)));
+  }
+
+  // loud is a log record at WARN or above (severity numbers 13–24).
+  function loud(l) {
+    return (l.severity_number || 0) >= 13;
+  }
+
   function attrsView(attrs) {
     const entries = Object.keys(attrs).sort().map((k) => [k, attrs[k]]);
     return h('dl', { class: 'attrs' }, ...entries.flatMap(([k, val]) => [h('dt', { text: k, title: k }), h('dd', null, valueView(val))]));

@@ -193,6 +193,7 @@ func readArtifactLimit(r io.Reader, name string, run *viewer.Run, limit int) err
 		run.Records = append(run.Records, *rec)
 	}
 	run.Records = converter.LogsAsEvents(run.Records, logs)
+	run.Logs = logs
 	run.Meta = rd.Meta()
 	if run.Meta != nil && !run.Meta.StartedAt.After(time.Unix(0, 0)) && len(run.Records) > 0 {
 		m := *run.Meta
