@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -47,6 +48,7 @@ func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *Toke
 		tools:  map[string]*toolAcc{},
 		agents: map[string]*group{},
 		prices: cfg.prices,
+		top:    cfg.top,
 		rep: &TokenReport{
 			ByModel: []ModelUsage{}, ByTool: []ToolUsage{}, ByAgent: []AgentUsage{},
 			FinishReasons: map[string]int64{}, Largest: []Response{}, Failures: []Failure{},
@@ -127,6 +129,7 @@ type builder struct {
 	tools   map[string]*toolAcc
 	agents  map[string]*group
 	largest []Response
+	top     int // how many of largest the report lists (WithTop)
 	prices  *pricing.Table
 	pricer  pricing.Pricer // prices with prices, the last model remembered
 	cost    costAcc
@@ -257,14 +260,38 @@ func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading, model, provider
 	for _, r := range finishReasons(rd) {
 		b.rep.FinishReasons[semconv.NormalizeFinishReason(r)]++
 	}
-	if rd.Has(semconv.FieldOutput) {
+	if n, ok := b.outputSize(sp, rd); ok {
 		b.largest = append(b.largest, Response{
 			Kind: semconv.Inference.String(), TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(),
-			Name: sp.Name(), Model: rd.Model(),
-			Bytes: int64(converter.ContentSize(rd.Value(semconv.FieldOutput))), Tokens: rd.Usage().Output,
+			Name: sp.Name(), Model: rd.Model(), Bytes: n, Tokens: rd.Usage().Output,
 		})
 	}
 	return g
+}
+
+// outputSize is the size of a model call's output as recorded: its output
+// field (gen_ai.output.messages or a dialect's one-key output), else, for
+// dialects that keep the output elsewhere (flattened per-message keys,
+// gen_ai.choice events, log records made events), the output messages
+// semconv.Messages reads, in the conventions' JSON shape, so every
+// library's calls are ranked on one scale. Reading messages costs a parse,
+// done only when the report lists any (WithTop above 0).
+func (b *builder) outputSize(sp ptrace.Span, rd *semconv.Reading) (int64, bool) {
+	if rd.Has(semconv.FieldOutput) {
+		return int64(converter.ContentSize(rd.Value(semconv.FieldOutput))), true
+	}
+	if b.top <= 0 {
+		return 0, false
+	}
+	out := semconv.Messages(sp).Output
+	if len(out) == 0 {
+		return 0, false
+	}
+	js, err := json.Marshal(out)
+	if err != nil {
+		return 0, false // a part decoded from JSON always marshals
+	}
+	return int64(len(js)), true
 }
 
 // toolName is the tool call record i ran: the one its keys or span name
