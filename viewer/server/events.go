@@ -27,7 +27,10 @@ import (
 //   - a line without its newline yet (being written, or torn) is held
 //     until the newline arrives; blank lines and lines that are not a JSON
 //     object (a torn line a restarted writer closed off) are skipped, as a
-//     reader skips them.
+//     reader skips them. A file of another shape (a transcript log, say,
+//     which the page shows converted: inputs.go) sends every line that is
+//     not blank, server-sent "data:" lines included: each says the file
+//     grew, and the page fetches its converted run again.
 //   - when the file is no longer the one the page shows (it shrank below
 //     the offset, or its path now names another file or none), one event
 //     named "reset" is sent, whose data is {"reason": ...}; the stream then
