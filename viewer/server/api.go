@@ -17,7 +17,8 @@ import (
 
 // ErrBadPath is returned by [Server.LoadRun] for a name that could reach
 // outside the directory or names something the list never shows: "..",
-// an absolute path, a hidden name, a file not named *.jsonl.
+// an absolute path, a hidden name, a file not named *.jsonl (or .json or
+// .pb, served when of a shape agenttrace reads).
 var ErrBadPath = errBadPath
 
 // ErrRunTooLarge is returned by [Server.LoadRun] for a run larger than the

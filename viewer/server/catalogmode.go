@@ -203,6 +203,9 @@ func (c *catalogList) write(ctx context.Context, walk func(yield func(rel string
 		wg.Go(func() {
 			for rel := range work {
 				row, err := c.s.rowOf(rel)
+				if errors.Is(err, errNotArtifact) {
+					continue // a .json or .pb file of no shape agenttrace reads: no run
+				}
 				if err != nil {
 					c.s.cfg.log.Warn("cannot list artifact", "path", rel, "err", err)
 					continue

@@ -100,6 +100,8 @@ func TestCleanRel(t *testing.T) {
 		"run%20one.jsonl":        "run one.jsonl",
 		"r%C3%A9sum%C3%A9.jsonl": "résumé.jsonl",
 		"a..b.jsonl":             "a..b.jsonl",
+		"otlp.json":              "otlp.json", // other shapes, served when their content is one (inputs.go)
+		"sub/traces.pb":          "sub/traces.pb",
 	} {
 		got, err := cleanRel(in)
 		require.NoError(t, err, in)
@@ -110,7 +112,7 @@ func TestCleanRel(t *testing.T) {
 		"", "/a.jsonl", "a.jsonl/", "a//b.jsonl", "../a.jsonl", "sub/../a.jsonl", "./a.jsonl",
 		"%2e%2e/a.jsonl", "%2E%2E/a.jsonl", "..%2fa.jsonl", "sub%2Fa.jsonl", "..%5ca.jsonl", `..\a.jsonl`,
 		"a%00.jsonl", "a.jsonl%00", "a%0a.jsonl", ".hidden.jsonl", "sub/.git/a.jsonl", "a.txt", "a.jsonl.txt",
-		"a.json", "%zz.jsonl", "%2fetc%2fpasswd.jsonl",
+		"%zz.jsonl", "%2fetc%2fpasswd.jsonl", "a.pb.txt", "a.json.txt",
 	} {
 		_, err := cleanRel(in)
 		require.ErrorIs(t, err, errBadPath, "%q", in)

@@ -76,7 +76,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		if !allowMethods(w, r, http.MethodGet) {
 			return
 		}
-		s.withFile(w, path[len(routeEvents):], s.serveEvents, r) // the file itself, whatever its shape: tailed
+		s.withLiveFile(w, path[len(routeEvents):], s.serveEvents, r) // the file itself, whatever its shape: tailed
 	case strings.HasPrefix(path, routeData):
 		if !allowMethods(w, r, http.MethodGet, http.MethodHead) {
 			return
@@ -122,9 +122,26 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // with the reason.
 func (s *Server) withArtifact(w http.ResponseWriter, escaped string, serve func(http.ResponseWriter, *http.Request, *artifact), r *http.Request) {
 	s.withFile(w, escaped, func(w http.ResponseWriter, r *http.Request, a *artifact) {
-		if err := s.imports.swap(a); err != nil {
+		err := s.imports.swap(a)
+		switch {
+		case errors.Is(err, errNotArtifact):
+			http.NotFound(w, r)
+			return
+		case err != nil:
 			s.cfg.log.Warn("cannot convert", "path", a.rel, "err", err)
 			http.Error(w, err.Error(), http.StatusUnprocessableEntity)
+			return
+		}
+		serve(w, r, a)
+	}, r)
+}
+
+// withLiveFile is withFile for a live stream: a file of another name than
+// *.jsonl only when its content is a shape agenttrace reads.
+func (s *Server) withLiveFile(w http.ResponseWriter, escaped string, serve func(http.ResponseWriter, *http.Request, *artifact), r *http.Request) {
+	s.withFile(w, escaped, func(w http.ResponseWriter, r *http.Request, a *artifact) {
+		if !followable(a) {
+			http.NotFound(w, r)
 			return
 		}
 		serve(w, r, a)

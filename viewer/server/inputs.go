@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -128,13 +130,19 @@ func shapeOf(a *artifact) (importer.Shape, []byte, error) {
 // artifact in memory (the file is closed), a.fi its size, a.imp says what
 // was converted. An artifact, or a file of no shape agenttrace knows
 // (listed with its bad lines, as before), is left as it is.
+//
+// A file not named *.jsonl (a .json or .pb file) is a run only when it
+// converts: any other is refused with errNotArtifact.
 func (c *importCache) swap(a *artifact) error {
-	if a.fi.Size() == 0 {
-		return nil
-	}
 	shape, head, err := shapeOf(a)
-	if err != nil || shape == importer.Artifact || shape == importer.Unknown {
+	if err != nil {
 		return err
+	}
+	if shape == importer.Artifact || shape == importer.Unknown || a.fi.Size() == 0 {
+		if path.Ext(a.rel) != ext {
+			return fmt.Errorf("%s: %w", a.rel, errNotArtifact)
+		}
+		return nil
 	}
 	im, err := c.get(a, shape, head)
 	if err != nil {
@@ -219,27 +227,32 @@ func convertFile(a *artifact, shape importer.Shape, head []byte) (*imported, err
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", a.rel, converter.ErrUnknownFormat)
 	}
-	im := &imported{shape: shape, upto: a.fi.Size(), size: a.fi.Size(), modTime: a.fi.ModTime()}
-	if lineShaped(shape, head) {
-		end, err := lastLineEnd(a, a.fi.Size())
+	size := a.fi.Size()
+	im := &imported{shape: shape, upto: size, size: size, modTime: a.fi.ModTime()}
+	lines := lineShaped(shape, head)
+	if lines {
+		end, err := lastLineEnd(a, size)
 		if err != nil {
 			return nil, err
 		}
 		im.upto = end
 	}
 	recs, st, err := importRange(a, read, im.upto)
-	if err != nil && im.upto == a.fi.Size() {
-		// A document that does not read, whose last line has no newline
-		// yet, is being written: what its complete lines hold is shown
-		// (nothing, for a document on one line) until it ends.
-		end, lerr := lastLineEnd(a, a.fi.Size())
-		if lerr == nil && end < im.upto {
-			im.upto = end
-			recs, st, err = nil, importer.Stats{}, nil
-			if end > 0 {
-				recs, st, err = importRange(a, read, end)
-			}
+	if err != nil && !lines && shape != importer.OTLPProto && shape != importer.OTLPStream {
+		// A JSON document that does not read is being written, or is
+		// broken: it shows no record until it reads. While its last line
+		// has no newline it is waited for; after, the reason is its
+		// problem. Its live stream goes on from its last complete line,
+		// so the next line written shows it again.
+		end, lerr := lastLineEnd(a, size)
+		if lerr != nil {
+			return nil, lerr
 		}
+		recs, st = nil, importer.Stats{}
+		if end == size {
+			st.Problems, st.Skipped = []error{fmt.Errorf("%s: the %s document does not read: %w", a.rel, shape, err)}, 1
+		}
+		im.upto, err = end, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", a.rel, shape, err)
@@ -333,4 +346,16 @@ func (a *artifact) importedRun(run *viewer.Run, offset int64) int64 {
 func foreignLines(a *artifact) bool {
 	shape, _, err := shapeOf(a)
 	return err == nil && shape != importer.Artifact && shape != importer.Unknown
+}
+
+// followable reports whether a live stream may follow a's file: an
+// artifact, or a file of another name whose content agenttrace reads.
+func followable(a *artifact) bool {
+	return path.Ext(a.rel) == ext || foreignLines(a)
+}
+
+// artifactName is the name a download of a's artifact takes: a's, ending
+// in .jsonl (a converted .json or .pb file is downloaded as its artifact).
+func (a *artifact) artifactName() string {
+	return strings.TrimSuffix(a.rel, path.Ext(a.rel)) + ext
 }

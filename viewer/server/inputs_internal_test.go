@@ -52,9 +52,12 @@ func readBack(t testing.TB, a *artifact) (int, []*converter.LineError) {
 // panics; a file converted reads back as an artifact without a bad line,
 // and the live stream goes on from a line's end within the file.
 func FuzzImportServed(f *testing.F) {
-	names, err := filepath.Glob(filepath.Join("testdata", "inputs", "*.jsonl"))
+	names, err := filepath.Glob(filepath.Join("testdata", "inputs", "*.*"))
 	require.NoError(f, err)
 	for _, n := range names {
+		if strings.HasSuffix(n, ".md") {
+			continue
+		}
 		data, err := os.ReadFile(n)
 		require.NoError(f, err)
 		f.Add(data)
@@ -83,6 +86,8 @@ func TestImportWhileWritten(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "..", "testdata", "real", "langfuse", "payloads", "tool-loop.traces.json"))
 	require.NoError(t, err)
 	doc = bytes.TrimSpace(doc)
+	pretty, err := os.ReadFile(filepath.Join("testdata", "inputs", "otlp-langfuse-stream.json"))
+	require.NoError(t, err)
 	transcript, err := os.ReadFile(filepath.Join("testdata", "inputs", "session-transcript.jsonl"))
 	require.NoError(t, err)
 	lastLine := bytes.LastIndexByte(transcript[:len(transcript)-1], '\n') + 1
@@ -95,6 +100,7 @@ func TestImportWhileWritten(t *testing.T) {
 	}{
 		{"document half written", doc[:len(doc)/2], importer.OTLPJSON, 0, false},
 		{"document whole, no newline", doc, importer.OTLPJSON, len(doc), true},
+		{"document pretty, half written", pretty[:len(pretty)/2], importer.OTLPJSON, bytes.LastIndexByte(pretty[:len(pretty)/2], '\n') + 1, false},
 		{"log, last line half written", transcript[:lastLine+10], importer.Transcript, lastLine, true},
 		{"log whole", transcript, importer.Transcript, len(transcript), true},
 	} {
@@ -126,4 +132,22 @@ func TestImportRefusesTooLarge(t *testing.T) {
 		require.NoError(t, err, "%q", data)
 		assert.Nil(t, a.imp, "%q read as it is", strings.TrimSpace(data))
 	}
+}
+
+// A JSON document that does not read once its last line has its newline
+// is a run without records whose problem says why: never silent, never a
+// refusal.
+func TestImportBrokenDocument(t *testing.T) {
+	pretty, err := os.ReadFile(filepath.Join("testdata", "inputs", "otlp-langfuse-stream.json"))
+	require.NoError(t, err)
+	half := pretty[:bytes.LastIndexByte(pretty[:len(pretty)/2], '\n')+1]
+	a, err := swapFile(t, half, 1<<20)
+	require.NoError(t, err)
+	require.NotNil(t, a.imp)
+	require.Len(t, a.imp.problems, 1)
+	assert.Contains(t, a.imp.problems[0].Error(), "f.jsonl: the otlp-json document does not read")
+	assert.Equal(t, int64(1), a.imp.skipped)
+	assert.Equal(t, int64(len(half)), a.imp.upto)
+	n, _ := readBack(t, a)
+	assert.Zero(t, n)
 }

@@ -212,27 +212,35 @@ func otlpTruth(t *testing.T, lib string, scenarios ...string) truth {
 	return tr
 }
 
-// inputCases are the files of inputsDir with what each says of itself.
-func inputCases(t *testing.T) []struct {
+// inputCase is a file of inputsDir with what it says of itself; lines
+// tells that it is one record per line, appended to as it grows.
+type inputCase struct {
 	file  string
 	truth truth
-} {
+	lines bool
+}
+
+// inputCases are the runs of inputsDir.
+func inputCases(t *testing.T) []inputCase {
 	read := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join(inputsDir, name))
 		require.NoError(t, err)
 		return b
 	}
-	return []struct {
-		file  string
-		truth truth
-	}{
-		{"session-transcript.jsonl", transcriptTruth(t, read("session-transcript.jsonl"))},
-		{"trajectory-b7e2c1d4.jsonl", trajectoryTruth(t, read("trajectory-b7e2c1d4.jsonl"))},
-		{"events.jsonl", eventsTruth(t, read("events.jsonl"))},
-		{"events-sse.jsonl", eventsTruth(t, read("events-sse.jsonl"))},
-		{"otlp-langfuse.jsonl", otlpTruth(t, "langfuse", "tool-loop", "stream")},
+	return []inputCase{
+		{"session-transcript.jsonl", transcriptTruth(t, read("session-transcript.jsonl")), true},
+		{"trajectory-b7e2c1d4.jsonl", trajectoryTruth(t, read("trajectory-b7e2c1d4.jsonl")), true},
+		{"events.jsonl", eventsTruth(t, read("events.jsonl")), true},
+		{"events-sse.jsonl", eventsTruth(t, read("events-sse.jsonl")), true},
+		{"otlp-langfuse.jsonl", otlpTruth(t, "langfuse", "tool-loop", "stream"), true},
+		{"otlp-langfuse-stream.json", otlpTruth(t, "langfuse", "stream"), false},
+		{"otlp-langfuse-tool-loop.pb", otlpTruth(t, "langfuse", "tool-loop"), false},
 	}
 }
+
+// notRun is a file of inputsDir named like a shape agenttrace reads
+// (.json) that is none: neither listed nor served.
+const notRun = "package.json"
 
 // A folder of other shapes is served: each file is a run of the list,
 // linked to its page, converted by its importer, with the numbers its own
@@ -243,13 +251,18 @@ func TestServeInputs(t *testing.T) {
 	for _, c := range cases {
 		copyFile(t, filepath.Join(inputsDir, c.file), dir, c.file)
 	}
+	copyFile(t, filepath.Join(inputsDir, notRun), dir, notRun)
 	ts := start(t, dir)
+	for _, route := range []string{"/run/", "/data/", "/raw/", "/events/"} {
+		resp, _ := ts.get(t, route+notRun)
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode, "%s%s: no run", route, notRun)
+	}
 	_, page := ts.get(t, "/")
 	listed := map[string]row{}
 	for _, r := range rows(t, page) {
 		listed[r.path] = r
 	}
-	require.Len(t, listed, len(cases))
+	require.Len(t, listed, len(cases), "every run, and not %s", notRun)
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			r, ok := listed[c.file]
@@ -274,6 +287,10 @@ func TestServeInputs(t *testing.T) {
 			resp, page := ts.get(t, "/run/"+c.file)
 			assert.Equal(t, http.StatusOK, resp.StatusCode)
 			assert.Contains(t, page, "at-live", "the page follows the file")
+			resp, raw := ts.get(t, "/raw/"+c.file)
+			assert.Equal(t, http.StatusOK, resp.StatusCode)
+			assert.Contains(t, resp.Header.Get("Content-Disposition"), strings.TrimSuffix(c.file, filepath.Ext(c.file))+".jsonl", "downloaded as its artifact")
+			assert.Contains(t, strings.SplitN(raw, "\n", 2)[0], `"kind":"meta"`, "the converted artifact, its header first")
 		})
 	}
 }
@@ -293,6 +310,9 @@ func TestServeInputsFollow(t *testing.T) {
 	}
 	var all []grow
 	for _, c := range cases {
+		if !c.lines {
+			continue // a document is written whole (TestImportWhileWritten)
+		}
 		data, err := os.ReadFile(filepath.Join(inputsDir, c.file))
 		require.NoError(t, err)
 		lines := strings.SplitAfter(string(data), "\n")
@@ -374,6 +394,7 @@ func TestServeInputsCatalog(t *testing.T) {
 	for _, c := range cases {
 		copyFile(t, filepath.Join(inputsDir, c.file), dir, c.file)
 	}
+	copyFile(t, filepath.Join(inputsDir, notRun), dir, notRun)
 	appendFile(t, filepath.Join(dir, cases[0].file), "this is not JSON\n")
 	realRuns(t, dir, 3)
 	n := len(cases) + 3

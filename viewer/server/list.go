@@ -58,6 +58,9 @@ type runInfo struct {
 	Dropped int64
 	// Err says why the artifact could not be read, when it could not.
 	Err string
+	// notRun: a .json or .pb file whose content is no shape agenttrace
+	// reads; not listed (inputs.go).
+	notRun bool
 
 	// Agents, Models and Tools are the names the records carry, sorted.
 	Agents, Models, Tools []string
@@ -263,6 +266,7 @@ func (l *lister) runs() ([]*runInfo, string, time.Duration, bool) {
 		next[files[i].rel] = &cacheEntry{size: files[i].fi.Size(), modTime: files[i].fi.ModTime(), info: out[i]}
 	}
 	l.cache = next
+	out = slices.DeleteFunc(out, func(ri *runInfo) bool { return ri.notRun })
 	byWhen(out)
 	return out, digest(files), walked, true
 }
@@ -290,6 +294,10 @@ func (l *lister) read(f found) *runInfo {
 	}
 	defer a.f.Close()
 	if err := l.imports.swap(a); err != nil {
+		if errors.Is(err, errNotArtifact) {
+			ri.notRun = true // a .json or .pb file of no shape agenttrace reads
+			return ri
+		}
 		l.log.Warn("cannot convert", "path", f.rel, "err", err)
 		ri.Err = err.Error()
 		return ri

@@ -9,15 +9,29 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
-// ext is the file name ending of the artifacts served; no other file is.
+// ext is the file name ending of the artifacts served.
 const ext = ".jsonl"
+
+// importExts are the other endings served: a JSON document (OTLP/JSON,
+// Jaeger, ATIF, AgentEval, stored streaming events) or OTLP protobuf. Such
+// a file is a run only when its content is a shape agenttrace reads
+// (inputs.go); any other is neither listed nor served.
+var importExts = [...]string{".json", ".pb"}
+
+// servedName tells whether a file of this name may be served: an
+// artifact, or a file of another shape (importExts).
+func servedName(name string) bool {
+	e := path.Ext(name)
+	return e == ext || slices.Contains(importExts[:], e)
+}
 
 // errNotArtifact is a path that names something other than a regular
 // *.jsonl file.
-var errNotArtifact = errors.New("not an artifact (a regular *.jsonl file)")
+var errNotArtifact = errors.New("not an artifact (a regular *.jsonl file, or a .json or .pb file of a shape agenttrace reads)")
 
 // errBadPath is a request path that could reach outside the directory or
 // name something the list never shows.
@@ -60,7 +74,7 @@ func cleanRel(escaped string) (string, error) {
 	if !fs.ValidPath(rel) || !filepath.IsLocal(filepath.FromSlash(rel)) {
 		return "", fmt.Errorf("%w: %q is not a local path", errBadPath, rel)
 	}
-	if !strings.HasSuffix(rel, ext) {
+	if !servedName(rel) {
 		return "", fmt.Errorf("%w: %q: %w", errBadPath, rel, errNotArtifact)
 	}
 	return rel, nil
@@ -105,7 +119,7 @@ func openArtifact(root *os.Root, rel string) (*artifact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", rel, err)
 	}
-	if !before.Mode().IsRegular() || path.Ext(rel) != ext {
+	if !before.Mode().IsRegular() || !servedName(rel) {
 		return nil, fmt.Errorf("open %s: %w", rel, errNotArtifact)
 	}
 	f, err := root.Open(name)

@@ -132,7 +132,7 @@ func (rd *Redaction) serveRedactedRaw(w http.ResponseWriter, r *http.Request, a 
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/jsonl; charset=utf-8")
-	h.Set("Content-Disposition", attachment(a.rel))
+	h.Set("Content-Disposition", attachment(a.artifactName()))
 	// A line that is not a record (a torn one) is scanned as text all the
 	// same: a secret can sit in half a line.
 	http.ServeContent(w, r, "", a.fi.ModTime(), bytes.NewReader(redactLines(rd, data)))

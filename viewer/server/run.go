@@ -217,7 +217,7 @@ func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, a *artifact) {
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/jsonl; charset=utf-8")
-	h.Set("Content-Disposition", attachment(a.rel))
+	h.Set("Content-Disposition", attachment(a.artifactName()))
 	http.ServeContent(w, r, "", a.fi.ModTime(), a.f)
 }
 

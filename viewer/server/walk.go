@@ -17,8 +17,10 @@ import (
 const dirBatch = 512
 
 // runFile tells whether a file of this name is one the list shows: a
-// run's artifact (*.jsonl). Hidden files were left out before.
-func runFile(name string) bool { return path.Ext(name) == ext }
+// run's artifact (*.jsonl), or a .json or .pb file, listed when its
+// content is a shape agenttrace reads (servedName, inputs.go). Hidden
+// files were left out before.
+func runFile(name string) bool { return servedName(name) }
 
 // each calls fn with each regular run file (runFile) under the directory,
 // as the walk finds it, until fn returns false or ctx ends; hidden files
