@@ -151,3 +151,40 @@ func TestImportBrokenDocument(t *testing.T) {
 	n, _ := readBack(t, a)
 	assert.Zero(t, n)
 }
+
+// A conversion is made once per version of a file (its size and
+// modification time): opened again unchanged, the file is not converted
+// again; once it grew, it is, and the older version is dropped.
+func TestImportCachedBySizeAndMtime(t *testing.T) {
+	transcript, err := os.ReadFile(filepath.Join("testdata", "inputs", "session-transcript.jsonl"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.jsonl")
+	half := bytes.LastIndexByte(transcript[:len(transcript)/2], '\n') + 1
+	require.NoError(t, os.WriteFile(path, transcript[:half], 0o644))
+	root, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	defer root.Close()
+	c := newImportCache(1 << 20)
+	open := func() *imported {
+		t.Helper()
+		a, err := openArtifact(root, "t.jsonl")
+		require.NoError(t, err)
+		defer a.f.Close()
+		require.NoError(t, c.swap(a))
+		require.NotNil(t, a.imp)
+		return a.imp
+	}
+	first := open()
+	assert.Same(t, first, open(), "unchanged: the same conversion")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.Write(transcript[half:])
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	grown := open()
+	assert.NotSame(t, first, grown, "grown: converted again")
+	assert.Greater(t, len(grown.data), len(first.data))
+	assert.Equal(t, 1, c.lru.Len(), "the older version dropped")
+	assert.Equal(t, int64(len(grown.data)), c.bytes)
+}

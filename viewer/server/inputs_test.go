@@ -31,6 +31,7 @@ const inputsDir = "testdata/inputs"
 // name, and the tokens where the shape reports them.
 type truth struct {
 	conversation string
+	agent        string // the agent the log names, when it does
 	tools        map[string]int64
 	tokens       *converter.Tokens
 }
@@ -108,6 +109,9 @@ func transcriptTruth(t *testing.T, data []byte) truth {
 	for _, l := range sourceLines(t, data) {
 		if tr.conversation == "" {
 			tr.conversation = str(l["sessionId"])
+		}
+		if sess, ok := l["session"].(map[string]any); ok && str(l["type"]) == "session.started" {
+			tr.agent = str(sess["agent"])
 		}
 		if msg, ok := l["message"].(map[string]any); ok {
 			blocks, _ := msg["content"].([]any)
@@ -263,12 +267,20 @@ func TestServeInputs(t *testing.T) {
 		listed[r.path] = r
 	}
 	require.Len(t, listed, len(cases), "every run, and not %s", notRun)
+	named := map[string]server.RunRow{}
+	for _, r := range ts.Runs(nil).Rows {
+		named[r.Run] = r
+	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			r, ok := listed[c.file]
 			require.True(t, ok, "listed")
 			assert.Equal(t, "/run/"+c.file, r.href)
 			assert.NotContains(t, r.cols["state"], "bad line")
+			assert.NotEmpty(t, named[c.file].Name, "named for people, as an artifact's run is")
+			if c.truth.agent != "" {
+				assert.Contains(t, named[c.file].Name, c.truth.agent, "named for the agent the log names")
+			}
 			v := ts.data(t, c.file)
 			assert.Empty(t, v.Problems)
 			assert.Equal(t, c.truth.tools, v.toolCalls(), "tool calls by tool")
