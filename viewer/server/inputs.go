@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,8 +61,11 @@ type imported struct {
 	// all, listed or not.
 	problems []error
 	skipped  int64
-	size     int64     // the file's size when converted
-	modTime  time.Time // and its modification time
+	// unknown counts the records of types the shape does not define, by
+	// type: skipped, and said on the page, as convert notes them.
+	unknown map[string]int64
+	size    int64     // the file's size when converted
+	modTime time.Time // and its modification time
 }
 
 // runProblems are im's problems as a page shows them.
@@ -73,6 +78,9 @@ func (im *imported) runProblems() []viewer.Problem {
 			continue
 		}
 		out = append(out, viewer.Problem{Message: p.Error()})
+	}
+	for _, typ := range slices.Sorted(maps.Keys(im.unknown)) {
+		out = append(out, viewer.Problem{Message: fmt.Sprintf("note: %d record(s) of unknown type %q skipped", im.unknown[typ], typ)})
 	}
 	return out
 }
@@ -257,7 +265,7 @@ func convertFile(a *artifact, shape importer.Shape, head []byte) (*imported, err
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", a.rel, shape, err)
 	}
-	im.problems, im.skipped = st.Problems, st.Skipped
+	im.problems, im.skipped, im.unknown = st.Problems, st.Skipped, st.Unknown
 	importer.LinkATIF(recs)
 	converter.SortRecords(recs)
 	var buf bytes.Buffer

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
+	"github.com/agenttrace/agenttrace/viewer"
 )
 
 // swapFile writes data to a file of a fresh folder and opens it as a page
@@ -187,4 +188,19 @@ func TestImportCachedBySizeAndMtime(t *testing.T) {
 	assert.Greater(t, len(grown.data), len(first.data))
 	assert.Equal(t, 1, c.lru.Len(), "the older version dropped")
 	assert.Equal(t, int64(len(grown.data)), c.bytes)
+}
+
+// Records of a type the shape does not define are skipped, as convert
+// skips them, and said on the page by type, as convert notes them: not a
+// bad line, never silent.
+func TestImportNotesUnknownTypes(t *testing.T) {
+	transcript, err := os.ReadFile(filepath.Join("testdata", "inputs", "session-transcript.jsonl"))
+	require.NoError(t, err)
+	data := append(bytes.Clone(transcript), `{"type":"widget.spun","sessionId":"sess_7f3a9c","time":"2026-05-04T10:00:20.000Z"}`+"\n"...)
+	a, err := swapFile(t, data, 1<<20)
+	require.NoError(t, err)
+	require.NotNil(t, a.imp)
+	assert.Zero(t, a.imp.skipped, "not a bad line")
+	assert.Equal(t, map[string]int64{"widget.spun": 1}, a.imp.unknown)
+	assert.Contains(t, a.imp.runProblems(), viewer.Problem{Message: `note: 1 record(s) of unknown type "widget.spun" skipped`})
 }
