@@ -28,7 +28,26 @@ type Encoder struct {
 	// embedded is, for each of jsonFields, the last string value that
 	// was embedded as it is (see appendJSONField).
 	embedded [len(jsonFields)]string
+	red      SpanRedactor // see SetRedactor
 }
+
+// A SpanRedactor redacts each span an Encoder encodes, inside the
+// encoder's own walk of its attributes (redact.SpanWalk is one): Begin
+// redacts what of the span is not an attribute (its name, status
+// message, events and links) before anything of it is read, Attr each
+// attribute in the reading's walk before the reading keeps it, End
+// follows the span. What is encoded, and read, is the redacted span.
+type SpanRedactor interface {
+	Begin(sp ptrace.Span)
+	semconv.AttrHook
+	End()
+}
+
+// SetRedactor makes the encoder redact every record's span in place as it
+// encodes it, in the one walk of its attributes that reads and encodes
+// them (nil: no redaction). A writer that redacted its spans before
+// encoding them must not set one as well: each span is redacted once.
+func (e *Encoder) SetRedactor(r SpanRedactor) { e.red = r }
 
 // origin is where a span was reported: resource and scope with their
 // schema URLs.
@@ -142,13 +161,14 @@ var jsonFields = [...]semconv.Field{
 	semconv.FieldInput, semconv.FieldOutput,
 }
 
-// appendRecord appends rec as one line, newline included, however long.
-func (e *Encoder) appendRecord(dst []byte, rec *Record) []byte {
+// appendRecord appends rec as one line, newline included, however long,
+// calling hook on each attribute in the reading's walk (see SetRedactor).
+func (e *Encoder) appendRecord(dst []byte, rec *Record, hook semconv.AttrHook) []byte {
 	sp := rec.Span
 	st := sp.Status()
 	isErr := st.Code() == ptrace.StatusCodeError
 	rd := e.reading()
-	semconv.Read(rd, sp.Name(), sp.Attributes(), isErr)
+	semconv.ReadWith(rd, sp.Name(), sp.Attributes(), isErr, hook)
 	rd.SetScope(rec.Scope.Name(), rec.Scope.Version()) // for TokenUsage, when the writer tallies
 
 	dst = append(dst, `{"kind":"`...)

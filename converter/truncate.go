@@ -91,7 +91,15 @@ func (e *Encoder) MaxLineSize() int {
 // that of rec as given, so tallies count what the span reported.
 func (e *Encoder) AppendRecord(dst []byte, rec *Record) []byte {
 	start := len(dst)
-	dst = e.appendRecord(dst, rec)
+	if red := e.red; red != nil {
+		// Redacted once, in the first encoding's walk: the cut copies
+		// below are made from the redacted span.
+		red.Begin(rec.Span)
+		dst = e.appendRecord(dst, rec, red)
+		red.End()
+	} else {
+		dst = e.appendRecord(dst, rec, nil)
+	}
 	e.lim.skipped = false
 	limit := e.MaxLineSize()
 	if len(dst)-start-1 <= limit {
@@ -135,7 +143,7 @@ func fitRecord(enc *Encoder, line []byte, rec *Record, limit int) (_ []byte, out
 	var leaves []leaf
 	for first := true; ; first = false {
 		if !first {
-			line = enc.appendRecord(line[:0], &out)
+			line = enc.appendRecord(line[:0], &out, nil)
 		}
 		over := len(line) - 1 - limit
 		if over <= 0 {

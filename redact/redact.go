@@ -153,8 +153,17 @@ func (r *Redactor) Span(sp ptrace.Span) bool {
 	}
 	w := r.get()
 	defer r.put(w)
-
 	changed := w.pmap(sp.Attributes(), 0)
+	if w.rest(sp) {
+		changed = true
+	}
+	return changed
+}
+
+// rest redacts what of sp Span redacts beside its attributes: its name,
+// status message, events and links.
+func (w *walker) rest(sp ptrace.Span) bool {
+	changed := false
 	if s, ok := w.textUnder(spanNameSlot, sp.Name()); ok {
 		sp.SetName(s)
 		changed = true

@@ -163,6 +163,26 @@ func (r *Reading) SetScope(name, version string) { r.scope, r.scopeVer = name, v
 // Read walks the attributes once and never modifies them. It is safe to call
 // from many goroutines on distinct Readings.
 func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
+	read(r, name, attrs, statusError, nil)
+}
+
+// An AttrHook sees each attribute of [ReadWith]'s walk before the reading
+// keeps it, and may change its value in place: a redactor plugged into
+// the encoder's walk (converter.Encoder.SetRedactor), so that a span's
+// attributes are walked once for redaction and reading, and the reading
+// holds the redacted values.
+type AttrHook interface {
+	Attr(key string, v pcommon.Value)
+}
+
+// ReadWith is [Read] calling hook on each attribute in its walk, before
+// reading it (nil: Read). The name is read as given: one the hook's owner
+// changes (a redacted span name) is changed before.
+func ReadWith(r *Reading, name string, attrs pcommon.Map, statusError bool, hook AttrHook) {
+	read(r, name, attrs, statusError, hook)
+}
+
+func read(r *Reading, name string, attrs pcommon.Map, statusError bool, hook AttrHook) {
 	t := active.Load()
 	r.t = t
 	clear(r.seen[:t.numKeys])
@@ -173,6 +193,9 @@ func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 	marks := int32(0)
 	for k, v := range attrs.All() {
 		i++
+		if hook != nil {
+			hook.Attr(k, v) // before v.Type(): a redacted value may be a new type
+		}
 		if id, ok := t.keyTab.find(k); ok {
 			if r.seen[id] == 0 {
 				// At most one hit per key id: n stays below maxKeys.

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -94,6 +95,20 @@ type encoder struct {
 	hashes []uint64
 	fresh  []bool
 	taken  []converter.SpanKey
+	walk   *redact.SpanWalk // the redaction enc does, kept with it (see redactWith)
+}
+
+// redactWith makes e's encoder redact with red (nil: not at all). Encoders
+// are pooled across stores: the walk is remade only for another Redactor.
+func (e *encoder) redactWith(red *redact.Redactor) {
+	if red == nil {
+		e.enc.SetRedactor(nil)
+		return
+	}
+	if !e.walk.Of(red) {
+		e.walk = red.Walk()
+	}
+	e.enc.SetRedactor(e.walk)
 }
 
 var encoders = sync.Pool{New: func() any { return new(encoder) }}
@@ -197,17 +212,13 @@ func (s *Store) setAside(from, to string, why error) {
 // this goroutine; a large one goes through a pipeline on every core: both
 // are counted by the one accounting step, pipeline.take. a.mu is held.
 //
-// prep, when not nil, is Options.Prepare, still to be called on recs.
-func (s *Store) writeLocked(a *artifact, recs []converter.Record, prep func(*converter.Record)) (root bool, err error) {
+// prep is what is still to be done to recs before they are encoded.
+func (s *Store) writeLocked(a *artifact, recs []converter.Record, prep prepare) (root bool, err error) {
 	if a.broken != nil {
 		return false, a.broken
 	}
 	if !a.loaded() {
-		if prep != nil {
-			// The header reads the records.
-			prepareAll(recs, prep)
-			prep = nil
-		}
+		prep = s.beforeHeader(a.key, recs, prep) // the header reads the records
 		if err := s.load(a, recs); err != nil {
 			s.hooks.dropped(int64(len(recs))) // a failed write (a symbolic link, no room)
 			return false, err

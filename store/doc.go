@@ -44,10 +44,11 @@
 // every core, each by one goroutine; the records it routes to one
 // artifact are encoded into one buffer and appended in one write call, or,
 // when they are many, encoded in chunks on every core while the chunks already
-// encoded are appended in order (Options.Redactor, the redaction of every
-// writer, and Options.Prepare run on the same cores right before each
-// span is encoded; resources and scopes are redacted once per Write, log
-// records in WriteLogs).
+// encoded are appended in order (Options.Prepare runs on the same cores
+// right before each span is encoded, and Options.Redactor, the redaction
+// of every writer, in the encoder's one walk of each span's attributes
+// that also reads and encodes them; resources and scopes are redacted
+// once per Write, log records in WriteLogs).
 // Either way the artifact gets them whole or not at all. Spans already in
 // the artifact (same trace and span id) are skipped, so a redelivered
 // batch writes nothing twice; an artifact remembers at least its last

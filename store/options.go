@@ -138,15 +138,16 @@ type Options struct {
 	// Prepare, when set, is called on every record a Write writes, once,
 	// before the store reads more of its span than its ids (a record
 	// skipped as already written may go without), from as many goroutines
-	// as encode the records: the collector exporter redacts there, so that
-	// the secret scan shares the cores with encoding and each span is
-	// encoded while it is still in the cache. It may change the span only
+	// as encode the records, before the Redactor sees the span. It may
+	// change the span only
 	// (records share their resource and scope), and must be safe for
 	// concurrent use on different spans.
 	Prepare func(rec *converter.Record)
 	// Redactor, when it can change anything, redacts every record the
 	// store writes, spans and log records, before anything reads them,
-	// and the header says so (useRedactor); writers pass theirs here.
+	// and the header says so (useRedactor); writers pass theirs here. A
+	// span is redacted by the encoder, in the walk of its attributes
+	// that reads and encodes them (see prepare).
 	Redactor *redact.Redactor
 }
 

@@ -95,7 +95,7 @@ type pipeline struct {
 	s    *Store
 	a    *artifact
 	recs []converter.Record
-	prep func(*converter.Record)
+	prep prepare
 	n    int // chunks
 
 	claim atomic.Int64 // the next chunk to encode
@@ -126,7 +126,7 @@ type pipeline struct {
 
 // writePipelined is writeLocked for a large group of a loaded artifact,
 // on w goroutines (see pipeline). a.mu is held.
-func (s *Store) writePipelined(a *artifact, recs []converter.Record, prep func(*converter.Record), w int) (bool, error) {
+func (s *Store) writePipelined(a *artifact, recs []converter.Record, prep prepare, w int) (bool, error) {
 	p := s.newPipeline(a, recs, prep, (len(recs)+chunkRecs-1)/chunkRecs)
 	parallel(w, p.work)
 	for _, e := range p.ready {
@@ -138,7 +138,7 @@ func (s *Store) writePipelined(a *artifact, recs []converter.Record, prep func(*
 }
 
 // newPipeline is a pipeline of n chunks writing recs to a. a.mu is held.
-func (s *Store) newPipeline(a *artifact, recs []converter.Record, prep func(*converter.Record), n int) *pipeline {
+func (s *Store) newPipeline(a *artifact, recs []converter.Record, prep prepare, n int) *pipeline {
 	p := new(pipeline)
 	p.start(s, a, recs, prep, n)
 	p.ready = make([]*encoder, p.n)
@@ -147,7 +147,7 @@ func (s *Store) newPipeline(a *artifact, recs []converter.Record, prep func(*con
 }
 
 // start readies p to write recs to a in n chunks. a.mu is held.
-func (p *pipeline) start(s *Store, a *artifact, recs []converter.Record, prep func(*converter.Record), n int) {
+func (p *pipeline) start(s *Store, a *artifact, recs []converter.Record, prep prepare, n int) {
 	p.s, p.a, p.recs, p.prep, p.n = s, a, recs, prep, n
 	p.next = a.tally
 	p.startSize, p.startState = a.size, a.st
@@ -155,7 +155,7 @@ func (p *pipeline) start(s *Store, a *artifact, recs []converter.Record, prep fu
 
 // writeSerial is writeLocked on this goroutine: a pipeline of one chunk,
 // the whole group, encoded and then taking its turn. a.mu is held.
-func (s *Store) writeSerial(a *artifact, recs []converter.Record, prep func(*converter.Record)) (bool, error) {
+func (s *Store) writeSerial(a *artifact, recs []converter.Record, prep prepare) (bool, error) {
 	var p pipeline
 	p.start(s, a, recs, prep, 1)
 	e := encoders.Get().(*encoder)
@@ -371,9 +371,11 @@ func (p *pipeline) fail() error {
 
 // encodeChunk prepares and encodes recs into e.buf, after the header when
 // head (the artifact's first chunk with none on disk yet), keeping each
-// one's reading, cut count and line end for its turn.
-func (e *encoder) encodeChunk(meta *converter.Meta, recs []converter.Record, prep func(*converter.Record), head bool) {
+// one's reading, cut count and line end for its turn. The redaction is
+// the encoder's, in its walk of each span's attributes.
+func (e *encoder) encodeChunk(meta *converter.Meta, recs []converter.Record, prep prepare, head bool) {
 	e.enc.SetDefaults(meta)
+	e.redactWith(prep.red)
 	e.buf = e.buf[:0]
 	if head {
 		e.buf = converter.AppendMeta(e.buf, meta)
@@ -393,8 +395,8 @@ func (e *encoder) encodeChunk(meta *converter.Meta, recs []converter.Record, pre
 		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
 		e.keys = append(e.keys, k)
 		e.hashes = append(e.hashes, hashKey(k))
-		if prep != nil {
-			prep(rec)
+		if prep.fn != nil {
+			prep.fn(rec)
 		}
 		// The encoder reads the span into the reading the tally takes
 		// later: neither a second reading nor a copy of one (a reading is

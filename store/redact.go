@@ -10,12 +10,12 @@ import (
 // useRedactor makes o.Redactor part of the store's write path, so that
 // every writer (the SDK processor, the collector exporter, serve --otlp,
 // convert --split) redacts the same way by passing a Redactor, and none
-// keeps its own copy of the rule: each span in Prepare, on the goroutines
-// that encode (the secret scan shares the cores with encoding, and a span
-// is encoded while still in the cache), after the caller's Prepare has
-// seen it unchanged; resources and scopes once per batch in Write, before
-// routing reads anything; log records in WriteLogs. The header says what
-// was done. A Redactor that can change nothing is dropped.
+// keeps its own copy of the rule: each span as it is encoded, in the
+// encoder's one walk of its attributes (see prepare), after the caller's
+// Prepare has seen it unchanged; resources and scopes once per batch in
+// Write, before routing reads anything; log records in WriteLogs. The
+// header says what was done. A Redactor that can change nothing is
+// dropped.
 func (o *Options) useRedactor() {
 	red := o.Redactor
 	if !red.Enabled() {
@@ -24,13 +24,58 @@ func (o *Options) useRedactor() {
 	}
 	o.Header.Redacted = o.Header.Redacted || red.NamesKeys()
 	o.Header.SecretsScanned = o.Header.SecretsScanned || red.ScansSecrets()
-	prep := o.Prepare
-	o.Prepare = func(rec *converter.Record) {
-		if prep != nil {
-			prep(rec)
-		}
-		red.Span(rec.Span)
+}
+
+// prepare is what a Write still does to records before their lines are
+// made: the caller's Options.Prepare, then the redaction. The redaction
+// is done by the encoder, in the walk of each span's attributes that
+// reads and encodes them (converter.Encoder.SetRedactor): one walk, on
+// the core that encodes the span, while it is in the cache. What reads
+// the records before they are encoded has both done first (now): routing
+// by conversation, and a new artifact's header (the caller's Prepare
+// always; the redaction when the header reads what it could change).
+type prepare struct {
+	fn  func(*converter.Record) // Options.Prepare, still to call
+	red *redact.Redactor        // Options.Redactor, still to apply
+}
+
+// pending is what s does to the records of a Write.
+func (s *Store) pending() prepare {
+	return prepare{fn: s.opts.Prepare, red: s.opts.Redactor}
+}
+
+// now does p to every record of recs at once, on every core when they
+// are many, and returns what is left to do: nothing.
+func (p prepare) now(recs []converter.Record) prepare {
+	switch {
+	case p.fn != nil && p.red != nil:
+		prepareAll(recs, func(rec *converter.Record) {
+			p.fn(rec)
+			p.red.Span(rec.Span)
+		})
+	case p.fn != nil:
+		prepareAll(recs, p.fn)
+	case p.red != nil:
+		prepareAll(recs, func(rec *converter.Record) { p.red.Span(rec.Span) })
 	}
+	return prepare{}
+}
+
+// beforeHeader does what must be done to recs, the first records of a new
+// artifact of key k, before its header reads them, and returns what is
+// left for the encoder: the caller's Prepare now, and the redaction too
+// when the header reads what it could change (a whole run's header reads
+// the conversation id; a root's budget attributes, when the Redactor
+// names their keys).
+func (s *Store) beforeHeader(k Key, recs []converter.Record, p prepare) prepare {
+	if p.fn != nil {
+		prepareAll(recs, p.fn)
+		p.fn = nil
+	}
+	if p.red != nil && (s.budgetNamed || k.Kind == KindRun && s.opts.Header.Whole) {
+		p = p.now(recs)
+	}
+	return p
 }
 
 // redactOrigins redacts the resource and scope attributes of recs in

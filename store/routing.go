@@ -280,7 +280,7 @@ func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
 		s.drops.add(tid, dropped, dropUsage{})
 	}
 	if len(recs) > 0 {
-		if err := s.writeGroup(conv, recs, nil, false); err != nil {
+		if err := s.writeGroup(conv, recs, prepare{}, false); err != nil {
 			return fmt.Errorf("fold %s into %s: %w", path, conv, err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // ErrClosed is returned by a Write after Close.
@@ -73,6 +74,9 @@ type Store struct {
 	seed  maphash.Seed
 
 	dir string // opts.Dir, cleaned
+	// budgetNamed: the Redactor names a budget attribute's key, so a
+	// header, which reads a root's budget, reads redacted records.
+	budgetNamed bool
 
 	shards [nShards]shard
 	files  *openFiles
@@ -128,6 +132,7 @@ func New(opts Options) (*Store, error) {
 		dir:   filepath.Clean(opts.Dir),
 	}
 	s.hooks = &s.opts.Hooks
+	s.budgetNamed = opts.Redactor.Names(semconv.BudgetTokens) || opts.Redactor.Names(semconv.BudgetUSD)
 	for i := range s.shards {
 		s.shards[i].arts = make(map[Key]*artifact)
 	}
@@ -335,11 +340,10 @@ func (s *Store) Write(recs []converter.Record) error {
 	if s.opts.Redactor != nil {
 		redactOrigins(s.opts.Redactor, recs)
 	}
-	prep := s.opts.Prepare
-	if prep != nil && s.run == nil && s.opts.Route == ByConversation {
+	prep := s.pending()
+	if s.run == nil && s.opts.Route == ByConversation {
 		// Routing reads the spans' conversation ids.
-		prepareAll(recs, prep)
-		prep = nil
+		prep = prep.now(recs)
 	}
 	rt := routings.Get().(*routing)
 	defer rt.release()
@@ -384,7 +388,7 @@ func (s *Store) Write(recs []converter.Record) error {
 
 // writeGroup writes recs to the artifact of k, finalizing it when its root
 // ended and the store finalizes at once.
-func (s *Store) writeGroup(k Key, recs []converter.Record, prep func(*converter.Record), evict bool) error {
+func (s *Store) writeGroup(k Key, recs []converter.Record, prep prepare, evict bool) error {
 	if k.Kind == KindTrace && k.Trace.IsEmpty() {
 		s.hooks.dropped(int64(len(recs)))
 		s.handle(fmt.Errorf("%w: %d spans dropped", ErrNoTraceID, len(recs)))
