@@ -29,6 +29,11 @@ type Encoder struct {
 	// was embedded as it is (see appendJSONField).
 	embedded [len(jsonFields)]string
 	red      SpanRedactor // see SetRedactor
+	// held: the records' resources do not change until the next
+	// SetDefaults (SetDefaultsHeld); sameRes is then the last resource
+	// found to read back as the header's, told by identity after.
+	held    bool
+	sameRes pcommon.Resource
 }
 
 // A SpanRedactor redacts each span an Encoder encodes, inside the
@@ -62,6 +67,19 @@ type origin struct {
 func (e *Encoder) SetDefaults(m *Meta) {
 	e.def = origin{m.Resource, m.ResourceSchemaURL, m.Scope, m.ScopeSchemaURL}
 	e.set, e.meta = true, m
+	e.held, e.sameRes = false, pcommon.Resource{}
+}
+
+// SetDefaultsHeld is SetDefaults for a writer that holds the records it
+// encodes until the next SetDefaults, their resources unchanged meanwhile
+// (a store encoding a batch): a resource is then compared with the
+// header's once, and the records reported under it after are told by
+// identity. Records of a batch share their resource, which is a copy of
+// the header's, not the header's own: otherwise each record compares
+// every attribute.
+func (e *Encoder) SetDefaultsHeld(m *Meta) {
+	e.SetDefaults(m)
+	e.held = true
 }
 
 // Reading returns the reading of the record last encoded, for callers that
@@ -104,6 +122,18 @@ func sameResource(a, b pcommon.Resource) bool {
 // the artifact depends on whether its writer was restarted, or finalized
 // and reopened it between batches.
 func (e *Encoder) sameHeaderResource(res pcommon.Resource) bool {
+	if e.held && res == e.sameRes && res != (pcommon.Resource{}) {
+		return true
+	}
+	same := e.sameHeaderResourceAttrs(res)
+	if same && e.held {
+		e.sameRes = res
+	}
+	return same
+}
+
+// sameHeaderResourceAttrs is sameHeaderResource by content.
+func (e *Encoder) sameHeaderResourceAttrs(res pcommon.Resource) bool {
 	def := e.def.res
 	if sameResource(res, def) {
 		return true

@@ -374,7 +374,7 @@ func (p *pipeline) fail() error {
 // one's reading, cut count and line end for its turn. The redaction is
 // the encoder's, in its walk of each span's attributes.
 func (e *encoder) encodeChunk(meta *converter.Meta, recs []converter.Record, prep prepare, head bool) {
-	e.enc.SetDefaults(meta)
+	e.enc.SetDefaultsHeld(meta) // the records are the Write's until it returns
 	e.redactWith(prep.red)
 	e.buf = e.buf[:0]
 	if head {
