@@ -29,6 +29,7 @@ type Encoder struct {
 	// was embedded as it is (see appendJSONField).
 	embedded [len(jsonFields)]string
 	red      SpanRedactor // see SetRedactor
+	walk     attrWalk     // the encoder's part of the reading's walk
 	// held: the records' resources do not change until the next
 	// SetDefaults (SetDefaultsHeld); sameRes is then the last resource
 	// found to read back as the header's, told by identity after.
@@ -44,7 +45,7 @@ type Encoder struct {
 // follows the span. What is encoded, and read, is the redacted span.
 type SpanRedactor interface {
 	Begin(sp ptrace.Span)
-	semconv.AttrHook
+	Attr(key string, v pcommon.Value)
 	End()
 }
 
@@ -191,14 +192,17 @@ var jsonFields = [...]semconv.Field{
 	semconv.FieldInput, semconv.FieldOutput,
 }
 
-// appendRecord appends rec as one line, newline included, however long,
-// calling hook on each attribute in the reading's walk (see SetRedactor).
-func (e *Encoder) appendRecord(dst []byte, rec *Record, hook semconv.AttrHook) []byte {
+// appendRecord appends rec as one line, newline included, however long.
+// The span's attributes are walked once, by the reading, which calls the
+// encoder's walk on each: red (nil: none) redacts it, and one no field
+// can take is encoded.
+func (e *Encoder) appendRecord(dst []byte, rec *Record, red SpanRedactor) []byte {
 	sp := rec.Span
 	st := sp.Status()
 	isErr := st.Code() == ptrace.StatusCodeError
 	rd := e.reading()
-	semconv.ReadWith(rd, sp.Name(), sp.Attributes(), isErr, hook)
+	e.walk.start(red)
+	semconv.ReadWith(rd, sp.Name(), sp.Attributes(), isErr, &e.walk)
 	rd.SetScope(rec.Scope.Name(), rec.Scope.Version()) // for TokenUsage, when the writer tallies
 
 	dst = append(dst, `{"kind":"`...)
@@ -254,9 +258,9 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record, hook semconv.AttrHook) [
 	}
 	dst = appendAliases(dst, rd)
 	dst = appendStructured(dst, &structured)
-	if attrs := sp.Attributes(); attrs.Len() > len(rd.Consumed()) {
+	if len(e.walk.items) > len(rd.Consumed()) {
 		dst = append(dst, `,"attrs":`...)
-		dst = appendMap(dst, attrs, rd.Consumed())
+		dst = e.walk.appendAttrs(dst, rd.Consumed())
 	}
 	dst = appendEvents(dst, sp.Events(), &e.day)
 	dst = appendLinks(dst, sp.Links())

@@ -166,13 +166,18 @@ func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 	read(r, name, attrs, statusError, nil)
 }
 
-// An AttrHook sees each attribute of [ReadWith]'s walk before the reading
-// keeps it, and may change its value in place: a redactor plugged into
-// the encoder's walk (converter.Encoder.SetRedactor), so that a span's
-// attributes are walked once for redaction and reading, and the reading
+// An AttrHook sees each attribute of [ReadWith]'s walk, in order, before
+// the reading keeps it, and may change its value in place. The encoder
+// plugs one in (converter.Encoder) to redact each attribute and encode
+// the ones no field takes in the same walk, so that a span's attributes
+// are walked once for redaction, reading and encoding, and the reading
 // holds the redacted values.
 type AttrHook interface {
-	Attr(key string, v pcommon.Value)
+	// Attr sees attribute key with value v; known tells that the key is
+	// one the reading notes (its attribute may become a field, or be read
+	// by a method of the Reading; an attribute whose key is not known
+	// never is).
+	Attr(key string, v pcommon.Value, known bool)
 }
 
 // ReadWith is [Read] calling hook on each attribute in its walk, before
@@ -193,10 +198,11 @@ func read(r *Reading, name string, attrs pcommon.Map, statusError bool, hook Att
 	marks := int32(0)
 	for k, v := range attrs.All() {
 		i++
+		id, ok := t.keyTab.find(k)
 		if hook != nil {
-			hook.Attr(k, v) // before v.Type(): a redacted value may be a new type
+			hook.Attr(k, v, ok) // before v.Type(): a redacted value may be a new type
 		}
-		if id, ok := t.keyTab.find(k); ok {
+		if ok {
 			if r.seen[id] == 0 {
 				// At most one hit per key id: n stays below maxKeys.
 				r.hits[n] = hit{val: v, idx: i, typ: v.Type()}
