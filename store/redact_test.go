@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/redact"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // TestRedactorOption: with Options.Redactor the store redacts everything
@@ -79,4 +80,42 @@ func TestRedactorThatChangesNothing(t *testing.T) {
 	require.NotNil(t, m)
 	assert.False(t, m.Redacted)
 	assert.False(t, m.SecretsScanned)
+}
+
+// TestRedactorNamingTheBudget: a header reads a local root's budget
+// before the encoder redacts the span; with a Redactor that names the
+// budget's key, the records are redacted first, so the header, like the
+// root's line, holds no budget the redaction removed. With a Redactor that
+// only scans for secrets, the root's budget is the header's.
+func TestRedactorNamingTheBudget(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		keys   []string
+		budget bool
+	}{
+		{"scan only", nil, true},
+		{"budget key named", []string{semconv.BudgetTokens}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := newStore(t, Options{Dir: dir, Redactor: redact.New(tt.keys, true)})
+			recs := records(span{trace: 1, id: 2, parent: 1}, span{trace: 1, id: 1})
+			root := recs[0].Span // records sorts by end: the root ends first here
+			require.True(t, root.ParentSpanID().IsEmpty())
+			root.Attributes().PutInt(semconv.BudgetTokens, 5000)
+			require.NoError(t, s.Write(recs))
+			require.NoError(t, s.Close())
+			raw, err := os.ReadFile(filepath.Join(dir, tid(1).String()+Ext))
+			require.NoError(t, err)
+			m := readBack(t, raw).meta
+			require.NotNil(t, m)
+			if tt.budget {
+				require.NotNil(t, m.Budget)
+				assert.Equal(t, int64(5000), m.Budget.Tokens)
+				return
+			}
+			assert.Nil(t, m.Budget, "the named key's value is redacted before the header reads it")
+			assert.Contains(t, string(raw), `"agenttrace.budget.tokens":"[REDACTED]"`)
+		})
+	}
 }
