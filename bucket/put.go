@@ -1,9 +1,8 @@
 package bucket
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -49,20 +48,23 @@ func (b *Bucket) Put(ctx context.Context, file, name string, zstdOn bool) (key s
 		return "", false, fmt.Errorf("upload %s: %w", file, err)
 	}
 	defer f.Close()
-	meta, sum, err := scan(f)
+	src, err := load(f)
 	if err != nil {
 		return "", false, fmt.Errorf("upload %s: %w", file, err)
 	}
+	defer src.release()
+	meta := src.meta
 	k := KeyOf(name, meta.StartedAt, serviceOf(meta), zstdOn)
 	if err := b.placeRun(ctx, &k); err != nil {
 		return "", false, err
 	}
+	sum := src.sum
 	// The first generation is written at once: most runs have no other,
 	// and a listing costs more than a refused write.
 	listed := false
 	for range maxGenerations {
 		key = k.String()
-		err := b.create(ctx, key, f, sum, zstdOn)
+		err := b.create(ctx, key, src, zstdOn)
 		if err == nil {
 			b.remember(k)
 			return key, false, nil
@@ -101,24 +103,6 @@ func (b *Bucket) Put(ctx context.Context, file, name string, zstdOn bool) (key s
 	return "", false, b.wrap("upload "+file, errors.New("no free generation"))
 }
 
-// scan reads the header of the artifact in f and hashes all of f.
-func scan(f *os.File) (*converter.Meta, string, error) {
-	r := converter.NewReader(io.LimitReader(f, 1<<20), converter.WithProblemHandler(func(*converter.LineError) {}))
-	_, _ = r.Next()
-	meta := r.Meta()
-	if meta == nil || meta.StartedAt.IsZero() {
-		return nil, "", fmt.Errorf("%w: no header with started_at", ErrBadArtifact)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, "", err
-	}
-	h := sha256.New()
-	if err := copyPooled(h, f); err != nil {
-		return nil, "", err
-	}
-	return meta, hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // serviceOf is the service a header names.
 func serviceOf(m *converter.Meta) string {
 	if m.Service != "" {
@@ -130,29 +114,37 @@ func serviceOf(m *converter.Meta) string {
 	return ""
 }
 
-// create writes f to key, create-only, with its hash as metadata.
-func (b *Bucket) create(ctx context.Context, key string, f *os.File, sum string, zstdOn bool) error {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
+// create writes src to key, create-only, with its hash as metadata.
+func (b *Bucket) create(ctx context.Context, key string, src *source, zstdOn bool) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	opts := &blob.WriterOptions{
 		IfNotExist:  true,
 		ContentType: "application/jsonl",
-		Metadata:    map[string]string{hashKey: sum},
+		Metadata:    map[string]string{hashKey: src.sum},
 	}
 	if zstdOn {
 		opts.ContentType = "application/zstd"
+	}
+	if src.data != nil {
+		// One call with the whole object: S3's driver sends it as one
+		// PutObject of a known length (no pipe, no part buffer), the
+		// others take it in one Write.
+		body := src.data
+		if zstdOn {
+			body = src.compressed()
+		}
+		return b.b.Upload(wctx, key, bytes.NewReader(body), opts)
 	}
 	w, err := b.b.NewWriter(wctx, key, opts)
 	if err != nil {
 		return err
 	}
+	r := io.NewSectionReader(src.f, 0, src.size)
 	if zstdOn {
-		err = compress(w, f)
+		err = compress(w, r)
 	} else {
-		err = copyPooled(w, f)
+		err = copyPooled(w, r)
 	}
 	if err != nil {
 		cancel() // a cancelled writer leaves no object

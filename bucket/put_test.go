@@ -56,13 +56,24 @@ func rowOf(t *testing.T, raw []byte) catalog.Row {
 // generation; the same file again is recognized (no third object); the
 // first object is never replaced; the merged stream holds every span and
 // log record once and reads as the whole run does (tokens --json's
-// numbers, through the catalog's row), compressed or not.
+// numbers, through the catalog's row), compressed or not, and whether
+// Put reads the file once into memory or, larger than maxInMemory, twice
+// from the file.
 func TestPutGenerationsMerge(t *testing.T) {
 	for _, tt := range []struct{ lib, name, service, date string }{
 		{"mastra", "tool-loop", "capture-mastra", "2026-12-05"},
 		{"otel-instrumentation-openai", "stream", "capture-otel-instrumentation-openai", "2026-11-25"},
 	} {
-		t.Run(tt.lib, func(t *testing.T) { testGenerations(t, tt.lib, tt.name, tt.service, tt.date) })
+		for _, mode := range []struct {
+			name  string
+			limit int64
+		}{{"in-memory", maxInMemory}, {"streamed", 0}} {
+			t.Run(tt.lib+"/"+mode.name, func(t *testing.T) {
+				defer func(was int64) { maxInMemory = was }(maxInMemory)
+				maxInMemory = mode.limit
+				testGenerations(t, tt.lib, tt.name, tt.service, tt.date)
+			})
+		}
 	}
 }
 
