@@ -34,6 +34,7 @@ type Bucket struct {
 	name   string       // the URL without secrets, for messages
 	secret []string     // what of the URL must never show in a message
 	shared bool         // a mem:// bucket of the process: never closed
+	remote bool         // a cloud store (s3, gs, azblob): a request is a round trip
 	runs   remembered   // partitions of runs uploaded (Put)
 }
 
@@ -60,7 +61,7 @@ func Open(ctx context.Context, rawURL string) (*Bucket, error) {
 }
 
 func openPrefixed(ctx context.Context, u *url.URL, prefix, name string, secrets []string) (*Bucket, error) {
-	bk := &Bucket{name: name, secret: secrets}
+	bk := &Bucket{name: name, secret: secrets, remote: u.Scheme == "s3" || u.Scheme == "gs" || u.Scheme == "azblob"}
 	var b *blob.Bucket
 	if u.Scheme == "mem" {
 		b, bk.shared = memBucket(u.Host), true

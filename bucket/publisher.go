@@ -19,7 +19,8 @@ import (
 type PublisherOptions struct {
 	// Zstd compresses the objects (.jsonl.zst).
 	Zstd bool
-	// Workers is how many uploads run at once (default 2).
+	// Workers is how many uploads run at once (default 8: an upload to a
+	// remote store mostly waits for its answer).
 	Workers int
 	// MinBackoff and MaxBackoff bound the wait before an upload that
 	// failed is tried again, doubling from the one to the other (defaults
@@ -98,7 +99,7 @@ type item struct {
 // store's Hooks.Finalized, then Start it with the store.
 func (b *Bucket) Publisher(opts PublisherOptions) *Publisher {
 	if opts.Workers <= 0 {
-		opts.Workers = 2
+		opts.Workers = 8
 	}
 	if opts.MinBackoff <= 0 {
 		opts.MinBackoff = 200 * time.Millisecond
@@ -254,8 +255,9 @@ func (p *Publisher) work() {
 // for the next start, and still counted as pending).
 func (p *Publisher) publish(it item) bool {
 	path := it.path
+	var f *os.File
 	if !it.taken {
-		taken, ok, err := p.st.Take(path)
+		tf, taken, ok, err := p.st.TakeFile(path)
 		if err != nil {
 			p.fail(err)
 			return true
@@ -263,25 +265,26 @@ func (p *Publisher) publish(it item) bool {
 		if !ok {
 			return true // live again, unfinished, or taken already: its hook comes again
 		}
-		path = taken
+		path, f = taken, tf
+	} else {
+		var err error
+		if f, err = os.Open(path); err != nil {
+			p.fail(fmt.Errorf("bucket publisher: %w", err))
+			return true
+		}
 	}
 	name, ok := store.TakenName(path)
 	if !ok {
+		_ = f.Close()
 		p.fail(fmt.Errorf("bucket publisher: %s is no taken artifact", path))
 		return true
 	}
 	wait := p.opts.MinBackoff
 	for {
-		key, existed, err := p.b.Put(p.ctx, path, name, p.opts.Zstd)
+		key, existed, err := p.b.PutFile(p.ctx, f, name, p.opts.Zstd)
 		if err == nil {
-			if existed {
-				p.existed.Add(1)
-			} else {
-				p.uploaded.Add(1)
-			}
-			if p.opts.Uploaded != nil {
-				p.opts.Uploaded(key, existed)
-			}
+			_ = f.Close()
+			p.uploaded1(key, existed)
 			if p.cat != nil {
 				p.cat.uploaded(key, path) // removed once its row is written
 				return true
@@ -292,6 +295,7 @@ func (p *Publisher) publish(it item) bool {
 			return true
 		}
 		if errors.Is(err, ErrBadArtifact) {
+			_ = f.Close()
 			p.bad.Add(1)
 			p.fail(errors.Join(err, os.Rename(path, path+".bad")))
 			return true
@@ -303,9 +307,22 @@ func (p *Publisher) publish(it item) bool {
 		case <-t.C:
 		case <-p.stop:
 			t.Stop()
+			_ = f.Close()
 			return false
 		}
 		wait = min(2*wait, p.opts.MaxBackoff)
+	}
+}
+
+// uploaded1 counts an upload and tells Uploaded of it.
+func (p *Publisher) uploaded1(key string, existed bool) {
+	if existed {
+		p.existed.Add(1)
+	} else {
+		p.uploaded.Add(1)
+	}
+	if p.opts.Uploaded != nil {
+		p.opts.Uploaded(key, existed)
 	}
 }
 

@@ -48,6 +48,14 @@ func (b *Bucket) Put(ctx context.Context, file, name string, zstdOn bool) (key s
 		return "", false, fmt.Errorf("upload %s: %w", file, err)
 	}
 	defer f.Close()
+	return b.PutFile(ctx, f, name, zstdOn)
+}
+
+// PutFile is Put of an open file (read at offsets from its start, so it
+// may be put again after a failure), for a caller that has it open
+// already (store.TakeFile). It does not close f.
+func (b *Bucket) PutFile(ctx context.Context, f *os.File, name string, zstdOn bool) (key string, existed bool, err error) {
+	file := f.Name()
 	src, err := load(f)
 	if err != nil {
 		return "", false, fmt.Errorf("upload %s: %w", file, err)
@@ -205,7 +213,9 @@ func (b *Bucket) sameHash(ctx context.Context, key, sum string) (bool, error) {
 // the partition of its first, whatever their own header says: the run's
 // start is the first's, and a late file's header starts with its own
 // first span, which may be a day later. The partition is remembered when
-// this bucket uploaded the run, else looked for the day before k's.
+// this bucket uploaded the run, else looked for the day before k's (a
+// listing of the run's objects there in a cloud store, a look for each
+// name it may have in a local one, where a listing walks the folder).
 func (b *Bucket) placeRun(ctx context.Context, k *Key) error {
 	if d, ok := b.recall(k.ID, k.Service); ok {
 		k.Date = d
@@ -217,6 +227,18 @@ func (b *Bucket) placeRun(ctx context.Context, k *Key) error {
 	}
 	prev := *k
 	prev.Date = day.AddDate(0, 0, -1).Format(time.DateOnly)
+	if b.remote {
+		// One listing of the run's objects there, not a request for
+		// each name it may have (plain, compressed).
+		gens, err := b.generations(ctx, prev.Dir(), k.ID)
+		if err != nil {
+			return err
+		}
+		if len(gens) > 0 {
+			k.Date = prev.Date
+		}
+		return nil
+	}
 	for _, z := range []bool{false, true} {
 		prev.Zstd = z
 		ok, err := b.b.Exists(ctx, prev.String())

@@ -3,8 +3,10 @@ package bucket
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -124,6 +126,43 @@ func testGenerations(t *testing.T, lib, name, service, date string) {
 					assert.Equal(t, wantLogs, logs, "every log record once")
 					assert.Equal(t, rowOf(t, wholeRaw), rowOf(t, merged), "tokens of the merged run are the whole run's")
 				}
+			})
+		}
+	}
+}
+
+// TestPutLateGenerationFindsYesterday: a run's later file whose own start
+// is the next day (a late span after midnight) goes to the partition of
+// the run's first object, found in the bucket by a process that did not
+// upload it (nothing remembered: a restart), whether the bucket is looked
+// at name by name (a local one) or listed (a cloud store).
+func TestPutLateGenerationFindsYesterday(t *testing.T) {
+	_, first, late := generations(t, "mastra", "tool-loop")
+	raw, err := os.ReadFile(late)
+	require.NoError(t, err)
+	head, rest, _ := bytes.Cut(raw, []byte("\n"))
+	next := regexp.MustCompile(`"started_at":"[^"]*"`).ReplaceAll(head, []byte(`"started_at":"2026-12-06T00:00:01.000000000Z"`))
+	require.NotEqual(t, head, next)
+	nextDay := filepath.Join(t.TempDir(), filepath.Base(late))
+	require.NoError(t, os.WriteFile(nextDay, append(append(next, '\n'), rest...), 0o644))
+	name := filepath.Base(first)
+	for bname, b := range backends(t) {
+		for _, remote := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/remote=%v", bname, remote), func(t *testing.T) {
+				ctx := context.Background()
+				prefix := fmt.Sprintf("remote-%v/", remote)
+				k1, _, err := New(blobPrefixed(b, prefix), bname).Put(ctx, first, name, false)
+				require.NoError(t, err)
+				require.Contains(t, k1, "dt=2026-12-05/")
+
+				restarted := New(blobPrefixed(b, prefix), bname)
+				restarted.remote = remote
+				k2, existed, err := restarted.Put(ctx, nextDay, name, false)
+				require.NoError(t, err)
+				assert.False(t, existed)
+				k, err := ParseKey(k1)
+				require.NoError(t, err)
+				assert.Equal(t, k.Dir()+Key{ID: k.ID, Gen: 2}.Name(), k2, "the first object's partition, its next generation")
 			})
 		}
 	}

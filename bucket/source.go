@@ -56,7 +56,7 @@ func load(f *os.File) (*source, error) {
 			*src.buf = make([]byte, src.size)
 		}
 		src.data = (*src.buf)[:src.size]
-		if _, err := io.ReadFull(f, src.data); err != nil {
+		if _, err := io.ReadFull(io.NewSectionReader(f, 0, src.size), src.data); err != nil {
 			src.release()
 			return nil, err
 		}

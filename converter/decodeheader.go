@@ -15,7 +15,9 @@ var ErrNotHeader = errors.New("not a header line")
 // a Reader would allocate blocks for the lines after it.
 func DecodeHeader(line []byte) (*Meta, error) {
 	line = bytes.TrimRight(line, "\r\n")
-	var d decoder
+	// A header has a few dozen keys: a small map, not a Reader's table
+	// sized for a file's.
+	d := decoder{strs: make(map[string]string, 16)}
 	kind, _, err := d.classify(line)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadRecord, err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
@@ -102,45 +101,6 @@ func BenchmarkConsume(b *testing.B) {
 			cfg.Directory, cfg.GroupBy, cfg.Fsync = b.TempDir(), groupBy, FsyncNever
 			cfg.Catalog.Enabled = bc.catalog
 			cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-			exp, err := f.CreateTraces(context.Background(), exportertest.NewNopSettings(typ), cfg)
-			require.NoError(b, err)
-			require.NoError(b, exp.Start(context.Background(), componenttest.NewNopHost()))
-			td := benchBatch()
-			b.ReportAllocs()
-			var n uint64
-			for b.Loop() {
-				n++
-				setTraces(td, n)
-				if err := exp.ConsumeTraces(context.Background(), td); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StartTimer()
-			require.NoError(b, exp.Shutdown(context.Background()))
-			b.StopTimer()
-			b.ReportMetric(float64(n*700)/b.Elapsed().Seconds(), "spans/s")
-		})
-	}
-}
-
-// BenchmarkConsumeBucket is the exporter writing one artifact per trace to
-// its directory alone, and the same with a bucket configured (fileblob in
-// a temporary folder, memblob), side by side: every artifact is finalized
-// and uploaded in the timed shutdown (finalize_after is longer than the
-// run), so spans/s counts the uploads.
-func BenchmarkConsumeBucket(b *testing.B) {
-	for _, target := range []string{"folder", "file", "mem"} {
-		b.Run("to="+target, func(b *testing.B) {
-			f := NewFactory()
-			cfg := f.CreateDefaultConfig().(*Config)
-			cfg.Directory, cfg.GroupBy, cfg.Fsync = b.TempDir(), GroupByTrace, FsyncNever
-			cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-			switch target {
-			case "file":
-				cfg.Bucket = "file://" + b.TempDir()
-			case "mem":
-				cfg.Bucket = fmt.Sprintf("mem://bench-%d", time.Now().UnixNano())
-			}
 			exp, err := f.CreateTraces(context.Background(), exportertest.NewNopSettings(typ), cfg)
 			require.NoError(b, err)
 			require.NoError(b, exp.Start(context.Background(), componenttest.NewNopHost()))

@@ -186,6 +186,12 @@ func hasTrailer(path string) (bool, error) {
 		return false, err
 	}
 	defer f.Close()
+	return trailerLast(f)
+}
+
+// trailerLast reports whether the last complete line of f is a trailer;
+// it reads f at an offset, leaving f where it was.
+func trailerLast(f *os.File) (bool, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return false, err

@@ -73,7 +73,8 @@ type Store struct {
 	hooks *Hooks
 	seed  maphash.Seed
 
-	dir string // opts.Dir, cleaned
+	dir      string      // opts.Dir, cleaned
+	takenDir atomic.Bool // TakenDir was made (Take)
 	// budgetNamed: the Redactor names a budget attribute's key, so a
 	// header, which reads a root's budget, reads redacted records.
 	budgetNamed bool

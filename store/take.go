@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -33,12 +34,23 @@ var ErrNotOwned = errors.New("not an artifact of the store's folder")
 // Take holds the artifact's lock while it looks and renames, so no writer
 // adopts the file meanwhile. It may be called after Close.
 func (s *Store) Take(path string) (taken string, ok bool, err error) {
+	f, taken, ok, err := s.TakeFile(path)
+	if f != nil {
+		_ = f.Close()
+	}
+	return taken, ok, err
+}
+
+// TakeFile is Take that also hands over the taken file, open for reading
+// at its start (the caller closes it): a publisher reads it without
+// opening it again. The file is nil when ok is false.
+func (s *Store) TakeFile(path string) (f *os.File, taken string, ok bool, err error) {
 	if s.opts.Dir == "" {
-		return "", false, fmt.Errorf("take %s: %w (the store writes no folder)", path, ErrNotOwned)
+		return nil, "", false, fmt.Errorf("take %s: %w (the store writes no folder)", path, ErrNotOwned)
 	}
 	dir, name := filepath.Split(path)
 	if filepath.Clean(dir) != s.dir || !strings.HasSuffix(name, Ext) || strings.HasPrefix(name, ".") {
-		return "", false, fmt.Errorf("take %s: %w %s", path, ErrNotOwned, s.dir)
+		return nil, "", false, fmt.Errorf("take %s: %w %s", path, ErrNotOwned, s.dir)
 	}
 	s.life.RLock()
 	defer s.life.RUnlock()
@@ -60,42 +72,74 @@ func (s *Store) Take(path string) (taken string, ok bool, err error) {
 		}
 		if a.loaded() {
 			a.mu.Unlock()
-			return "", false, nil // live: finalized again later
+			return nil, "", false, nil // live: finalized again later
 		}
-		taken, ok, err = s.moveTaken(path, name)
+		f, taken, ok, err = s.moveTaken(path, name)
 		s.dropResume(k)
 		// The placeholder get made (or a writer's, not loaded yet) goes:
 		// a writer waiting for it looks again, and starts a fresh file.
 		a.to(stGone)
 		s.forget(a)
 		a.mu.Unlock()
-		return taken, ok, err
+		return f, taken, ok, err
 	}
 }
 
 // moveTaken renames the artifact file at path, named name, into TakenDir
-// when its last line is a trailer.
-func (s *Store) moveTaken(path, name string) (string, bool, error) {
-	done, err := hasTrailer(path)
+// when its last line is a trailer, and returns it open, read from the
+// one open that checked the trailer.
+func (s *Store) moveTaken(path, name string) (*os.File, string, bool, error) {
+	f, err := openNoFollow(path, os.O_RDONLY)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
+		return nil, "", false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("take %s: %w", path, err)
+		return nil, "", false, fmt.Errorf("take %s: %w", path, err)
 	}
-	if !done {
-		return "", false, nil
+	done, err := trailerLast(f)
+	if err != nil || !done {
+		_ = f.Close()
+		if err != nil {
+			err = fmt.Errorf("take %s: %w", path, err)
+		}
+		return nil, "", false, err
 	}
 	td := filepath.Join(s.dir, TakenDir)
-	if err := os.MkdirAll(td, 0o755); err != nil {
-		return "", false, fmt.Errorf("take %s: %w", path, err)
+	if !s.takenDir.Load() {
+		if err := os.MkdirAll(td, 0o755); err != nil {
+			_ = f.Close()
+			return nil, "", false, fmt.Errorf("take %s: %w", path, err)
+		}
+		s.takenDir.Store(true)
 	}
 	to := filepath.Join(td, strconv.FormatInt(time.Now().UnixNano(), 10)+"."+name)
-	if err := os.Rename(path, to); err != nil {
-		return "", false, fmt.Errorf("take %s: %w", path, err)
+	if renameClosed {
+		// Windows renames no open file.
+		_ = f.Close()
 	}
-	return to, true, nil
+	if err := os.Rename(path, to); err != nil {
+		if errors.Is(err, fs.ErrNotExist) && s.takenDir.Swap(false) {
+			// The folder went (removed by hand): make it again.
+			if !renameClosed {
+				_ = f.Close()
+			}
+			return s.moveTaken(path, name)
+		}
+		if !renameClosed {
+			_ = f.Close()
+		}
+		return nil, "", false, fmt.Errorf("take %s: %w", path, err)
+	}
+	if renameClosed {
+		if f, err = openNoFollow(to, os.O_RDONLY); err != nil {
+			return nil, "", false, fmt.Errorf("take %s: %w", path, err)
+		}
+	}
+	return f, to, true, nil
 }
+
+// renameClosed: a file is closed before it is renamed (Windows).
+const renameClosed = runtime.GOOS == "windows"
 
 // dropResume forgets the kept state of k's artifact: its file is gone.
 func (s *Store) dropResume(k Key) {

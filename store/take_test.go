@@ -1,6 +1,7 @@
 package store
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -53,6 +54,37 @@ func TestTake(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotOwned)
 	_, _, err = s.Take(taken)
 	require.ErrorIs(t, err, ErrNotOwned)
+}
+
+// TestTakeFile: TakeFile hands over the taken file open at its start, the
+// bytes the taken path holds, also when the taken folder was removed
+// since the last take; a second take has no file to hand.
+func TestTakeFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName(TraceKey(tid(1)), ""))
+	s := newStore(t, Options{Dir: dir})
+	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1}, span{trace: 1, id: 1},
+		span{trace: 2, id: 1})))
+	_, ok, err := s.Take(filepath.Join(dir, FileName(TraceKey(tid(2)), "")))
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, TakenDir)))
+
+	f, taken, ok, err := s.TakeFile(path)
+	require.NoError(t, err)
+	require.True(t, ok)
+	defer f.Close()
+	got, err := io.ReadAll(f)
+	require.NoError(t, err)
+	want, err := os.ReadFile(taken)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Len(t, readPath(t, taken).recs, 2)
+
+	f, _, ok, err = s.TakeFile(path)
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.Nil(t, f)
 }
 
 // TestTakeLeavesLiveAndUnfinished: an artifact still being written (its
