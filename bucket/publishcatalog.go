@@ -34,9 +34,14 @@ type CatalogOptions struct {
 const DefaultCatalogFlushEvery = 10 * time.Second
 
 // cataloger writes the rows of the runs a Publisher uploaded, on a
-// goroutine of its own: a run's row is made from the bucket (RunRow: all
-// its generations merged, so that a run that got a next generation gets
-// a newer row of the merged run), batched, written by a catalog.Writer.
+// goroutine of its own, batched, written by a catalog.Writer. A run this
+// publisher just uploaded as its first generation, and nothing else of
+// since, is one object whose bytes are the local file's (OpenRun of one
+// generation is its object as it is): its row is made from the local
+// file, still there. Any other run's (a next generation, an object found
+// there already) is made from the bucket (RunRow: all its generations
+// merged, so that a run that got a next generation gets a newer row of
+// the merged run).
 type cataloger struct {
 	b    *Bucket
 	opts CatalogOptions
@@ -71,7 +76,8 @@ func newCataloger(b *Bucket, opts CatalogOptions, fail func(error)) *cataloger {
 // from the local file, which is removed once the row is written: a
 // crash before leaves the file, which the next start uploads again
 // (found there already) and catalogs, so every uploaded run gets its row.
-func (c *cataloger) uploaded(key, file string) {
+func (c *cataloger) uploaded(r putResult, file string) {
+	key := r.key
 	dir, name := path.Split(key)
 	k, err := parseName(name)
 	if err != nil {
@@ -83,6 +89,7 @@ func (c *cataloger) uploaded(key, file string) {
 	defer c.mu.Unlock()
 	if e, ok := c.pending[run]; ok {
 		e.paths = append(e.paths, file) // its row is to be made: of all its generations
+		e.local = ""
 		return
 	}
 	if len(c.pending) >= c.opts.MaxPending {
@@ -91,7 +98,11 @@ func (c *cataloger) uploaded(key, file string) {
 		c.remove([]string{file})
 		return
 	}
-	c.pending[run] = &pendingRun{key: key, paths: []string{file}}
+	e := &pendingRun{key: key, paths: []string{file}}
+	if k.Gen == 1 && !r.existed && r.size >= 0 {
+		e.local, e.size = file, r.size
+	}
+	c.pending[run] = e
 	c.order = append(c.order, run)
 }
 
@@ -101,6 +112,24 @@ type pendingRun struct {
 	key      string
 	paths    []string
 	attempts int
+	// local is the run's one file when its row can be made from it (the
+	// run's one object, of size bytes), "" for the bucket's merged run.
+	local string
+	size  int64
+}
+
+// row makes the run's row: from its local file when it is the run's one
+// object, else from the bucket.
+func (c *cataloger) row(ctx context.Context, e *pendingRun) (catalog.Row, error) {
+	if e.local == "" {
+		return c.b.RunRow(ctx, e.key)
+	}
+	f, err := os.Open(e.local)
+	if err != nil {
+		return catalog.Row{}, err
+	}
+	defer f.Close()
+	return catalog.RowOf(f, catalog.Source{Name: c.b.name + "/" + e.key, Keys: []string{e.key}, Bytes: e.size})
 }
 
 // maxRowAttempts is how many times a run's row is tried (the bucket may be
@@ -135,7 +164,7 @@ func (c *cataloger) write(ctx context.Context) {
 	var again []string
 	for _, run := range order {
 		e := pending[run]
-		row, err := c.b.RunRow(ctx, e.key)
+		row, err := c.row(ctx, e)
 		if err != nil {
 			if e.attempts++; e.attempts < maxRowAttempts && ctx.Err() == nil {
 				again = append(again, run)

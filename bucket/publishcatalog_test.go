@@ -2,6 +2,7 @@ package bucket
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -70,5 +71,35 @@ func TestPublisherCatalog(t *testing.T) {
 				return false
 			}, "catalog files under catalog/dt=…: %v", keys)
 		})
+	}
+}
+
+// TestPublisherCatalogRowFromLocal: the row of a run uploaded as one
+// object, made from its local file before the file is removed, is the
+// row the bucket gives for the run (RunRow: its objects listed, read
+// back), its bytes the object's size, compressed or not.
+func TestPublisherCatalogRowFromLocal(t *testing.T) {
+	recs, _ := realRun(t, "mastra", "tool-loop")
+	for bname, b := range backends(t) {
+		for _, zstdOn := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/zstd=%v", bname, zstdOn), func(t *testing.T) {
+				ctx := context.Background()
+				b := New(blobPrefixed(b, fmt.Sprintf("zstd-%v/", zstdOn)), bname)
+				st, p := publishing(t, b, t.TempDir(), PublisherOptions{Zstd: zstdOn,
+					Catalog: &CatalogOptions{FlushEvery: time.Millisecond}})
+				require.NoError(t, st.Write(recs))
+				require.NoError(t, st.Close())
+				require.NoError(t, p.Shutdown(ctx))
+				page, err := catalog.Query(ctx, b.CatalogDest(), catalog.Filter{}, catalog.Sort{}, 0, 0)
+				require.NoError(t, err)
+				require.Len(t, page.Rows, 1)
+				got := page.Rows[0]
+				require.Len(t, got.Keys, 1)
+				want, err := b.RunRow(ctx, got.Keys[0])
+				require.NoError(t, err)
+				got.WrittenAt, want.WrittenAt = time.Time{}, time.Time{}
+				assert.Equal(t, want, got)
+			})
+		}
 	}
 }

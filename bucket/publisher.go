@@ -281,12 +281,13 @@ func (p *Publisher) publish(it item) bool {
 	}
 	wait := p.opts.MinBackoff
 	for {
-		key, existed, err := p.b.PutFile(p.ctx, f, name, p.opts.Zstd)
+		r, err := p.b.put(p.ctx, f, name, p.opts.Zstd)
+		key := r.key
 		if err == nil {
 			_ = f.Close()
-			p.uploaded1(key, existed)
+			p.uploaded1(key, r.existed)
 			if p.cat != nil {
-				p.cat.uploaded(key, path) // removed once its row is written
+				p.cat.uploaded(r, path) // removed once its row is written
 				return true
 			}
 			if err := os.Remove(path); err != nil {

@@ -55,60 +55,73 @@ func (b *Bucket) Put(ctx context.Context, file, name string, zstdOn bool) (key s
 // may be put again after a failure), for a caller that has it open
 // already (store.TakeFile). It does not close f.
 func (b *Bucket) PutFile(ctx context.Context, f *os.File, name string, zstdOn bool) (key string, existed bool, err error) {
+	r, err := b.put(ctx, f, name, zstdOn)
+	return r.key, r.existed, err
+}
+
+// putResult is what put did: the object's key, whether it was there
+// already, and its size (compressed when it is) when put wrote it.
+type putResult struct {
+	key     string
+	existed bool
+	size    int64
+}
+
+func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool) (putResult, error) {
 	file := f.Name()
 	src, err := load(f)
 	if err != nil {
-		return "", false, fmt.Errorf("upload %s: %w", file, err)
+		return putResult{}, fmt.Errorf("upload %s: %w", file, err)
 	}
 	defer src.release()
 	meta := src.meta
 	k := KeyOf(name, meta.StartedAt, serviceOf(meta), zstdOn)
 	if err := b.placeRun(ctx, &k); err != nil {
-		return "", false, err
+		return putResult{}, err
 	}
 	sum := src.sum
 	// The first generation is written at once: most runs have no other,
 	// and a listing costs more than a refused write.
 	listed := false
 	for range maxGenerations {
-		key = k.String()
-		err := b.create(ctx, key, src, zstdOn)
+		key := k.String()
+		size, err := b.create(ctx, key, src, zstdOn)
 		if err == nil {
 			b.remember(k)
-			return key, false, nil
+			return putResult{key: key, size: size}, nil
 		}
 		if gcerrors.Code(err) != gcerrors.FailedPrecondition {
-			return "", false, b.wrap("upload "+key, err)
+			return putResult{}, b.wrap("upload "+key, err)
 		}
 		// Taken: by this very file (uploaded before a crash removed
 		// it), or by another generation.
 		if same, err := b.sameHash(ctx, key, sum); err != nil {
-			return "", false, err
+			return putResult{}, err
 		} else if same {
-			return key, true, nil
+			return putResult{key: key, existed: true}, nil
 		}
 		next := k.Gen + 1
 		if !listed {
 			listed = true
 			gens, err := b.generations(ctx, k.Dir(), k.ID)
 			if err != nil {
-				return "", false, err
+				return putResult{}, err
 			}
 			for _, g := range gens {
 				if g.Key == key {
 					continue
 				}
 				if same, err := b.sameHash(ctx, g.Key, sum); err != nil {
-					return "", false, err
+					return putResult{}, err
 				} else if same {
-					return g.Key, true, nil
+					return putResult{key: g.Key, existed: true}, nil
 				}
 				next = max(next, g.Name.Gen+1)
 			}
 		}
 		k.Gen = next
 	}
-	return "", false, b.wrap("upload "+file, errors.New("no free generation"))
+	return putResult{}, b.wrap("upload "+file, errors.New("no free generation"))
 }
 
 // serviceOf is the service a header names.
@@ -122,8 +135,9 @@ func serviceOf(m *converter.Meta) string {
 	return ""
 }
 
-// create writes src to key, create-only, with its hash as metadata.
-func (b *Bucket) create(ctx context.Context, key string, src *source, zstdOn bool) error {
+// create writes src to key, create-only, with its hash as metadata, and
+// returns the object's size (-1 when it was streamed compressed).
+func (b *Bucket) create(ctx context.Context, key string, src *source, zstdOn bool) (int64, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	opts := &blob.WriterOptions{
@@ -142,11 +156,11 @@ func (b *Bucket) create(ctx context.Context, key string, src *source, zstdOn boo
 		if zstdOn {
 			body = src.compressed()
 		}
-		return b.b.Upload(wctx, key, bytes.NewReader(body), opts)
+		return int64(len(body)), b.b.Upload(wctx, key, bytes.NewReader(body), opts)
 	}
 	w, err := b.b.NewWriter(wctx, key, opts)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	r := io.NewSectionReader(src.f, 0, src.size)
 	if zstdOn {
@@ -157,9 +171,13 @@ func (b *Bucket) create(ctx context.Context, key string, src *source, zstdOn boo
 	if err != nil {
 		cancel() // a cancelled writer leaves no object
 		_ = w.Close()
-		return err
+		return 0, err
 	}
-	return w.Close()
+	size := src.size
+	if zstdOn {
+		size = -1
+	}
+	return size, w.Close()
 }
 
 // buffers are copy buffers: blob.Writer's own ReadFrom, which io.Copy
