@@ -44,7 +44,7 @@ func blobPrefixed(b *Bucket, prefix string) *blob.Bucket {
 }
 
 // backends are the gocloud drivers the unit tests run on.
-func backends(t *testing.T) map[string]*Bucket {
+func backends(t testing.TB) map[string]*Bucket {
 	fb, err := fileblob.OpenBucket(t.TempDir(), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = fb.Close() })
@@ -55,7 +55,7 @@ func backends(t *testing.T) map[string]*Bucket {
 
 // writeArtifact writes recs (and logs) with a store into a folder of its
 // own, closes it, and returns the path of the one artifact.
-func writeArtifact(t *testing.T, recs []converter.Record, logs plog.Logs) string {
+func writeArtifact(t testing.TB, recs []converter.Record, logs plog.Logs) string {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.New(store.Options{Dir: dir})
