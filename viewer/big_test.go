@@ -3,13 +3,19 @@ package viewer_test
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/viewer"
 )
@@ -102,4 +108,117 @@ func BenchmarkBrowserLoad5000(b *testing.B) {
 		script += v
 	}
 	b.ReportMetric(script/float64(b.N), "script-ms/op")
+}
+
+// firstPaint is what the benchmark's observer, added to every page before
+// it loads, saw: when the summary's first card and the waterfall's first
+// row were in the document and the next frame came (when the browser
+// could paint them), when the page said it had every record, in ms since
+// navigation, and where the waterfall's top was on the screen then.
+type firstPaint struct {
+	Summary      float64 `json:"summary"`
+	Row          float64 `json:"row"`
+	Ready        float64 `json:"ready"`
+	WaterfallTop float64 `json:"top"`
+	Screen       float64 `json:"screen"`
+}
+
+// paintObserver records a firstPaint in window.__paint; it runs before
+// the page's own code, from DevTools (the page's policy does not apply).
+const paintObserver = `(() => {
+  const p = window.__paint = { summary: 0, row: 0, ready: 0, top: 0, screen: innerHeight };
+  const frame = (k) => requestAnimationFrame(() => { p[k] = performance.now(); });
+  const seen = {};
+  const mo = new MutationObserver(() => {
+    if (!seen.summary && document.querySelector('#cards .card')) { seen.summary = 1; frame('summary'); }
+    if (!seen.row && document.querySelector('#rows .row')) {
+      seen.row = 1; frame('row');
+      const w = document.getElementById('waterfall');
+      p.top = w ? w.getBoundingClientRect().top + scrollY : -1;
+    }
+    if (!seen.ready && document.body && document.body.dataset.ready === '1') { seen.ready = 1; p.ready = performance.now(); }
+    if (seen.summary && seen.row && seen.ready) mo.disconnect();
+  });
+  mo.observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-ready'] });
+})()`
+
+// BenchmarkBrowserPaint is issue 24's check on a run of 10,000, 50,000
+// and 100,000 records (synth's, N/100 agents, ~1 KB messages: the run
+// TestWriteSynthRun writes), in a real headless Chromium on a 1400×1000
+// window: the time from navigation to the summary and to the first row
+// of the waterfall on screen (the target is under a second at 100,000),
+// to every record read, where the waterfall's top is (px from the page's
+// top; the first screen is 1,000 px), and the page's size beside the
+// artifact's. -short runs 10,000 only.
+func BenchmarkBrowserPaint(b *testing.B) {
+	sizes := []int{10_000, 50_000, 100_000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			td := synthTraces(n, max(n/100, 1), "step", bigMessage)
+			var artifact bytes.Buffer
+			aw := converter.NewWriter(&artifact, nil)
+			require.NoError(b, aw.WriteTraces(td))
+			require.NoError(b, aw.Close())
+			recs := converter.Records(td)
+			converter.SortRecords(recs)
+			path := filepath.Join(b.TempDir(), "page.html")
+			f, err := os.Create(path)
+			require.NoError(b, err)
+			require.NoError(b, viewer.Write(f, []viewer.Run{{Name: "big.jsonl", Records: recs}}))
+			require.NoError(b, f.Close())
+			fi, err := os.Stat(path)
+			require.NoError(b, err)
+			td, recs = ptrace.Traces{}, nil // the browser's memory, not ours
+
+			ctx := browsertest.New(b, browsertest.WithTimeout(10*time.Minute))
+			_, err = chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: paintObserver})
+			require.NoError(b, err)
+			url := browsertest.FileURL(b, path)
+			var sum firstPaint
+			for b.Loop() {
+				require.NoError(b, chromedp.Do(ctx, chromedp.Navigate(url)))
+				_, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.__paint && window.__paint.ready > 0 && window.__paint.row > 0 && window.__paint.summary > 0`))
+				require.NoError(b, err)
+				got, err := chromedp.Run(ctx, chromedp.Evaluate[firstPaint](`window.__paint`))
+				require.NoError(b, err)
+				sum.Summary += got.Summary
+				sum.Row += got.Row
+				sum.Ready += got.Ready
+				sum.WaterfallTop = got.WaterfallTop
+				sum.Screen = got.Screen
+			}
+			k := float64(b.N)
+			b.ReportMetric(sum.Summary/k, "summary-ms")
+			b.ReportMetric(sum.Row/k, "first-row-ms")
+			b.ReportMetric(sum.Ready/k, "all-ms")
+			b.ReportMetric(sum.WaterfallTop, "waterfall-top-px")
+			b.ReportMetric(float64(fi.Size()), "page-bytes")
+			b.ReportMetric(float64(fi.Size())/float64(artifact.Len()), "page/artifact")
+		})
+	}
+}
+
+// bigMessage is the bulk of each message and tool result in the big-run
+// benchmarks: ~1 KB per model call, as issue 24 measured.
+var bigMessage = strings.Repeat("lorem ipsum dolor sit amet ", 20)
+
+// TestWriteSynthRun writes synth's run of N records, N/100 agents and
+// ~1 KB messages, as an artifact to AGENTTRACE_SYNTH_RUN=PATH:N, for
+// timing whole commands on it (agenttrace html and convert,
+// docs/benchmarks.md); opt-in.
+func TestWriteSynthRun(t *testing.T) {
+	path, count, ok := strings.Cut(os.Getenv("AGENTTRACE_SYNTH_RUN"), ":")
+	n, err := strconv.Atoi(count)
+	if !ok || err != nil || n <= 0 {
+		t.Skip("AGENTTRACE_SYNTH_RUN=PATH:RECORDS writes a generated run")
+	}
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	aw := converter.NewWriter(f, nil)
+	require.NoError(t, aw.WriteTraces(synthTraces(n, max(n/100, 1), "step", bigMessage)))
+	require.NoError(t, aw.Close())
+	require.NoError(t, f.Close())
 }

@@ -19,6 +19,16 @@ import (
 // same builder makes the 5,000-record run and the hostile one. body is
 // the bulk of each message and tool result.
 func synth(name string, n int, text, body string) viewer.Run {
+	recs := converter.Records(synthTraces(n, 1, text, body))
+	converter.SortRecords(recs)
+	return viewer.Run{Name: name, Records: recs}
+}
+
+// synthTraces is synth's run as spans, with agents invoke_agent spans:
+// the root, and agents-1 sub-agents under it that share the model and
+// tool calls out evenly (each call's parent is the agent started last).
+// The big-run benchmarks (docs/benchmarks.md) use ~100 records per agent.
+func synthTraces(n, agents int, text, body string) ptrace.Traces {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	rs.Resource().Attributes().PutStr("service.name", "synth "+text)
@@ -48,6 +58,8 @@ func synth(name string, n int, text, body string) viewer.Run {
 	msg := func(role, content string) string {
 		return fmt.Sprintf(`[{"role":%q,"parts":[{"type":"text","content":%q},{"type":"reasoning","content":%q}]}]`, role, content, "thinking about "+content)
 	}
+	per := max(n/max(agents, 1), 2)
+	parent := sid(0)
 	for i := 1; i < n; i++ {
 		sp := ss.Spans().AppendEmpty()
 		sp.SetTraceID(tid)
@@ -56,6 +68,16 @@ func synth(name string, n int, text, body string) viewer.Run {
 		sp.SetStartTimestamp(at(10 * i))
 		sp.SetEndTimestamp(at(10*i + 9))
 		a := sp.Attributes()
+		if agents > 1 && i%per == 0 {
+			k := i / per
+			sp.SetName(fmt.Sprintf("invoke_agent %s %d", text, k))
+			sp.SetEndTimestamp(at(10*min(i+per, n) - 1))
+			a.PutStr("gen_ai.operation.name", "invoke_agent")
+			a.PutStr("gen_ai.agent.name", fmt.Sprintf("agent %s %d", text, k))
+			parent = sid(i)
+			continue
+		}
+		sp.SetParentSpanID(parent)
 		if i%2 == 1 {
 			sp.SetName("chat " + text)
 			sp.SetKind(ptrace.SpanKindClient)
@@ -84,7 +106,5 @@ func synth(name string, n int, text, body string) viewer.Run {
 			}
 		}
 	}
-	recs := converter.Records(td)
-	converter.SortRecords(recs)
-	return viewer.Run{Name: name, Records: recs}
+	return td
 }

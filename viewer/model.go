@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -82,16 +83,20 @@ type Problem struct {
 }
 
 type viewRun struct {
-	Name     string              `json:"name"`
-	Meta     json.RawMessage     `json:"meta"`
-	Records  []json.RawMessage   `json:"-"` // written by marshal
-	Report   *report.TokenReport `json:"report"`
-	Trailer  json.RawMessage     `json:"trailer"`
-	Problems []Problem           `json:"problems"`
-	State    string              `json:"state"`
-	StateTxt string              `json:"state_text"`
-	Pending  []Pending           `json:"pending"`
-	Costs    *viewCosts          `json:"costs"`
+	Name      string              `json:"name"`
+	Meta      json.RawMessage     `json:"meta"`
+	Report    *report.TokenReport `json:"report"`
+	Trailer   json.RawMessage     `json:"trailer"`
+	Problems  []Problem           `json:"problems"`
+	State     string              `json:"state"`
+	StateTxt  string              `json:"state_text"`
+	Pending   []Pending           `json:"pending"`
+	PendingAt []int               `json:"pending_at"`
+	Ordered   bool                `json:"ordered"`
+	Count     int                 `json:"count"`
+	T0        float64             `json:"t0"`
+	T1        float64             `json:"t1"`
+	Costs     *viewCosts          `json:"costs"`
 }
 
 // Run states of the view model.
@@ -157,118 +162,139 @@ func RunState(recs []converter.Record, sum *converter.Summary, lv Liveness) (str
 	return state, pend
 }
 
-// encodedRun is a run as the page embeds it: the view model's JSON, and
-// the record lines the static outline is made from.
-type encodedRun struct {
-	json   []byte
-	lines  [][]byte // record lines as converter writes them
-	failed []bool   // per line: converter.Failures, the one error predicate
+// runView is a run made ready for the page: its view model's head (all
+// but the records) and what each record's view is made from. The records
+// are encoded one at a time, in waterfall order, as the page is written
+// (writeRecords), so a run's view is never held whole as text: the page
+// of 100,000 records is streamed.
+type runView struct {
+	run    *Run
+	head   viewRun
 	report *report.TokenReport
+	order  waterfall
+	failed []bool // per record: converter.Failures, the one error predicate
+	convs  []*viewConversation
+	logs   map[int][]converter.LogRecord // the application's logs by record (appLogs)
+	enc    converter.Encoder
+	rd     semconv.Reading
+	line   []byte
 }
 
-// encodeView makes run's view model. run.Meta must be set.
-func encodeView(run *Run) (*encodedRun, error) {
-	var enc converter.Encoder
-	enc.SetDefaults(run.Meta)
+// prepareView makes run's view model head. run.Meta must be set.
+func prepareView(run *Run) *runView {
+	v := &runView{run: run}
+	v.enc.SetDefaults(run.Meta)
 	meta := bytes.TrimSuffix(converter.AppendMeta(nil, run.Meta), []byte{'\n'})
 	rep := report.Tokens(run.Records, run.Meta, report.WithTop(10), report.WithTrailer(run.Summary, run.Records))
-	v := viewRun{Name: run.Name, Meta: meta, Report: rep, Problems: run.Problems, Costs: costsOf(rep)}
-	if v.Problems == nil {
-		v.Problems = []Problem{}
+	v.report = rep
+	h := viewRun{Name: run.Name, Meta: meta, Report: rep, Problems: run.Problems, Costs: costsOf(rep), Ordered: true, Count: len(run.Records)}
+	if h.Problems == nil {
+		h.Problems = []Problem{}
 	}
-	v.State, v.Pending = RunState(run.Records, run.Summary, run.Live)
-	v.StateTxt = StateText(v.State, lastRecord(run.Records))
-	if v.Pending == nil {
-		v.Pending = []Pending{}
+	h.State, h.Pending = RunState(run.Records, run.Summary, run.Live)
+	h.StateTxt = StateText(h.State, lastRecord(run.Records))
+	if h.Pending == nil {
+		h.Pending = []Pending{}
 	}
 	if run.Summary != nil {
-		v.Trailer = bytes.TrimSuffix(converter.AppendSummary(nil, run.Summary), []byte{'\n'})
+		h.Trailer = bytes.TrimSuffix(converter.AppendSummary(nil, run.Summary), []byte{'\n'})
 	} else {
-		v.Trailer = json.RawMessage("null")
+		h.Trailer = json.RawMessage("null")
 	}
-	out := &encodedRun{report: rep, lines: make([][]byte, len(run.Records)), failed: make([]bool, len(run.Records))}
-	v.Records = make([]json.RawMessage, len(run.Records))
-	convs := runConversations(run.Records)
+	v.order = waterfallOrder(run.Records, h.Pending)
+	h.PendingAt = v.order.pendingAt
+	h.T0, h.T1 = timeSpan(run.Records)
+	v.head = h
+	v.convs = runConversations(run.Records)
 	// The one error truth over the batch, as the report counts errors:
 	// each span's own failure, and a model call's that failed with the
 	// span around it (converter.Failures).
-	failed := converter.Failures(run.Records)
-	logs := appLogs(run.Records, run.Logs)
-	var line []byte
-	var rd semconv.Reading
-	for i := range run.Records {
-		rec := &run.Records[i]
-		line = enc.AppendRecordReading(line[:0], rec, &rd) // rd serves appendToolIO below: one reading
-		line = bytes.TrimSuffix(line, []byte{'\n'})
-		if len(line) < 2 || line[0] != '{' {
-			return nil, fmt.Errorf("record %d: the encoder wrote no object", i)
-		}
-		out.lines[i] = bytes.Clone(line)
-		out.failed[i] = failed[i]
-		c, hasConv := conversation(convs[i])
-		b := make([]byte, 0, len(line)+len(c)+64)
-		b = append(b, `{"t0":`...)
-		b = appendMillis(b, uint64(rec.Span.StartTimestamp()))
-		b = append(b, `,"t1":`...)
-		b = appendMillis(b, uint64(rec.Span.EndTimestamp()))
-		if out.failed[i] {
-			// The record's "ok" is its status alone (docs/format.md);
-			// failed is the one predicate the report's errors count
-			// with, for the page's red rows, filter and next error.
-			b = append(b, `,"failed":true`...)
-		}
-		b = appendEvaluations(b, rec.Span)
-		b = appendToolIO(b, rec, &rd)
-		b = appendAppLogs(b, &enc, logs[i])
-		if hasConv {
-			// The messages once, as Go read them: the raw fields would
-			// double the page (input messages repeat the whole history).
-			b = append(b, `,"conversation":`...)
-			b = append(b, c...)
-			rest := dropFields(nil, line, isMessageField)
-			if len(rest) > 2 {
-				b = append(b, ',')
-			}
-			b = append(b, rest[1:]...)
-		} else {
-			b = append(b, ',')
-			b = append(b, line[1:]...)
-		}
-		v.Records[i] = b
-	}
-	js, err := v.marshal()
-	if err != nil {
-		return nil, err
-	}
-	out.json = js
-	return out, nil
+	v.failed = converter.Failures(run.Records)
+	v.logs = appLogs(run.Records, run.Logs)
+	return v
 }
 
-// marshal writes v as JSON. The record lines are converter's output, valid
-// JSON already, so they are copied rather than checked and compacted again
-// by encoding/json (most of a page's bytes are theirs).
-func (v *viewRun) marshal() ([]byte, error) {
-	recs := v.Records
-	v.Records = nil
-	head, err := json.Marshal(v)
-	v.Records = recs
+// timeSpan is the records' earliest start (after the epoch) and latest
+// end, in epoch milliseconds, 0 when there is none: the page's time axis,
+// known before it has read the records.
+func timeSpan(recs []converter.Record) (t0, t1 float64) {
+	var lo, hi uint64
+	for i := range recs {
+		s, e := uint64(recs[i].Span.StartTimestamp()), uint64(recs[i].Span.EndTimestamp())
+		if s > 0 && (lo == 0 || s < lo) {
+			lo = s
+		}
+		hi = max(hi, e)
+	}
+	return millis(lo), millis(hi)
+}
+
+// appendRecord appends the view of record i (an index into the run's
+// records) to dst; it reads the record's span once.
+func (v *runView) appendRecord(dst []byte, i int) ([]byte, error) {
+	rec := &v.run.Records[i]
+	line := v.enc.AppendRecordReading(v.line[:0], rec, &v.rd) // rd serves appendToolIO below: one reading
+	v.line = line
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	if len(line) < 2 || line[0] != '{' {
+		return dst, fmt.Errorf("record %d: the encoder wrote no object", i)
+	}
+	c, hasConv := conversation(v.convs[i])
+	b := append(dst, `{"t0":`...)
+	b = appendMillis(b, uint64(rec.Span.StartTimestamp()))
+	b = append(b, `,"t1":`...)
+	b = appendMillis(b, uint64(rec.Span.EndTimestamp()))
+	if v.failed[i] {
+		// The record's "ok" is its status alone (docs/format.md);
+		// failed is the one predicate the report's errors count
+		// with, for the page's red rows, filter and next error.
+		b = append(b, `,"failed":true`...)
+	}
+	b = appendEvaluations(b, rec.Span)
+	b = appendToolIO(b, rec, &v.rd)
+	b = appendAppLogs(b, &v.enc, v.logs[i])
+	if hasConv {
+		// The messages once, as Go read them: the raw fields would
+		// double the page (input messages repeat the whole history).
+		b = append(b, `,"conversation":`...)
+		b = append(b, c...)
+		rest := dropFields(nil, line, isMessageField)
+		if len(rest) > 2 {
+			b = append(b, ',')
+		}
+		b = append(b, rest[1:]...)
+	} else {
+		b = append(b, ',')
+		b = append(b, line[1:]...)
+	}
+	return b, nil
+}
+
+// headJSON is the view model's head: its JSON object without the
+// closing brace, so that "records" can follow (see writeRecords).
+func (v *runView) headJSON() ([]byte, error) {
+	head, err := json.Marshal(&v.head)
 	if err != nil {
 		return nil, err
 	}
-	n := len(head) + 16
-	for _, r := range recs {
-		n += len(r) + 1
-	}
-	b := make([]byte, 0, n)
-	b = append(b, head[:len(head)-1]...)
-	b = append(b, `,"records":[`...)
-	for i, r := range recs {
-		if i > 0 {
-			b = append(b, ',')
+	return head[:len(head)-1], nil
+}
+
+// writeRecords writes the views of the records at waterfall places
+// [from, to), comma-separated, each through write.
+func (v *runView) writeRecords(from, to int, write func([]byte)) error {
+	var b []byte
+	for k := from; k < to; k++ {
+		if k > from {
+			write([]byte{','})
 		}
-		b = append(b, r...)
+		var err error
+		if b, err = v.appendRecord(b[:0], v.order.order[k]); err != nil {
+			return err
+		}
+		write(b)
 	}
-	return append(b, ']', '}'), nil
+	return nil
 }
 
 // conversation is c as JSON; false when there is none.
@@ -298,7 +324,7 @@ func isMessageField(key []byte) bool {
 // appendMillis writes nanoseconds since the epoch as milliseconds, with
 // the fraction a float64 keeps.
 func appendMillis(dst []byte, ns uint64) []byte {
-	return strconv.AppendFloat(dst, float64(ns/1e6)+float64(ns%1e6)/1e6, 'f', -1, 64)
+	return strconv.AppendFloat(dst, millis(ns), 'f', -1, 64)
 }
 
 // WriteRunJSON writes run's view model, the JSON object the page renders a
@@ -309,10 +335,21 @@ func WriteRunJSON(w io.Writer, run Run) error {
 	if run.Meta == nil {
 		run.Meta = converter.MetaFor(run.Records)
 	}
-	e, err := encodeView(&run)
+	v := prepareView(&run)
+	head, err := v.headJSON()
 	if err != nil {
 		return fmt.Errorf("viewer: run %q: %w", run.Name, err)
 	}
-	_, err = w.Write(e.json)
-	return err
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(head)
+	bw.WriteString(`,"records":[`)
+	if err := v.writeRecords(0, len(run.Records), func(b []byte) { bw.Write(b) }); err != nil {
+		return fmt.Errorf("viewer: run %q: %w", run.Name, err)
+	}
+	bw.WriteString("]}")
+	return bw.Flush()
 }
+
+// millis is nanoseconds since the epoch as milliseconds, as appendMillis
+// writes them.
+func millis(ns uint64) float64 { return float64(ns/1e6) + float64(ns%1e6)/1e6 }

@@ -3,17 +3,16 @@ package viewer
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // staticLimit caps each value in the static outline; the embedded data
@@ -46,7 +45,6 @@ type staticRecord struct {
 	Input         json.RawMessage `json:"input"`
 	Output        json.RawMessage `json:"output"`
 
-	kids   []*staticRecord
 	failed bool // converter.Failed, as the report counts errors
 }
 
@@ -71,15 +69,30 @@ type outlineRun struct {
 	Name     string
 	Report   *report.TokenReport
 	Budget   *converter.BudgetStatus
+	Models   []report.ModelUsage
+	Tools    []report.ToolUsage
+	Agents   []report.AgentUsage
+	More     [3]int64 // rows of Models, Tools, Agents left out
 	Roots    []*outlineNode
+	Shown    int64 // records in Roots
+	Left     int64 // records left out
 	Skipped  int
 	Problems []Problem
 }
 
-func writeStatic(w *bufio.Writer, runs []Run, views []*encodedRun) error {
-	out := make([]outlineRun, len(runs))
-	for i := range runs {
-		out[i] = outline(&runs[i], views[i])
+// The outline is a summary, not a second copy of the run (issue 24: it
+// was 44% of a 100,000-record page): its tables show their top rows and
+// its record tree the first records in waterfall order, each with a note
+// saying how many more there are; the page with JavaScript on has all.
+const (
+	outlineRecords   = 100
+	outlineTableRows = 20
+)
+
+func writeStatic(w *bufio.Writer, views []*runView) error {
+	out := make([]outlineRun, len(views))
+	for i, v := range views {
+		out[i] = outline(v)
 	}
 	if err := staticTmpl.Execute(w, out); err != nil {
 		return fmt.Errorf("viewer: static outline: %w", err)
@@ -87,85 +100,45 @@ func writeStatic(w *bufio.Writer, runs []Run, views []*encodedRun) error {
 	return nil
 }
 
-func outline(run *Run, v *encodedRun) outlineRun {
-	o := outlineRun{Name: run.Name, Report: v.report, Budget: v.report.Budget, Problems: run.Problems}
-	recs := make([]*staticRecord, 0, len(v.lines))
-	for i, line := range v.lines {
+// outline is what the static outline shows of v: its report, the top rows
+// of its tables, and its first records in waterfall order, nested as the
+// waterfall nests them (a record's parent comes before it).
+func outline(v *runView) outlineRun {
+	run, rep := v.run, v.report
+	o := outlineRun{Name: run.Name, Report: rep, Budget: rep.Budget, Problems: run.Problems}
+	o.Models, o.More[0] = top(rep.ByModel)
+	o.Tools, o.More[1] = top(rep.ByTool)
+	o.Agents, o.More[2] = top(rep.ByAgent)
+	var enc converter.Encoder
+	enc.SetDefaults(run.Meta)
+	var rd semconv.Reading
+	placed := make(map[[2]string]*outlineNode, outlineRecords)
+	n := min(len(v.order.order), outlineRecords)
+	for _, i := range v.order.order[:n] {
 		r := new(staticRecord)
+		line := enc.AppendRecordReading(nil, &run.Records[i], &rd)
 		if err := json.Unmarshal(line, r); err != nil {
 			o.Skipped++ // cannot happen for lines converter wrote; counted all the same
 			continue
 		}
 		r.failed = v.failed[i]
-		recs = append(recs, r)
-	}
-	byID := make(map[[2]string]*staticRecord, len(recs))
-	for _, r := range recs {
-		byID[[2]string{r.TraceID, r.SpanID}] = r
-	}
-	var roots []*staticRecord
-	for _, r := range recs {
-		if p := byID[[2]string{r.TraceID, r.ParentSpanID}]; r.ParentSpanID != "" && p != nil && p != r {
-			p.kids = append(p.kids, r)
+		nd := node(r)
+		if p := placed[[2]string{r.TraceID, r.ParentSpanID}]; r.ParentSpanID != "" && p != nil {
+			p.Kids = append(p.Kids, nd)
 		} else {
-			roots = append(roots, r)
+			o.Roots = append(o.Roots, nd)
 		}
+		placed[[2]string{r.TraceID, r.SpanID}] = nd
+		o.Shown++
 	}
-	o.Roots = nodes(roots, make(map[*staticRecord]bool), 0)
+	o.Left = int64(len(v.order.order) - n)
 	return o
 }
 
-// maxOutlineDepth is how deep the outline nests <details>. Below it a
-// subtree is listed flat, in order: the template recurses once per level
-// (text/template stops at 100,000), and nobody opens 200 levels by hand.
-const maxOutlineDepth = 200
-
-// nodes builds the outline below rs, at depth. seen guards against parent
-// cycles in hostile input.
-func nodes(rs []*staticRecord, seen map[*staticRecord]bool, depth int) []*outlineNode {
-	byStart(rs)
-	out := make([]*outlineNode, 0, len(rs))
-	for _, r := range rs {
-		if seen[r] {
-			continue
-		}
-		seen[r] = true
-		n := node(r)
-		if depth < maxOutlineDepth {
-			n.Kids = nodes(r.kids, seen, depth+1)
-		} else {
-			n.Kids = flat(r.kids, seen)
-		}
-		out = append(out, n)
-	}
-	return out
-}
-
-// flat lists the subtrees below rs in preorder, none nested: the outline
-// past maxOutlineDepth. It walks with a stack, not recursion.
-func flat(rs []*staticRecord, seen map[*staticRecord]bool) []*outlineNode {
-	var out []*outlineNode
-	byStart(rs)
-	stack := slices.Clone(rs)
-	slices.Reverse(stack)
-	for len(stack) > 0 {
-		r := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[r] {
-			continue
-		}
-		seen[r] = true
-		out = append(out, node(r))
-		byStart(r.kids)
-		for i := len(r.kids) - 1; i >= 0; i-- {
-			stack = append(stack, r.kids[i])
-		}
-	}
-	return out
-}
-
-func byStart(rs []*staticRecord) {
-	slices.SortStableFunc(rs, func(a, b *staticRecord) int { return cmp.Compare(a.StartedAt, b.StartedAt) })
+// top is a table's first outlineTableRows rows and how many are left out.
+func top[T any](rows []T) ([]T, int64) {
+	n := min(len(rows), outlineTableRows)
+	return rows[:n], int64(len(rows) - n)
 }
 
 // node is what the outline shows of r, without its children.
@@ -261,7 +234,7 @@ var staticTmpl = template.Must(template.New("static").Funcs(template.FuncMap{
 }).Parse(`
 <div class="static">
 <p class="muted">JavaScript is off, so this is a static outline of the run. With JavaScript on, the page shows a timeline with search, filters and message views.</p>
-{{range .}}{{$r := .Report}}
+{{range .}}{{$r := .Report}}{{$o := .}}
 <h1>{{.Name}}</h1>
 {{if $r.Dropped}}<div class="dropped"><p><b>{{n $r.Dropped}} records were dropped</b>: the file holds {{$r.Records.Total}}. Tokens and budget below are the summary trailer's.</p>{{range $r.Notes}}<p>{{.}}</p>{{end}}</div>{{else}}{{range $r.Notes}}<p class="note">{{.}}</p>{{end}}{{end}}
 {{range .Problems}}<p class="problem">line {{.Line}}: {{.Message}}</p>{{end}}
@@ -269,19 +242,20 @@ var staticTmpl = template.Must(template.New("static").Funcs(template.FuncMap{
 Tokens: {{n $r.Tokens.Input}} in, {{n $r.Tokens.Output}} out, {{n $r.Tokens.CacheRead}} cache read, {{n $r.Tokens.CacheCreation}} cache write, {{n $r.Tokens.Reasoning}} reasoning; {{n $r.Tokens.Total}} in all.</p>
 {{with .Budget}}<p>Budget: <meter min="0" max="{{.BudgetTokens}}" high="{{.BudgetTokens}}" value="{{.Spent}}">{{n .Spent}}</meter> {{n .Spent}} of {{n .BudgetTokens}} tokens ({{pct .}}){{if .OverBudget}}, over budget{{else if .NearBudget}}, near the budget{{end}}.</p>{{end}}
 {{if .Skipped}}<p>{{.Skipped}} lines could not be shown.</p>{{end}}
-{{with $r.ByModel}}<details open><summary>By model</summary><table class="grid"><tr><th>model</th><th>provider</th><th>calls</th><th>input</th><th>output</th><th>cache read</th><th>reasoning</th><th>total</th></tr>
+{{with .Models}}<details open><summary>By model</summary><table class="grid"><tr><th>model</th><th>provider</th><th>calls</th><th>input</th><th>output</th><th>cache read</th><th>reasoning</th><th>total</th></tr>
 {{range .}}<tr><td>{{.Model}}</td><td>{{.Provider}}</td><td>{{.Count}}</td><td>{{n .Input}}</td><td>{{n .Output}}</td><td>{{n .CacheRead}}</td><td>{{n .Reasoning}}</td><td>{{n .Total}}</td></tr>
-{{end}}</table></details>{{end}}
-{{with $r.ByTool}}<details open><summary>By tool</summary><table class="grid"><tr><th>tool</th><th>calls</th><th>errors</th><th>result tokens (est.)</th></tr>
+{{end}}</table>{{with index $o.More 0}}<p class="muted">… and {{n .}} more models (the page with JavaScript on lists them all).</p>{{end}}</details>{{end}}
+{{with .Tools}}<details open><summary>By tool</summary><table class="grid"><tr><th>tool</th><th>calls</th><th>errors</th><th>result tokens (est.)</th></tr>
 {{range .}}<tr><td>{{.Tool}}</td><td>{{.Calls}}</td><td>{{.Errors}}</td><td>{{n .EstimatedTokens}}</td></tr>
-{{end}}</table></details>{{end}}
-{{with $r.ByAgent}}<details open><summary>By agent</summary><table class="grid"><tr><th>agent</th><th>runs</th><th>model calls</th><th>total</th></tr>
+{{end}}</table>{{with index $o.More 1}}<p class="muted">… and {{n .}} more tools (the page with JavaScript on lists them all).</p>{{end}}</details>{{end}}
+{{with .Agents}}<details open><summary>By agent</summary><table class="grid"><tr><th>agent</th><th>runs</th><th>model calls</th><th>total</th></tr>
 {{range .}}<tr><td>{{.Agent}}</td><td>{{.Runs}}</td><td>{{.Inferences}}</td><td>{{n .Total}}</td></tr>
-{{end}}</table></details>{{end}}
+{{end}}</table>{{with index $o.More 2}}<p class="muted">… and {{n .}} more agents (the page with JavaScript on lists them all).</p>{{end}}</details>{{end}}
 {{with $r.Largest}}<details><summary>Largest responses</summary><table class="grid"><tr><th>record</th><th>kind</th><th>bytes</th><th>tokens</th></tr>
 {{range .}}<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{n .Bytes}}</td><td>{{n .Tokens}}</td></tr>
 {{end}}</table></details>{{end}}
 <h2>Records</h2>
+{{if .Left}}<p class="note">The first {{n .Shown}} records of {{n $r.Records.Total}}, in the order of the timeline; {{n .Left}} more are in the page with JavaScript on.</p>{{end}}
 {{range .Roots}}{{template "node" .}}{{end}}
 {{end}}
 </div>

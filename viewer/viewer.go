@@ -11,6 +11,7 @@ import (
 	"html"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -107,9 +108,26 @@ func (p *page) csp(served bool) string {
 		"; img-src data:; connect-src " + connect + "; base-uri 'none'; form-action 'none'"
 }
 
+// The records of a run are embedded in chunks, in waterfall order (see
+// waterfallOrder): the run's head (everything but its records) and its
+// first records come before the page's code, the rest after it, each
+// chunk a data block of its own. The code paints the summary and the
+// first screen of the waterfall from what is before it, while the browser
+// is still reading the rest, and then takes in the chunks as they are
+// parsed, a slice at a time, the page responsive in between (issue 24).
+const (
+	// firstChunk is how many records come with a run's head: more than
+	// a screen of rows, few enough to parse at once.
+	firstChunk = 200
+	// chunkRecords is how many records each later chunk holds.
+	chunkRecords = 1000
+)
+
 // Write renders runs as one self-contained HTML document to w: inline style
-// and code, each run embedded as its view model (see WriteRunJSON), and a
-// static outline for readers without JavaScript. Nothing in it loads anything from anywhere.
+// and code, each run embedded as its view model (see WriteRunJSON) in
+// chunks, and a static outline for readers without JavaScript. Nothing in
+// it loads anything from anywhere. The records are encoded as they are
+// written: the page is streamed, never held whole.
 func Write(w io.Writer, runs []Run, opts ...Option) error {
 	cfg := newConfig(opts)
 	p, err := loadPage()
@@ -119,18 +137,12 @@ func Write(w io.Writer, runs []Run, opts ...Option) error {
 	// Each run's header, made once when the caller has none: the embedded
 	// lines and the outline must agree on it.
 	runs = slices.Clone(runs)
+	views := make([]*runView, len(runs))
 	for i := range runs {
 		if runs[i].Meta == nil {
 			runs[i].Meta = converter.MetaFor(runs[i].Records)
 		}
-	}
-	views := make([]*encodedRun, len(runs))
-	for i := range runs {
-		v, err := encodeView(&runs[i])
-		if err != nil {
-			return fmt.Errorf("viewer: run %q: %w", runs[i].Name, err)
-		}
-		views[i] = v
+		views[i] = prepareView(&runs[i])
 	}
 	title := cfg.title
 	if title == "" {
@@ -146,14 +158,25 @@ func Write(w io.Writer, runs []Run, opts ...Option) error {
 	bw.WriteString("<meta name=\"referrer\" content=\"no-referrer\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	bw.WriteString("<meta name=\"generator\" content=\"" + html.EscapeString(converter.Producer) + "\">\n")
 	bw.WriteString("<title>" + html.EscapeString(title) + "</title>\n<style>" + p.style + "</style>\n</head>\n<body>\n<div id=\"app\"><noscript>")
-	if err := writeStatic(bw, runs, views); err != nil {
+	if err := writeStatic(bw, views); err != nil {
 		return err
 	}
 	bw.WriteString("</noscript></div>\n")
-	for i := range runs {
+	data := func(b []byte) { writeScriptData(bw, b) }
+	for i, v := range views {
+		head, err := v.headJSON()
+		if err != nil {
+			return fmt.Errorf("viewer: run %q: %w", runs[i].Name, err)
+		}
+		n := len(runs[i].Records)
+		first := min(n, firstChunk)
 		bw.WriteString("<script type=\"application/json\" class=\"at-run\" data-name=\"" + html.EscapeString(runs[i].Name) + "\">")
-		writeScriptData(bw, views[i].json)
-		bw.WriteString("</script>\n")
+		data(head)
+		bw.WriteString(`,"chunks":` + strconv.Itoa((n-first+chunkRecords-1)/chunkRecords) + `,"records":[`)
+		if err := v.writeRecords(0, first, data); err != nil {
+			return fmt.Errorf("viewer: run %q: %w", runs[i].Name, err)
+		}
+		bw.WriteString("]}</script>\n")
 	}
 	if cfg.live != "" {
 		bw.WriteString("<div id=\"at-live\" hidden data-url=\"" + html.EscapeString(cfg.live) + "\" data-run=\"" + html.EscapeString(cfg.liveData) + "\"></div>\n")
@@ -161,7 +184,20 @@ func Write(w io.Writer, runs []Run, opts ...Option) error {
 	if cfg.convert != "" {
 		bw.WriteString("<div id=\"at-convert\" hidden data-url=\"" + html.EscapeString(cfg.convert) + "\"></div>\n")
 	}
-	bw.WriteString("<script>" + p.script + "</script>\n</body>\n</html>\n")
+	bw.WriteString("<script>" + p.script + "</script>\n")
+	for i, v := range views {
+		n := len(runs[i].Records)
+		for from := min(n, firstChunk); from < n; from += chunkRecords {
+			bw.WriteString("<script type=\"application/json\" class=\"at-more\" data-run=\"" + strconv.Itoa(i) + "\">[")
+			if err := v.writeRecords(from, min(n, from+chunkRecords), data); err != nil {
+				return fmt.Errorf("viewer: run %q: %w", runs[i].Name, err)
+			}
+			// The newline after each block tells the code that the
+			// parser has closed it (see app.js, takeChunks).
+			bw.WriteString("]</script>\n")
+		}
+	}
+	bw.WriteString("</body>\n</html>\n")
 	return bw.Flush()
 }
 

@@ -32,6 +32,7 @@
     runs: [], cur: -1, problems: [],
     mode: 'normal', kinds: new Set(KINDS), tool: '', errorsOnly: false, q: '',
     collapsed: new Set(), sel: null, visible: [], errCursor: -1,
+    embedded: [], // the runs embedded in the page, by their place in it
   };
 
   // failed is Go's one error predicate (converter.Failed, the view
@@ -108,7 +109,22 @@
     }));
   }
 
+  // buildModel makes the waterfall's tree of a whole run. A run Go wrote
+  // (ordered) comes in waterfall order already, and is taken in as it
+  // comes (startModel, appendRecords, finishModel: the same tree, built
+  // a chunk at a time while a large page loads); anything else, a file
+  // opened as written, is sorted here.
   function buildModel(run) {
+    if (run.ordered === true) {
+      startModel(run);
+      appendRecords(run, run.records);
+      finishModel(run);
+      return;
+    }
+    buildTree(run);
+  }
+
+  function buildTree(run) {
     const recs = run.records.concat(pendingRows(run));
     const byKey = new Map();
     for (let i = 0; i < recs.length; i++) {
@@ -156,6 +172,71 @@
       for (const k of r._kids) if (k.t1 > r.t1) r.t1 = k.t1;
     }
     run.model = { byKey, roots, flat, T0, T1, tools, running: recs.filter((r) => r._running) };
+  }
+
+  // startModel begins the tree of a run Go wrote in waterfall order (the
+  // view model's ordered: a parent before its children, siblings by
+  // start): each record is placed as it arrives, under the parent placed
+  // before it, so the first chunk of a large page shows the first rows
+  // as they will stay. Go says where each pending parent's row goes
+  // (pending_at: how many records come before it) and the run's time
+  // span (t0, t1), so the axis does not move while the rest loads.
+  function startModel(run) {
+    const at = Array.isArray(run.pending_at) ? run.pending_at : [];
+    const pend = pendingRows(run).map((p, j) => [p, +at[j] || 0]).sort((a, b) => a[1] - b[1]);
+    run.model = {
+      byKey: new Map(), roots: [], flat: [], tools: [], running: [], T0: 0, T1: 1,
+      lo: run.t0 > 0 ? +run.t0 : Infinity, hi: run.t1 > 0 ? +run.t1 : -Infinity,
+      toolSet: new Set(), pend, pi: 0, placed: 0, n: 0,
+    };
+    spanOf(run.model);
+  }
+
+  // appendRecords places recs, the next records of the run in waterfall
+  // order, and the pending rows that go before them.
+  function appendRecords(run, recs) {
+    const m = run.model;
+    for (const r of recs) {
+      while (m.pi < m.pend.length && m.pend[m.pi][1] <= m.placed) place(m, m.pend[m.pi++][0]);
+      place(m, r);
+      m.placed++;
+    }
+    spanOf(m);
+    if (m.tools.length !== m.toolSet.size) m.tools = Array.from(m.toolSet).sort();
+  }
+
+  // finishModel places the pending rows that come after every record.
+  function finishModel(run) {
+    const m = run.model;
+    while (m.pi < m.pend.length) place(m, m.pend[m.pi++][0]);
+    spanOf(m);
+  }
+
+  function place(m, r) {
+    r._i = m.n++;
+    r._k = key(r);
+    r._kids = [];
+    r._p = null;
+    if (!KINDS.includes(r.kind)) r.kind = 'span';
+    const p = r.parent_span_id ? m.byKey.get((r.trace_id || '') + '/' + r.parent_span_id) : null;
+    if (p && p !== r) {
+      r._p = p; r._d = p._d + 1; p._kids.push(r);
+      // A missing parent spans its children.
+      if (p._pending && !p._running && r.t1 > p.t1) p.t1 = r.t1;
+    } else { r._d = 0; m.roots.push(r); }
+    m.byKey.set(r._k, r);
+    m.flat.push(r);
+    if (r.t0 > 0 && r.t0 < m.lo) m.lo = r.t0;
+    if (r.t1 > m.hi) m.hi = r.t1;
+    if (typeof r.tool === 'string' && r.tool) m.toolSet.add(r.tool);
+    if (r._running) m.running.push(r);
+  }
+
+  // spanOf sets the model's time span from the bounds seen so far.
+  function spanOf(m) {
+    m.T0 = isFinite(m.lo) ? m.lo : 0;
+    m.T1 = isFinite(m.lo) ? m.hi : 1;
+    if (!(m.T1 > m.T0)) m.T1 = m.T0 + 1;
   }
 
   // tick moves the end of a running run's open parents to now, once a
@@ -210,7 +291,55 @@
       if (!isObj(run)) continue;
       run.name = name;
       addRuns([run]);
+      // The rest of a large run follows the code, in chunks (takeChunks).
+      run.left = run.ordered === true && run.chunks > 0 ? run.chunks : 0;
+      S.embedded.push(run);
     }
+  }
+
+  // takeChunks reads the chunks of the embedded runs that the browser
+  // has parsed so far, for at most a slice of time, places their records,
+  // redraws what they change, and comes back until every chunk is in: a
+  // page of 100,000 records shows its first screen at once and answers
+  // search, filters and next error while the rest loads. A chunk is read
+  // once the parser has closed it (something follows it) or the document
+  // is parsed; it is dropped from the document once read.
+  function takeChunks() {
+    const loading = document.readyState === 'loading';
+    const t = performance.now();
+    let took = 0;
+    for (const e of document.querySelectorAll('script.at-more[type="application/json"]')) {
+      if (loading && !e.nextSibling) break;
+      const R = S.embedded[+e.getAttribute('data-run')];
+      let recs = null;
+      try { recs = JSON.parse(e.textContent); } catch (err) {
+        S.problems.push({ file: R ? R.name : '', line: 0, message: 'cannot read part of the embedded run: ' + err.message });
+      }
+      e.remove();
+      took++;
+      if (R && R.left > 0) {
+        R.left--;
+        if (Array.isArray(recs)) {
+          const ok = recs.filter(isObj);
+          for (const r of ok) R.records.push(r);
+          appendRecords(R, ok);
+        }
+        if (!R.left) finishModel(R);
+      }
+      if (performance.now() - t > 30) break;
+    }
+    const left = S.embedded.some((R) => R.left > 0);
+    if (took) {
+      const R = run();
+      if (R && S.embedded.includes(R)) {
+        if (ui.toolPick.options.length !== R.model.tools.length + 1) toolOptions(R);
+        renderCards(); refilter();
+      }
+      if (!left) renderProblems();
+    }
+    if (left && (loading || took)) { setTimeout(takeChunks, took ? 0 : 15); return; }
+    for (const R of S.embedded) if (R.left) { R.left = 0; finishModel(R); } // chunks that never came
+    loaded();
   }
 
   const convertURL = (() => { const e = $('at-convert'); return e ? e.getAttribute('data-url') : ''; })();
@@ -351,7 +480,7 @@
   // ---- run selection, problems -------------------------------------------------
 
   function renderRunPicker() {
-    ui.runPick.replaceChildren(...S.runs.map((r, i) => h('option', { value: i, text: r.name + ' — ' + num(r.records.length) + ' records' })));
+    ui.runPick.replaceChildren(...S.runs.map((r, i) => h('option', { value: i, text: r.name + ' — ' + num(count(r)) + ' records' })));
     ui.runPick.hidden = S.runs.length < 2;
     if (S.cur >= 0) ui.runPick.value = String(S.cur);
   }
@@ -379,9 +508,7 @@
     ui.runPick.value = String(i);
     const run = S.runs[i];
     document.title = run.name + ' — agenttrace';
-    ui.toolPick.replaceChildren(h('option', { value: '', text: 'all tools' }), ...run.model.tools.map((t) => h('option', { value: t, text: t })));
-    if (prefTool && run.model.tools.includes(prefTool)) { S.tool = prefTool; ui.toolPick.value = prefTool; }
-    prefTool = '';
+    toolOptions(run);
     renderProblems();
     renderCards();
     renderTables();
@@ -391,6 +518,19 @@
   }
 
   const run = () => S.runs[S.cur];
+
+  // toolOptions offers the tools the run's records carry, keeping the
+  // choice, or taking the one kept from the last visit once a record of
+  // the page (which may come in a later chunk) carries it.
+  function toolOptions(R) {
+    ui.toolPick.replaceChildren(h('option', { value: '', text: 'all tools' }), ...R.model.tools.map((t) => h('option', { value: t, text: t })));
+    if (prefTool && R.model.tools.includes(prefTool)) { S.tool = prefTool; prefTool = ''; }
+    ui.toolPick.value = S.tool;
+  }
+
+  // count is how many records a run has: Go's count, while the records
+  // of a large page are still being read.
+  function count(R) { return typeof R.count === 'number' ? R.count : R.records.length; }
 
   // ---- summary cards and budget ------------------------------------------------
 
@@ -409,7 +549,7 @@
     const cards = [];
     if (t) {
       const kinds = KINDS.filter((k) => t.records && t.records[k]).map((k) => num(t.records[k]) + ' ' + KIND_LABEL[k]).join(' · ');
-      cards.push(card('Records', num(R.records.length), kinds));
+      cards.push(card('Records', num(count(R)), kinds));
       cards.push(card('Errors', num(t.errors), t.errors ? 'press n to jump' : 'none', t.errors ? 'bad' : ''));
     } else {
       cards.push(card('Records', num(R.records.length), 'as written'));
@@ -417,7 +557,7 @@
     // A reader that found no header gives the epoch: say nothing rather
     // than that the run started in 1970.
     const started = meta.started_at && !/^1970-01-01T00:00:00(\.0*)?Z$/.test(String(meta.started_at)) ? String(meta.started_at) : '';
-    cards.push(card('Duration', R.records.length ? ms(m.T1 - m.T0) : '–', started ? 'started ' + started.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''));
+    cards.push(card('Duration', count(R) ? ms(m.T1 - m.T0) : '–', started ? 'started ' + started.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''));
     if (t && isObj(t.tokens)) {
       const src = t.from_trailer ? ' (trailer)' : '';
       cards.push(card('Tokens in', num(t.tokens.input), 'cache read ' + num(t.tokens.cache_read) + ' · write ' + num(t.tokens.cache_creation)));
@@ -444,7 +584,7 @@
     if (t && t.dropped) {
       kids.push(h('div', { class: 'dropped', id: 'dropped', role: 'note' },
         h('p', null, h('b', { text: num(t.dropped) + (t.dropped === 1 ? ' record was' : ' records were') + ' dropped' }),
-          ' — the file holds ' + num(R.records.length) + '.'),
+          ' — the file holds ' + num(count(R)) + '.'),
         ...(notes.length ? notes : ['Tokens and budget are the summary trailer\'s, which count them; their details are not in the file.']).map((n) => h('p', { text: n }))));
     } else if (notes.length) {
       kids.push(h('div', { class: 'note', id: 'notes', role: 'note' }, ...notes.map((n) => h('p', { text: n }))));
@@ -1151,8 +1291,19 @@
     renderProblems();
     ui.cards.replaceChildren(h('p', { class: 'muted', text: convertURL ? 'No run here yet: open or drop an artifact, OTLP or Jaeger JSON file.' : 'No run here yet: open or drop an artifact.' }));
   }
-  startLive();
-  setInterval(tick, 1000);
-  document.body.dataset.renderMs = (performance.now() - t0).toFixed(1);
-  document.body.dataset.ready = '1';
+  // painted: the summary and the first screen are there; ready: every
+  // record is (at once for a run that came whole).
+  document.body.dataset.paintMs = (performance.now() - t0).toFixed(1);
+  document.body.dataset.painted = '1';
+  if (S.embedded.some((R) => R.left > 0)) setTimeout(takeChunks, 0); else loaded();
+
+  // loaded finishes the start once every record is in.
+  function loaded() {
+    startLive();
+    setInterval(tick, 1000);
+    // A link to a span the first chunk did not hold.
+    if (S.runs.length && !S.sel && location.hash) openLink();
+    document.body.dataset.renderMs = (performance.now() - t0).toFixed(1);
+    document.body.dataset.ready = '1';
+  }
 })();
