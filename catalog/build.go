@@ -55,35 +55,57 @@ func artifacts(dir string) ([]os.DirEntry, error) {
 	return out, nil
 }
 
-// Build rebuilds the catalog of the folder dir from its artifacts: it
-// writes a row for each, then deletes the catalog files that were there
-// before, so that a Query meanwhile sees every run (twice at most, which
-// it dedupes) and afterwards no run whose artifact is gone.
+// Build rebuilds the catalog of the folder dir from its artifacts (see
+// [Rebuild]): a row for each artifact of its top level.
 func Build(ctx context.Context, dir string, opts WriterOptions) (BuildStats, error) {
+	return Rebuild(ctx, Dir(dir), opts, func(yield func(Row, error) bool) error {
+		des, err := artifacts(dir)
+		if err != nil {
+			return err
+		}
+		for _, de := range des {
+			if !yield(FileRow(dir, de.Name())) {
+				break
+			}
+		}
+		return nil
+	})
+}
+
+// Rows yields the rows of a location's runs for [Rebuild]: a run's row,
+// or the error (naming the run) of a run that has none, which is counted
+// in BuildStats.Failed. An error it returns ends the rebuild.
+type Rows func(yield func(Row, error) bool) error
+
+// Rebuild replaces the catalog at dest by the rows rows yields: it writes
+// them all, then deletes the catalog files that were there before, so
+// that a Query meanwhile sees every run (twice at most, which it dedupes)
+// and afterwards no run that is gone. A folder's build ([Build]) and a
+// bucket's ("agenttrace catalog build URL") differ only in their rows.
+func Rebuild(ctx context.Context, dest Dest, opts WriterOptions, rows Rows) (BuildStats, error) {
 	var st BuildStats
-	dest := Dir(dir)
 	old, err := dest.List(ctx, "catalog/")
 	if err != nil {
 		return st, err
 	}
-	des, err := artifacts(dir)
-	if err != nil {
-		return st, err
-	}
 	w := NewWriter(dest, opts)
-	for _, de := range des {
-		if err := ctx.Err(); err != nil {
-			return st, err
+	var werr error
+	err = rows(func(row Row, err error) bool {
+		if werr = ctx.Err(); werr != nil {
+			return false
 		}
-		row, err := FileRow(dir, de.Name())
 		if err != nil {
 			st.Failed = append(st.Failed, err)
-			continue
+			return true
 		}
-		if err := w.Add(ctx, row); err != nil {
-			return st, err
+		if werr = w.Add(ctx, row); werr != nil {
+			return false
 		}
 		st.Runs++
+		return true
+	})
+	if err = errors.Join(err, werr); err != nil {
+		return st, err
 	}
 	if err := w.Flush(ctx); err != nil {
 		return st, err

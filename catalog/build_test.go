@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -122,5 +123,70 @@ func TestCompactNeverHidesOrRepeatsARun(t *testing.T) {
 	assert.Equal(t, n-1, p.Total)
 	for _, r := range p.Rows {
 		assert.False(t, strings.HasSuffix(r.Run, "-000"))
+	}
+}
+
+// Rebuild replaces a catalog by the rows it is given: a run that has no
+// row is counted as failed and the others written; an error of the rows
+// themselves ends it and leaves the old catalog in place.
+func TestRebuild(t *testing.T) {
+	errRun := fmt.Errorf("run b.jsonl: %w", ErrNoRun)
+	errList := errors.New("cannot list the bucket")
+	rows := func(runs ...string) []Row {
+		out := make([]Row, len(runs))
+		for i, r := range runs {
+			out[i] = Row{Run: r, Started: day(i), Keys: []string{r}}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		give    []Row
+		failed  []error // yielded among the rows, one per row's place
+		listErr error   // returned by the rows at their end
+		want    []string
+	}{
+		{name: "every run", give: rows("a.jsonl", "c.jsonl"), want: []string{"a.jsonl", "c.jsonl"}},
+		{name: "a run without a row", give: rows("a.jsonl", "c.jsonl"), failed: []error{errRun}, want: []string{"a.jsonl", "c.jsonl"}},
+		{name: "the listing fails", give: rows("a.jsonl"), listErr: errList, want: []string{"old.jsonl"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			dest := Dir(t.TempDir())
+			_, err := Rebuild(ctx, dest, WriterOptions{}, func(yield func(Row, error) bool) error {
+				yield(Row{Run: "old.jsonl", Started: day(3), Keys: []string{"old.jsonl"}}, nil)
+				return nil
+			})
+			require.NoError(t, err)
+
+			st, err := Rebuild(ctx, dest, WriterOptions{}, func(yield func(Row, error) bool) error {
+				for _, f := range tc.failed {
+					if !yield(Row{}, f) {
+						return nil
+					}
+				}
+				for _, r := range tc.give {
+					if !yield(r, nil) {
+						return nil
+					}
+				}
+				return tc.listErr
+			})
+			p, qerr := Query(ctx, dest, Filter{}, Sort{}, 0, 0)
+			require.NoError(t, qerr)
+			var got []string
+			for _, r := range p.Rows {
+				got = append(got, r.Run)
+			}
+			assert.Equal(t, tc.want, got)
+			if tc.listErr != nil {
+				require.ErrorIs(t, err, tc.listErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, len(tc.give), st.Runs)
+			assert.Equal(t, tc.failed, st.Failed)
+			assert.Equal(t, 1, st.Removed)
+		})
 	}
 }
