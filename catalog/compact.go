@@ -82,7 +82,7 @@ func compactPartition(ctx context.Context, dest Dest, part string, keys []string
 		buf, size = buf[:0], 0
 		return nil
 	}
-	err = mergePartition(ctx, dest, part, keys, true, func(r *Row, _ at) error {
+	err = mergePartition(ctx, dest, part, keys, true, func(r *Row, _ At) error {
 		n := rowBytes(r)
 		if len(buf) >= opts.MaxRows || (len(buf) > 0 && size+n > opts.MaxBytes) {
 			if err := write(); err != nil {

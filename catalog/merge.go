@@ -55,10 +55,8 @@ type ident struct {
 }
 
 // keyed is a type of rows read from catalog files: a Row, or a
-// projection of its columns.
-type keyed interface {
-	Row | rowKey
-}
+// projection of its columns (rowKey, or a struct embedding Key).
+type keyed any
 
 func identOf[T keyed](r *T) ident {
 	switch r := any(r).(type) {
@@ -66,8 +64,11 @@ func identOf[T keyed](r *T) ident {
 		return ident{r.Run, r.WrittenAt, r.Removed}
 	case *rowKey:
 		return ident{r.Run, r.WrittenAt, r.Removed}
+	case keyer:
+		k := r.catalogKey()
+		return ident{k.Run, k.WrittenAt, k.Removed}
 	}
-	panic("unreachable")
+	panic("catalog: a projection that does not embed catalog.Key")
 }
 
 // cursor reads one file's rows in order.
@@ -203,8 +204,9 @@ func openAll[T keyed](ctx context.Context, dest Dest, part string, keys []string
 	}
 }
 
-// at is where a row is: its file and its index there.
-type at struct {
+// At is where a row is in a catalog: its file and its index there, for
+// [Fetch] to read the row whole after a [ScanAs] of a few columns.
+type At struct {
 	key   string
 	index int64
 }
@@ -213,7 +215,7 @@ type at struct {
 // keys of partition part, in run order, and where it is; with tombstones
 // when all is set (a compaction keeps them), else without the runs they
 // remove. A row passed to fn is valid only during the call.
-func mergePartition[T keyed](ctx context.Context, dest Dest, part string, keys []string, all bool, fn func(*T, at) error) error {
+func mergePartition[T keyed](ctx context.Context, dest Dest, part string, keys []string, all bool, fn func(*T, At) error) error {
 	cs, err := openAll[T](ctx, dest, part, keys)
 	if err != nil {
 		return err
@@ -235,7 +237,7 @@ func mergePartition[T keyed](ctx context.Context, dest Dest, part string, keys [
 	}
 	heap.Init(&h)
 	var latest T
-	var where at
+	var where At
 	var id ident
 	have := false
 	emit := func() error {
@@ -255,9 +257,9 @@ func mergePartition[T keyed](ctx context.Context, dest Dest, part string, keys [
 			if err := emit(); err != nil {
 				return err
 			}
-			latest, where, id, have = *r, at{c.key, c.base + int64(c.i)}, rid, true
+			latest, where, id, have = *r, At{c.key, c.base + int64(c.i)}, rid, true
 		} else if rid.written.After(id.written) {
-			latest, where, id = *r, at{c.key, c.base + int64(c.i)}, rid
+			latest, where, id = *r, At{c.key, c.base + int64(c.i)}, rid
 		}
 		c.i++
 		next, err := c.row()
@@ -283,7 +285,7 @@ func Scan(ctx context.Context, dest Dest, fn func(*Row) error) error {
 		return err
 	}
 	for _, p := range names {
-		err := mergePartition(ctx, dest, p, parts[p], false, func(r *Row, _ at) error { return fn(r) })
+		err := mergePartition(ctx, dest, p, parts[p], false, func(r *Row, _ At) error { return fn(r) })
 		if err != nil {
 			return err
 		}

@@ -112,7 +112,7 @@ func query(ctx context.Context, dest Dest, f Filter, s Sort, offset, limit int) 
 			continue
 		}
 		if m.search != "" {
-			err = mergePartition(ctx, dest, p, parts[p], false, func(r *Row, where at) error {
+			err = mergePartition(ctx, dest, p, parts[p], false, func(r *Row, where At) error {
 				if fc := factsOf(r); m.match(&fc) && r.contains(m.search) {
 					total++
 					top.offer(fc, where, r)
@@ -120,7 +120,7 @@ func query(ctx context.Context, dest Dest, f Filter, s Sort, offset, limit int) 
 				return nil
 			})
 		} else {
-			err = mergePartition(ctx, dest, p, parts[p], false, func(r *rowKey, where at) error {
+			err = mergePartition(ctx, dest, p, parts[p], false, func(r *rowKey, where At) error {
 				if fc := r.facts(); m.match(&fc) {
 					total++
 					top.offer(fc, where, nil)
@@ -216,7 +216,7 @@ func (r *Row) contains(s string) bool {
 // and the row when it was read whole.
 type entry struct {
 	facts
-	at  at
+	at  At
 	row *Row
 }
 
@@ -240,7 +240,7 @@ func (h *pageHeap) Pop() any {
 
 // offer keeps the run if it is among the best; row, when not nil, is
 // copied.
-func (h *pageHeap) offer(fc facts, where at, row *Row) {
+func (h *pageHeap) offer(fc facts, where At, row *Row) {
 	if !h.all && (h.keep == 0 || (len(h.es) == h.keep && !h.less(&fc, &h.es[0].facts))) {
 		return
 	}

@@ -296,39 +296,73 @@ func (s *Server) largeRowOf(a *artifact, at catalog.Source) (catalog.Row, error)
 	return row, err
 }
 
-// catalogPage is the page q asks for, from the catalog: the rows, how
-// many pass the filters, how many there are, and the filters' choices,
-// all from one pass over the catalog.
-func (c *catalogList) page(ctx context.Context, q listQuery, now time.Time) ([]*runInfo, int, int, listChoices, error) {
+// page is the page q asks for, from the catalog: the rows, how many pass
+// the filters, how many there are, and the filters' choices, all from one
+// pass over the columns they need (catalogcols.go), then the page's rows
+// read whole. A catalog file compacted away between the two is read again.
+func (c *catalogList) page(ctx context.Context, q listQuery, now time.Time) (rows []*runInfo, matched, total int, ch listChoices, err error) {
+	for range 3 {
+		rows, matched, total, ch, err = c.pageOnce(ctx, q, now)
+		if !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
+	return rows, matched, total, ch, err
+}
+
+func (c *catalogList) pageOnce(ctx context.Context, q listQuery, now time.Time) ([]*runInfo, int, int, listChoices, error) {
 	top := &rowHeap{cmp: q.compare, keep: q.Page * q.Per}
 	var total, matched int
 	ch := newChoiceSet()
 	var scratch runInfo // each row in turn: a row is allocated only when kept
-	err := catalog.Scan(ctx, c.dest, func(r *catalog.Row) error {
+	offer := func(r *catalog.Row, where catalog.At) {
 		total++
 		ch.add(r.Service, []string{r.Agent}, r.Models)
 		rowInfo(r, q.Q != "", &scratch)
 		if !q.keep(&scratch, now) {
-			return nil
+			return
 		}
 		matched++
+		scratch.at = where
 		top.offer(&scratch)
-		return nil
-	})
+	}
+	var row catalog.Row
+	var err error
+	if q.Q != "" {
+		err = catalog.ScanAs(ctx, c.dest, func(sc *searchCols, where catalog.At) error {
+			sc.row(&row)
+			offer(&row, where)
+			return nil
+		})
+	} else {
+		err = catalog.ScanAs(ctx, c.dest, func(lc *listCols, where catalog.At) error {
+			lc.row(&row)
+			offer(&row, where)
+			return nil
+		})
+	}
 	if err != nil {
 		return nil, 0, 0, listChoices{}, fmt.Errorf("read the run catalog: %w", err)
 	}
-	rows := top.sorted()
-	from := min((q.Page-1)*q.Per, len(rows))
-	rows = rows[from:]
-	for _, ri := range rows {
+	kept := top.sorted()
+	kept = kept[min((q.Page-1)*q.Per, len(kept)):]
+	ats := make([]catalog.At, len(kept))
+	for i, ri := range kept {
+		ats[i] = ri.at
+	}
+	whole, err := catalog.Fetch(ctx, c.dest, ats)
+	if err != nil {
+		return nil, 0, 0, listChoices{}, fmt.Errorf("read the run catalog: %w", err)
+	}
+	for i, ri := range kept {
+		rowInfo(&whole[i], false, ri)
 		ri.setCost(ri.Cost)
 		// A row written from an artifact no writer scanned (catalog
 		// build) holds its names as the file does.
 		ri.names.name = c.s.cfg.red.text(ri.names.name)
 		ri.names.prompt = c.s.cfg.red.text(ri.names.prompt)
 	}
-	return rows, matched, total, ch.choices(), nil
+	return kept, matched, total, ch.choices(), nil
 }
 
 // rowInfo sets ri to a catalog row as a row of the list; with search,

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agenttrace/agenttrace/catalog"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -77,6 +78,9 @@ type runInfo struct {
 	// index is what a search across runs looks in, lower case: the
 	// names above, span names and the text of the messages.
 	index string
+	// at is where its catalog row is (catalog mode): the page's rows are
+	// read whole from there once the columns it sorts on chose them.
+	at catalog.At
 }
 
 // maxIndex bounds the search text kept per run.
