@@ -8,9 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/bucket"
 	"github.com/agenttrace/agenttrace/catalog"
+	"github.com/agenttrace/agenttrace/internal/benchcpu"
 )
 
 // BenchmarkListFromBucketCatalog is serve URL's list page over a file://
@@ -63,13 +62,15 @@ func BenchmarkListFromBucketCatalog(b *testing.B) {
 	}
 	b.Run(fmt.Sprintf("first/runs=%d", n), func(b *testing.B) {
 		runtime.GC()
-		peak := heapPeak()
+		peak := benchcpu.HeapPeak()
+		cpu := benchcpu.Now()
 		for b.Loop() {
 			s, err := newViewer(ctx, loc, false)
 			require.NoError(b, err)
 			page(b, s.Handler(), "/")
 			require.NoError(b, s.Shutdown(ctx))
 		}
+		benchcpu.Report(b, cpu)
 		b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MB")
 	})
 	b.Run(fmt.Sprintf("sorted/runs=%d", n), func(b *testing.B) {
@@ -78,37 +79,10 @@ func BenchmarkListFromBucketCatalog(b *testing.B) {
 		defer func() { require.NoError(b, s.Shutdown(ctx)) }()
 		rows := s.Runs(nil)
 		require.Equal(b, n, rows.Matched)
+		cpu := benchcpu.Now()
 		for b.Loop() {
 			page(b, s.Handler(), "/?sort=cost&page=7")
 		}
+		benchcpu.Report(b, cpu)
 	})
-}
-
-// heapPeak samples the bytes of live and not yet swept heap objects every
-// millisecond (runtime/metrics: no stop of the world) until the returned
-// function is called, which returns the most seen: the memory a page
-// holds at its peak, not what it allocates over its life.
-func heapPeak() func() uint64 {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var peak uint64
-	var wg sync.WaitGroup
-	done := make(chan struct{})
-	wg.Go(func() {
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(sample)
-			peak = max(peak, sample[0].Value.Uint64())
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	})
-	return func() uint64 {
-		close(done)
-		wg.Wait()
-		return peak
-	}
 }
