@@ -36,12 +36,12 @@ func TestBrowserListPagesFromCatalog(t *testing.T) {
 	require.Len(t, rows(), 100)
 	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`Array.from(document.querySelectorAll('th a')).find(a => a.textContent.startsWith('Run')).click(); true`))
 	require.NoError(t, err)
-	require.NoError(t, pollAcrossNavigation(ctx, `location.search.includes('sort=run')`))
+	require.NoError(t, pollAcrossNavigation(ctx, `location.search.includes('sort=run') && document.readyState === 'complete' && document.querySelectorAll('tr[data-path]').length === 100`))
 	assert.Equal(t, byName[:100], rows())
 
 	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('a[rel=next]').click(); true`))
 	require.NoError(t, err)
-	require.NoError(t, pollAcrossNavigation(ctx, `location.search.includes('page=2') && document.querySelectorAll('tr[data-path]').length === 50`))
+	require.NoError(t, pollAcrossNavigation(ctx, `location.search.includes('page=2') && document.readyState === 'complete' && document.querySelectorAll('tr[data-path]').length === 50`))
 	assert.Equal(t, byName[100:], rows())
 	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('nav.pager').innerText`))
 	require.NoError(t, err)
@@ -50,6 +50,6 @@ func TestBrowserListPagesFromCatalog(t *testing.T) {
 	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('a[rel=prev]').click(); true`))
 	require.NoError(t, err)
 	require.NoError(t, pollAcrossNavigation(ctx, `!location.search.includes('page=2') || location.search.includes('page=1')`))
-	require.NoError(t, pollAcrossNavigation(ctx, `document.querySelectorAll('tr[data-path]').length === 100`))
+	require.NoError(t, pollAcrossNavigation(ctx, `document.readyState === 'complete' && document.querySelectorAll('tr[data-path]').length === 100`))
 	assert.Equal(t, byName[:100], rows())
 }
