@@ -31,7 +31,9 @@ import (
 // alone, and the same with a bucket configured, side by side in one
 // binary: file:// (fileblob in a temporary folder), mem:// (memblob) and a
 // real S3 server on loopback (SeaweedFS, internal/seaweedtest; skipped
-// without its binary). Two workloads:
+// without its binary), also with request_checksum_calculation=when_required
+// (no checksum, an unsigned payload: the SDK hashes no body). Two
+// workloads:
 //
 //   - runs=7: issue 11's batch, 100 agent runs of 7 spans (an agent, 3
 //     chats with ~2 KB of messages, 3 tools): the captured libraries'
@@ -56,7 +58,7 @@ func BenchmarkConsumeBucket(b *testing.B) {
 	var weed *seaweedtest.Server
 	parent := b // the server lives as long as the whole benchmark
 	for _, runLen := range []int{7, 1} {
-		for _, target := range []string{"folder", "file", "mem", "s3"} {
+		for _, target := range []string{"folder", "file", "mem", "s3", "s3-when_required"} {
 			b.Run(fmt.Sprintf("runs=%d/to=%s", runLen, target), func(b *testing.B) {
 				cfg := benchBucketConfig(b)
 				switch target {
@@ -64,7 +66,7 @@ func BenchmarkConsumeBucket(b *testing.B) {
 					cfg.Bucket = "file://" + b.TempDir()
 				case "mem":
 					cfg.Bucket = fmt.Sprintf("mem://bench-%d", time.Now().UnixNano())
-				case "s3":
+				case "s3", "s3-when_required":
 					if weed == nil {
 						seaweedtest.Binary(b) // skips without it
 						weed = seaweedtest.Start(parent, "runs")
@@ -74,6 +76,11 @@ func BenchmarkConsumeBucket(b *testing.B) {
 						b.Setenv(k, v)
 					}
 					cfg.Bucket = weed.URL(fmt.Sprintf("bench-%d", time.Now().UnixNano()))
+					if target == "s3-when_required" {
+						// No CRC32 trailer, UNSIGNED-PAYLOAD: the SDK
+						// hashes no body (gocloud's parameter).
+						cfg.Bucket += "&request_checksum_calculation=when_required"
+					}
 				}
 				consumeAndDrain(b, cfg, benchRuns(runLen))
 			})
