@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -102,7 +103,8 @@ func Validate(r io.Reader, opts ...Option) (*Report, error) {
 		return v.rep, nil
 	}
 	ropts := []converter.ReaderOption{converter.WithSource(c.source), converter.WithProblemHandler(v.lineProblem),
-		converter.WithLogs(func(*converter.LogRecord) {})} // decoded, so a bad log line is reported
+		converter.WithLogs(func(*converter.LogRecord) {}), // decoded, so a bad log line is reported
+		converter.WithInFlight()} // checked: an end must come, or no trailer yet
 	if c.maxLine > 0 {
 		ropts = append(ropts, converter.WithMaxLineSize(c.maxLine))
 	}
@@ -110,6 +112,7 @@ func Validate(r io.Reader, opts ...Option) (*Report, error) {
 	if err := v.records(cr); err != nil {
 		return v.rep, err
 	}
+	v.inFlight(cr.SummaryLine())
 	v.summary(cr, cr.Meta())
 	if n := cr.Stats().Unknown; n > 0 {
 		v.note(0, "%d line(s) of an unknown kind skipped", n)
@@ -149,6 +152,10 @@ type validation struct {
 	// trailer against it, not the header's, when it arrived after the
 	// header was written (docs/format.md §3).
 	rootBudget int64 // 0: none
+	// flying are the start records read ("in_flight":true), each span's
+	// last, at its line; ended the spans whose ended record was read.
+	flying map[converter.SpanKey]int
+	ended  map[converter.SpanKey]bool
 }
 
 // lineProblem records a problem the reader found at a line.
@@ -190,7 +197,39 @@ func (v *validation) records(r *converter.Reader) error {
 			// not in the file, so neither checked nor in its trailer.
 			continue
 		}
+		k := converter.SpanKey{Trace: rec.Span.TraceID(), Span: rec.Span.SpanID()}
+		if rec.InFlight {
+			// A start record: neither a duplicate of its span's ended
+			// record nor counted in the trailer.
+			if v.flying == nil {
+				v.flying = map[converter.SpanKey]int{}
+			}
+			v.flying[k] = line
+			continue
+		}
+		if v.ended == nil {
+			v.ended = map[converter.SpanKey]bool{}
+		}
+		v.ended[k] = true
 		v.record(rec, line, first)
+	}
+}
+
+// inFlight reports the spans a start record says started and no ended
+// record ended, in an artifact a trailer at line trailer (0: none)
+// finalized after it: a start record without an end is fine only while
+// the artifact is being written (no trailer after it), and a finalized
+// artifact still holding one lost that span's end (its writer crashed).
+func (v *validation) inFlight(trailer int) {
+	keys := make([]converter.SpanKey, 0, len(v.flying))
+	for k, line := range v.flying {
+		if !v.ended[k] && trailer > line {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b converter.SpanKey) int { return v.flying[a] - v.flying[b] })
+	for _, k := range keys {
+		v.problem(v.flying[k], "span %s of trace %s is in flight (a start record) and never ended, in a finalized artifact", k.Span, k.Trace)
 	}
 }
 

@@ -91,6 +91,7 @@ type config struct {
 	batchTimeout time.Duration
 	blocking     bool
 	filter       func(sdktrace.ReadOnlySpan) bool
+	noStarts     bool // WithStartRecords(false)
 
 	fsync     Fsync
 	recordCap int
@@ -204,6 +205,14 @@ func WithDirectory(dir string, by store.Route) Option {
 func WithWriter(w io.Writer) Option {
 	return optionFunc(func(c *config) { c.sink, c.w = sinkWriter, w })
 }
+
+// WithStartRecords sets whether the processor writes a start record for
+// each span when it starts ("in_flight":true, no finished_at; superseded
+// by its ended record), so a viewer of the live run shows calls while
+// they run (default true). Without them an artifact holds ended spans
+// only, and one written by a run with simulated times is the same bytes
+// every time.
+func WithStartRecords(on bool) Option { return optionFunc(func(c *config) { c.noStarts = !on }) }
 
 // WithQueueSize bounds the spans waiting to be written (default 2048). When
 // the queue is full OnEnd drops the span and counts it, unless WithBlocking.

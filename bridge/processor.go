@@ -35,11 +35,15 @@ type Processor struct {
 	dropUsage usageCounter
 	sink      *sink
 
-	queue   chan sdktrace.ReadOnlySpan
-	flushes chan chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
-	closing atomic.Bool
+	queue chan sdktrace.ReadOnlySpan
+	// starts are spans just started, for their in-flight records
+	// (inflight.go); a full channel skips one, counted in startsSkipped.
+	starts        chan sdktrace.ReadOnlySpan
+	startsSkipped atomic.Int64
+	flushes       chan chan struct{}
+	stop          chan struct{}
+	done          chan struct{}
+	closing       atomic.Bool
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -58,6 +62,7 @@ func New(opts ...Option) (*Processor, error) {
 	p := &Processor{
 		cfg:     cfg,
 		queue:   make(chan sdktrace.ReadOnlySpan, cfg.queueSize),
+		starts:  make(chan sdktrace.ReadOnlySpan, cfg.queueSize),
 		flushes: make(chan chan struct{}),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
@@ -71,12 +76,15 @@ func New(opts ...Option) (*Processor, error) {
 }
 
 // OnStart marks a span started while its budget is used up, so trace
-// viewers show what the agent did past it. It never blocks.
+// viewers show what the agent did past it, and hands it to the writer,
+// which writes its start record (in flight) unless it ended meanwhile
+// (inflight.go). It never blocks.
 func (p *Processor) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
 	if p.budgets != nil && p.budgets.over(s.SpanContext().TraceID()) {
 		s.SetAttributes(attribute.Bool(semconv.BudgetExceeded, true))
 	}
 	p.tellRootBudget(s)
+	p.started(s)
 }
 
 // tellRootBudget tells the store the budget a local root names as it
@@ -193,10 +201,15 @@ func (p *Processor) run() {
 			}
 		}
 	}
+	var starts []sdktrace.ReadOnlySpan
 	for {
 		select {
 		case s := <-p.queue:
 			add(s)
+		case s := <-p.starts:
+			// Written at once, before the ended spans batched so far:
+			// a start record always comes before its span's end.
+			starts = p.writeStarts(append(starts[:0], s))
 		case ack := <-p.flushes:
 			drain()
 			write()

@@ -237,6 +237,8 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 		case "finished_at":
 			sp.SetEndTimestamp(pcommon.Timestamp(d.timestamp()))
 			p.hasEnd = true
+		case "in_flight":
+			rec.InFlight = s.Bool()
 		case "elapsed_ms":
 			// Derived; needed only by a record that lacks one of its times.
 			p.elapsedRaw, p.hasElapsed = s.Skip(), true

@@ -217,10 +217,15 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record, red SpanRedactor) []byte
 	start, end := sp.StartTimestamp(), sp.EndTimestamp()
 	dst = append(dst, `,"started_at":`...)
 	dst = appendTimestampOn(dst, uint64(start), &e.day)
-	dst = append(dst, `,"finished_at":`...)
-	dst = appendTimestampOn(dst, uint64(end), &e.day)
-	dst = append(dst, `,"elapsed_ms":`...)
-	dst = appendMillis(dst, int64(end)-int64(start))
+	if rec.InFlight {
+		// A start record: no end yet (docs/format.md, In-flight records).
+		dst = append(dst, `,"in_flight":true`...)
+	} else {
+		dst = append(dst, `,"finished_at":`...)
+		dst = appendTimestampOn(dst, uint64(end), &e.day)
+		dst = append(dst, `,"elapsed_ms":`...)
+		dst = appendMillis(dst, int64(end)-int64(start))
+	}
 	dst = appendStatus(dst, st, rd, isErr)
 	for _, f := range stringFields {
 		if rd.Has(f) {

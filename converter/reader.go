@@ -51,6 +51,7 @@ type readerConfig struct {
 	source    string
 	onProblem func(*LineError)
 	onLog     func(*LogRecord)
+	inFlight  bool // return in-flight records (WithInFlight)
 }
 
 type readerOptionFunc func(*readerConfig)
@@ -69,6 +70,16 @@ func WithProblemHandler(f func(*LineError)) ReaderOption {
 	return readerOptionFunc(func(c *readerConfig) { c.onProblem = f })
 }
 
+// WithInFlight makes the Reader return in-flight records (Record.InFlight:
+// a span's start record, written before it ended), which it otherwise
+// counts in ReadStats.InFlight and skips: a reader of totals, a diff or
+// OTLP wants the ended spans only, and the ended record of a span
+// supersedes its start record. A viewer of a live run takes them, with
+// [Settle].
+func WithInFlight() ReaderOption {
+	return readerOptionFunc(func(c *readerConfig) { c.inFlight = true })
+}
+
 // ReadStats counts what a Reader saw.
 type ReadStats struct {
 	Lines     int64 // lines read, blank ones included
@@ -77,6 +88,7 @@ type ReadStats struct {
 	Unknown   int64 // lines of an unknown kind, skipped
 	Logs      int64 // log lines handed to WithLogs's handler
 	Problems  int64 // lines reported and skipped
+	InFlight  int64 // in-flight (start) records skipped: without WithInFlight
 }
 
 // A Reader reads an artifact one line at a time, with a bounded buffer.
@@ -269,6 +281,12 @@ func (r *Reader) handle(line []byte, rec *Record) (bool, error) {
 		return false, fmt.Errorf("%w: %w", ErrBadRecord, err)
 	}
 	r.fillIdentity(rec, line)
+	if rec.InFlight && !r.cfg.inFlight {
+		r.stats.InFlight++
+		ptrace.NewSpan().MoveTo(rec.Span)
+		rec.InFlight = false
+		return false, nil
+	}
 	return true, nil
 }
 

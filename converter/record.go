@@ -27,6 +27,12 @@ type Record struct {
 	ResourceSchemaURL string
 	Scope             pcommon.InstrumentationScope
 	ScopeSchemaURL    string
+	// InFlight marks a start record: the span as it was when it started
+	// (a writer's OnStart), not ended yet, written "in_flight":true with
+	// no finished_at. The span's ended record, later in the file,
+	// supersedes it. A Reader returns such records only WithInFlight;
+	// they count in no total, budget or trailer.
+	InFlight bool
 }
 
 // Read classifies the record's span into r.

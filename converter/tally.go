@@ -41,6 +41,9 @@ type Tally struct {
 
 // Add counts rec, reading its span.
 func (t *Tally) Add(rec *Record) {
+	if rec.InFlight {
+		return // a start record: its span counts once, when it ends
+	}
 	if t.rd == nil {
 		t.rd = new(semconv.Reading)
 	}

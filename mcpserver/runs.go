@@ -185,7 +185,7 @@ func (s *Server) runSummary(_ context.Context, _ *mcp.CallToolRequest, a Summary
 		return nil, RunSummary{}, err
 	}
 	rep := report.Tokens(run.Records, run.Meta, report.WithTop(summaryTop), report.WithTrailer(run.Summary, run.Records))
-	state, _ := viewer.RunState(run.Records, run.Summary, run.Live)
+	state, _ := viewer.RunState(run.Records, run.InFlight, run.Summary, run.Live)
 	out := RunSummary{Run: run.Name, State: state, Records: rep.Records, Errors: rep.Errors, BudgetStopped: rep.BudgetStopped,
 		Tokens: rep.Tokens, Cost: rep.Cost, Budget: rep.Budget, FromTrailer: rep.FromTrailer, Dropped: rep.Dropped,
 		Truncated: rep.Truncated, Notes: rep.Notes, FinishReasons: rep.FinishReasons, Largest: rep.Largest}

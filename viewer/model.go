@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -120,14 +121,19 @@ type Pending struct {
 // RunState is a run's live state and its pending parents (see the view
 // model): running while parents are pending and no trailer closed it,
 // stopped once lv says its input has been idle for too long ([StateOf]).
-func RunState(recs []converter.Record, sum *converter.Summary, lv Liveness) (string, []Pending) {
+//
+// flying are the run's spans in flight (Run.InFlight): they make it open
+// too, and a parent in flight is known, not pending.
+func RunState(recs, flying []converter.Record, sum *converter.Summary, lv Liveness) (string, []Pending) {
 	type key struct {
 		t pcommon.TraceID
 		s pcommon.SpanID
 	}
-	have := make(map[key]struct{}, len(recs))
-	for i := range recs {
-		have[key{recs[i].Span.TraceID(), recs[i].Span.SpanID()}] = struct{}{}
+	have := make(map[key]struct{}, len(recs)+len(flying))
+	for _, l := range [][]converter.Record{recs, flying} {
+		for i := range l {
+			have[key{l[i].Span.TraceID(), l[i].Span.SpanID()}] = struct{}{}
+		}
 	}
 	idx := map[key]int{}
 	var pend []Pending
@@ -153,7 +159,7 @@ func RunState(recs []converter.Record, sum *converter.Summary, lv Liveness) (str
 			pend[j].T0 = t0
 		}
 	}
-	state := StateOf(len(pend) > 0, sum != nil, lv)
+	state := StateOf(len(pend) > 0 || len(flying) > 0, sum != nil, lv)
 	if state == StateRunning {
 		for i := range pend {
 			pend[i].Running = true
@@ -169,6 +175,7 @@ func RunState(recs []converter.Record, sum *converter.Summary, lv Liveness) (str
 // of 100,000 records is streamed.
 type runView struct {
 	run    *Run
+	all    []converter.Record // the run's records, then its spans in flight
 	head   viewRun
 	report *report.TokenReport
 	order  waterfall
@@ -187,12 +194,18 @@ func prepareView(run *Run) *runView {
 	meta := bytes.TrimSuffix(converter.AppendMeta(nil, run.Meta), []byte{'\n'})
 	rep := report.Tokens(run.Records, run.Meta, report.WithTop(10), report.WithTrailer(run.Summary, run.Records))
 	v.report = rep
-	h := viewRun{Name: run.Name, Meta: meta, Report: rep, Problems: run.Problems, Costs: costsOf(rep), Ordered: true, Count: len(run.Records)}
+	// The spans in flight are rows too, in waterfall order with the
+	// rest; no total counts them (the report is the ended records').
+	v.all = run.Records
+	if len(run.InFlight) > 0 {
+		v.all = append(slices.Clip(run.Records), run.InFlight...)
+	}
+	h := viewRun{Name: run.Name, Meta: meta, Report: rep, Problems: run.Problems, Costs: costsOf(rep), Ordered: true, Count: len(v.all)}
 	if h.Problems == nil {
 		h.Problems = []Problem{}
 	}
-	h.State, h.Pending = RunState(run.Records, run.Summary, run.Live)
-	h.StateTxt = StateText(h.State, lastRecord(run.Records))
+	h.State, h.Pending = RunState(run.Records, run.InFlight, run.Summary, run.Live)
+	h.StateTxt = StateText(h.State, lastRecord(run.Records, run.InFlight))
 	if h.Pending == nil {
 		h.Pending = []Pending{}
 	}
@@ -201,16 +214,16 @@ func prepareView(run *Run) *runView {
 	} else {
 		h.Trailer = json.RawMessage("null")
 	}
-	v.order = waterfallOrder(run.Records, h.Pending)
+	v.order = waterfallOrder(v.all, h.Pending)
 	h.PendingAt = v.order.pendingAt
 	h.T0, h.T1 = timeSpan(run.Records)
 	v.head = h
-	v.convs = runConversations(run.Records)
+	v.convs = runConversations(v.all)
 	// The one error truth over the batch, as the report counts errors:
 	// each span's own failure, and a model call's that failed with the
 	// span around it (converter.Failures).
-	v.failed = converter.Failures(run.Records)
-	v.logs = appLogs(run.Records, run.Logs)
+	v.failed = converter.Failures(v.all)
+	v.logs = appLogs(v.all, run.Logs)
 	return v
 }
 
@@ -232,7 +245,7 @@ func timeSpan(recs []converter.Record) (t0, t1 float64) {
 // appendRecord appends the view of record i (an index into the run's
 // records) to dst; it reads the record's span once.
 func (v *runView) appendRecord(dst []byte, i int) ([]byte, error) {
-	rec := &v.run.Records[i]
+	rec := &v.all[i]
 	line := v.enc.AppendRecordReading(v.line[:0], rec, &v.rd) // rd serves appendToolIO below: one reading
 	v.line = line
 	line = bytes.TrimSuffix(line, []byte{'\n'})
@@ -243,7 +256,11 @@ func (v *runView) appendRecord(dst []byte, i int) ([]byte, error) {
 	b := append(dst, `{"t0":`...)
 	b = appendMillis(b, uint64(rec.Span.StartTimestamp()))
 	b = append(b, `,"t1":`...)
-	b = appendMillis(b, uint64(rec.Span.EndTimestamp()))
+	if rec.InFlight {
+		b = appendMillis(b, uint64(rec.Span.StartTimestamp())) // no end yet: the page runs it to now
+	} else {
+		b = appendMillis(b, uint64(rec.Span.EndTimestamp()))
+	}
 	if v.failed[i] {
 		// The record's "ok" is its status alone (docs/format.md);
 		// failed is the one predicate the report's errors count
@@ -343,7 +360,7 @@ func WriteRunJSON(w io.Writer, run Run) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.Write(head)
 	bw.WriteString(`,"records":[`)
-	if err := v.writeRecords(0, len(run.Records), func(b []byte) { bw.Write(b) }); err != nil {
+	if err := v.writeRecords(0, len(v.all), func(b []byte) { bw.Write(b) }); err != nil {
 		return fmt.Errorf("viewer: run %q: %w", run.Name, err)
 	}
 	bw.WriteString("]}")

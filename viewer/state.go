@@ -71,11 +71,13 @@ func StateText(state string, last time.Time) string {
 
 // lastRecord is the time of a run's last record: the latest start or end
 // of its spans; zero when it has none.
-func lastRecord(recs []converter.Record) time.Time {
+func lastRecord(lists ...[]converter.Record) time.Time {
 	var last uint64
-	for i := range recs {
-		sp := recs[i].Span
-		last = max(last, uint64(sp.StartTimestamp()), uint64(sp.EndTimestamp()))
+	for _, recs := range lists {
+		for i := range recs {
+			sp := recs[i].Span
+			last = max(last, uint64(sp.StartTimestamp()), uint64(sp.EndTimestamp()))
+		}
 	}
 	if last == 0 {
 		return time.Time{}

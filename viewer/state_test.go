@@ -43,7 +43,7 @@ func TestRunState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			state, pend := viewer.RunState(tt.recs, tt.sum, viewer.Liveness{})
+			state, pend := viewer.RunState(tt.recs, nil, tt.sum, viewer.Liveness{})
 			assert.Equal(t, tt.state, state)
 			var ids []string
 			var kids []int
@@ -85,7 +85,7 @@ func TestStateOf(t *testing.T) {
 	}
 	// RunState takes the rule: a stopped run's pending parents are not
 	// running.
-	state, pend := viewer.RunState([]converter.Record{rec(3, 2, 30)}, nil, idle)
+	state, pend := viewer.RunState([]converter.Record{rec(3, 2, 30)}, nil, nil, idle)
 	assert.Equal(t, viewer.StateStopped, state)
 	assert.Len(t, pend, 1)
 	assert.False(t, pend[0].Running)

@@ -116,7 +116,7 @@ func outline(v *runView) outlineRun {
 	n := min(len(v.order.order), outlineRecords)
 	for _, i := range v.order.order[:n] {
 		r := new(staticRecord)
-		line := enc.AppendRecordReading(nil, &run.Records[i], &rd)
+		line := enc.AppendRecordReading(nil, &v.all[i], &rd)
 		if err := json.Unmarshal(line, r); err != nil {
 			o.Skipped++ // cannot happen for lines converter wrote; counted all the same
 			continue

@@ -34,6 +34,12 @@ type Run struct {
 	// Problems are the input's lines that could not be read; the page
 	// lists them above the run.
 	Problems []Problem
+	// InFlight are the spans that started and have not ended: the
+	// start records ("in_flight":true) no ended record superseded
+	// (converter.Settle), apart from Records so that no total counts
+	// them. The page shows them as running while the run is, else as
+	// never ended; never as finished spans.
+	InFlight []converter.Record
 	// Live tells when the run's input last gained data and how long an
 	// open run may stay idle before it is shown as stopped without an
 	// end; zero for a run given whole.
@@ -168,7 +174,7 @@ func Write(w io.Writer, runs []Run, opts ...Option) error {
 		if err != nil {
 			return fmt.Errorf("viewer: run %q: %w", runs[i].Name, err)
 		}
-		n := len(runs[i].Records)
+		n := len(runs[i].Records) + len(runs[i].InFlight)
 		first := min(n, firstChunk)
 		bw.WriteString("<script type=\"application/json\" class=\"at-run\" data-name=\"" + html.EscapeString(runs[i].Name) + "\">")
 		data(head)
@@ -186,7 +192,7 @@ func Write(w io.Writer, runs []Run, opts ...Option) error {
 	}
 	bw.WriteString("<script>" + p.script + "</script>\n")
 	for i, v := range views {
-		n := len(runs[i].Records)
+		n := len(runs[i].Records) + len(runs[i].InFlight)
 		for from := min(n, firstChunk); from < n; from += chunkRecords {
 			bw.WriteString("<script type=\"application/json\" class=\"at-more\" data-run=\"" + strconv.Itoa(i) + "\">[")
 			if err := v.writeRecords(from, min(n, from+chunkRecords), data); err != nil {

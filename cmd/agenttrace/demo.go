@@ -137,7 +137,10 @@ func (e *env) demo(dir string, budget int64, budgetUSD float64, seed uint64, pac
 		return ioError(fmt.Errorf("--out: %w", err))
 	}
 
-	opts := []bridge.Option{bridge.WithDirectory(dir, store.ByTrace)}
+	// Start records (spans in flight) only when the run is paced: they
+	// are for watching it live, and a run with simulated times writes
+	// the same bytes every time without them.
+	opts := []bridge.Option{bridge.WithDirectory(dir, store.ByTrace), bridge.WithStartRecords(pace.speed > 0)}
 	if budget > 0 || budgetUSD > 0 {
 		near := func(ev bridge.BudgetEvent) {
 			switch {

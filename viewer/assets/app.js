@@ -187,7 +187,7 @@
     run.model = {
       byKey: new Map(), roots: [], flat: [], tools: [], running: [], T0: 0, T1: 1,
       lo: run.t0 > 0 ? +run.t0 : Infinity, hi: run.t1 > 0 ? +run.t1 : -Infinity,
-      toolSet: new Set(), pend, pi: 0, placed: 0, n: 0,
+      toolSet: new Set(), pend, pi: 0, placed: 0, n: 0, live: run.state === 'running',
     };
     spanOf(run.model);
   }
@@ -213,6 +213,14 @@
   }
 
   function place(m, r) {
+    // A span in flight (its start record, "in_flight": Go left only
+    // those no ended record superseded) runs, its time ticking, while
+    // the run does; in a run that stopped or ended it never ended.
+    if (r.in_flight === true) {
+      r._inflight = true;
+      r._running = m.live;
+      r.t1 = m.live ? Math.max(Date.now(), r.t0) : r.t0;
+    }
     r._i = m.n++;
     r._k = key(r);
     r._kids = [];
@@ -549,7 +557,8 @@
     const cards = [];
     if (t) {
       const kinds = KINDS.filter((k) => t.records && t.records[k]).map((k) => num(t.records[k]) + ' ' + KIND_LABEL[k]).join(' · ');
-      cards.push(card('Records', num(count(R)), kinds));
+      const flying = R.records.filter((r) => r._inflight).length; // start records are not records yet
+      cards.push(card('Records', num(count(R) - flying), kinds + (flying ? (kinds ? ' · ' : '') + num(flying) + ' in flight' : '')));
       cards.push(card('Errors', num(t.errors), t.errors ? 'press n to jump' : 'none', t.errors ? 'bad' : ''));
     } else {
       cards.push(card('Records', num(R.records.length), 'as written'));
@@ -790,7 +799,7 @@
 
   function rowEl(r, m, span) {
     const bad = failed(r);
-    const cls = 'row k-' + r.kind + (bad ? ' err' : '') + (S.sel === r ? ' sel' : '') + (r._ctx ? ' ctx' : '') + (r._running ? ' running' : '') + (r._pending && !r._running ? ' missing' : '');
+    const cls = 'row k-' + r.kind + (bad ? ' err' : '') + (S.sel === r ? ' sel' : '') + (r._ctx ? ' ctx' : '') + (r._running ? ' running' : '') + (r._pending && !r._running ? ' missing' : '') + (r._inflight ? ' inflight' : '');
     const indent = h('span', { class: 'indent' });
     // Past 40 levels the indent stops growing: a pathological chain must
     // not push the names out of their column.
@@ -809,7 +818,7 @@
     const l = Math.max(0, (r.t0 - m.T0) / span), w = Math.max(0, (r.t1 - r.t0) / span);
     bar.style.left = (l * 100).toFixed(3) + '%';
     bar.style.width = Math.max(w * 100, 0.15).toFixed(3) + '%';
-    const dur = h('span', { class: 'dur', text: ms(r.t1 - r.t0) + (r._running ? ' …' : '') });
+    const dur = h('span', { class: 'dur', text: r._inflight && !r._running ? 'never ended' : ms(r.t1 - r.t0) + (r._running ? ' …' : '') });
     // The label goes after the bar, or before it when the bar ends near
     // the right edge, or inside it when it is wide too.
     if (l + w <= 0.85) dur.style.left = ((l + w) * 100).toFixed(3) + '%';
@@ -915,7 +924,8 @@
       return;
     }
     kids.push(h('div', { class: 'dhead' }, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }), h('h2', { text: rowName(r), title: r.name || '' }),
-      h('span', { class: 'status ' + (failed(r) ? 'bad' : 'good'), text: failed(r) ? 'error' + (r.code ? ': ' + r.code : '') : 'ok' })));
+      r._inflight ? h('span', { class: 'status inflight', text: r._running ? 'in flight · ' + ms(r.t1 - r.t0) + ' so far' : 'started, never ended' })
+        : h('span', { class: 'status ' + (failed(r) ? 'bad' : 'good'), text: failed(r) ? 'error' + (r.code ? ': ' + r.code : '') : 'ok' })));
     if (failed(r) && r.message) kids.push(h('div', { class: 'errmsg', text: r.message }));
     const facts = [
       ['duration', ms(r.t1 - r.t0)], ['started', r.started_at], ['agent', r.agent], ['tool', r.tool], ['tool call id', r.tool_call_id],

@@ -92,6 +92,7 @@ type indexer struct {
 	agents, models, tools map[string]struct{}
 	text                  strings.Builder
 	spans, parents        map[[24]byte]struct{}
+	flying                map[[24]byte]struct{} // spans with a start record (in flight, or ended later)
 	last                  uint64 // the latest start or end, as viewer's lastRecord
 }
 
@@ -153,14 +154,36 @@ func (ix *indexer) write(s string) {
 	ix.text.WriteByte('\n')
 }
 
+// started notes a span's start record: in flight until its ended record
+// is read (the viewer's rule, viewer.RunState).
+func (ix *indexer) started(rec *converter.Record) {
+	sp := rec.Span
+	var k [24]byte
+	tid, sid := sp.TraceID(), sp.SpanID()
+	copy(k[:16], tid[:])
+	copy(k[16:], sid[:])
+	if ix.flying == nil {
+		ix.flying = map[[24]byte]struct{}{}
+	}
+	ix.flying[k] = struct{}{}
+	ix.last = max(ix.last, uint64(sp.StartTimestamp()))
+}
+
 // finish sets ri's names, state and search text.
 func (ix *indexer) finish(ri *runInfo, trailer bool) {
 	keys := func(m map[string]struct{}) []string { return slices.Sorted(maps.Keys(m)) }
 	ri.Agents, ri.Models, ri.Tools = keys(ix.agents), keys(ix.models), keys(ix.tools)
 	pending := false
 	for p := range ix.parents {
-		if _, ok := ix.spans[p]; !ok {
+		_, ok := ix.spans[p]
+		if _, fly := ix.flying[p]; !ok && !fly {
 			pending = true
+			break
+		}
+	}
+	for k := range ix.flying {
+		if _, ended := ix.spans[k]; !ended {
+			pending = true // a span in flight: the run is open
 			break
 		}
 	}
@@ -314,7 +337,7 @@ func (l *lister) read(f found) *runInfo {
 			ri.Problems++
 		}
 	}
-	rd := converter.NewReader(a.f, converter.WithSource(f.rel), converter.WithProblemHandler(problems))
+	rd := converter.NewReader(a.f, converter.WithSource(f.rel), converter.WithProblemHandler(problems), converter.WithInFlight())
 	var (
 		tally   converter.Tally
 		lastRec int
@@ -329,6 +352,10 @@ func (l *lister) read(f found) *runInfo {
 			l.log.Warn("cannot read artifact", "path", f.rel, "err", err)
 			ri.Err = err.Error()
 			break
+		}
+		if rec.InFlight {
+			ix.started(rec) // a start record: no total counts it
+			continue
 		}
 		tally.Add(rec)
 		l.red.record(rd.Meta(), rec)

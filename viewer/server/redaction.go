@@ -69,6 +69,9 @@ func (rd *Redaction) runs(runs ...*viewer.Run) {
 		for i := range run.Records {
 			rd.Record(&run.Records[i])
 		}
+		for i := range run.InFlight {
+			rd.Record(&run.InFlight[i])
+		}
 	}
 }
 

@@ -178,7 +178,7 @@ func readArtifact(r io.Reader, name string, run *viewer.Run) error {
 // limit records (limit > 0).
 func readArtifactLimit(r io.Reader, name string, run *viewer.Run, limit int) error {
 	var logs []converter.LogRecord
-	rd := converter.NewReader(r, converter.WithSource(name), converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }))
+	rd := converter.NewReader(r, converter.WithSource(name), converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }), converter.WithInFlight())
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -192,6 +192,7 @@ func readArtifactLimit(r io.Reader, name string, run *viewer.Run, limit int) err
 		}
 		run.Records = append(run.Records, *rec)
 	}
+	run.Records, run.InFlight = inFlightApart(run.Records)
 	run.Records = converter.LogsAsEvents(run.Records, logs)
 	run.Logs = logs
 	run.Meta = rd.Meta()
@@ -227,4 +228,22 @@ func attachment(rel string) string {
 		return v
 	}
 	return "attachment"
+}
+
+// inFlightApart drops the start records their spans' ended records
+// superseded (converter.Settle) and returns the rest apart: the ended
+// records, which every total counts, and the spans still in flight,
+// which the page shows running.
+func inFlightApart(recs []converter.Record) (ended, flying []converter.Record) {
+	recs = converter.Settle(recs)
+	ended = recs[:0]
+	for i := range recs {
+		if recs[i].InFlight {
+			flying = append(flying, recs[i])
+			continue
+		}
+		ended = append(ended, recs[i])
+	}
+	clear(recs[len(ended):])
+	return ended, flying
 }

@@ -1,0 +1,101 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// WriteInFlight appends recs, spans that have started and not ended, as
+// in-flight records (converter.Record.InFlight: "in_flight":true, no
+// finished_at) to their artifacts, so that a reader of a live run sees a
+// call while it runs. They are lines only: no span id is remembered (the
+// span's ended record is not a duplicate of its start record), and they
+// count in no tally, budget, record cap or trailer, so an artifact's
+// totals are what they would be without them. Each span's ended record,
+// written later by Write, supersedes its start record
+// (converter.Settle). What fails is returned; nothing is counted as
+// dropped, since the span itself is still to come.
+func (s *Store) WriteInFlight(recs []converter.Record) error {
+	s.life.RLock()
+	defer s.life.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	for i := range recs {
+		recs[i].InFlight = true
+	}
+	if s.opts.Redactor != nil {
+		redactOrigins(s.opts.Redactor, recs)
+	}
+	if s.opts.Prepare != nil {
+		prepareAll(recs, s.opts.Prepare)
+	}
+	rt := routings.Get().(*routing)
+	defer rt.release()
+	groups, err := s.route(rt, recs)
+	if err != nil {
+		return err
+	}
+	defer s.closeEvicted()
+	var errs []error
+	for _, g := range groups {
+		if g.key.Kind == KindTrace && g.key.Trace.IsEmpty() {
+			continue // no artifact to name: its ended record says so
+		}
+		if err := s.writeInFlightGroup(g.key, g.recs); err != nil {
+			errs = append(errs, fmt.Errorf("%s: in-flight records: %w", g.key, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeInFlightGroup appends recs to the artifact of k, as writeGroup
+// finds it.
+func (s *Store) writeInFlightGroup(k Key, recs []converter.Record) error {
+	for {
+		a := s.get(k)
+		a.mu.Lock()
+		if a.gone() {
+			a.mu.Unlock()
+			if k.Kind == KindTrace && s.opts.Route == ByConversation {
+				if c, ok := s.convOf(k.Trace); ok {
+					k = ConversationKey(c)
+				}
+			}
+			continue
+		}
+		a.lastWrite.Store(time.Now().UnixNano())
+		err := s.appendInFlight(a, recs)
+		s.settleFile(a)
+		a.mu.Unlock()
+		return err
+	}
+}
+
+// appendInFlight encodes recs and appends them to a, its header first
+// when its file has none yet: no span set, tally or cap is touched.
+// a.mu is held.
+func (s *Store) appendInFlight(a *artifact, recs []converter.Record) error {
+	if a.broken != nil {
+		return a.broken
+	}
+	if !a.loaded() {
+		if err := s.load(a, recs); err != nil {
+			return err
+		}
+	}
+	e := encoders.Get().(*encoder)
+	defer putEncoder(e)
+	e.encodeChunk(a.meta, recs, nil, !a.headerOnDisk())
+	if err := s.append(a, e.buf); err != nil {
+		return err
+	}
+	a.to(stOpen)
+	return nil
+}
