@@ -33,9 +33,9 @@ func (s *Store) WriteInFlight(recs []converter.Record) error {
 	if s.opts.Redactor != nil {
 		redactOrigins(s.opts.Redactor, recs)
 	}
-	if s.opts.Prepare != nil {
-		prepareAll(recs, s.opts.Prepare)
-	}
+	// Prepared and redacted up front, not in the encoder's walk as Write
+	// does: start records are few, and this path stays apart from it.
+	s.pending().now(recs)
 	rt := routings.Get().(*routing)
 	defer rt.release()
 	groups, err := s.route(rt, recs)
@@ -92,7 +92,7 @@ func (s *Store) appendInFlight(a *artifact, recs []converter.Record) error {
 	}
 	e := encoders.Get().(*encoder)
 	defer putEncoder(e)
-	e.encodeChunk(a.meta, recs, nil, !a.headerOnDisk())
+	e.encodeChunk(a.meta, recs, prepare{}, !a.headerOnDisk())
 	if err := s.append(a, e.buf); err != nil {
 		return err
 	}

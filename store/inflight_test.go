@@ -12,6 +12,7 @@ import (
 
 	validate "github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/redact"
 )
 
 // Start records (issue 24 point 5): a span's in-flight record is a line
@@ -85,4 +86,21 @@ func TestWriteInFlight(t *testing.T) {
 			assert.Equal(t, tt.problems, problems)
 		})
 	}
+}
+
+// A start record is redacted as its ended record is: a secret in an
+// attribute the span had at its start never reaches the file.
+func TestWriteInFlightRedacts(t *testing.T) {
+	const key = "sk-proj-Q7vR2mXk9LpT4wYz8NcB3dFh6JsA1eGu5KoI0qWtVbPnMx"
+	dir := t.TempDir()
+	s := newStore(t, Options{Dir: dir, Redactor: redact.New(nil, true)})
+	recs := records(span{trace: 1, id: 1})
+	recs[0].Span.Attributes().PutStr("http.request.header.authorization", "Bearer "+key)
+	require.NoError(t, s.WriteInFlight(recs))
+	require.NoError(t, s.Flush())
+	raw, err := os.ReadFile(filepath.Join(dir, FileName(TraceKey(tid(1)), "")))
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"in_flight":true`)
+	assert.NotContains(t, string(raw), key)
+	assert.Contains(t, string(raw), "[REDACTED]")
 }
