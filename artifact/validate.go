@@ -104,7 +104,7 @@ func Validate(r io.Reader, opts ...Option) (*Report, error) {
 	}
 	ropts := []converter.ReaderOption{converter.WithSource(c.source), converter.WithProblemHandler(v.lineProblem),
 		converter.WithLogs(func(*converter.LogRecord) {}), // decoded, so a bad log line is reported
-		converter.WithInFlight()} // checked: an end must come, or no trailer yet
+		converter.WithInFlight()}                          // checked: an end must come, or no trailer yet
 	if c.maxLine > 0 {
 		ropts = append(ropts, converter.WithMaxLineSize(c.maxLine))
 	}

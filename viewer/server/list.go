@@ -93,7 +93,7 @@ type indexer struct {
 	text                  strings.Builder
 	spans, parents        map[[24]byte]struct{}
 	flying                map[[24]byte]struct{} // spans with a start record (in flight, or ended later)
-	last                  uint64 // the latest start or end, as viewer's lastRecord
+	last                  uint64                // the latest start or end, as viewer's lastRecord
 }
 
 func newIndexer() *indexer {
