@@ -343,7 +343,7 @@ func TestDiffWriteText(t *testing.T) {
 	assert.Equal(t, `Verdict  diverged at index 3
 Calls    A 6, B 7: 5 matched, 1 diverged, 1 inserted, 0 removed, 0 reordered
 Tokens   A 0 (input 0, output 0); B 0 (input 0, output 0)
-Time     A 2.6s; B 3.336s
+Time     A 2.60 s; B 3.34 s
 
 [3] diverged (code)
   A[3]  click  failed trace.REF_STALE  (span `+base.sid("call3")+`, tool call diff-base-tc3)
@@ -359,7 +359,7 @@ Time     A 2.6s; B 3.336s
 	buf.Reset()
 	require.NoError(t, judge.Diff(a, a).WriteText(&buf))
 	assert.Equal(t, "Verdict  no divergence\nCalls    A 6, B 6: 6 matched, 0 diverged, 0 inserted, 0 removed, 0 reordered\n"+
-		"Tokens   A 0 (input 0, output 0); B 0 (input 0, output 0)\nTime     A 2.6s; B 2.6s\n", buf.String())
+		"Tokens   A 0 (input 0, output 0); B 0 (input 0, output 0)\nTime     A 2.60 s; B 2.60 s\n", buf.String())
 
 	buf.Reset()
 	require.NoError(t, judge.Diff(a, r).WriteText(&buf))

@@ -134,7 +134,7 @@ func costText(c *float64) string {
 }
 
 func msText(ms int64) string {
-	return (time.Duration(ms) * time.Millisecond).String()
+	return report.Duration(time.Duration(ms) * time.Millisecond)
 }
 
 // thousands writes n with thin commas, the way every report counts.

@@ -254,16 +254,8 @@ func Thousands(n int64) string {
 }
 
 // ms formats milliseconds as a duration a person reads at a glance.
-func ms(v float64) string {
-	d := time.Duration(v * float64(time.Millisecond))
-	switch {
-	case d >= time.Second:
-		return d.Round(10 * time.Millisecond).String()
-	case d >= time.Millisecond:
-		return d.Round(100 * time.Microsecond).String()
-	}
-	return d.String()
-}
+// ms is Duration of a length in milliseconds.
+func ms(v float64) string { return Duration(time.Duration(v * float64(time.Millisecond))) }
 
 func orDash(s string) string {
 	if s == "" {

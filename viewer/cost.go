@@ -22,19 +22,6 @@ type viewCosts struct {
 	ByAgent []string `json:"by_agent"`
 }
 
-// CostText is a cost as every page of the viewer writes it (a card, a
-// table cell, a row of `agenttrace serve`'s runs list, its side-by-side
-// comparison): report.Dollars, "unknown" (never $0) when no model call has
-// a known cost, and "$X or more" when some calls have none, so that a sum
-// missing unpriced calls never reads as the whole cost.
-func CostText(c report.Cost) string {
-	s := report.Dollars(c.CostUSD)
-	if c.CostUSD != nil && c.CostUnknown > 0 {
-		s += " or more"
-	}
-	return s
-}
-
 // costsOf is rep's costs for the page.
 func costsOf(rep *report.TokenReport) *viewCosts {
 	v := &viewCosts{Run: CostText(rep.Cost), ByModel: make([]string, len(rep.ByModel)), ByAgent: make([]string, len(rep.ByAgent))}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -98,6 +99,7 @@ type viewRun struct {
 	T0        float64             `json:"t0"`
 	T1        float64             `json:"t1"`
 	Costs     *viewCosts          `json:"costs"`
+	Text      *viewText           `json:"text"`
 }
 
 // Run states of the view model.
@@ -181,7 +183,9 @@ type runView struct {
 	order  waterfall
 	failed []bool // per record: converter.Failures, the one error predicate
 	convs  []*viewConversation
-	logs   map[int][]converter.LogRecord // the application's logs by record (appLogs)
+	logs   map[int][]converter.LogRecord  // the application's logs by record (appLogs)
+	costs  map[converter.SpanKey]*float64 // each model call's cost (callCosts)
+	folds  *wrapFolds                     // nil when no wrapper is folded
 	enc    converter.Encoder
 	rd     semconv.Reading
 	line   []byte
@@ -217,6 +221,9 @@ func prepareView(run *Run) *runView {
 	v.order = waterfallOrder(v.all, h.Pending)
 	h.PendingAt = v.order.pendingAt
 	h.T0, h.T1 = timeSpan(run.Records)
+	h.Text = textOf(rep, h.Costs, run.Meta.StartedAt, runEnd(run.Records), time.Duration((h.T1-h.T0)*float64(time.Millisecond)))
+	v.costs = callCosts(rep)
+	v.folds = foldWrappers(v.all)
 	v.head = h
 	v.convs = runConversations(v.all)
 	// The one error truth over the batch, as the report counts errors:
@@ -225,6 +232,18 @@ func prepareView(run *Run) *runView {
 	v.failed = converter.Failures(v.all)
 	v.logs = appLogs(v.all, run.Logs)
 	return v
+}
+
+// runEnd is the records' latest end, zero when there is none.
+func runEnd(recs []converter.Record) time.Time {
+	var hi uint64
+	for i := range recs {
+		hi = max(hi, uint64(recs[i].Span.EndTimestamp()))
+	}
+	if hi == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(hi)).UTC()
 }
 
 // timeSpan is the records' earliest start (after the epoch) and latest
@@ -261,6 +280,9 @@ func (v *runView) appendRecord(dst []byte, i int) ([]byte, error) {
 	} else {
 		b = appendMillis(b, uint64(rec.Span.EndTimestamp()))
 	}
+	t := textOfRecord(rec, &v.rd, v.costs)
+	b = t.appendJSON(b)
+	b = v.folds.appendJSON(b, i)
 	if v.failed[i] {
 		// The record's "ok" is its status alone (docs/format.md);
 		// failed is the one predicate the report's errors count

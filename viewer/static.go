@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/agenttrace/agenttrace/converter"
@@ -29,7 +28,6 @@ type staticRecord struct {
 	SpanID        string          `json:"span_id"`
 	ParentSpanID  string          `json:"parent_span_id"`
 	StartedAt     string          `json:"started_at"`
-	ElapsedMS     float64         `json:"elapsed_ms"`
 	OK            *bool           `json:"ok"`
 	Code          string          `json:"code"`
 	Message       string          `json:"message"`
@@ -38,7 +36,6 @@ type staticRecord struct {
 	Provider      string          `json:"provider"`
 	Model         string          `json:"model"`
 	FinishReasons []string        `json:"finish_reasons"`
-	Usage         map[string]any  `json:"usage"`
 	Args          json.RawMessage `json:"args"`
 	Result        json.RawMessage `json:"result"`
 	System        json.RawMessage `json:"system"`
@@ -46,6 +43,9 @@ type staticRecord struct {
 	Output        json.RawMessage `json:"output"`
 
 	failed bool // converter.Failed, as the report counts errors
+	text   recordText
+	// wrappedBy is the span id of a wrapper folded into this model call.
+	wrappedBy string
 }
 
 // outlineNode is a record placed in the tree, with what the template shows.
@@ -66,13 +66,15 @@ type outlineBlock struct {
 }
 
 type outlineRun struct {
-	Name     string
-	Report   *report.TokenReport
-	Budget   *converter.BudgetStatus
-	Models   []report.ModelUsage
-	Tools    []report.ToolUsage
-	Agents   []report.AgentUsage
-	More     [3]int64 // rows of Models, Tools, Agents left out
+	Name   string
+	Report *report.TokenReport
+	// Text and Costs are the quantities the page shows, as Go wrote them
+	// for it (viewText); Tables their breakdowns' top rows, More how many
+	// rows each leaves out.
+	Text     *viewText
+	Costs    *viewCosts
+	Tables   []viewTable
+	More     []int
 	Roots    []*outlineNode
 	Shown    int64 // records in Roots
 	Left     int64 // records left out
@@ -105,10 +107,13 @@ func writeStatic(w *bufio.Writer, views []*runView) error {
 // waterfall nests them (a record's parent comes before it).
 func outline(v *runView) outlineRun {
 	run, rep := v.run, v.report
-	o := outlineRun{Name: run.Name, Report: rep, Budget: rep.Budget, Problems: run.Problems}
-	o.Models, o.More[0] = top(rep.ByModel)
-	o.Tools, o.More[1] = top(rep.ByTool)
-	o.Agents, o.More[2] = top(rep.ByAgent)
+	o := outlineRun{Name: run.Name, Report: rep, Text: v.head.Text, Costs: v.head.Costs, Problems: run.Problems}
+	for _, t := range o.Text.Tables {
+		rows, more := top(t.Rows)
+		t.Rows = rows
+		o.Tables = append(o.Tables, t)
+		o.More = append(o.More, int(more))
+	}
 	var enc converter.Encoder
 	enc.SetDefaults(run.Meta)
 	var rd semconv.Reading
@@ -122,6 +127,18 @@ func outline(v *runView) outlineRun {
 			continue
 		}
 		r.failed = v.failed[i]
+		r.text = textOfRecord(&v.all[i], &rd, v.costs)
+		if f := v.folds; f != nil {
+			// A wrapper folded into its model call is no node: the call
+			// takes its place (wrapFolds), as on the page.
+			if f.into[i] != "" {
+				continue
+			}
+			if p := f.viewParent[i]; p != nil {
+				r.ParentSpanID = *p
+			}
+			r.wrappedBy = f.wrappedBy[i]
+		}
 		nd := node(r)
 		if p := placed[[2]string{r.TraceID, r.ParentSpanID}]; r.ParentSpanID != "" && p != nil {
 			p.Kids = append(p.Kids, nd)
@@ -143,7 +160,7 @@ func top[T any](rows []T) ([]T, int64) {
 
 // node is what the outline shows of r, without its children.
 func node(r *staticRecord) *outlineNode {
-	n := &outlineNode{Rec: r, Failed: r.failed, Dur: durText(r.ElapsedMS)}
+	n := &outlineNode{Rec: r, Failed: r.failed, Dur: r.text.Dur}
 	add := func(k, v string) {
 		if v != "" {
 			n.Facts = append(n.Facts, [2]string{k, v})
@@ -155,16 +172,13 @@ func node(r *staticRecord) *outlineNode {
 	add("provider", r.Provider)
 	add("model", r.Model)
 	add("finish reasons", strings.Join(r.FinishReasons, ", "))
-	if len(r.Usage) > 0 {
-		var parts []string
-		for _, k := range []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "reasoning_output_tokens"} {
-			if v, ok := r.Usage[k]; ok {
-				parts = append(parts, fmt.Sprintf("%s %v", strings.TrimSuffix(k, "_tokens"), v))
-			}
-		}
-		add("usage", strings.Join(parts, ", "))
+	for _, u := range r.text.Usage {
+		add(u[0]+" tokens", u[1])
 	}
+	add("cost", r.text.Cost)
+	add("estimated tokens", r.text.Est)
 	add("span id", r.SpanID)
+	add("wrapper folded in", r.wrappedBy)
 	if n.Failed {
 		add("error", strings.TrimSpace(r.Code+" "+r.Message))
 	}
@@ -219,41 +233,32 @@ func block(title string, v json.RawMessage) outlineBlock {
 
 func utf8Start(c byte) bool { return c&0xC0 != 0x80 }
 
-func durText(ms float64) string {
-	return time.Duration(ms * float64(time.Millisecond)).Round(time.Microsecond).String()
-}
-
 // staticTmpl is the outline a reader without JavaScript gets: summary,
 // token tables and the record tree as native <details>, every value escaped
 // by html/template.
 var staticTmpl = template.Must(template.New("static").Funcs(template.FuncMap{
 	"n": report.Thousands,
-	"pct": func(b *converter.BudgetStatus) string {
-		return fmt.Sprintf("%.1f%%", 100*float64(b.Spent)/float64(max(b.BudgetTokens, 1)))
-	},
 }).Parse(`
 <div class="static">
 <p class="muted">JavaScript is off, so this is a static outline of the run. With JavaScript on, the page shows a timeline with search, filters and message views.</p>
-{{range .}}{{$r := .Report}}{{$o := .}}
+{{range .}}{{$r := .Report}}{{$t := .Text}}{{$o := .}}
 <h1>{{.Name}}</h1>
 {{if $r.Dropped}}<div class="dropped"><p><b>{{n $r.Dropped}} records were dropped</b>: the file holds {{$r.Records.Total}}. Tokens and budget below are the summary trailer's.</p>{{range $r.Notes}}<p>{{.}}</p>{{end}}</div>{{else}}{{range $r.Notes}}<p class="note">{{.}}</p>{{end}}{{end}}
 {{range .Problems}}<p class="problem">line {{.Line}}: {{.Message}}</p>{{end}}
-<p>{{$r.Records.Total}} records ({{$r.Records.Agent}} agent, {{$r.Records.Inference}} model calls, {{$r.Records.Call}} tool calls, {{$r.Records.Span}} other spans), {{$r.Errors}} errors.
-Tokens: {{n $r.Tokens.Input}} in, {{n $r.Tokens.Output}} out, {{n $r.Tokens.CacheRead}} cache read, {{n $r.Tokens.CacheCreation}} cache write, {{n $r.Tokens.Reasoning}} reasoning; {{n $r.Tokens.Total}} in all.</p>
-{{with .Budget}}<p>Budget: <meter min="0" max="{{.BudgetTokens}}" high="{{.BudgetTokens}}" value="{{.Spent}}">{{n .Spent}}</meter> {{n .Spent}} of {{n .BudgetTokens}} tokens ({{pct .}}){{if .OverBudget}}, over budget{{else if .NearBudget}}, near the budget{{end}}.</p>{{end}}
+<dl class="facts summary">
+<dt>Records</dt><dd data-q="records">{{$t.Records}}</dd><dd class="muted">{{$r.Records.Agent}} agent, {{$r.Records.Inference}} model calls, {{$r.Records.Call}} tool calls, {{$r.Records.Span}} other spans</dd>
+<dt>Errors</dt><dd data-q="errors">{{$t.Errors}}</dd>
+<dt>Duration</dt><dd data-q="duration">{{$t.Duration}}</dd>
+<dt>Tokens in</dt><dd data-q="tokens-in">{{$t.TokensIn}}</dd><dd class="muted">cache read {{$t.CacheRead}} · write {{$t.CacheWrite}}</dd>
+<dt>Tokens out</dt><dd data-q="tokens-out">{{$t.TokensOut}}</dd><dd class="muted">reasoning {{$t.Reasoning}}</dd>
+<dt>Total</dt><dd data-q="total">{{$t.Total}}</dd><dd class="muted">{{$t.TotalNote}}</dd>
+<dt>Cost</dt><dd data-q="cost">{{.Costs.Run}}</dd>{{with .Costs.Note}}<dd class="muted">{{.}}</dd>{{end}}
+{{with $t.Budget}}<dt>Budget</dt><dd data-q="budget" data-state="{{.State}}">{{.Text}}</dd>{{end}}
+</dl>
 {{if .Skipped}}<p>{{.Skipped}} lines could not be shown.</p>{{end}}
-{{with .Models}}<details open><summary>By model</summary><table class="grid"><tr><th>model</th><th>provider</th><th>calls</th><th>input</th><th>output</th><th>cache read</th><th>reasoning</th><th>total</th></tr>
-{{range .}}<tr><td>{{.Model}}</td><td>{{.Provider}}</td><td>{{.Count}}</td><td>{{n .Input}}</td><td>{{n .Output}}</td><td>{{n .CacheRead}}</td><td>{{n .Reasoning}}</td><td>{{n .Total}}</td></tr>
-{{end}}</table>{{with index $o.More 0}}<p class="muted">… and {{n .}} more models (the page with JavaScript on lists them all).</p>{{end}}</details>{{end}}
-{{with .Tools}}<details open><summary>By tool</summary><table class="grid"><tr><th>tool</th><th>calls</th><th>errors</th><th>result tokens (est.)</th></tr>
-{{range .}}<tr><td>{{.Tool}}</td><td>{{.Calls}}</td><td>{{.Errors}}</td><td>{{n .EstimatedTokens}}</td></tr>
-{{end}}</table>{{with index $o.More 1}}<p class="muted">… and {{n .}} more tools (the page with JavaScript on lists them all).</p>{{end}}</details>{{end}}
-{{with .Agents}}<details open><summary>By agent</summary><table class="grid"><tr><th>agent</th><th>runs</th><th>model calls</th><th>total</th></tr>
-{{range .}}<tr><td>{{.Agent}}</td><td>{{.Runs}}</td><td>{{.Inferences}}</td><td>{{n .Total}}</td></tr>
-{{end}}</table>{{with index $o.More 2}}<p class="muted">… and {{n .}} more agents (the page with JavaScript on lists them all).</p>{{end}}</details>{{end}}
-{{with $r.Largest}}<details><summary>Largest responses</summary><table class="grid"><tr><th>record</th><th>kind</th><th>bytes</th><th>tokens</th></tr>
-{{range .}}<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{n .Bytes}}</td><td>{{n .Tokens}}</td></tr>
-{{end}}</table></details>{{end}}
+{{range $i, $tb := .Tables}}<details{{if ne .ID "largest"}} open{{end}}><summary>{{.Title}}</summary><table class="grid" data-table="{{.ID}}"><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>{{with index $o.More $i}}<p class="muted">… and {{.}} more rows (the page with JavaScript on lists them all).</p>{{end}}</details>{{end}}
 <h2>Records</h2>
 {{if .Left}}<p class="note">The first {{n .Shown}} records of {{n $r.Records.Total}}, in the order of the timeline; {{n .Left}} more are in the page with JavaScript on.</p>{{end}}
 {{range .Roots}}{{template "node" .}}{{end}}

@@ -63,18 +63,40 @@
   const $ = (id) => document.getElementById(id);
 
   // ---- formatting ----------------------------------------------------------
+  //
+  // The quantities a run shows (durations, dollars, budget percentage and
+  // near/over text, token counts) are written in Go (viewer/format.go,
+  // report.Duration, report.Dollars, report.Thousands) and carried in the
+  // view model: the run's in run.text, a record's in its dur, usage_text,
+  // cost_text and est_text. The page lays those strings out. It formats
+  // only what Go cannot know: the clock of a span still running (clock),
+  // and counts of its own (rows, characters) or of a file shown as written.
 
   const nf = new Intl.NumberFormat('en-US');
   const num = (n) => nf.format(n || 0);
-  function ms(v) {
-    if (!(v >= 0)) return '–';
-    if (v < 1) return (v * 1000).toFixed(0) + ' µs';
-    if (v < 1000) return (v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0)) + ' ms';
-    if (v < 60000) return (v / 1000).toFixed(2) + ' s';
-    const m = Math.floor(v / 60000);
-    return m + ' m ' + ((v - m * 60000) / 1000).toFixed(0) + ' s';
+  // clock is the elapsed time of something still running, ticking once a
+  // second, in report.Duration's form (it cannot come from Go: it grows).
+  function clock(v) {
+    if (!(v >= 0)) return '—';
+    if (Math.round(v) < 1000) return Math.round(v) + ' ms';
+    if (Math.round(v / 10) < 6000) return (Math.round(v / 10) / 100).toFixed(2) + ' s';
+    const s = Math.round(v / 1000), two = (n) => String(n).padStart(2, '0');
+    return s < 3600 ? Math.floor(s / 60) + ' m ' + two(s % 60) + ' s'
+      : Math.floor(s / 3600) + ' h ' + two(Math.floor(s / 60) % 60) + ' m ' + two(s % 60) + ' s';
   }
-  function cost(c) { return c == null ? '' : '$' + (c < 0.01 ? c.toFixed(5) : c.toFixed(4)); }
+  // dur is a row's duration: Go's, or the clock of a running parent; a
+  // record of a file shown as written has its elapsed_ms as written.
+  function dur(r) {
+    if (r._running) return clock(r.t1 - r.t0);
+    if (typeof r.dur === 'string') return r.dur;
+    return typeof r.elapsed_ms === 'number' ? r.elapsed_ms + ' ms' : '';
+  }
+  // usageText is a model call's usage as Go wrote it: {label: count}.
+  function usageText(r) {
+    const out = {};
+    if (Array.isArray(r.usage_text)) for (const p of r.usage_text) if (Array.isArray(p)) out[p[0]] = p[1];
+    return out;
+  }
   function isObj(v) { return v !== null && typeof v === 'object'; }
 
   // asJSON returns a JSON-valued field as a value: artifacts embed JSON,
@@ -125,7 +147,10 @@
   }
 
   function buildTree(run) {
-    const recs = run.records.concat(pendingRows(run));
+    // A wrapper Go folded into its model call (two instrumentations at
+    // once, viewer/wrapfold.go) is no row: the call takes its place.
+    const folded = run.records.filter((r) => typeof r.folded_into === 'string' && r.folded_into);
+    const recs = run.records.filter((r) => !(typeof r.folded_into === 'string' && r.folded_into)).concat(pendingRows(run));
     const byKey = new Map();
     for (let i = 0; i < recs.length; i++) {
       const r = recs[i];
@@ -136,9 +161,17 @@
       if (!KINDS.includes(r.kind)) r.kind = 'span';
       byKey.set(r._k, r);
     }
+    for (const w of folded) {
+      const leaf = byKey.get((w.trace_id || '') + '/' + w.folded_into);
+      if (!leaf) continue;
+      w._leaf = leaf;
+      leaf._wrapper = w;
+      byKey.set(key(w), leaf); // a link to the wrapper shows the call
+    }
     const roots = [];
     for (const r of recs) {
-      const p = r.parent_span_id ? byKey.get((r.trace_id || '') + '/' + r.parent_span_id) : null;
+      const pid = typeof r.view_parent === 'string' ? r.view_parent : r.parent_span_id;
+      const p = pid ? byKey.get((r.trace_id || '') + '/' + pid) : null;
       if (p && p !== r) { r._p = p; p._kids.push(r); } else roots.push(r);
     }
     const byStart = (a, b) => (a.t0 - b.t0) || (a.t1 - b.t1) || (a._i - b._i);
@@ -187,7 +220,7 @@
     run.model = {
       byKey: new Map(), roots: [], flat: [], tools: [], running: [], T0: 0, T1: 1,
       lo: run.t0 > 0 ? +run.t0 : Infinity, hi: run.t1 > 0 ? +run.t1 : -Infinity,
-      toolSet: new Set(), pend, pi: 0, placed: 0, n: 0, live: run.state === 'running',
+      toolSet: new Set(), pend, pi: 0, placed: 0, n: 0, live: run.state === 'running', wrappers: new Map(),
     };
     spanOf(run.model);
   }
@@ -213,6 +246,9 @@
   }
 
   function place(m, r) {
+    // A wrapper Go folded into its model call (viewer/wrapfold.go) is no
+    // row: the call, which follows it, takes its place.
+    if (typeof r.folded_into === 'string' && r.folded_into) { m.wrappers.set(key(r), r); return; }
     // A span in flight (its start record, "in_flight": Go left only
     // those no ended record superseded) runs, its time ticking, while
     // the run does; in a run that stopped or ended it never ended.
@@ -226,7 +262,10 @@
     r._kids = [];
     r._p = null;
     if (!KINDS.includes(r.kind)) r.kind = 'span';
-    const p = r.parent_span_id ? m.byKey.get((r.trace_id || '') + '/' + r.parent_span_id) : null;
+    const pid = typeof r.view_parent === 'string' ? r.view_parent : r.parent_span_id;
+    const p = pid ? m.byKey.get((r.trace_id || '') + '/' + pid) : null;
+    const w = typeof r.wrapped_by === 'string' ? m.wrappers.get((r.trace_id || '') + '/' + r.wrapped_by) : null;
+    if (w) { w._leaf = r; r._wrapper = w; m.byKey.set(key(w), r); } // a link to the wrapper shows the call
     if (p && p !== r) {
       r._p = p; r._d = p._d + 1; p._kids.push(r);
       // A missing parent spans its children.
@@ -258,8 +297,6 @@
     renderCards(); renderAxis(); renderRows();
     if (S.sel && S.sel._running) renderDetail();
   }
-
-  function u(r, k) { return (r.usage && typeof r.usage[k] === 'number') ? r.usage[k] : 0; }
 
   // ---- loading ---------------------------------------------------------------
 
@@ -558,27 +595,29 @@
     if (t) {
       const kinds = KINDS.filter((k) => t.records && t.records[k]).map((k) => num(t.records[k]) + ' ' + KIND_LABEL[k]).join(' · ');
       const flying = R.records.filter((r) => r._inflight).length; // start records are not records yet
-      cards.push(card('Records', num(count(R) - flying), kinds + (flying ? (kinds ? ' · ' : '') + num(flying) + ' in flight' : '')));
-      cards.push(card('Errors', num(t.errors), t.errors ? 'press n to jump' : 'none', t.errors ? 'bad' : ''));
+      const x = isObj(R.text) ? R.text : null;
+      cards.push(card('Records', x && !flying ? x.records : num(count(R) - flying), kinds + (flying ? (kinds ? ' · ' : '') + num(flying) + ' in flight' : '')));
+      cards.push(card('Errors', x ? x.errors : num(t.errors), t.errors ? 'press n to jump' : 'none', t.errors ? 'bad' : ''));
     } else {
       cards.push(card('Records', num(R.records.length), 'as written'));
     }
     // A reader that found no header gives the epoch: say nothing rather
     // than that the run started in 1970.
     const started = meta.started_at && !/^1970-01-01T00:00:00(\.0*)?Z$/.test(String(meta.started_at)) ? String(meta.started_at) : '';
-    cards.push(card('Duration', count(R) ? ms(m.T1 - m.T0) : '–', started ? 'started ' + started.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''));
-    if (t && isObj(t.tokens)) {
-      const src = t.from_trailer ? ' (trailer)' : '';
-      cards.push(card('Tokens in', num(t.tokens.input), 'cache read ' + num(t.tokens.cache_read) + ' · write ' + num(t.tokens.cache_creation)));
-      cards.push(card('Tokens out', num(t.tokens.output), 'reasoning ' + num(t.tokens.reasoning)));
-      // A tool-dispatch trace has no model call reporting usage: what it
-      // spent is its tool calls' estimate, which the budget counts
-      // (converter.Tally.Spent) and the by-tool table sums. Total shows
-      // that, so the card and the budget bar give one number.
-      const est = !t.tokens.total && t.records && !t.records.inference
-        ? (isObj(t.budget) && t.budget.spent > 0 ? t.budget.spent : (t.by_tool || []).reduce((a, u) => a + (u.estimated_tokens || 0), 0)) : 0;
-      cards.push(est ? card('Total', num(est), 'estimated from tool calls (no model call reported usage)')
-        : card('Total', num(t.tokens.total), 'input + output' + src));
+    // The run's quantities are Go's (run.text); while it runs its length
+    // is a clock. A file shown as written has only its trailer's counts.
+    const x = isObj(R.text) ? R.text : null;
+    const length = R.state === 'running' && count(R) ? clock(m.T1 - m.T0)
+      : x ? x.duration : '—';
+    cards.push(card('Duration', length, started ? 'started ' + started.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''));
+    if (x) {
+      cards.push(card('Tokens in', x.tokens_in, 'cache read ' + x.cache_read + ' · write ' + x.cache_write));
+      cards.push(card('Tokens out', x.tokens_out, 'reasoning ' + x.reasoning));
+      cards.push(card('Total', x.total, x.total_note));
+    } else if (t && isObj(t.tokens)) {
+      cards.push(card('Tokens in', num(t.tokens.input), 'as written'));
+      cards.push(card('Tokens out', num(t.tokens.output), 'as written'));
+      cards.push(card('Total', num(t.tokens.total), 'as written (trailer)'));
     }
     // Cost is Go's text (report.Dollars): "unknown", never $0, when no
     // call has a known cost; "$X or more" when some calls have none.
@@ -608,7 +647,7 @@
     }
     document.body.dataset.runState = R.state;
     kids.push(h('div', { class: 'card-row' }, ...cards));
-    if (t && isObj(t.budget) && t.budget.budget_tokens > 0) kids.push(budgetBar(t.budget));
+    if (isObj(R.text) && isObj(R.text.budget) && t && isObj(t.budget)) kids.push(budgetBar(t.budget, R.text.budget));
     ui.cards.replaceChildren(...kids);
   }
 
@@ -623,19 +662,20 @@
     };
   }
 
-  // budgetBar draws a converter.BudgetStatus; its state is Go's verdict.
-  function budgetBar(b) {
-    const frac = b.spent / b.budget_tokens;
+  // budgetBar draws a converter.BudgetStatus b with Go's text and verdict
+  // g (viewer.BudgetText, BudgetState); the bar's length is layout.
+  function budgetBar(b, g) {
+    const tokens = b.budget_tokens > 0;
+    const frac = tokens ? b.spent / b.budget_tokens : (b.budget_usd > 0 ? b.spent_usd / b.budget_usd : 0);
     const warnAt = typeof b.warn_threshold === 'number' ? b.warn_threshold : 0;
-    const state = b.over_budget ? 'over' : b.near_budget ? 'near' : 'ok';
+    const state = String(g.state || 'ok');
     const fill = h('div', { class: 'fill ' + state });
     fill.style.width = Math.min(100, frac * 100).toFixed(2) + '%';
-    const warn = h('div', { class: 'warn-mark', title: 'warn at ' + Math.round(warnAt * 100) + '%' });
+    const warn = h('div', { class: 'warn-mark' });
     warn.style.left = Math.min(100, warnAt * 100).toFixed(2) + '%';
-    const text = num(b.spent) + ' of ' + num(b.budget_tokens) + ' tokens (' + (frac * 100).toFixed(1) + '%)' +
-      (state === 'over' ? ' — over budget' + (b.spent > b.budget_tokens ? ' by ' + num(b.spent - b.budget_tokens) : '') : state === 'near' ? ' — near the budget' : '');
     return h('div', { class: 'budget', id: 'budget', 'data-state': state }, h('div', { class: 'label', text: 'Budget' }),
-      h('div', { class: 'bar', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': b.budget_tokens, 'aria-valuenow': b.spent }, fill, warn), h('div', { class: 'sub', text }));
+      h('div', { class: 'bar', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': tokens ? b.budget_tokens : b.budget_usd, 'aria-valuenow': tokens ? b.spent : b.spent_usd }, fill, warn),
+      h('div', { class: 'sub', text: String(g.text || '') }));
   }
 
   // ---- token tables --------------------------------------------------------------
@@ -652,56 +692,29 @@
     return h('div', { class: 'tablewrap' }, t, more);
   }
 
-  // costCell is a table row's cost as Go wrote it (viewer/cost.go).
-  function costCell(R, table, i) {
-    const c = isObj(R.costs) && Array.isArray(R.costs[table]) ? R.costs[table][i] : null;
-    return c == null ? 'unknown' : c;
-  }
-
   // renderTables shows Go's token report (report.Tokens, what `agenttrace
-  // tokens` prints), in its order. With records dropped, the tables cover
-  // the records the file holds.
+  // tokens` prints), in its order, cell by cell as Go wrote it (run.text's
+  // tables, which the no-JavaScript outline prints too). With records
+  // dropped, the tables cover the records the file holds. A largest
+  // response's record links to its span.
   function renderTables() {
     const R = run(), rep = R.report;
-    const sections = [];
-    if (!isObj(rep)) {
+    const tables = isObj(R.text) && Array.isArray(R.text.tables) ? R.text.tables : [];
+    if (!isObj(rep) || !tables.length) {
       ui.tables.replaceChildren();
       return;
     }
-    const models = rep.by_model || [], tools = rep.by_tool || [], agents = rep.by_agent || [], largest = rep.largest || [];
-    if (models.length) {
-      sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'By model' }),
-        table('by-model', ['model', 'provider', 'calls', 'input', 'output', 'cache read', 'cache write', 'reasoning', 'total', 'cost'],
-          models.map((m, i) => [m.model, m.provider || '–', num(m.count), num(m.input), num(m.output), num(m.cache_read), num(m.cache_creation), num(m.reasoning), num(m.total), costCell(R, 'by_model', i)]))));
-    }
-    if (tools.length) {
-      sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'By tool' }),
-        table('by-tool', ['tool', 'calls', 'errors', 'result tokens (est.)', 'time'],
-          tools.map((t) => [t.tool, num(t.calls), num(t.errors), num(t.estimated_tokens), ms(t.duration_ms)]))));
-    }
-    if (agents.length) {
-      sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'By agent' }),
-        table('by-agent', ['agent', 'runs', 'model calls', 'input', 'output', 'total', 'cost'],
-          agents.map((a, i) => [a.agent, num(a.runs), num(a.inferences), num(a.input), num(a.output), num(a.total), costCell(R, 'by_agent', i)]))));
-    }
-    if (largest.length) {
-      sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'Largest responses' }),
-        table('largest', ['record', 'by', 'bytes', 'tokens'],
-          largest.map((x) => {
-            const r = R.model.byKey.get((x.trace_id || '') + '/' + (x.span_id || ''));
-            const name = h('a', { href: '#', class: 'jump', 'data-span-ref': x.span_id || '', onclick: (e) => { e.preventDefault(); if (r) reveal(r); } }, x.name || '(unnamed)');
-            // Ranked by bytes (report.Build), so bytes are shown first.
-            return [name, x.model || x.tool || '', num(x.bytes), num(x.tokens)];
-          }))));
-    }
-    const evals = rep.evaluations || [];
-    if (evals.length) {
-      sections.push(h('details', { open: true, class: 'tbl' }, h('summary', { text: 'Evaluations' }),
-        table('evaluations', ['evaluation', 'results', 'mean score', 'labels'],
-          evals.map((e) => [e.name, num(e.count), e.mean_score == null ? '–' : String(+e.mean_score.toFixed(3)),
-            Object.keys(e.labels || {}).sort().map((l) => l + ' ' + e.labels[l]).join(', ') || '–']))));
-    }
-    ui.tables.replaceChildren(...sections);
+    const largest = rep.largest || [];
+    ui.tables.replaceChildren(...tables.filter(isObj).map((tb) => {
+      const rows = (tb.rows || []).map((cells, i) => {
+        if (tb.id !== 'largest' || !largest[i]) return cells;
+        const x = largest[i];
+        const r = R.model.byKey.get((x.trace_id || '') + '/' + (x.span_id || ''));
+        const name = h('a', { href: '#', class: 'jump', 'data-span-ref': x.span_id || '', onclick: (e) => { e.preventDefault(); if (r) reveal(r); } }, cells[0]);
+        return [name].concat(cells.slice(1));
+      });
+      return h('details', { open: true, class: 'tbl' }, h('summary', { text: String(tb.title || '') }), table(String(tb.id || ''), tb.head || [], rows));
+    }));
   }
 
   // ---- filtering and the virtual waterfall -------------------------------------------
@@ -765,11 +778,14 @@
     renderRows();
   }
 
+  // renderAxis labels the time axis with Go's labels (run.text.axis);
+  // while parents are still running the axis grows, and reads as a clock.
   function renderAxis() {
-    const m = run().model, span = m.T1 - m.T0;
+    const R = run(), m = R.model, span = m.T1 - m.T0;
+    const given = !m.running.length && isObj(R.text) && Array.isArray(R.text.axis) && R.text.axis.length === 5 ? R.text.axis : null;
     const ticks = [];
     for (let i = 0; i <= 4; i++) {
-      const t = h('span', { class: 'tick', text: ms(span * i / 4) });
+      const t = h('span', { class: 'tick', text: given ? given[i] : clock(span * i / 4) });
       t.style.left = (i * 25) + '%';
       ticks.push(t);
     }
@@ -807,27 +823,30 @@
     const caret = r._kids.length
       ? h('button', { type: 'button', class: 'caret', 'aria-label': S.collapsed.has(r._k) ? 'expand' : 'collapse', onclick: (e) => { e.stopPropagation(); toggle(r); } }, S.collapsed.has(r._k) ? '▸' : '▾')
       : h('span', { class: 'caret none' });
-    const extra = r.kind === 'inference' && r.usage ? num(u(r, 'input_tokens')) + '→' + num(u(r, 'output_tokens'))
-      : bad ? (r.code || 'error') : r.kind === 'call' && r.estimated_tokens ? '~' + num(r.estimated_tokens) + ' tok' : '';
+    const ut = usageText(r);
+    const extra = r.kind === 'inference' && (ut.input || ut.output) ? (ut.input || '0') + '→' + (ut.output || '0')
+      : bad ? (r.code || 'error') : r.kind === 'call' && r.est_text ? '~' + r.est_text + ' tok' : '';
     const label = h('div', { class: 'label' }, indent, caret, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }),
       bad ? h('span', { class: 'errmark', title: 'error', text: '!' }) : null,
-      h('span', { class: 'name', text: rowName(r), title: r.name || '' }), extra ? h('span', { class: 'extra', text: extra }) : null,
+      h('span', { class: 'name', text: rowName(r), title: r.name || '' }),
+      r._wrapper ? h('span', { class: 'wrapped muted', title: 'wrapper folded in: ' + (r._wrapper.name || ''), text: '⊂ ' + (r._wrapper.name || 'wrapper') }) : null,
+      extra ? h('span', { class: 'extra', text: extra }) : null,
       Array.isArray(r.evaluations) ? h('span', { class: 'evalmark', title: r.evaluations.map(evalText).join('\n'), text: '✓' + r.evaluations.length }) : null,
       Array.isArray(r.logs) ? h('span', { class: 'logmark' + (r.logs.some(loud) ? ' warn' : ''), title: r.logs.length + ' log record(s) written in this span', text: '≡' + r.logs.length }) : null);
     const bar = h('div', { class: 'bar k-' + r.kind + (bad ? ' err' : '') + (r._running ? ' running' : '') });
     const l = Math.max(0, (r.t0 - m.T0) / span), w = Math.max(0, (r.t1 - r.t0) / span);
     bar.style.left = (l * 100).toFixed(3) + '%';
     bar.style.width = Math.max(w * 100, 0.15).toFixed(3) + '%';
-    const dur = h('span', { class: 'dur', text: r._inflight && !r._running ? 'never ended' : ms(r.t1 - r.t0) + (r._running ? ' …' : '') });
+    const durEl = h('span', { class: 'dur', text: r._inflight && !r._running ? 'never ended' : dur(r) + (r._running ? ' …' : '') });
     // The label goes after the bar, or before it when the bar ends near
     // the right edge, or inside it when it is wide too.
-    if (l + w <= 0.85) dur.style.left = ((l + w) * 100).toFixed(3) + '%';
-    else if (l > 0.15) dur.style.right = ((1 - l) * 100).toFixed(3) + '%';
-    else { dur.classList.add('in'); dur.style.right = ((1 - l - w) * 100).toFixed(3) + '%'; }
+    if (l + w <= 0.85) durEl.style.left = ((l + w) * 100).toFixed(3) + '%';
+    else if (l > 0.15) durEl.style.right = ((1 - l) * 100).toFixed(3) + '%';
+    else { durEl.classList.add('in'); durEl.style.right = ((1 - l - w) * 100).toFixed(3) + '%'; }
     return h('div', {
       class: cls, role: 'treeitem', 'data-span-id': r.span_id || '', 'data-kind': r.kind, 'aria-selected': S.sel === r ? 'true' : 'false',
       onclick: () => select(r),
-    }, label, h('div', { class: 'track' }, bar, dur));
+    }, label, h('div', { class: 'track' }, bar, durEl));
   }
 
   function toggle(r, collapse) {
@@ -866,7 +885,7 @@
     if (i !== S.cur) selectRun(i);
     if (!id) return;
     const r = S.runs[i].records.find((x) => x.span_id === id);
-    if (r) reveal(r);
+    if (r) reveal(r._leaf || r);
   }
 
   // reveal expands r's ancestors, clears filters that hide it, scrolls it
@@ -918,30 +937,38 @@
     if (r._pending) {
       ui.detail.replaceChildren(h('div', { class: 'dhead' }, h('h2', { text: r.name })),
         h('p', { text: r._running
-          ? 'This span has not ended: its children arrived, it has not. Running for ' + ms(r.t1 - r.t0) + ' so far.'
+          ? 'This span has not ended: its children arrived, it has not. Running for ' + clock(r.t1 - r.t0) + ' so far.'
           : 'Its children name it as their parent, but it was never recorded.' }),
         h('p', { class: 'muted', text: 'span ' + r.span_id + ' · ' + num(r.children) + ' children so far' }));
       return;
     }
     kids.push(h('div', { class: 'dhead' }, h('span', { class: 'badge k-' + r.kind, text: KIND_LABEL[r.kind] }), h('h2', { text: rowName(r), title: r.name || '' }),
-      r._inflight ? h('span', { class: 'status inflight', text: r._running ? 'in flight · ' + ms(r.t1 - r.t0) + ' so far' : 'started, never ended' })
+      r._inflight ? h('span', { class: 'status inflight', text: r._running ? 'in flight · ' + clock(r.t1 - r.t0) + ' so far' : 'started, never ended' })
         : h('span', { class: 'status ' + (failed(r) ? 'bad' : 'good'), text: failed(r) ? 'error' + (r.code ? ': ' + r.code : '') : 'ok' })));
     if (failed(r) && r.message) kids.push(h('div', { class: 'errmsg', text: r.message }));
+    const w = r._wrapper;
     const facts = [
-      ['duration', ms(r.t1 - r.t0)], ['started', r.started_at], ['agent', r.agent], ['tool', r.tool], ['tool call id', r.tool_call_id],
+      ['duration', dur(r)], ['started', r.started_at], ['agent', r.agent], ['tool', r.tool], ['tool call id', r.tool_call_id],
       ['provider', r.provider], ['model', r.model], ['request model', r.request_model], ['response id', r.response_id],
       ['finish reasons', Array.isArray(r.finish_reasons) ? r.finish_reasons.join(', ') : r.finish_reasons],
-      ['conversation', r.conversation_id], ['cost', r.cost != null ? cost(r.cost) : null],
-      ['estimated tokens', r.estimated_tokens ? num(r.estimated_tokens) : null],
+      ['conversation', r.conversation_id], ['cost', r.cost_text],
+      ['estimated tokens', r.est_text],
       ['span id', r.span_id], ['parent', r.parent_span_id], ['trace id', v ? r.trace_id : null], ['operation', v ? r.op : null],
       ['span kind', v ? r.span_kind : null],
     ].filter((x) => x[1] != null && x[1] !== '');
     kids.push(h('dl', { class: 'facts' }, ...facts.flatMap(([k, val]) => [h('dt', { text: k }), h('dd', { text: String(val) })])));
-    if (r.usage && isObj(r.usage)) {
-      const names = [['input_tokens', 'input'], ['output_tokens', 'output'], ['cache_read_input_tokens', 'cache read'], ['cache_creation_input_tokens', 'cache write'], ['reasoning_output_tokens', 'reasoning']];
-      const cells = names.filter(([k]) => typeof r.usage[k] === 'number');
+    if (w) {
+      // The wrapper folded into this call: the other instrumentation's
+      // span of the same call (its usage is not counted again).
+      kids.push(h('details', { class: 'section wrapper', id: 'wrapper' }, h('summary', { text: 'Wrapper folded in: ' + (w.name || '(unnamed)') }),
+        h('dl', { class: 'facts' }, h('dt', { text: 'span id' }), h('dd', { text: String(w.span_id || '') }), h('dt', { text: 'duration' }), h('dd', { text: dur(w) }),
+          w.model ? h('dt', { text: 'model' }) : null, w.model ? h('dd', { text: String(w.model) }) : null),
+        w.attrs && Object.keys(w.attrs).length ? attrsView(w.attrs) : null));
+    }
+    const cells = Array.isArray(r.usage_text) ? r.usage_text.filter((p) => Array.isArray(p) && p.length === 2) : [];
+    if (cells.length) {
       kids.push(h('div', { class: 'section' }, h('h3', { text: 'Usage' }),
-        table('usage', cells.map((c) => c[1]), [cells.map(([k]) => num(r.usage[k]))])));
+        table('usage', cells.map((c) => String(c[0])), [cells.map((c) => String(c[1]))])));
     }
     // A tool span shows what it was called with and what it returned,
     // wherever its library put them (its args and result, else its input
@@ -1008,7 +1035,7 @@
   // not as one JSON string full of \n.
   function logsView(r) {
     return h('ul', { class: 'logs' }, ...r.logs.map((l) => h('li', { class: loud(l) ? 'warn' : null },
-      h('span', { class: 'muted', text: '+' + ms(Math.max(0, l.t - r.t0)) }), ' ',
+      h('span', { class: 'muted', text: '+' + clock(Math.max(0, l.t - r.t0)) }), ' ',
       l.severity ? h('b', { class: 'sev', text: l.severity }) : null, ' ',
       typeof l.body === 'string' ? h('span', { class: 'logbody', text: l.body }) : l.body != null ? valueView(l.body) : null,
       l.attrs && Object.keys(l.attrs).length ? attrsView(l.attrs) : null)));
@@ -1162,7 +1189,7 @@
 
   // toolLink is a button that selects the tool span t.
   function toolLink(t) {
-    return h('button', { type: 'button', class: 'tool-link', 'data-span-id': t.span_id || '', title: 'show the tool span', onclick: (e) => { e.stopPropagation(); reveal(t); } }, 'tool span ' + ms(t.t1 - t.t0) + (failed(t) ? ' · error' : '') + ' ↗');
+    return h('button', { type: 'button', class: 'tool-link', 'data-span-id': t.span_id || '', title: 'show the tool span', onclick: (e) => { e.stopPropagation(); reveal(t); } }, 'tool span ' + dur(t) + (failed(t) ? ' · error' : '') + ' ↗');
   }
 
   // partView renders one part of the conventions' message schema.

@@ -22,7 +22,7 @@ import (
 var comparePage = template.Must(template.New("compare").Funcs(template.FuncMap{
 	"num":    report.Thousands,
 	"escape": escapeRel,
-	"ms":     func(v int64) string { return strconv.FormatFloat(float64(v)/1000, 'f', 2, 64) + " s" },
+	"ms":     func(v int64) string { return viewer.DurationMS(float64(v)) },
 	"inc":    func(i int) int { return i + 1 },
 	"cost":   viewer.CostText,
 }).Parse(`<!doctype html>

@@ -373,7 +373,7 @@ func TestListTellsTheTrailersTruth(t *testing.T) {
 	capped := got["capped.jsonl"]
 	require.Equal(t, "1,000", capped["in"])
 	require.Equal(t, "200", capped["out"])
-	require.Contains(t, capped["budget"], "1,200 / 1,000")
+	require.Contains(t, capped["budget"], "1,200 of 1,000 tokens")
 	require.Contains(t, capped["state"], "6 dropped")
 	require.NotContains(t, got["whole.jsonl"]["state"], "dropped")
 }

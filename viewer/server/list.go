@@ -373,10 +373,8 @@ func (l *lister) read(f found) *runInfo {
 	ri.Service = meta.Service
 	if !meta.StartedAt.IsZero() && meta.StartedAt.UnixNano() > 0 {
 		ri.Started = meta.StartedAt
-		if !sum.FinishedAt.IsZero() && !sum.FinishedAt.Before(ri.Started) {
-			ri.Duration = sum.FinishedAt.Sub(ri.Started)
-		}
 	}
+	ri.Duration = viewer.RunDuration(meta.StartedAt, sum.FinishedAt) // the page's and the outline's rule
 	ri.Records, ri.Errors, ri.Tokens, ri.Budget = sum.Records, sum.Errors, sum.Tokens, sum.Budget
 	ri.setCost(report.CostOf(tally.Cost()))
 	ix.finish(ri, tr != nil)

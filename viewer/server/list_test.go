@@ -167,10 +167,10 @@ func TestListShowsEveryRunNewestFirst(t *testing.T) {
 		require.Equal(t, viewer.CostText(w.rep.Cost), r.cols["cost"], r.path)
 		require.Equal(t, w.when.UTC().Format("2006-01-02 15:04:05Z"), r.cols["started"], r.path)
 		if b := w.rep.Budget; b != nil {
-			spent, rest, ok := strings.Cut(r.cols["budget"], " / ")
+			spent, rest, ok := strings.Cut(r.cols["budget"], " of ")
 			require.True(t, ok, r.cols["budget"])
 			require.Equal(t, b.Spent, number(t, spent), r.path)
-			require.True(t, strings.HasPrefix(rest, "4,000 ("), "%s: %s", r.path, r.cols["budget"])
+			require.True(t, strings.HasPrefix(rest, "4,000 tokens ("), "%s: %s", r.path, r.cols["budget"])
 		} else {
 			require.Equal(t, "—", r.cols["budget"], r.path)
 		}
@@ -182,7 +182,7 @@ func TestListShowsEveryRunNewestFirst(t *testing.T) {
 	}
 	run := byPath["agent-run.jsonl"]
 	require.Equal(t, "travel-planner", run.cols["service"])
-	require.Equal(t, "29.4 s", run.cols["duration"]) // 14:03:07.250 to 14:03:36.665
+	require.Equal(t, "29.42 s", run.cols["duration"]) // 14:03:07.250 to 14:03:36.665: 29.415 s
 	require.Equal(t, "complete", run.cols["state"])
 	require.Equal(t, "● running", byPath["live.jsonl"].cols["state"], "no trailer, parents not ended yet; the torn line is not a bad line")
 	require.Equal(t, "complete 1 bad line", byPath["bad.jsonl"].cols["state"])

@@ -57,6 +57,6 @@ func TestListRootBudgetAfterHeader(t *testing.T) {
 		cells[r.path] = r.cols["budget"]
 	}
 	require.Contains(t, cells, name)
-	assert.Regexp(t, `^\$0\.\d{4} / \$0\.0040 \(\d+%\) over$`, cells[name], "over its cost budget")
-	assert.Contains(t, page, `<td data-col="budget" class="bad">`)
+	assert.Regexp(t, `^\$0\.\d{4} of \$0\.0040 \(\d+\.\d%\), over budget$`, cells[name], "over its cost budget")
+	assert.Contains(t, page, `<td data-col="budget" class="budget-over">`)
 }

@@ -170,10 +170,10 @@ func TestListCostBudget(t *testing.T) {
 		cells[r.path] = r.cols["budget"]
 	}
 	half := report.Dollars(&limit)
-	assert.Equal(t, report.Dollars(&usd)+" / "+half+" (200%) over", cells["dollars-over.jsonl"])
+	assert.Equal(t, report.Dollars(&usd)+" of "+half+" (200.0%), over budget", cells["dollars-over.jsonl"])
 	assert.Equal(t, cells["dollars-over.jsonl"], cells["dollars-over-running.jsonl"], "over while running")
-	assert.Equal(t, report.Dollars(&usd)+" / $100.00 (0%)", cells["dollars-within.jsonl"])
-	assert.Equal(t, "1,200 / 1,000 (120%) over", cells["tokens-over.jsonl"])
-	assert.Equal(t, "1,200 / 100,000 (1%) · "+report.Dollars(&usd)+" / $100.00 (0%)", cells["both-within.jsonl"])
-	assert.Contains(t, page, `<td data-col="budget" class="bad">`+report.Dollars(&usd))
+	assert.Equal(t, report.Dollars(&usd)+" of $100.00 (0.0%)", cells["dollars-within.jsonl"])
+	assert.Equal(t, "1,200 of 1,000 tokens (120.0%), over budget", cells["tokens-over.jsonl"])
+	assert.Equal(t, "1,200 of 100,000 tokens (1.2%) · "+report.Dollars(&usd)+" of $100.00 (0.0%)", cells["both-within.jsonl"])
+	assert.Contains(t, page, `<td data-col="budget" class="budget-over">`+report.Dollars(&usd))
 }

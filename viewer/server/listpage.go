@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
-	"fmt"
 	"html"
 	"html/template"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/viewer"
@@ -23,25 +21,33 @@ import (
 const listStyle = `
 :root{color-scheme:light dark;--fg:#1d2330;--mute:#667085;--line:#e4e7ec;--head:#f5f7fa;--bad:#b42318;--warn:#b54708;--ok:#067647;--link:#175cd3}
 @media (prefers-color-scheme:dark){:root{--fg:#e4e7ec;--mute:#98a2b3;--line:#344054;--head:#1d2939;--bad:#f97066;--warn:#fdb022;--ok:#47cd89;--link:#84caff}}
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);margin:24px}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);margin:16px}
 h1{font-size:18px;margin:0 0 4px}
 code,td.run{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px}
 p.sub{color:var(--mute);margin:0 0 16px}
 table{border-collapse:collapse;width:100%}
-th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
+th,td{padding:5px 5px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
+#runs{font-size:13px}
+#runs th{white-space:normal;vertical-align:bottom}
+#runs th button{font-size:12px;padding:2px 4px}
+td[data-col=started]{white-space:normal;min-width:10ch;max-width:11ch}
+td[data-col=service]{white-space:normal;overflow-wrap:anywhere;max-width:12ch}
+td[data-col=budget]{white-space:normal;min-width:13ch;max-width:16ch}
+td[data-col=state]{white-space:normal;max-width:16ch}
 th{background:var(--head);font-weight:600;position:sticky;top:0}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 td.run{white-space:normal;word-break:break-all}
 a{color:var(--link);text-decoration:none}
 a:hover{text-decoration:underline}
 .bad{color:var(--bad)}.warn{color:var(--warn)}.ok{color:var(--ok)}.mute{color:var(--mute)}
+.budget-over{color:var(--bad)}.budget-near{color:var(--warn)}
 form.filters{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0 0 12px}
 form.filters input[type=search]{min-width:260px}
 input,select,button{font:inherit;padding:3px 6px}
 th a{color:inherit}
-td.names{white-space:normal;max-width:260px;color:var(--mute);font-size:12px}
-td.run{min-width:22ch}
-td.run .prompt{color:var(--fg);font-size:12px;max-width:48ch;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+td.names{white-space:normal;overflow-wrap:anywhere;max-width:150px;color:var(--mute);font-size:12px}
+td.run{min-width:18ch;max-width:24ch}
+td.run .prompt{color:var(--fg);font-size:12px;max-width:24ch;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 td.run .id{font-size:11px}
 td.run .id a{color:var(--mute)}
 .running{color:var(--ok);font-weight:600}
@@ -80,11 +86,10 @@ var pageCSP = "default-src 'none'; style-src " + listStyleHash +
 // html/template copies as it is: the bytes hashed are the bytes sent.
 var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 	"num":      report.Thousands,
-	"duration": duration,
+	"duration": report.Duration,
 	"started":  started,
-	"budget":   budget,
-	"over":     overBudget,
-	"near":     nearBudget,
+	"budget":   viewer.BudgetText,
+	"state":    viewer.BudgetState,
 	"escape":   escapeRel,
 	"names":    runNames,
 }).Parse(`<!doctype html>
@@ -116,15 +121,15 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 </form>
 <form id="cmp" method="get" action="/compare"></form>
 {{- if .Runs}}
-<table>
-<thead><tr><th title="pick two to compare"><button type="submit" form="cmp">Compare</button></th><th><a href="{{.Query.SortURL "run"}}">Run{{.Query.Arrow "run"}}</a></th><th><a href="{{.Query.SortURL "started"}}">Started{{.Query.Arrow "started"}}</a></th><th><a href="{{.Query.SortURL "service"}}">Service{{.Query.Arrow "service"}}</a></th><th>Agents · models · tools</th><th class="n"><a href="{{.Query.SortURL "records"}}">Records{{.Query.Arrow "records"}}</a></th><th class="n">Tokens in</th><th class="n">Tokens out</th><th class="n"><a href="{{.Query.SortURL "tokens"}}">Total{{.Query.Arrow "tokens"}}</a></th><th class="n"><a href="{{.Query.SortURL "cost"}}">Cost{{.Query.Arrow "cost"}}</a></th><th class="n"><a href="{{.Query.SortURL "errors"}}">Errors{{.Query.Arrow "errors"}}</a></th><th class="n"><a href="{{.Query.SortURL "duration"}}">Duration{{.Query.Arrow "duration"}}</a></th><th>Budget</th><th>State</th><th></th></tr></thead>
+<table id="runs">
+<thead><tr><th title="pick two to compare"><button type="submit" form="cmp">Compare</button></th><th><a href="{{.Query.SortURL "run"}}">Run{{.Query.Arrow "run"}}</a></th><th><a href="{{.Query.SortURL "started"}}">Started{{.Query.Arrow "started"}}</a></th><th><a href="{{.Query.SortURL "service"}}">Service{{.Query.Arrow "service"}}</a></th><th>Agents · models · tools</th><th class="n"><a href="{{.Query.SortURL "records"}}">Records{{.Query.Arrow "records"}}</a></th><th class="n">Tokens in</th><th class="n">Tokens out</th><th class="n"><a href="{{.Query.SortURL "tokens"}}">Total{{.Query.Arrow "tokens"}}</a></th><th class="n"><a href="{{.Query.SortURL "cost"}}">Cost{{.Query.Arrow "cost"}}</a></th><th class="n"><a href="{{.Query.SortURL "errors"}}">Errors{{.Query.Arrow "errors"}}</a></th><th class="n"><a href="{{.Query.SortURL "duration"}}">Duration{{.Query.Arrow "duration"}}</a></th><th>Budget</th><th>State</th></tr></thead>
 <tbody>
 {{- range $r := .Runs}}
 <tr data-path="{{.Rel}}">
 <td><input type="checkbox" name="c" value="{{.Rel}}" form="cmp" aria-label="compare {{.Rel}}"></td>
-<td class="run">{{with .Name}}<a href="/run/{{escape $r.Rel}}">{{.}}</a>{{with $r.Prompt}}<div class="prompt">{{.}}</div>{{end}}<div class="id"><a href="/run/{{escape $r.Rel}}">{{$r.Rel}}</a></div>{{else}}<a href="/run/{{escape .Rel}}">{{.Rel}}</a>{{with .Prompt}}<div class="prompt">{{.}}</div>{{end}}{{end}}</td>
+<td class="run">{{with .Name}}<a href="/run/{{escape $r.Rel}}">{{.}}</a>{{with $r.Prompt}}<div class="prompt">{{.}}</div>{{end}}<div class="id"><a href="/run/{{escape $r.Rel}}">{{$r.Rel}}</a> · <a class="raw" href="/raw/{{escape $r.Rel}}" download>raw</a></div>{{else}}<a href="/run/{{escape .Rel}}">{{.Rel}}</a>{{with .Prompt}}<div class="prompt">{{.}}</div>{{end}}<div class="id"><a class="raw" href="/raw/{{escape .Rel}}" download>raw</a></div>{{end}}</td>
 {{- if .Err}}
-<td data-col="error" colspan="12" class="bad">cannot read: {{.Err}}</td>
+<td data-col="error" colspan="11" class="bad">cannot read: {{.Err}}</td>
 {{- else}}
 <td data-col="started">{{started .Started}}</td>
 <td data-col="service">{{or .Service "—"}}</td>
@@ -137,13 +142,12 @@ var listPage = template.Must(template.New("list").Funcs(template.FuncMap{
 <td data-col="errors" class="n{{if .Errors}} bad{{end}}">{{num .Errors}}</td>
 <td data-col="duration" class="n">{{duration .Duration}}</td>
 {{- with .Budget}}
-<td data-col="budget" class="{{if over .}}bad{{else if near .}}warn{{end}}">{{budget .}}</td>
+<td data-col="budget" class="budget-{{state .}}">{{budget .}}</td>
 {{- else}}
 <td data-col="budget" class="mute">—</td>
 {{- end}}
 <td data-col="state">{{$st := $.Clock.State .}}{{if eq $st "running"}}<span class="running">{{$.Clock.Text .}}</span>{{else if eq $st "stopped"}}<span class="warn stopped">{{$.Clock.Text .}}</span>{{else if .Complete}}<span class="ok">complete</span>{{else}}<span class="warn">open</span>{{end}}{{if .Problems}} <span class="bad">{{num .Problems}} bad line{{if ne .Problems 1}}s{{end}}</span>{{end}}{{if .Dropped}} <span class="bad" title="records the trailer counts that are not in the file; tokens and budget are the trailer's">{{num .Dropped}} dropped</span>{{end}}</td>
 {{- end}}
-<td><a href="/raw/{{escape .Rel}}" download>raw</a></td>
 </tr>
 {{- end}}
 </tbody>
@@ -301,21 +305,6 @@ func (c stateClock) State(ri *runInfo) string { return ri.state(c.now, c.idle) }
 // the time of its last record.
 func (c stateClock) Text(ri *runInfo) string { return viewer.StateText(c.State(ri), ri.Last) }
 
-// duration writes d the way a person reads a run's length.
-func duration(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "—"
-	case d < time.Second:
-		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
-	case d < time.Minute:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
 // started writes a run's start in UTC: runs come from anywhere, and UTC
 // is what their artifacts say.
 func started(t time.Time) string {
@@ -323,49 +312,4 @@ func started(t time.Time) string {
 		return "—"
 	}
 	return t.UTC().Format("2006-01-02 15:04:05Z")
-}
-
-// budget writes what a run spent of its budget: the tokens of a token
-// budget, the dollars of a cost budget (budget_usd), or both.
-func budget(b *converter.BudgetStatus) string {
-	var parts []string
-	mark := func(s string, over, near bool) string {
-		if over {
-			return s + " over"
-		}
-		if near {
-			return s + " near"
-		}
-		return s
-	}
-	if b.BudgetTokens > 0 || b.CostBudget == nil {
-		s := report.Thousands(b.Spent) + " / " + report.Thousands(b.BudgetTokens)
-		if b.BudgetTokens > 0 {
-			s += fmt.Sprintf(" (%d%%)", b.Spent*100/b.BudgetTokens)
-		}
-		parts = append(parts, mark(s, b.OverBudget, b.NearBudget))
-	}
-	if c := b.CostBudget; c != nil {
-		spent, limit := c.SpentUSD, c.BudgetUSD
-		s := report.Dollars(&spent)
-		if c.UnpricedCalls > 0 {
-			s += " or more" // unpriced calls are left out of the dollars
-		}
-		s += " / " + report.Dollars(&limit)
-		if limit > 0 {
-			s += fmt.Sprintf(" (%d%%)", int64(spent*100/limit))
-		}
-		parts = append(parts, mark(s, c.OverBudgetUSD, c.NearBudgetUSD))
-	}
-	return strings.Join(parts, " · ")
-}
-
-// overBudget reports whether a run is over its token budget or its cost
-// budget; nearBudget whether it is near either and over neither.
-func overBudget(b *converter.BudgetStatus) bool {
-	return b != nil && (b.OverBudget || b.CostBudget != nil && b.CostBudget.OverBudgetUSD)
-}
-
-func nearBudget(b *converter.BudgetStatus) bool {
-	return b != nil && !overBudget(b) && (b.NearBudget || b.CostBudget != nil && b.CostBudget.NearBudgetUSD)
 }

@@ -186,7 +186,7 @@ func (q listQuery) keep(ri *runInfo, now time.Time) bool {
 			return false
 		}
 	case "over":
-		if !overBudget(ri.Budget) { // tokens or dollars
+		if viewer.BudgetState(ri.Budget) != viewer.BudgetOver { // tokens or dollars
 			return false
 		}
 	case "open":

@@ -44,7 +44,7 @@ func TestListNamesRuns(t *testing.T) {
 			require.NotNil(t, cell, page)
 			assert.Contains(t, cell[1], `<a href="/run/agent-run.jsonl">invoke_agent travel-planner</a>`)
 			assert.Contains(t, cell[1], `<div class="prompt">`+tc.prompt)
-			assert.Contains(t, cell[1], `<div class="id"><a href="/run/agent-run.jsonl">agent-run.jsonl</a></div>`)
+			assert.Contains(t, cell[1], `<div class="id"><a href="/run/agent-run.jsonl">agent-run.jsonl</a> · <a class="raw" href="/raw/agent-run.jsonl" download>raw</a></div>`)
 
 			rows := ts.Runs(nil).Rows
 			require.Len(t, rows, 1)

@@ -86,7 +86,7 @@ func TestBrowserListCompareAndDeepLinks(t *testing.T) {
 	}
 	over, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('tr[data-path=`+jsString(b)+`] td[data-col=budget]').innerText`))
 	require.NoError(t, err)
-	assert.Regexp(t, `^\$0\.\d{4} / \$0\.0040 \(\d+%\) over$`, over, "over its cost budget")
+	assert.Regexp(t, `^\$0\.\d{4} of \$0\.0040 \(\d+\.\d%\), over budget$`, over, "over its cost budget")
 	browsertest.Screenshot(t, ctx, "runs-list.png")
 
 	// The search box, submitted: across message text.

@@ -1,0 +1,120 @@
+package viewer
+
+import (
+	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
+)
+
+// Two instrumentations at once describe one model call twice: a
+// framework's span (OpenInference's "Anthropic Messages", OpenLLMetry's
+// "chat claude-…") around the SDK's own ("anthropic.messages.create").
+// The wrapper is the one the usage rule does not count (semconv.Nesting;
+// converter.Wrappers over a whole batch). The page and the outline show
+// such a pair as one model call row, the leaf's, with the wrapper folded
+// in (issue 24 point 4): the wrapper's record carries "folded_into" (the
+// leaf's span id) and is not a row; the leaf carries "wrapped_by" (the
+// wrapper's span id) and "view_parent" (the wrapper's parent, "" for a
+// root), and any other child of the wrapper "view_parent" (the leaf), so
+// the tree reads as if the wrapper were the leaf. Only a wrapper around
+// exactly one model call, its direct child, is folded: an embeddings
+// batch around per-chunk calls stays a row of its own.
+type wrapFolds struct {
+	into       []string // per record: the leaf a wrapper folds into, "" for none
+	wrappedBy  []string // per record: the wrapper folded into this leaf, "" for none
+	viewParent []*string
+}
+
+// foldWrappers finds the wrappers of recs to fold; nil when there is none.
+func foldWrappers(recs []converter.Record) *wrapFolds {
+	wrappers := converter.Wrappers(recs)
+	index := make(map[converter.SpanKey]int)
+	for i, w := range wrappers {
+		if w {
+			sp := recs[i].Span
+			index[converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}] = i
+		}
+	}
+	if len(index) == 0 {
+		return nil
+	}
+	// Count, per wrapper, the model calls below it, and remember a
+	// direct child that is one.
+	calls := make(map[int]int)
+	leaf := make(map[int]int)
+	var rd semconv.Reading
+	for j := range recs {
+		if wrappers[j] {
+			continue
+		}
+		recs[j].Read(&rd)
+		if rd.Kind != semconv.Inference {
+			continue
+		}
+		sp := recs[j].Span
+		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}
+		if w, ok := index[k]; ok {
+			leaf[w] = j
+		}
+		// Up through the wrappers above it (a parent cycle stops at the
+		// bound).
+		for range len(index) {
+			w, ok := index[k]
+			if !ok {
+				break
+			}
+			calls[w]++
+			k.Span = recs[w].Span.ParentSpanID()
+		}
+	}
+	f := &wrapFolds{into: make([]string, len(recs)), wrappedBy: make([]string, len(recs)), viewParent: make([]*string, len(recs))}
+	folded := make(map[converter.SpanKey]int) // wrapper -> its leaf
+	for w, j := range leaf {
+		if calls[w] != 1 {
+			continue
+		}
+		ws, ls := recs[w].Span, recs[j].Span
+		f.into[w] = ls.SpanID().String()
+		f.wrappedBy[j] = ws.SpanID().String()
+		p := ""
+		if !ws.ParentSpanID().IsEmpty() {
+			p = ws.ParentSpanID().String()
+		}
+		f.viewParent[j] = &p
+		folded[converter.SpanKey{Trace: ws.TraceID(), Span: ws.SpanID()}] = j
+	}
+	if len(folded) == 0 {
+		return nil
+	}
+	for i := range recs {
+		sp := recs[i].Span
+		if j, ok := folded[converter.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}]; ok && j != i {
+			id := recs[j].Span.SpanID().String()
+			f.viewParent[i] = &id
+		}
+	}
+	return f
+}
+
+// appendJSON writes record i's fold members (see wrapFolds).
+func (f *wrapFolds) appendJSON(b []byte, i int) []byte {
+	if f == nil {
+		return b
+	}
+	add := func(name, v string) {
+		b = append(b, `,"`...)
+		b = append(b, name...)
+		b = append(b, `":"`...)
+		b = append(b, v...) // span ids are hex: nothing to escape
+		b = append(b, '"')
+	}
+	if f.into[i] != "" {
+		add("folded_into", f.into[i])
+	}
+	if f.wrappedBy[i] != "" {
+		add("wrapped_by", f.wrappedBy[i])
+	}
+	if p := f.viewParent[i]; p != nil {
+		add("view_parent", *p)
+	}
+	return b
+}
