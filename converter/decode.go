@@ -288,12 +288,20 @@ func (d *decoder) decodeRecord(line []byte, rec *Record, def *Meta) error {
 	if s.Err != nil {
 		return s.Err
 	}
+	return d.finishRecord(rec, &own, def)
+}
+
+// finishRecord applies what a record's fields left pending (its status,
+// the promoted fields put back as attributes) and gives it its resource
+// and scope: its own, else def's.
+func (d *decoder) finishRecord(rec *Record, own *ownMeta, def *Meta) error {
+	sp := rec.Span
 	d.applyStatus(sp)
-	if err := d.applyFields(attrs); err != nil {
+	if err := d.applyFields(sp.Attributes()); err != nil {
 		return err
 	}
 	d.viewable = false // resource and scope are decoded from copies
-	res, resSchema, sc, scSchema, err := d.resourceAndScope(&own, def)
+	res, resSchema, sc, scSchema, err := d.resourceAndScope(own, def)
 	if err != nil {
 		return err
 	}

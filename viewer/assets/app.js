@@ -844,7 +844,7 @@
     else if (l > 0.15) durEl.style.right = ((1 - l) * 100).toFixed(3) + '%';
     else { durEl.classList.add('in'); durEl.style.right = ((1 - l - w) * 100).toFixed(3) + '%'; }
     return h('div', {
-      class: cls, role: 'treeitem', 'data-span-id': r.span_id || '', 'data-kind': r.kind, 'aria-selected': S.sel === r ? 'true' : 'false',
+      class: cls, role: 'treeitem', 'data-span-id': r.span_id || '', 'data-wrapped': r._wrapper ? r._wrapper.span_id || '' : null, 'data-kind': r.kind, 'aria-selected': S.sel === r ? 'true' : 'false',
       onclick: () => select(r),
     }, label, h('div', { class: 'track' }, bar, durEl));
   }
