@@ -24,7 +24,7 @@ import (
 // the writer is behind: a start record is a live view's convenience, and
 // the span's ended record carries everything.
 func (p *Processor) started(s sdktrace.ReadOnlySpan) {
-	if p.cfg.noStarts || p.closing.Load() || p.cfg.filter != nil && !p.cfg.filter(s) {
+	if !p.cfg.starts || p.closing.Load() || p.cfg.filter != nil && !p.cfg.filter(s) {
 		return
 	}
 	select {

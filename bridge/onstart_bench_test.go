@@ -68,14 +68,14 @@ func BenchmarkOnStart(b *testing.B) {
 		run(b, sdktrace.NewBatchSpanProcessor(tracetest.NewNoopExporter()))
 	})
 	b.Run("impl=agenttrace", func(b *testing.B) {
-		p, err := bridge.New(bridge.WithWriter(io.Discard))
+		p, err := bridge.New(bridge.WithWriter(io.Discard), bridge.WithStartRecords(true))
 		if err != nil {
 			b.Fatal(err)
 		}
 		run(b, p)
 	})
 	b.Run("impl=agenttrace-budget", func(b *testing.B) {
-		p, err := bridge.New(bridge.WithWriter(io.Discard), bridge.WithBudget(1<<60))
+		p, err := bridge.New(bridge.WithWriter(io.Discard), bridge.WithBudget(1<<60), bridge.WithStartRecords(true))
 		if err != nil {
 			b.Fatal(err)
 		}

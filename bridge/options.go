@@ -91,7 +91,7 @@ type config struct {
 	batchTimeout time.Duration
 	blocking     bool
 	filter       func(sdktrace.ReadOnlySpan) bool
-	noStarts     bool // WithStartRecords(false)
+	starts       bool // WithStartRecords(true)
 
 	fsync     Fsync
 	recordCap int
@@ -209,10 +209,11 @@ func WithWriter(w io.Writer) Option {
 // WithStartRecords sets whether the processor writes a start record for
 // each span when it starts ("in_flight":true, no finished_at; superseded
 // by its ended record), so a viewer of the live run shows calls while
-// they run (default true). Without them an artifact holds ended spans
-// only, and one written by a run with simulated times is the same bytes
-// every time.
-func WithStartRecords(on bool) Option { return optionFunc(func(c *config) { c.noStarts = !on }) }
+// they run (default false: an artifact holds ended spans only, as the
+// collector exporter's, which never sees a span start, and one written by
+// a run with simulated times is the same bytes every time; turn them on
+// for agents watched live with agenttrace serve).
+func WithStartRecords(on bool) Option { return optionFunc(func(c *config) { c.starts = on }) }
 
 // WithQueueSize bounds the spans waiting to be written (default 2048). When
 // the queue is full OnEnd drops the span and counts it, unless WithBlocking.
