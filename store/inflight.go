@@ -3,7 +3,6 @@ package store
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/agenttrace/agenttrace/converter"
 )
@@ -55,27 +54,13 @@ func (s *Store) WriteInFlight(recs []converter.Record) error {
 	return errors.Join(errs...)
 }
 
-// writeInFlightGroup appends recs to the artifact of k, as writeGroup
-// finds it.
+// writeInFlightGroup appends recs to the live artifact of k (lockLive).
 func (s *Store) writeInFlightGroup(k Key, recs []converter.Record) error {
-	for {
-		a := s.get(k)
-		a.mu.Lock()
-		if a.gone() {
-			a.mu.Unlock()
-			if k.Kind == KindTrace && s.opts.Route == ByConversation {
-				if c, ok := s.convOf(k.Trace); ok {
-					k = ConversationKey(c)
-				}
-			}
-			continue
-		}
-		a.lastWrite.Store(time.Now().UnixNano())
-		err := s.appendInFlight(a, recs)
-		s.settleFile(a)
-		a.mu.Unlock()
-		return err
-	}
+	a := s.lockLive(k)
+	err := s.appendInFlight(a, recs)
+	s.settleFile(a)
+	a.mu.Unlock()
+	return err
 }
 
 // appendInFlight encodes recs and appends them to a, its header first

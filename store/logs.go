@@ -223,23 +223,10 @@ func (s *Store) exists(k Key) bool {
 // writeLogsTo writes recs to the artifact of k.
 func (s *Store) writeLogsTo(k Key, recs []converter.LogRecord) error {
 	defer s.closeEvicted()
-	for {
-		a := s.get(k)
-		a.mu.Lock()
-		if a.gone() {
-			a.mu.Unlock()
-			if k.Kind == KindTrace && s.opts.Route == ByConversation {
-				if c, ok := s.convOf(k.Trace); ok {
-					k = ConversationKey(c) // folded into its conversation
-				}
-			}
-			continue
-		}
-		a.lastWrite.Store(time.Now().UnixNano())
-		err := s.writeLogsLocked(a, recs)
-		a.mu.Unlock()
-		return err
-	}
+	a := s.lockLive(k)
+	err := s.writeLogsLocked(a, recs)
+	a.mu.Unlock()
+	return err
 }
 
 // writeLogsLocked appends the log records of recs a does not hold yet, in

@@ -398,27 +398,35 @@ func (s *Store) writeGroup(k Key, recs []converter.Record, prep prepare, evict b
 	if evict {
 		defer s.closeEvicted()
 	}
+	a := s.lockLive(k)
+	a.hold = holdWrite
+	root, err := s.writeLocked(a, recs, prep)
+	if err == nil {
+		err = s.afterWrite(a, root, s.opts.Fsync == FsyncTurn && TurnEnds(recs))
+	}
+	s.settleFile(a)
+	a.mu.Unlock()
+	return err
+}
+
+// lockLive returns the live artifact of k, locked, its last write
+// stamped now. One gone meanwhile (finalized, evicted, or folded into its
+// conversation) is looked up again: under its conversation's key when
+// the store routes by conversation and has learned the trace's.
+func (s *Store) lockLive(k Key) *artifact {
 	for {
 		a := s.get(k)
 		a.mu.Lock()
-		if a.gone() {
-			a.mu.Unlock()
-			if k.Kind == KindTrace && s.opts.Route == ByConversation {
-				if c, ok := s.convOf(k.Trace); ok {
-					k = ConversationKey(c)
-				}
-			}
-			continue
+		if !a.gone() {
+			a.lastWrite.Store(time.Now().UnixNano())
+			return a
 		}
-		a.lastWrite.Store(time.Now().UnixNano())
-		a.hold = holdWrite
-		root, err := s.writeLocked(a, recs, prep)
-		if err == nil {
-			err = s.afterWrite(a, root, s.opts.Fsync == FsyncTurn && TurnEnds(recs))
-		}
-		s.settleFile(a)
 		a.mu.Unlock()
-		return err
+		if k.Kind == KindTrace && s.opts.Route == ByConversation {
+			if c, ok := s.convOf(k.Trace); ok {
+				k = ConversationKey(c)
+			}
+		}
 	}
 }
 
