@@ -15,7 +15,7 @@ import (
 // they appear (issue 24): durations, dollars, budget percentages and
 // their near/over text. Durations are report.Duration, token counts
 // report.Thousands, dollars report.Dollars (what `agenttrace tokens`
-// prints, so the CLI reads the same), behind CostText and CallCost. The page's script lays out these strings; it formats nothing
+// prints, so the CLI reads the same), behind CostText for sums. The page's script lays out these strings; it formats nothing
 // but the clock of a span still running.
 
 // NoValue is what a quantity that is not known reads as.
@@ -53,10 +53,6 @@ func CostText(c report.Cost) string {
 	}
 	return s
 }
-
-// CallCost is one model call's cost, nil when it has no known price: the
-// same rule and precision as CostText ("unknown", never $0).
-func CallCost(usd *float64) string { return report.Dollars(usd) }
 
 // Budget states, as BudgetState says them.
 const (

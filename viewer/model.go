@@ -218,12 +218,12 @@ func prepareView(run *Run) *runView {
 	} else {
 		h.Trailer = json.RawMessage("null")
 	}
-	v.order = waterfallOrder(v.all, h.Pending)
+	v.folds = foldWrappers(v.all)
+	v.order = waterfallOrder(v.all, h.Pending, v.folds)
 	h.PendingAt = v.order.pendingAt
 	h.T0, h.T1 = timeSpan(run.Records)
 	h.Text = textOf(rep, h.Costs, run.Meta.StartedAt, runEnd(run.Records), time.Duration((h.T1-h.T0)*float64(time.Millisecond)))
 	v.costs = callCosts(rep)
-	v.folds = foldWrappers(v.all)
 	v.head = h
 	v.convs = runConversations(v.all)
 	// The one error truth over the batch, as the report counts errors:

@@ -20,8 +20,12 @@ import (
 // (or the pending parent, see RunState) of its trace whose span id is its
 // parent span id; roots and each parent's children are ordered by start,
 // then end, then their place in the run; the list is the tree in
-// preorder. Records caught in a parent cycle (hostile input), which no
-// root reaches, follow the rest in their order in the run.
+// preorder. A wrapper folded into its model call (wrapFolds) is no node of
+// the tree: the call stands where the wrapper would, under the wrapper's
+// parent, with the wrapper's other children under it, and the wrapper's
+// record comes just before the call's (the page reads it first, to fold
+// it in). Records caught in a parent cycle (hostile input), which no root
+// reaches, follow the rest in their order in the run.
 
 // waterfall is the order of a run's records as the page lists them, with
 // the pending parents placed in it.
@@ -34,8 +38,8 @@ type waterfall struct {
 }
 
 // waterfallOrder orders recs and their pending parents (RunState's) as
-// the waterfall lists them.
-func waterfallOrder(recs []converter.Record, pend []Pending) waterfall {
+// the waterfall lists them, with folds (nil for none) applied.
+func waterfallOrder(recs []converter.Record, pend []Pending, folds *wrapFolds) waterfall {
 	type key struct {
 		t pcommon.TraceID
 		s pcommon.SpanID
@@ -65,11 +69,23 @@ func waterfallOrder(recs []converter.Record, pend []Pending) waterfall {
 	kids := make([][]int, n+len(pend))
 	var roots []int
 	for i := range recs {
+		if folds.folded(i) {
+			continue // visited with its leaf
+		}
 		sp := recs[i].Span
-		if p := sp.ParentSpanID(); !p.IsEmpty() {
+		p := sp.ParentSpanID()
+		if folds != nil && folds.wrapperOf[i] >= 0 {
+			p = recs[folds.wrapperOf[i]].Span.ParentSpanID() // in its wrapper's place
+		}
+		if !p.IsEmpty() {
 			if j, ok := byKey[key{sp.TraceID(), p}]; ok && j != i {
-				kids[j] = append(kids[j], i)
-				continue
+				if folds.folded(j) {
+					j = folds.leafOf[j] // the wrapper's other children go under its call
+				}
+				if j != i {
+					kids[j] = append(kids[j], i)
+					continue
+				}
 			}
 		}
 		roots = append(roots, i)
@@ -91,6 +107,10 @@ func waterfallOrder(recs []converter.Record, pend []Pending) waterfall {
 			w.pendingAt[i-n] = len(w.order)
 			return
 		}
+		if folds != nil && folds.wrapperOf[i] >= 0 && !seen[folds.wrapperOf[i]] {
+			seen[folds.wrapperOf[i]] = true
+			w.order = append(w.order, folds.wrapperOf[i])
+		}
 		w.order = append(w.order, i)
 	}
 	// Preorder with a stack: a chain of 20,000 parents must not recurse.
@@ -111,7 +131,9 @@ func waterfallOrder(recs []converter.Record, pend []Pending) waterfall {
 		}
 	}
 	for i := range n {
-		visit(i)
+		if !folds.folded(i) {
+			visit(i)
+		}
 	}
 	return w
 }

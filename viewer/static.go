@@ -131,13 +131,13 @@ func outline(v *runView) outlineRun {
 		if f := v.folds; f != nil {
 			// A wrapper folded into its model call is no node: the call
 			// takes its place (wrapFolds), as on the page.
-			if f.into[i] != "" {
+			if f.folded(i) {
 				continue
 			}
 			if p := f.viewParent[i]; p != nil {
 				r.ParentSpanID = *p
 			}
-			r.wrappedBy = f.wrappedBy[i]
+			r.wrappedBy = f.wrappedBy(i)
 		}
 		nd := node(r)
 		if p := placed[[2]string{r.TraceID, r.ParentSpanID}]; r.ParentSpanID != "" && p != nil {

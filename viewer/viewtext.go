@@ -176,7 +176,7 @@ var usageFields = []struct {
 type recordText struct {
 	Dur   string
 	Usage [][2]string // label, count
-	Cost  string      // a model call's: CallCost; empty for other records
+	Cost  string      // a model call's: report.Dollars; empty for other records
 	Est   string      // a tool call's estimated tokens, when any
 }
 
@@ -184,7 +184,7 @@ type recordText struct {
 // ,"dur":…[,"usage_text":[[label,count],…]][,"cost_text":…][,"est_text":…].
 func (t *recordText) appendJSON(b []byte) []byte {
 	b = append(b, `,"dur":`...)
-	b = strconv.AppendQuote(b, t.Dur)
+	b = converter.AppendJSONString(b, t.Dur)
 	if len(t.Usage) > 0 {
 		b = append(b, `,"usage_text":[`...)
 		for i, u := range t.Usage {
@@ -192,20 +192,20 @@ func (t *recordText) appendJSON(b []byte) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, '[')
-			b = strconv.AppendQuote(b, u[0])
+			b = converter.AppendJSONString(b, u[0])
 			b = append(b, ',')
-			b = strconv.AppendQuote(b, u[1])
+			b = converter.AppendJSONString(b, u[1])
 			b = append(b, ']')
 		}
 		b = append(b, ']')
 	}
 	if t.Cost != "" {
 		b = append(b, `,"cost_text":`...)
-		b = strconv.AppendQuote(b, t.Cost)
+		b = converter.AppendJSONString(b, t.Cost)
 	}
 	if t.Est != "" {
 		b = append(b, `,"est_text":`...)
-		b = strconv.AppendQuote(b, t.Est)
+		b = converter.AppendJSONString(b, t.Est)
 	}
 	return b
 }
@@ -232,7 +232,7 @@ func textOfRecord(rec *converter.Record, rd *semconv.Reading, costs map[converte
 	sp := rec.Span
 	t := recordText{Dur: report.Duration(time.Duration(int64(sp.EndTimestamp()) - int64(sp.StartTimestamp())))}
 	if usd, ok := costs[converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}]; ok {
-		t.Cost = CallCost(usd)
+		t.Cost = report.Dollars(usd) // "unknown", never $0, for a call with no price
 	}
 	for _, f := range usageFields {
 		if rd.Has(f.field) {

@@ -19,8 +19,12 @@ import (
 // exactly one model call, its direct child, is folded: an embeddings
 // batch around per-chunk calls stays a row of its own.
 type wrapFolds struct {
-	into       []string // per record: the leaf a wrapper folds into, "" for none
-	wrappedBy  []string // per record: the wrapper folded into this leaf, "" for none
+	recs      []converter.Record
+	leafOf    []int // per record: the leaf a wrapper folds into, -1 for none
+	wrapperOf []int // per record: the wrapper folded into this leaf, -1 for none
+	// viewParent is, per record, the parent the page draws it under when
+	// it is not its span's: a leaf's is its wrapper's parent ("" for a
+	// root), another child's of the wrapper the leaf; nil for the rest.
 	viewParent []*string
 }
 
@@ -66,15 +70,17 @@ func foldWrappers(recs []converter.Record) *wrapFolds {
 			k.Span = recs[w].Span.ParentSpanID()
 		}
 	}
-	f := &wrapFolds{into: make([]string, len(recs)), wrappedBy: make([]string, len(recs)), viewParent: make([]*string, len(recs))}
+	f := &wrapFolds{recs: recs, leafOf: make([]int, len(recs)), wrapperOf: make([]int, len(recs)), viewParent: make([]*string, len(recs))}
+	for i := range recs {
+		f.leafOf[i], f.wrapperOf[i] = -1, -1
+	}
 	folded := make(map[converter.SpanKey]int) // wrapper -> its leaf
 	for w, j := range leaf {
 		if calls[w] != 1 {
 			continue
 		}
-		ws, ls := recs[w].Span, recs[j].Span
-		f.into[w] = ls.SpanID().String()
-		f.wrappedBy[j] = ws.SpanID().String()
+		ws := recs[w].Span
+		f.leafOf[w], f.wrapperOf[j] = j, w
 		p := ""
 		if !ws.ParentSpanID().IsEmpty() {
 			p = ws.ParentSpanID().String()
@@ -107,14 +113,26 @@ func (f *wrapFolds) appendJSON(b []byte, i int) []byte {
 		b = append(b, v...) // span ids are hex: nothing to escape
 		b = append(b, '"')
 	}
-	if f.into[i] != "" {
-		add("folded_into", f.into[i])
+	if j := f.leafOf[i]; j >= 0 {
+		add("folded_into", f.recs[j].Span.SpanID().String())
 	}
-	if f.wrappedBy[i] != "" {
-		add("wrapped_by", f.wrappedBy[i])
+	if w := f.wrappedBy(i); w != "" {
+		add("wrapped_by", w)
 	}
 	if p := f.viewParent[i]; p != nil {
 		add("view_parent", *p)
 	}
 	return b
+}
+
+// folded tells whether record i is a wrapper folded into its leaf: no row.
+func (f *wrapFolds) folded(i int) bool { return f != nil && f.leafOf[i] >= 0 }
+
+// wrappedBy is the span id of the wrapper folded into record i, "" for
+// none.
+func (f *wrapFolds) wrappedBy(i int) string {
+	if f == nil || f.wrapperOf[i] < 0 {
+		return ""
+	}
+	return f.recs[f.wrapperOf[i]].Span.SpanID().String()
 }

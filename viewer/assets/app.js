@@ -146,11 +146,10 @@
     buildTree(run);
   }
 
+  // buildTree orders a file opened as written (no Go, so no folded
+  // wrappers and no view_parent: those are the ordered view model's).
   function buildTree(run) {
-    // A wrapper Go folded into its model call (two instrumentations at
-    // once, viewer/wrapfold.go) is no row: the call takes its place.
-    const folded = run.records.filter((r) => typeof r.folded_into === 'string' && r.folded_into);
-    const recs = run.records.filter((r) => !(typeof r.folded_into === 'string' && r.folded_into)).concat(pendingRows(run));
+    const recs = run.records.concat(pendingRows(run));
     const byKey = new Map();
     for (let i = 0; i < recs.length; i++) {
       const r = recs[i];
@@ -161,16 +160,9 @@
       if (!KINDS.includes(r.kind)) r.kind = 'span';
       byKey.set(r._k, r);
     }
-    for (const w of folded) {
-      const leaf = byKey.get((w.trace_id || '') + '/' + w.folded_into);
-      if (!leaf) continue;
-      w._leaf = leaf;
-      leaf._wrapper = w;
-      byKey.set(key(w), leaf); // a link to the wrapper shows the call
-    }
     const roots = [];
     for (const r of recs) {
-      const pid = typeof r.view_parent === 'string' ? r.view_parent : r.parent_span_id;
+      const pid = r.parent_span_id;
       const p = pid ? byKey.get((r.trace_id || '') + '/' + pid) : null;
       if (p && p !== r) { r._p = p; p._kids.push(r); } else roots.push(r);
     }
