@@ -44,8 +44,8 @@ func TestWaterfallOrderFoldsWrappers(t *testing.T) {
 	}
 	span(1, 0, "invoke_agent a", 0, false)
 	span(2, 1, "chat m (framework)", 10, true) // the wrapper
-	span(3, 2, "retry backoff", 11, false)      // the wrapper's other child, first to start
-	span(4, 2, "chat m (sdk)", 20, true)        // the call
+	span(3, 2, "retry backoff", 11, false)     // the wrapper's other child, first to start
+	span(4, 2, "chat m (sdk)", 20, true)       // the call
 	recs := converter.Records(td)
 	folds := foldWrappers(recs)
 	require.NotNil(t, folds, "the framework span wraps one model call")
