@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
@@ -94,11 +95,11 @@ type importCache struct {
 	max   int64 // the most bytes held; a larger file is refused
 	// flight makes one conversion per version at a time: the list, the
 	// run page and its /data ask for the same file at once.
-	flight map[runKey]*sync.WaitGroup
+	flight singleflight.Group
 }
 
 func newImportCache(max int64) *importCache {
-	c := &importCache{max: max, flight: map[runKey]*sync.WaitGroup{}}
+	c := &importCache{max: max}
 	c.lru, _ = simplelru.NewLRU[runKey, *imported](math.MaxInt32, func(_ runKey, v *imported) { c.bytes -= int64(len(v.data)) })
 	return c
 }
@@ -169,39 +170,34 @@ func (c *importCache) swap(a *artifact) error {
 // made now.
 func (c *importCache) get(a *artifact, shape importer.Shape, head []byte) (*imported, error) {
 	k := runKey{rel: a.rel, size: a.fi.Size(), mtime: a.fi.ModTime().UnixNano()}
-	for {
-		c.mu.Lock()
-		if v, ok := c.lru.Get(k); ok {
-			c.mu.Unlock()
-			return v, nil
-		}
-		wg, busy := c.flight[k]
-		if !busy {
-			wg = new(sync.WaitGroup)
-			wg.Add(1)
-			c.flight[k] = wg
-			c.mu.Unlock()
-			break
-		}
-		c.mu.Unlock()
-		wg.Wait() // then look again: it is cached, or it failed and is tried here
+	if v, ok := c.cached(k); ok {
+		return v, nil
 	}
-	defer func() {
-		c.mu.Lock()
-		wg := c.flight[k]
-		delete(c.flight, k)
-		c.mu.Unlock()
-		wg.Done()
-	}()
-	if a.fi.Size() > c.max {
-		return nil, fmt.Errorf("%s: %d bytes of %s: %w", a.rel, a.fi.Size(), shape, errImportTooLarge)
-	}
-	im, err := convertFile(a, shape, head)
+	v, err, _ := c.flight.Do(fmt.Sprintf("%s\x00%d\x00%d", k.rel, k.size, k.mtime), func() (any, error) {
+		if v, ok := c.cached(k); ok {
+			return v, nil // converted by a flight that ended just before
+		}
+		if a.fi.Size() > c.max {
+			return nil, fmt.Errorf("%s: %d bytes of %s: %w", a.rel, a.fi.Size(), shape, errImportTooLarge)
+		}
+		im, err := convertFile(a, shape, head)
+		if err != nil {
+			return nil, err
+		}
+		c.add(k, im)
+		return im, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	c.add(k, im)
-	return im, nil
+	return v.(*imported), nil
+}
+
+// cached is the conversion of version k, when it is kept.
+func (c *importCache) cached(k runKey) (*imported, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Get(k)
 }
 
 // add keeps im, dropping the older versions of its file, then the least
