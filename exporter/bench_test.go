@@ -1,17 +1,13 @@
 package agenttraceexporter
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -71,17 +67,6 @@ func benchBatch() ptrace.Traces {
 	return td
 }
 
-// setTraces gives the batch's traces fresh ids, batch n's.
-func setTraces(td ptrace.Traces, n uint64) {
-	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
-	for i := range spans.Len() {
-		var id pcommon.TraceID
-		binary.BigEndian.PutUint64(id[:8], n)
-		binary.BigEndian.PutUint64(id[8:], uint64(i/7)+1)
-		spans.At(i).SetTraceID(id)
-	}
-}
-
 // BenchmarkConsume runs the exporter through its factory, without a
 // queue, as bench/exporter does: one artifact for everything, and one
 // per trace; shutdown (the trailers still to write) is timed.
@@ -96,28 +81,11 @@ func BenchmarkConsume(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			groupBy := bc.groupBy
-			f := NewFactory()
-			cfg := f.CreateDefaultConfig().(*Config)
+			cfg := NewFactory().CreateDefaultConfig().(*Config)
 			cfg.Directory, cfg.GroupBy, cfg.Fsync = b.TempDir(), groupBy, FsyncNever
 			cfg.Catalog.Enabled = bc.catalog
 			cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-			exp, err := f.CreateTraces(context.Background(), exportertest.NewNopSettings(typ), cfg)
-			require.NoError(b, err)
-			require.NoError(b, exp.Start(context.Background(), componenttest.NewNopHost()))
-			td := benchBatch()
-			b.ReportAllocs()
-			var n uint64
-			for b.Loop() {
-				n++
-				setTraces(td, n)
-				if err := exp.ConsumeTraces(context.Background(), td); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StartTimer()
-			require.NoError(b, exp.Shutdown(context.Background()))
-			b.StopTimer()
-			b.ReportMetric(float64(n*700)/b.Elapsed().Seconds(), "spans/s")
+			consumeAndDrain(b, cfg, benchBatch())
 		})
 	}
 }

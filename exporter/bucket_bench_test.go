@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/internal/benchcpu"
 	"github.com/agenttrace/agenttrace/internal/seaweedtest"
 	"github.com/agenttrace/agenttrace/store"
 )
@@ -114,8 +114,9 @@ func benchBucketConfig(b *testing.B) *Config {
 	return cfg
 }
 
-// consumeAndDrain times batches of td (fresh trace ids each) and the
-// shutdown that uploads what is left, and checks nothing is left.
+// consumeAndDrain times batches of td (fresh trace ids each, a run a
+// root span) and the shutdown that finishes (and, with a bucket, uploads)
+// what is left, and checks a bucket was given everything.
 func consumeAndDrain(b *testing.B, cfg *Config, td ptrace.Traces) {
 	f := NewFactory()
 	exp, err := f.CreateTraces(context.Background(), exportertest.NewNopSettings(typ), cfg)
@@ -124,7 +125,7 @@ func consumeAndDrain(b *testing.B, cfg *Config, td ptrace.Traces) {
 	load := loadAvg(b)
 	spans := uint64(td.SpanCount())
 	b.ReportAllocs()
-	cpu0 := cpuTime(b)
+	cpu0 := benchcpu.Now()
 	var n uint64
 	for b.Loop() {
 		n++
@@ -136,7 +137,7 @@ func consumeAndDrain(b *testing.B, cfg *Config, td ptrace.Traces) {
 	b.StartTimer()
 	require.NoError(b, exp.Shutdown(context.Background()))
 	b.StopTimer()
-	cpu := cpuTime(b) - cpu0
+	cpu := benchcpu.Now() - cpu0
 	b.ReportMetric(float64(n*spans)/b.Elapsed().Seconds(), "spans/s")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(n*spans), "cpu-µs/span")
 	b.ReportMetric(load, "load1")
@@ -195,11 +196,4 @@ func loadAvg(b *testing.B) float64 {
 	v, err := strconv.ParseFloat(f[0], 64)
 	require.NoError(b, err)
 	return v
-}
-
-// cpuTime is the CPU time (user + system) this process used so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
