@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -64,9 +65,11 @@ func (e *env) html(paths []string, out, title string) error {
 	if err != nil {
 		return err
 	}
-	runs := make([]viewer.Run, len(all.sources))
-	for i, src := range all.sources {
-		runs[i] = viewer.Run{Name: filepath.Base(src.name), Meta: src.meta, Records: converter.LogsAsEvents(src.records, src.logs), Logs: src.logs, Summary: src.summary}
+	var runs []viewer.Run
+	sources, loose := pageSources(all.sources)
+	for _, src := range sources {
+		logs := append(slices.Clip(src.logs), loose...)
+		runs = append(runs, viewer.Run{Name: filepath.Base(src.name), Meta: src.meta, Records: converter.LogsAsEvents(src.records, logs), Logs: logs, Summary: src.summary})
 	}
 	var opts []viewer.Option
 	if title != "" {
@@ -89,4 +92,25 @@ func (e *env) html(paths []string, out, title string) error {
 	}
 	// A page made from inputs that lost lines must not look clean.
 	return e.noteSkipped(all)
+}
+
+// pageSources are the inputs that are runs of the page, and the log
+// records of the others: an OTLP logs payload given beside its traces
+// (agenttrace html traces.pb logs.pb, as convert takes them) holds no span,
+// so it is no run of its own; its records go with the spans they name, in
+// whichever run holds them (the content the official GenAI
+// instrumentations put in log records, an application's own logs). Inputs
+// that are all logs stay runs.
+func pageSources(all []*source) (runs []*source, loose []converter.LogRecord) {
+	for _, src := range all {
+		if len(src.records) == 0 && len(src.logs) > 0 {
+			loose = append(loose, src.logs...)
+			continue
+		}
+		runs = append(runs, src)
+	}
+	if len(runs) == 0 {
+		return all, nil
+	}
+	return runs, loose
 }

@@ -222,3 +222,48 @@ func TestLogsContentInViews(t *testing.T) {
 		})
 	}
 }
+
+// agenttrace html takes a logs payload beside its traces as convert does:
+// not as a run of its own, but as the log records of the spans they name.
+// The official openai instrumentation's content records become the model
+// calls' conversation (the prompt and answer expected.json says the
+// server saw), and an application's pino lines (testdata/real/pino-app-logs)
+// the logs of the spans they were written in.
+func TestHTMLTakesLogsBesideTraces(t *testing.T) {
+	for _, lib := range []string{otelOpenAI, "../../testdata/real/pino-app-logs"} {
+		t.Run(filepath.Base(lib), func(t *testing.T) {
+			traces := filepath.Join(lib, "payloads", "tool-loop.traces.pb")
+			logs := filepath.Join(lib, "payloads", "tool-loop.logs.pb")
+			page := filepath.Join(t.TempDir(), "p.html")
+			res := agenttrace(t, "", "html", traces, logs, "-o", page)
+			require.Zero(t, res.code, res.stderr)
+			assert.Contains(t, res.stderr, "in 1 run", "the logs payload is no run of its own")
+			html, err := os.ReadFile(page)
+			require.NoError(t, err)
+			var exp struct {
+				Scenarios map[string]struct {
+					Prompt string `json:"prompt"`
+					Answer string `json:"answer"`
+				} `json:"scenarios"`
+			}
+			raw, err := os.ReadFile(filepath.Join(lib, "expected.json"))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(raw, &exp))
+			sc := exp.Scenarios["tool-loop"]
+			require.NotEmpty(t, sc.Answer)
+			assert.True(t, strings.Contains(string(html), `"conversation":`), "the content in log records is the calls' conversation")
+			assert.True(t, strings.Contains(string(html), sc.Answer), "the answer %q is shown", sc.Answer)
+			apps := 0
+			for _, rl := range readOTLPLogs(t, logs).ResourceLogs().All() {
+				for _, sl := range rl.ScopeLogs().All() {
+					for _, lr := range sl.LogRecords().All() {
+						if _, ok := lr.Attributes().Get("event.name"); !ok && lr.EventName() == "" {
+							apps++
+						}
+					}
+				}
+			}
+			assert.Equal(t, apps, strings.Count(string(html), `"severity":`), "each application log line on its span")
+		})
+	}
+}
