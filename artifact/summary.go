@@ -1,7 +1,6 @@
 package artifact
 
 import (
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/pricing"
 )
 
@@ -9,7 +8,7 @@ import (
 // reporting each disagreement at the trailer's line. A trailer that
 // counts dropped records still counts the records written exactly; its
 // tokens, which include what a cap dropped, may only be more.
-func (v *validation) summary(r *converter.Reader, meta *converter.Meta) {
+func (v *validation) summary(r *Reader, meta *Meta) {
 	got := r.Summary()
 	if got == nil {
 		return
@@ -59,7 +58,7 @@ func (v *validation) summary(r *converter.Reader, meta *converter.Meta) {
 
 // budget checks a trailer's budget: the header's budget, spent as the
 // records (and drops) say, and the rest following from those two.
-func (v *validation) budget(line int, got *converter.Summary, meta *converter.Meta, checkSpent func(string, int64, int64)) {
+func (v *validation) budget(line int, got *Summary, meta *Meta, checkSpent func(string, int64, int64)) {
 	b := got.Budget
 	if b == nil {
 		return
@@ -71,7 +70,7 @@ func (v *validation) budget(line int, got *converter.Summary, meta *converter.Me
 		v.problem(line, "summary says budget.budget_tokens %d, the header's budget is %d", b.BudgetTokens, meta.Budget.Tokens)
 	}
 	checkSpent("budget.spent", b.Spent, v.tally.Spent())
-	want := converter.Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}.Status(b.Spent)
+	want := Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}.Status(b.Spent)
 	if want.Remaining != b.Remaining || want.OverBudget != b.OverBudget || want.NearBudget != b.NearBudget {
 		v.problem(line, "summary's budget does not follow from its spent %d of %d: want remaining %d, over_budget %v, near_budget %v",
 			b.Spent, b.BudgetTokens, want.Remaining, want.OverBudget, want.NearBudget)
@@ -85,7 +84,7 @@ func (v *validation) budget(line int, got *converter.Summary, meta *converter.Me
 // and the rest following from spent_usd. A header's budget_usd is not
 // compared: a late root span's agenttrace.budget.usd rightly changes the
 // trailer's.
-func (v *validation) costBudget(line int, b *converter.BudgetStatus, dropped bool) {
+func (v *validation) costBudget(line int, b *BudgetStatus, dropped bool) {
 	c := b.CostBudget
 	if c == nil {
 		return
@@ -101,7 +100,7 @@ func (v *validation) costBudget(line int, b *converter.BudgetStatus, dropped boo
 	if c.UnpricedCalls < own.Unknown || !dropped && c.UnpricedCalls != own.Unknown {
 		v.problem(line, "summary says budget.unpriced_calls %d, the records have %d model call(s) of unknown cost", c.UnpricedCalls, own.Unknown)
 	}
-	want := converter.Budget{USD: c.BudgetUSD, WarnThreshold: b.WarnThreshold}.CostStatusUSD(c.SpentUSD, c.UnpricedCalls)
+	want := Budget{USD: c.BudgetUSD, WarnThreshold: b.WarnThreshold}.CostStatusUSD(c.SpentUSD, c.UnpricedCalls)
 	if want.RemainingUSD != c.RemainingUSD || want.OverBudgetUSD != c.OverBudgetUSD || want.NearBudgetUSD != c.NearBudgetUSD {
 		v.problem(line, "summary's cost budget does not follow from its spent_usd %g of %g: want remaining_usd %g, over_budget_usd %v, near_budget_usd %v",
 			c.SpentUSD, c.BudgetUSD, want.RemainingUSD, want.OverBudgetUSD, want.NearBudgetUSD)

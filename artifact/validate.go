@@ -11,7 +11,6 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/pricing"
 )
 
@@ -61,21 +60,6 @@ func (r *Report) NoteString(n Note) string {
 	return fmt.Sprintf("%s: note: %s", r.Source, n.Text)
 }
 
-// Option configures Validate.
-type Option func(*config)
-
-type config struct {
-	source  string
-	maxLine int
-}
-
-// WithSource names the file in problems and notes (default "artifact").
-func WithSource(name string) Option { return func(c *config) { c.source = name } }
-
-// WithMaxLineSize sets the longest line read (converter.WithMaxLineSize);
-// 0 keeps the reader's default.
-func WithMaxLineSize(n int) Option { return func(c *config) { c.maxLine = n } }
-
 // Validate reads one artifact to the end and reports every problem: a line
 // that is not valid JSON or not a valid record, a torn last line, a
 // missing header, a line over the size limit, a header of a newer schema
@@ -85,14 +69,14 @@ func WithMaxLineSize(n int) Option { return func(c *config) { c.maxLine = n } }
 // vendored price data; a trailer that reports dropped records may count
 // more tokens and dollars than the records hold, never less). The error is
 // for a file that cannot be read (I/O); every finding is in the Report.
-func Validate(r io.Reader, opts ...Option) (*Report, error) {
-	c := config{source: "artifact"}
+func Validate(r io.Reader, opts ...ReaderOption) (*Report, error) {
+	c := readerConfig{source: "artifact"}
 	for _, o := range opts {
-		o(&c)
+		o.applyReader(&c)
 	}
 	v := &validation{rep: &Report{Source: c.source}}
-	br := bufio.NewReaderSize(r, converter.DetectSize)
-	head, err := br.Peek(converter.DetectSize)
+	br := bufio.NewReaderSize(r, headSize)
+	head, err := br.Peek(headSize)
 	if len(head) == 0 && errors.Is(err, io.EOF) {
 		v.problem(0, "empty file: no meta header")
 		return v.rep, nil
@@ -102,13 +86,11 @@ func Validate(r io.Reader, opts ...Option) (*Report, error) {
 		v.problem(0, "not text (binary data at byte %d): not an agenttrace artifact", at)
 		return v.rep, nil
 	}
-	ropts := []converter.ReaderOption{converter.WithSource(c.source), converter.WithProblemHandler(v.lineProblem),
-		converter.WithLogs(func(*converter.LogRecord) {}), // decoded, so a bad log line is reported
-		converter.WithInFlight()}                          // checked: an end must come, or no trailer yet
-	if c.maxLine > 0 {
-		ropts = append(ropts, converter.WithMaxLineSize(c.maxLine))
-	}
-	cr := converter.NewReader(br, ropts...)
+	ropts := append([]ReaderOption{WithSource(c.source)}, opts...)
+	ropts = append(ropts, WithProblemHandler(v.lineProblem),
+		WithLogs(func(*LogRecord) {}), // decoded, so a bad log line is reported
+		WithInFlight())                // checked: an end must come, or no trailer yet
+	cr := NewReader(br, ropts...)
 	if err := v.records(cr); err != nil {
 		return v.rep, err
 	}
@@ -144,7 +126,7 @@ func binaryAt(head []byte) int {
 // validation is the state of checking one file.
 type validation struct {
 	rep   *Report
-	tally converter.Tally // the records read from lines
+	tally Tally // the records read from lines
 	// truncated counts the values records mark as cut short when written.
 	truncated int64
 	// rootBudget is the token budget a local root span carries
@@ -154,12 +136,12 @@ type validation struct {
 	rootBudget int64 // 0: none
 	// flying are the start records read ("in_flight":true), each span's
 	// last, at its line; ended the spans whose ended record was read.
-	flying map[converter.SpanKey]int
-	ended  map[converter.SpanKey]bool
+	flying map[SpanKey]int
+	ended  map[SpanKey]bool
 }
 
 // lineProblem records a problem the reader found at a line.
-func (v *validation) lineProblem(le *converter.LineError) {
+func (v *validation) lineProblem(le *LineError) {
 	v.rep.Problems = append(v.rep.Problems, Problem{Source: v.rep.Source, Line: le.Line, Err: le.Err})
 }
 
@@ -176,15 +158,15 @@ func (v *validation) note(line int, format string, a ...any) {
 // records checks each record and tallies it. A fatal reader error (an
 // I/O error) is returned; a line's error (a newer schema version too) is
 // a problem.
-func (v *validation) records(r *converter.Reader) error {
-	first := map[converter.SpanKey]int{}
+func (v *validation) records(r *Reader) error {
+	first := map[SpanKey]int{}
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			var le *converter.LineError
+			var le *LineError
 			if errors.As(err, &le) {
 				v.lineProblem(le)
 				return nil
@@ -197,18 +179,18 @@ func (v *validation) records(r *converter.Reader) error {
 			// not in the file, so neither checked nor in its trailer.
 			continue
 		}
-		k := converter.SpanKey{Trace: rec.Span.TraceID(), Span: rec.Span.SpanID()}
+		k := SpanKey{Trace: rec.Span.TraceID(), Span: rec.Span.SpanID()}
 		if rec.InFlight {
 			// A start record: neither a duplicate of its span's ended
 			// record nor counted in the trailer.
 			if v.flying == nil {
-				v.flying = map[converter.SpanKey]int{}
+				v.flying = map[SpanKey]int{}
 			}
 			v.flying[k] = line
 			continue
 		}
 		if v.ended == nil {
-			v.ended = map[converter.SpanKey]bool{}
+			v.ended = map[SpanKey]bool{}
 		}
 		v.ended[k] = true
 		v.record(rec, line, first)
@@ -221,22 +203,22 @@ func (v *validation) records(r *converter.Reader) error {
 // the artifact is being written (no trailer after it), and a finalized
 // artifact still holding one lost that span's end (its writer crashed).
 func (v *validation) inFlight(trailer int) {
-	keys := make([]converter.SpanKey, 0, len(v.flying))
+	keys := make([]SpanKey, 0, len(v.flying))
 	for k, line := range v.flying {
 		if !v.ended[k] && trailer > line {
 			keys = append(keys, k)
 		}
 	}
-	slices.SortFunc(keys, func(a, b converter.SpanKey) int { return v.flying[a] - v.flying[b] })
+	slices.SortFunc(keys, func(a, b SpanKey) int { return v.flying[a] - v.flying[b] })
 	for _, k := range keys {
 		v.problem(v.flying[k], "span %s of trace %s is in flight (a start record) and never ended, in a finalized artifact", k.Span, k.Trace)
 	}
 }
 
 // record checks one record read at line.
-func (v *validation) record(rec *converter.Record, line int, first map[converter.SpanKey]int) {
+func (v *validation) record(rec *Record, line int, first map[SpanKey]int) {
 	sp := rec.Span
-	k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
+	k := SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
 	if at, dup := first[k]; dup {
 		v.problem(line, "duplicate span_id %s in trace %s (first on line %d)", k.Span, k.Trace, at)
 	} else {
@@ -246,12 +228,12 @@ func (v *validation) record(rec *converter.Record, line int, first map[converter
 		v.problem(line, "finished_at %s is before started_at %s", stamp(end), stamp(start))
 	}
 	v.tally.Add(rec)
-	if converter.IsLocalRoot(sp) {
-		if b, _ := converter.BudgetAttrs(sp.Attributes()); b > 0 {
+	if IsLocalRoot(sp) {
+		if b, _ := BudgetAttrs(sp.Attributes()); b > 0 {
 			v.rootBudget = b
 		}
 	}
-	converter.Truncated(sp, func(where, key string, size int64) {
+	Truncated(sp, func(where, key string, size int64) {
 		v.truncated++
 		if where != "" {
 			key = where + ": " + key
@@ -271,3 +253,8 @@ func priceVersion() string {
 	}
 	return "(not loaded)"
 }
+
+// headSize is how much of a file Validate reads ahead to tell an artifact
+// from another input (converter.DetectSize, which converter defines from
+// it).
+const headSize = 64 << 10

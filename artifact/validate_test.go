@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/artifact"
-	"github.com/agenttrace/agenttrace/converter"
 )
 
 const golden = "../testdata/golden/agent-run.jsonl"
@@ -40,7 +39,7 @@ func TestValidate(t *testing.T) {
 	}{
 		{"empty", "", 0, "empty file: no meta header", nil},
 		{"binary", "\x89PNG\r\n\x1a\n\x00", 0, "not text (binary data at byte 0)", nil},
-		{"torn last line", strings.Join(lines[:n-1], "") + `{"kind":"summ`, n, "", converter.ErrTornLine},
+		{"torn last line", strings.Join(lines[:n-1], "") + `{"kind":"summ`, n, "", artifact.ErrTornLine},
 		{"duplicate span", strings.Join(lines[:n-1], "") + lines[1] + lines[n-1], n, "duplicate span_id", nil},
 		{"trailer disagrees", strings.Join(lines[:n-1], "") + strings.Replace(lines[n-1], `"records":`, `"records":1`, 1), n, "summary says records", nil},
 	}

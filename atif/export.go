@@ -9,13 +9,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // Export writes the run recs (and logs, where GenAI content may be) as
 // one ATIF-v1.7 document: [FromRecords], [Combine], [Write].
-func Export(w io.Writer, recs []converter.Record, logs []converter.LogRecord) error {
+func Export(w io.Writer, recs []artifact.Record, logs []artifact.LogRecord) error {
 	return Write(w, Combine(FromRecords(recs, logs)))
 }
 
@@ -51,7 +52,7 @@ func Export(w io.Writer, recs []converter.Record, logs []converter.LogRecord) er
 //     trajectory's extra (see [Evaluations]).
 //   - final_metrics are the tally's totals of the trajectory's own spans
 //     and its subagents', total_cost_usd when every call's cost is known.
-func FromRecords(recs []converter.Record, logs []converter.LogRecord) []*Trajectory {
+func FromRecords(recs []artifact.Record, logs []artifact.LogRecord) []*Trajectory {
 	view := converter.LogsAsEvents(recs, logs)
 	var out []*Trajectory
 	for _, tr := range byTrace(view) {
@@ -98,9 +99,9 @@ func Combine(ts []*Trajectory) *Trajectory {
 }
 
 // byTrace splits recs by trace, in the order the traces first appear.
-func byTrace(recs []converter.Record) [][]converter.Record {
+func byTrace(recs []artifact.Record) [][]artifact.Record {
 	index := map[pcommon.TraceID]int{}
-	var out [][]converter.Record
+	var out [][]artifact.Record
 	for _, r := range recs {
 		id := r.Span.TraceID()
 		i, ok := index[id]
@@ -116,7 +117,7 @@ func byTrace(recs []converter.Record) [][]converter.Record {
 
 // exporter makes the trajectories of one trace.
 type exporter struct {
-	recs     []converter.Record
+	recs     []artifact.Record
 	kinds    []semconv.Kind
 	index    map[pcommon.SpanID]int
 	calls    map[int]converter.ModelCall // model calls by record index
@@ -136,7 +137,7 @@ type agentTraj struct {
 	t        *Trajectory
 }
 
-func newExporter(recs []converter.Record) *exporter {
+func newExporter(recs []artifact.Record) *exporter {
 	e := &exporter{recs: recs, kinds: make([]semconv.Kind, len(recs)), index: map[pcommon.SpanID]int{},
 		calls: map[int]converter.ModelCall{}, owner: make([]int, len(recs)), agents: map[int]*agentTraj{},
 		toolByID: map[string]int{}, used: map[int]bool{}}
@@ -251,7 +252,7 @@ func (e *exporter) identify(a *agentTraj) {
 	t := a.t
 	rec := a.rec
 	if rec < 0 {
-		rec = slices.IndexFunc(e.recs, func(r converter.Record) bool { return r.Span.ParentSpanID().IsEmpty() })
+		rec = slices.IndexFunc(e.recs, func(r artifact.Record) bool { return r.Span.ParentSpanID().IsEmpty() })
 	}
 	t.Agent = Agent{Name: "unknown_agent", Version: "unknown"}
 	traceID := e.recs[0].Span.TraceID()

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -99,7 +99,7 @@ func sameParts(a, b []semconv.Part) bool {
 // finalMetrics are the tally's totals of a's agent span and everything
 // under it (the whole trace for the trace's own trajectory).
 func (e *exporter) finalMetrics(a *agentTraj) *FinalMetrics {
-	var tally converter.Tally
+	var tally artifact.Tally
 	for i := range e.recs {
 		if a.rec < 0 || e.under(i, a.rec) {
 			tally.Add(&e.recs[i])

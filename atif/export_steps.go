@@ -9,7 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -298,7 +298,7 @@ func toolArguments(rd *semconv.Reading) (json.RawMessage, json.RawMessage) {
 
 // toolResult is an execute_tool span's result as an observation's
 // content (nil when it has none).
-func toolResult(rec converter.Record) *Content {
+func toolResult(rec artifact.Record) *Content {
 	var rd semconv.Reading
 	rec.Read(&rd)
 	if !rd.Has(semconv.FieldResult) {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/atif"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
@@ -20,19 +21,19 @@ import (
 
 // load reads any input agenttrace reads, as convert does (its shape told
 // by importer.Detect).
-func load(t testing.TB, path string) []converter.Record {
+func load(t testing.TB, path string) []artifact.Record {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return loadBytes(t, path, data)
 }
 
-func loadBytes(t testing.TB, name string, data []byte) []converter.Record {
+func loadBytes(t testing.TB, name string, data []byte) []artifact.Record {
 	t.Helper()
 	read, ok := importer.For(importer.Detect(data[:min(len(data), converter.DetectSize)]))
 	require.True(t, ok, "%s: no shape", name)
-	var recs []converter.Record
-	st, err := read(bytes.NewReader(data), name, func(r *converter.Record) error {
+	var recs []artifact.Record
+	st, err := read(bytes.NewReader(data), name, func(r *artifact.Record) error {
 		recs = append(recs, *r)
 		return nil
 	})
@@ -42,7 +43,7 @@ func loadBytes(t testing.TB, name string, data []byte) []converter.Record {
 }
 
 // export writes recs as one ATIF document, checked against the schema.
-func export(t testing.TB, name string, recs []converter.Record) []byte {
+func export(t testing.TB, name string, recs []artifact.Record) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	require.NoError(t, atif.Export(&b, recs, nil), name)
@@ -52,7 +53,7 @@ func export(t testing.TB, name string, recs []converter.Record) []byte {
 
 // callsOf is every model call of recs, as text: its system instructions,
 // input and output messages (normalized), usage and evaluations; sorted.
-func callsOf(t testing.TB, recs []converter.Record) []string {
+func callsOf(t testing.TB, recs []artifact.Record) []string {
 	t.Helper()
 	var out []string
 	var rd semconv.Reading
@@ -86,7 +87,7 @@ func nonEmpty(ms []semconv.Message) []semconv.Message {
 type toolCall struct{ name, args, result string }
 
 // toolsOf is every tool call of recs.
-func toolsOf(recs []converter.Record) []toolCall {
+func toolsOf(recs []artifact.Record) []toolCall {
 	var out []toolCall
 	var rd semconv.Reading
 	for i := range recs {
@@ -125,7 +126,7 @@ func canonical(s string) string {
 // roundTrip holds recs -> ATIF -> records to the check: every
 // model call's messages and usage, every tool call's arguments and
 // result, kept.
-func roundTrip(t *testing.T, name string, recs []converter.Record) {
+func roundTrip(t *testing.T, name string, recs []artifact.Record) {
 	t.Helper()
 	doc := export(t, name, recs)
 	back := loadBytes(t, name+".atif.json", doc)

@@ -15,7 +15,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter/sdkspan"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -25,7 +25,7 @@ import (
 // is read and written from the agent's goroutines, so it locks, but never
 // for longer than a map access, and never allocates for a trace it knows.
 type budgets struct {
-	budget         converter.Budget
+	budget         artifact.Budget
 	nearAt         int64 // spent at which the budget is near: warn threshold × tokens
 	scope          Scope
 	onNear, onOver func(BudgetEvent)
@@ -56,7 +56,7 @@ type budgets struct {
 type budgetState struct {
 	trace trace.TraceID // the trace it counts, or
 	conv  string        // the conversation it counts
-	// What the budget counts is converter.Tally.Spent's rule, so the
+	// What the budget counts is artifact.Tally.Spent's rule, so the
 	// guard and the artifact's trailer agree: the model usage (spent,
 	// under the usage rule) once any span reported usage (inferred),
 	// else the tool calls' estimated tokens (estimate: a tool-dispatch
@@ -72,7 +72,7 @@ type budgetState struct {
 	costOver atomic.Bool
 }
 
-// used is what the budget has spent, by converter.Tally.Spent's rule.
+// used is what the budget has spent, by artifact.Tally.Spent's rule.
 func (st *budgetState) used() int64 {
 	if st.inferred.Load() {
 		return st.spent.Load()
@@ -93,7 +93,7 @@ func newBudgets(c *config) *budgets {
 	if c.budget <= 0 && c.budgetUSD <= 0 {
 		return nil
 	}
-	bud := converter.Budget{Tokens: c.budget, WarnThreshold: c.warnThreshold}
+	bud := artifact.Budget{Tokens: c.budget, WarnThreshold: c.warnThreshold}
 	var prices *pricing.Table
 	if c.budgetUSD > 0 {
 		prices, _ = pricing.Default() // newConfig checked that it loads
@@ -305,10 +305,10 @@ func (b *budgets) forgetIfRoot(s sdktrace.ReadOnlySpan) {
 // status returns the budget of the trace of the span in ctx. With a cost
 // budget, OverBudget and NearBudget are also set by the dollars, so that
 // Guard stops at whichever budget runs out first.
-func (b *budgets) status(ctx context.Context) (converter.BudgetStatus, bool) {
+func (b *budgets) status(ctx context.Context) (artifact.BudgetStatus, bool) {
 	sc := trace.SpanContextFromContext(ctx)
 	if !sc.IsValid() {
-		return converter.BudgetStatus{}, false
+		return artifact.BudgetStatus{}, false
 	}
 	var spent int64
 	st := b.lookup(sc.TraceID())
@@ -438,13 +438,13 @@ func (b *budgets) countCost(st *budgetState, nano int64) {
 }
 
 // callEstimate is a tool call's estimated tokens as the artifact's tally
-// counts them (converter.CallEstimate: the estimate the span carries,
+// counts them (artifact.CallEstimate: the estimate the span carries,
 // agenttrace.estimated_tokens, else its result's size / 4), worked out by
 // the same code on the span's attributes copied into a map: a tool call
 // is slow next to the copy, and one rule needs one implementation. The
 // common shapes take a path that allocates nothing (OnEnd never does): an
 // estimate the span carries, no result, or one result held as a string
-// (its length, as converter.ContentSize counts a string).
+// (its length, as artifact.ContentSize counts a string).
 func callEstimate(s sdktrace.ReadOnlySpan) int64 {
 	attrs := s.Attributes()
 	results, str := 0, -1
@@ -478,7 +478,7 @@ func callEstimate(s sdktrace.ReadOnlySpan) int64 {
 	if rd.Kind != semconv.Call {
 		return 0
 	}
-	return converter.CallEstimate(rd, m)
+	return artifact.CallEstimate(rd, m)
 }
 
 // readings keeps callEstimate's readings, some kilobytes each.

@@ -31,7 +31,7 @@ func TestEveryBudgetCallbackPanicRecovered(t *testing.T) {
 	require.NotPanics(t, func() { chat(context.Background(), provider(t, p), 300, 100) })
 	require.NoError(t, p.Shutdown(context.Background()))
 
-	recs, _ := artifact(t, buf.Bytes())
+	recs, _ := readArtifact(t, buf.Bytes())
 	assert.Len(t, recs, 1, "the span is written")
 	panics := map[string]int{}
 	for _, err := range errs() {

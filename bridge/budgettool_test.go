@@ -17,7 +17,7 @@ import (
 
 // TestBudgetToolOnlyRun: a run of tool calls only, with a token budget.
 // The live guard counts what the artifact's trailer counts
-// (converter.Tally.Spent: model usage once any span reports some, else
+// (artifact.Tally.Spent: model usage once any span reports some, else
 // the tool calls' estimated tokens), so it refuses the first call after
 // the budget is used up, and the trailer says the same spent and over.
 // Before, the guard counted model calls only and never refused, while
@@ -90,7 +90,7 @@ func TestBudgetToolOnlyRun(t *testing.T) {
 			root.End()
 			require.NoError(t, p.Shutdown(context.Background()))
 
-			_, r := artifact(t, readFile(t, path))
+			_, r := readArtifact(t, readFile(t, path))
 			b := r.Summary().Budget
 			require.NotNil(t, b)
 			assert.Equal(t, live.Spent, b.Spent, "the trailer counts what the guard counted")

@@ -33,7 +33,7 @@ func TestBudgetUSDInTheArtifact(t *testing.T) {
 	root.End()
 	require.NoError(t, p.Shutdown(context.Background()))
 
-	_, r := artifact(t, readFile(t, path))
+	_, r := readArtifact(t, readFile(t, path))
 	require.NotNil(t, r.Meta().Budget)
 	assert.Equal(t, 0.006, r.Meta().Budget.USD, "header budget_usd")
 	assert.Equal(t, int64(100_000), r.Meta().Budget.Tokens)
@@ -87,7 +87,7 @@ func TestBudgetUSDCountsLeavesNotWrappers(t *testing.T) {
 			assert.InDelta(t, want, live.SpentUSD, 1e-12, "live")
 			root.End()
 			require.NoError(t, p.Shutdown(context.Background()))
-			_, r := artifact(t, readFile(t, path))
+			_, r := readArtifact(t, readFile(t, path))
 			require.NotNil(t, r.Summary().Budget.CostBudget)
 			assert.Equal(t, live.SpentUSD, r.Summary().Budget.CostBudget.SpentUSD, "trailer")
 		})

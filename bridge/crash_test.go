@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 )
 
 const crashEnv = "AGENTTRACE_CRASH_CHILD"
@@ -66,7 +66,7 @@ func TestCrashLeavesReadableArtifact(t *testing.T) {
 	assert.GreaterOrEqual(t, len(recs), 59)
 	assert.LessOrEqual(t, len(r.Problems()), 1, "at most a torn last line: %v", r.Problems())
 	for _, p := range r.Problems() {
-		assert.ErrorIs(t, p, converter.ErrTornLine)
+		assert.ErrorIs(t, p, artifact.ErrTornLine)
 	}
 	assert.Nil(t, r.Summary(), "killed: no trailer")
 }

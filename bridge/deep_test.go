@@ -16,6 +16,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
 	"github.com/agenttrace/agenttrace/converter"
 )
@@ -75,7 +76,7 @@ func TestTooDeepDropped(t *testing.T) {
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"span execute_tool flat", "log gen_ai.choice", "span invoke_agent planner"}, lines(t, raw))
 	assert.Equal(t, int64(1), logs.Dropped())
-	r := converter.NewReader(bytes.NewReader(raw))
+	r := artifact.NewReader(bytes.NewReader(raw))
 	for {
 		if _, err := r.Next(); err != nil {
 			break

@@ -42,7 +42,7 @@
 // WithBudget sets a token budget per trace (or per conversation, with
 // WithBudgetScope). Spans count as they end, before anything can drop
 // them, by the one rule the artifact's trailer, the collector exporter
-// and `agenttrace tokens` use (converter.Tally.Spent): the input + output
+// and `agenttrace tokens` use (artifact.Tally.Spent): the input + output
 // tokens of the usage spans report (read from whatever dialect the
 // instrumentation speaks, counted once under the nesting rule of
 // semconv.Nesting) once any span of the trace has reported some; until

@@ -87,7 +87,7 @@ func TestDroppedCallsCost(t *testing.T) {
 			root.End()
 			require.NoError(t, p.Shutdown(context.Background()))
 
-			recs, r := artifact(t, data())
+			recs, r := readArtifact(t, data())
 			for _, rec := range recs {
 				require.NotEqual(t, "chat dropped", rec.Span.Name(), "the expensive call was dropped")
 			}

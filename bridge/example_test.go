@@ -10,8 +10,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/store"
 )
 
@@ -48,7 +48,7 @@ func Example() {
 
 	f, _ := os.Open(p.Artifacts()[0])
 	defer f.Close()
-	r := converter.NewReader(f)
+	r := artifact.NewReader(f)
 	for {
 		if _, err := r.Next(); errors.Is(err, io.EOF) {
 			break

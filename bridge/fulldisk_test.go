@@ -21,8 +21,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/tmpfs"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/store"
@@ -122,8 +122,8 @@ func TestFullDiskUnderTheProcessor(t *testing.T) {
 	// Read every artifact back.
 	type artifactRead struct {
 		spans   map[string]bool
-		summary *converter.Summary
-		file    converter.Tokens
+		summary *artifact.Summary
+		file    artifact.Tokens
 	}
 	arts := map[string]*artifactRead{}
 	where := map[string]string{}
@@ -138,9 +138,9 @@ func TestFullDiskUnderTheProcessor(t *testing.T) {
 		for i, line := range bytes.Split(bytes.TrimSuffix(raw, []byte("\n")), []byte("\n")) {
 			require.True(t, json.Valid(line), "%s:%d: one JSON value per line (no glued or torn line): %.200s", name, i+1, line)
 		}
-		r := converter.NewReader(bytes.NewReader(raw), converter.WithSource(name))
+		r := artifact.NewReader(bytes.NewReader(raw), artifact.WithSource(name))
 		a := &artifactRead{spans: map[string]bool{}}
-		var tally converter.Tally
+		var tally artifact.Tally
 		for {
 			rec, err := r.Next()
 			if errors.Is(err, io.EOF) {
@@ -249,7 +249,7 @@ func TestFullDiskSingleArtifact(t *testing.T) {
 	for i, line := range bytes.Split(bytes.TrimSuffix(raw, []byte("\n")), []byte("\n")) {
 		require.True(t, json.Valid(line), "line %d: one JSON value per line (no glued or torn line): %.200s", i+1, line)
 	}
-	recs, r := artifact(t, raw)
+	recs, r := readArtifact(t, raw)
 	sum := r.Summary()
 	require.NotNil(t, sum)
 	written := map[string]bool{}

@@ -16,8 +16,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -66,8 +66,8 @@ func tool(ctx context.Context, tr trace.Tracer, name, args, result, errType stri
 	sp.End()
 }
 
-// artifact reads an artifact, failing the test on any problem.
-func artifact(t *testing.T, data []byte) ([]converter.Record, *converter.Reader) {
+// readArtifact reads an artifact, failing the test on any problem.
+func readArtifact(t *testing.T, data []byte) ([]artifact.Record, *artifact.Reader) {
 	t.Helper()
 	recs, r := readRecords(t, data)
 	require.Empty(t, r.Problems())
@@ -76,10 +76,10 @@ func artifact(t *testing.T, data []byte) ([]converter.Record, *converter.Reader)
 
 // readRecords reads an artifact, failing the test on an error; the lines
 // it skipped are in the reader's Problems.
-func readRecords(t *testing.T, data []byte) ([]converter.Record, *converter.Reader) {
+func readRecords(t *testing.T, data []byte) ([]artifact.Record, *artifact.Reader) {
 	t.Helper()
-	r := converter.NewReader(bytes.NewReader(data))
-	var recs []converter.Record
+	r := artifact.NewReader(bytes.NewReader(data))
+	var recs []artifact.Record
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {

@@ -6,7 +6,7 @@ import (
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter/sdkspan"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -54,7 +54,7 @@ func (p *Processor) writeStarts(batch []sdktrace.ReadOnlySpan) []sdktrace.ReadOn
 		}
 	}
 	if len(open) > 0 {
-		p.sink.writeStarts(converter.Records(sdkspan.ToTraces(open)))
+		p.sink.writeStarts(artifact.Records(sdkspan.ToTraces(open)))
 	}
 	clear(batch)
 	return batch[:0]
@@ -66,7 +66,7 @@ func (p *Processor) writeStarts(batch []sdktrace.ReadOnlySpan) []sdktrace.ReadOn
 // a line for nothing), classified here on the writer goroutine, not on
 // the agent's. Too deep a value makes the span's ended record dropped and
 // counted (withoutTooDeep); its start record is just left out.
-func (s *sink) writeStarts(recs []converter.Record) {
+func (s *sink) writeStarts(recs []artifact.Record) {
 	kept := recs[:0]
 	for i := range recs {
 		recs[i].Read(&s.rd)

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/converter/sdkspan"
 	"github.com/agenttrace/agenttrace/store"
@@ -86,7 +87,7 @@ func (l *LogProcessor) OnEmit(_ context.Context, rec *sdklog.Record) error {
 	sdkspan.PutAttributes(sl.Scope().Attributes(), sc.Attributes.ToSlice())
 	lr := sl.LogRecords().AppendEmpty()
 	appendRecord(lr, rec)
-	if converter.ValueTooDeep(lr.Body()) || converter.MapTooDeep(lr.Attributes()) {
+	if artifact.ValueTooDeep(lr.Body()) || artifact.MapTooDeep(lr.Attributes()) {
 		// The log API takes maps and lists nested without limit; an
 		// artifact line cannot hold them (its reader would refuse the
 		// line), so the record is dropped, counted and said, as an
@@ -95,7 +96,7 @@ func (l *LogProcessor) OnEmit(_ context.Context, rec *sdklog.Record) error {
 		otel.Handle(fmt.Errorf("agenttrace: log record %q dropped: %w", rec.EventName(), converter.ErrTooDeep))
 		return nil
 	}
-	if err := l.p.sink.st.WriteLogs(converter.LogRecords(ld)); err != nil {
+	if err := l.p.sink.st.WriteLogs(artifact.LogRecords(ld)); err != nil {
 		l.dropped.Add(int64(ld.LogRecordCount()))
 		if !errors.Is(err, store.ErrClosed) {
 			otel.Handle(err)

@@ -18,8 +18,8 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/store"
 )
 
@@ -38,7 +38,7 @@ func emit(ctx context.Context, l log.Logger, event string, body attribute.Value)
 // lines reads an artifact: "span <name>" and "log <event>" in file order.
 func lines(t testing.TB, raw []byte) []string {
 	var out []string
-	r := converter.NewReader(bytes.NewReader(raw), converter.WithLogs(func(l *converter.LogRecord) {
+	r := artifact.NewReader(bytes.NewReader(raw), artifact.WithLogs(func(l *artifact.LogRecord) {
 		out = append(out, "log "+l.Log.EventName())
 	}))
 	for {

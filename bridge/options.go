@@ -9,7 +9,7 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/store"
@@ -62,7 +62,7 @@ type BudgetEvent struct {
 	// Key is the trace id (hex) or the conversation id the budget counts.
 	Key string
 	// Status is the budget after the span that crossed.
-	Status converter.BudgetStatus
+	Status artifact.BudgetStatus
 	// Cost is the cost budget after the span that crossed, set when the
 	// dollars crossed (WithBudgetUSD); nil when the tokens did.
 	Cost *CostStatus
@@ -115,7 +115,7 @@ func newConfig(opts []Option) (config, error) {
 		queueSize:     2048,
 		batchSize:     512,
 		batchTimeout:  time.Second,
-		warnThreshold: converter.DefaultWarnThreshold,
+		warnThreshold: artifact.DefaultWarnThreshold,
 		secrets:       true,
 		fsync:         FsyncTurn,
 	}

@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter/sdkspan"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -110,8 +110,8 @@ func (p *Processor) tellRootBudget(s sdktrace.ReadWriteSpan) {
 			usd = float64(kv.Value.AsInt64())
 		}
 	}
-	if !converter.ValidUSD(usd) {
-		usd = 0 // as converter.BudgetAttrs reads the written span
+	if !artifact.ValidUSD(usd) {
+		usd = 0 // as artifact.BudgetAttrs reads the written span
 	}
 	p.sink.st.RootBudget(pcommon.TraceID(s.SpanContext().TraceID()), tokens, usd)
 }
@@ -288,9 +288,9 @@ func (p *Processor) Shutdown(ctx context.Context) error {
 
 // Status returns the budget of the trace (or conversation) of the span in
 // ctx, and false when there is no budget or no span in ctx.
-func (p *Processor) Status(ctx context.Context) (converter.BudgetStatus, bool) {
+func (p *Processor) Status(ctx context.Context) (artifact.BudgetStatus, bool) {
 	if p.budgets == nil {
-		return converter.BudgetStatus{}, false
+		return artifact.BudgetStatus{}, false
 	}
 	return p.budgets.status(ctx)
 }

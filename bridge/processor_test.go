@@ -21,8 +21,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/store"
 )
@@ -72,7 +72,7 @@ func TestManyGoroutinesManyTraces(t *testing.T) {
 	require.NoError(t, p.Shutdown(context.Background()))
 	require.Len(t, p.Artifacts(), traces)
 	for _, id := range ids {
-		recs, r := artifact(t, readFile(t, filepath.Join(dir, id.String()+".jsonl")))
+		recs, r := readArtifact(t, readFile(t, filepath.Join(dir, id.String()+".jsonl")))
 		require.Len(t, recs, spansPer)
 		seen := map[string]bool{}
 		for _, rec := range recs {
@@ -99,11 +99,11 @@ func TestForceFlushWritesEverythingEndedBefore(t *testing.T) {
 		chat(ctx, tr, 3, 4)
 	}
 	require.NoError(t, p.ForceFlush(context.Background()))
-	recs, _ := artifact(t, readFile(t, path))
+	recs, _ := readArtifact(t, readFile(t, path))
 	assert.Len(t, recs, 5, "the batch timeout is an hour: only the flush can have written them")
 	root.End()
 	require.NoError(t, p.Shutdown(context.Background()))
-	recs, r := artifact(t, readFile(t, path))
+	recs, r := readArtifact(t, readFile(t, path))
 	assert.Len(t, recs, 6)
 	assert.Equal(t, int64(35), r.Summary().Tokens.Total)
 }
@@ -125,7 +125,7 @@ func TestFlushAndShutdownHonourContext(t *testing.T) {
 	require.NoError(t, p.Shutdown(context.Background()))
 	require.NoError(t, p.Shutdown(context.Background()), "idempotent")
 	require.NoError(t, p.ForceFlush(context.Background()), "after shutdown: nothing to do")
-	recs, r := artifact(t, g.Bytes())
+	recs, r := readArtifact(t, g.Bytes())
 	assert.Len(t, recs, 1)
 	assert.True(t, r.Summary().Complete)
 }
@@ -160,7 +160,7 @@ func TestFullQueueDropsAndCounts(t *testing.T) {
 			assert.Greater(t, dropped, int64(n-5))
 			g.release()
 			require.NoError(t, p.Shutdown(context.Background()))
-			recs, r := artifact(t, g.Bytes())
+			recs, r := readArtifact(t, g.Bytes())
 			assert.Equal(t, int64(n+2), int64(len(recs))+dropped, "every span is written or counted")
 			assert.Equal(t, dropped, r.Summary().Dropped)
 			chats := int64(0)
@@ -199,7 +199,7 @@ func TestBudget(t *testing.T) {
 
 	st, ok := p.Status(ctx)
 	require.True(t, ok)
-	assert.Equal(t, converter.BudgetStatus{BudgetTokens: 1000, Remaining: 1000, WarnThreshold: 0.8}, st)
+	assert.Equal(t, artifact.BudgetStatus{BudgetTokens: 1000, Remaining: 1000, WarnThreshold: 0.8}, st)
 	for i, want := range []struct {
 		spent      int64
 		near, over bool
@@ -219,7 +219,7 @@ func TestBudget(t *testing.T) {
 	root.End()
 	require.NoError(t, p.Shutdown(context.Background()))
 
-	recs, r := artifact(t, readFile(t, path))
+	recs, r := readArtifact(t, readFile(t, path))
 	require.NotNil(t, r.Meta().Budget)
 	assert.Equal(t, int64(1000), r.Meta().Budget.Tokens)
 	marked := 0
@@ -251,7 +251,7 @@ func TestBudgetPerConversation(t *testing.T) {
 	}
 	require.NoError(t, p.Shutdown(context.Background()))
 	require.Equal(t, []string{filepath.Join(dir, "conv-conv-7.jsonl")}, p.Artifacts())
-	recs, r := artifact(t, readFile(t, p.Artifacts()[0]))
+	recs, r := readArtifact(t, readFile(t, p.Artifacts()[0]))
 	assert.Len(t, recs, 4)
 	assert.Equal(t, "conv-7", r.Meta().ConversationID)
 	assert.Equal(t, int64(80), r.Summary().Budget.Spent)
@@ -267,7 +267,7 @@ func TestRecordCap(t *testing.T) {
 		chat(context.Background(), tr, 10, 5)
 	}
 	require.NoError(t, p.Shutdown(context.Background()))
-	recs, r := artifact(t, buf.Bytes())
+	recs, r := readArtifact(t, buf.Bytes())
 	assert.Len(t, recs, 3)
 	s := r.Summary()
 	assert.Equal(t, int64(2), s.Dropped)
@@ -293,7 +293,7 @@ func TestRedaction(t *testing.T) {
 		assert.NotContains(t, out, s)
 	}
 	assert.Contains(t, out, "[REDACTED]")
-	_, r := artifact(t, buf.Bytes())
+	_, r := readArtifact(t, buf.Bytes())
 	assert.True(t, r.Meta().Redacted)
 }
 
@@ -308,7 +308,7 @@ func TestFilter(t *testing.T) {
 	chat(ctx, tr, 1, 1)
 	root.End()
 	require.NoError(t, p.Shutdown(context.Background()))
-	recs, _ := artifact(t, buf.Bytes())
+	recs, _ := readArtifact(t, buf.Bytes())
 	require.Len(t, recs, 2)
 }
 
@@ -320,7 +320,7 @@ func TestFileStartsAfresh(t *testing.T) {
 	p := newProcessor(t, bridge.WithFile(path))
 	chat(context.Background(), provider(t, p), 1, 1)
 	require.NoError(t, p.Shutdown(context.Background()))
-	recs, _ := artifact(t, readFile(t, path))
+	recs, _ := readArtifact(t, readFile(t, path))
 	assert.Len(t, recs, 1)
 }
 
@@ -382,7 +382,7 @@ func TestDropOnlyTraces(t *testing.T) {
 	require.Len(t, p.Artifacts(), n, "one artifact per trace, written or dropped")
 	var dropped int64
 	for _, path := range p.Artifacts() {
-		recs, r := artifact(t, readFile(t, path))
+		recs, r := readArtifact(t, readFile(t, path))
 		require.NotNil(t, r.Meta().Budget, path)
 		assert.Equal(t, int64(1000), r.Meta().Budget.Tokens, path)
 		s := r.Summary()
@@ -424,7 +424,7 @@ func TestFileResumes(t *testing.T) {
 	}
 	data := readFile(t, path)
 	assert.Equal(t, 1, strings.Count(string(data), `"kind":"meta"`))
-	recs, r := artifact(t, data)
+	recs, r := readArtifact(t, data)
 	assert.Len(t, recs, 2)
 	assert.Equal(t, int64(2), r.Summary().Records)
 	assert.Equal(t, int64(30), r.Summary().Tokens.Total)
@@ -460,7 +460,7 @@ func TestBudgetCallbackPanic(t *testing.T) {
 	tr := provider(t, p)
 	require.NotPanics(t, func() { chat(context.Background(), tr, 10, 5) })
 	require.NoError(t, p.Shutdown(context.Background()))
-	recs, _ := artifact(t, buf.Bytes())
+	recs, _ := readArtifact(t, buf.Bytes())
 	assert.Len(t, recs, 1)
 	got := errs()
 	require.Len(t, got, 2, "near and over")
@@ -574,7 +574,7 @@ func TestBudgetCountsLeavesNotWrappers(t *testing.T) {
 			assert.Equal(t, tt.want, st.Spent, "live budget")
 			root.End()
 			require.NoError(t, p.Shutdown(context.Background()))
-			_, r := artifact(t, readFile(t, path))
+			_, r := readArtifact(t, readFile(t, path))
 			assert.Equal(t, tt.want, r.Summary().Tokens.Total, "trailer")
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/redact"
@@ -42,7 +43,7 @@ func newSink(c *config, dropped *atomic.Int64, dropUsage *usageCounter) (*sink, 
 	if c.budget > 0 || c.budgetUSD > 0 {
 		// The header records both budgets (budget_usd for WithBudgetUSD),
 		// as the collector exporter's does, so their artifacts agree.
-		opts.Header.Budget = &converter.Budget{Tokens: c.budget, USD: c.budgetUSD, WarnThreshold: c.warnThreshold}
+		opts.Header.Budget = &artifact.Budget{Tokens: c.budget, USD: c.budgetUSD, WarnThreshold: c.warnThreshold}
 	}
 	opts.Fsync = c.fsync
 	switch c.sink {
@@ -88,7 +89,7 @@ func (s *sink) Paths() []string {
 // of their model calls (priced as a tally prices a record), so the
 // trailer still accounts for them.
 func (s *sink) write(td ptrace.Traces) {
-	recs := s.withoutTooDeep(converter.Records(td))
+	recs := s.withoutTooDeep(artifact.Records(td))
 	err := s.st.Write(recs)
 	if err == nil {
 		return
@@ -104,7 +105,7 @@ func (s *sink) write(td ptrace.Traces) {
 
 // dropRecord counts rec as dropped in its trace's trailer, with the
 // tokens and dollars it carried, as a tally would have counted them.
-func (s *sink) dropRecord(rec *converter.Record) {
+func (s *sink) dropRecord(rec *artifact.Record) {
 	rec.Read(&s.rd)
 	var u semconv.Usage
 	var c pricing.Total
@@ -120,7 +121,7 @@ func (s *sink) dropRecord(rec *converter.Record) {
 // and slice attributes nested without limit, and a line the reader
 // refuses would leave the artifact invalid (the OTLP paths refuse such
 // requests with converter.GuardOTLP).
-func (s *sink) withoutTooDeep(recs []converter.Record) []converter.Record {
+func (s *sink) withoutTooDeep(recs []artifact.Record) []artifact.Record {
 	kept := recs[:0]
 	for i := range recs {
 		if !spanTooDeep(recs[i].Span) {
@@ -134,18 +135,18 @@ func (s *sink) withoutTooDeep(recs []converter.Record) []converter.Record {
 }
 
 // spanTooDeep reports whether a value of sp's attributes, its events'
-// or its links' is too deep for an artifact (converter.ValueTooDeep).
+// or its links' is too deep for an artifact (artifact.ValueTooDeep).
 func spanTooDeep(sp ptrace.Span) bool {
-	if converter.MapTooDeep(sp.Attributes()) {
+	if artifact.MapTooDeep(sp.Attributes()) {
 		return true
 	}
 	for _, ev := range sp.Events().All() {
-		if converter.MapTooDeep(ev.Attributes()) {
+		if artifact.MapTooDeep(ev.Attributes()) {
 			return true
 		}
 	}
 	for _, l := range sp.Links().All() {
-		if converter.MapTooDeep(l.Attributes()) {
+		if artifact.MapTooDeep(l.Attributes()) {
 			return true
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/store"
 )
@@ -50,8 +50,8 @@ func TestProcessorTruncatesLargeValues(t *testing.T) {
 	f, err := os.Open(paths[0])
 	require.NoError(t, err)
 	defer f.Close()
-	r := converter.NewReader(f) // the default limit, which the writer shares
-	var tools []converter.Record
+	r := artifact.NewReader(f) // the default limit, which the writer shares
+	var tools []artifact.Record
 	records := 0
 	for {
 		rec, err := r.Next()
@@ -68,12 +68,12 @@ func TestProcessorTruncatesLargeValues(t *testing.T) {
 	assert.Equal(t, 2, records, "no span lost")
 	require.Len(t, tools, 1)
 	attrs := tools[0].Span.Attributes()
-	marker, ok := attrs.Get(converter.TruncatedPrefix + semconv.ToolCallResult)
+	marker, ok := attrs.Get(artifact.TruncatedPrefix + semconv.ToolCallResult)
 	require.True(t, ok, "the cut value is marked")
 	assert.Equal(t, int64(size), marker.Int())
 	result, _ := attrs.Get(semconv.ToolCallResult)
 	assert.True(t, strings.HasPrefix(strings.Repeat("r", size), result.Str()))
-	assert.Less(t, len(result.Str()), converter.DefaultMaxLineSize)
+	assert.Less(t, len(result.Str()), artifact.DefaultMaxLineSize)
 
 	sum := r.Summary()
 	require.NotNil(t, sum)
@@ -81,7 +81,7 @@ func TestProcessorTruncatesLargeValues(t *testing.T) {
 	assert.Equal(t, int64(2), sum.Records)
 	assert.Zero(t, sum.Dropped)
 
-	var tally converter.Tally
+	var tally artifact.Tally
 	tally.Add(&tools[0])
 	assert.Equal(t, int64(size/4), tally.Spent(), "the call's estimate counts the whole result")
 }

@@ -16,14 +16,14 @@ import (
 	"gocloud.dev/blob/fileblob"
 	"gocloud.dev/blob/memblob"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/store"
 )
 
 // realRun reads a captured run of testdata/real: lib's payload name,
 // its spans and, when captured, its log records (the official OpenAI
 // instrumentation's prompts and answers).
-func realRun(t testing.TB, lib, name string) ([]converter.Record, plog.Logs) {
+func realRun(t testing.TB, lib, name string) ([]artifact.Record, plog.Logs) {
 	t.Helper()
 	dir := filepath.Join("..", "testdata", "real", lib, "payloads", name)
 	raw, err := os.ReadFile(dir + ".traces.pb")
@@ -35,7 +35,7 @@ func realRun(t testing.TB, lib, name string) ([]converter.Record, plog.Logs) {
 		ld, err = (&plog.ProtoUnmarshaler{}).UnmarshalLogs(raw)
 		require.NoError(t, err)
 	}
-	return converter.Records(td), ld
+	return artifact.Records(td), ld
 }
 
 // blobPrefixed is b under prefix.
@@ -55,14 +55,14 @@ func backends(t testing.TB) map[string]*Bucket {
 
 // writeArtifact writes recs (and logs) with a store into a folder of its
 // own, closes it, and returns the path of the one artifact.
-func writeArtifact(t testing.TB, recs []converter.Record, logs plog.Logs) string {
+func writeArtifact(t testing.TB, recs []artifact.Record, logs plog.Logs) string {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.New(store.Options{Dir: dir})
 	require.NoError(t, err)
 	require.NoError(t, st.Write(recs))
 	if logs.LogRecordCount() > 0 {
-		require.NoError(t, st.WriteLogs(converter.LogRecords(logs)))
+		require.NoError(t, st.WriteLogs(artifact.LogRecords(logs)))
 	}
 	require.NoError(t, st.Close())
 	ents, err := filepath.Glob(filepath.Join(dir, "*"+store.Ext))
@@ -83,7 +83,7 @@ func readAll(t *testing.T, rc io.ReadCloser) []byte {
 // spansOf reads an artifact's span ids, in order, and its log lines.
 func spansOf(t *testing.T, raw []byte) (ids []string, logs int) {
 	t.Helper()
-	r := converter.NewReader(bytes.NewReader(raw), converter.WithLogs(func(*converter.LogRecord) { logs++ }))
+	r := artifact.NewReader(bytes.NewReader(raw), artifact.WithLogs(func(*artifact.LogRecord) { logs++ }))
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/catalog"
-	"github.com/agenttrace/agenttrace/converter"
 )
 
 // TestPublisherCatalog (issue 23 point 2): with a catalog, each uploaded
@@ -24,7 +24,7 @@ import (
 func TestPublisherCatalog(t *testing.T) {
 	recs, _ := realRun(t, "mastra", "tool-loop")
 	late := childCopy(recs[3])
-	wholeRaw, err := os.ReadFile(writeArtifact(t, append(append([]converter.Record{}, recs...), late), plog.NewLogs()))
+	wholeRaw, err := os.ReadFile(writeArtifact(t, append(append([]artifact.Record{}, recs...), late), plog.NewLogs()))
 	require.NoError(t, err)
 	want := rowOf(t, wholeRaw)
 	for bname, b := range backends(t) {
@@ -43,7 +43,7 @@ func TestPublisherCatalog(t *testing.T) {
 				page, err := catalog.Query(ctx, b.CatalogDest(), catalog.Filter{}, catalog.Sort{}, 0, 0)
 				return err == nil && page.Total == 1
 			}, 10*time.Second, time.Millisecond, "the first generation's row")
-			require.NoError(t, st.Write([]converter.Record{late}))
+			require.NoError(t, st.Write([]artifact.Record{late}))
 			require.NoError(t, st.Close())
 			require.NoError(t, p.Shutdown(ctx))
 			assert.Equal(t, int64(2), p.Stats().CatalogRows)

@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/goleak"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/store"
 )
 
@@ -61,11 +61,11 @@ func TestPublisher(t *testing.T) {
 			require.NoError(t, st.Write(recs))
 			// A late span: a model call of the same trace, sent after the
 			// run's root ended.
-			late := converter.Record{Span: ptrace.NewSpan(), Resource: recs[3].Resource, Scope: recs[3].Scope}
+			late := artifact.Record{Span: ptrace.NewSpan(), Resource: recs[3].Resource, Scope: recs[3].Scope}
 			recs[3].Span.CopyTo(late.Span)
 			late.Span.SetSpanID(pcommon.SpanID{9, 9, 9, 9, 9, 9, 9, 9})
 			require.Eventually(t, func() bool { return p.Stats().Uploaded == 1 }, 10*time.Second, time.Millisecond)
-			require.NoError(t, st.Write([]converter.Record{late}))
+			require.NoError(t, st.Write([]artifact.Record{late}))
 			require.NoError(t, st.Close())
 			require.NoError(t, p.Shutdown(context.Background()))
 

@@ -16,7 +16,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // ErrBadArtifact is returned by Put for a file that is no artifact (no
@@ -125,7 +125,7 @@ func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool) 
 }
 
 // serviceOf is the service a header names.
-func serviceOf(m *converter.Meta) string {
+func serviceOf(m *artifact.Meta) string {
 	if m.Service != "" {
 		return m.Service
 	}

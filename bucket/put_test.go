@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/catalog"
-	"github.com/agenttrace/agenttrace/converter"
 )
 
 // generations splits a real run as a collector would have written it
@@ -34,14 +34,14 @@ func generations(t *testing.T, lib, name string) (whole, first, late string) {
 		return whole, first, late
 	}
 	require.Len(t, recs, 10)
-	var early []converter.Record
+	var early []artifact.Record
 	for i := range recs {
 		if i != 3 && i != 4 {
 			early = append(early, recs[i])
 		}
 	}
 	first = writeArtifact(t, early, logs)
-	late = writeArtifact(t, []converter.Record{recs[3], recs[4], recs[5]}, plog.NewLogs())
+	late = writeArtifact(t, []artifact.Record{recs[3], recs[4], recs[5]}, plog.NewLogs())
 	return whole, first, late
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // OpenRun returns the artifact of the run key names (any of its
@@ -123,7 +123,7 @@ func (z *decoded) Close() error {
 // body), a trailer of what was written with the drops and truncations the
 // generations' trailers count.
 func (b *Bucket) merge(ctx context.Context, gens []object, w io.Writer) error {
-	m := merger{w: w, spans: map[converter.SpanKey]struct{}{}, logs: map[logKey]struct{}{}}
+	m := merger{w: w, spans: map[artifact.SpanKey]struct{}{}, logs: map[logKey]struct{}{}}
 	for _, g := range gens {
 		rc, err := b.openObject(ctx, g)
 		if err != nil {
@@ -143,15 +143,15 @@ func (b *Bucket) merge(ctx context.Context, gens []object, w io.Writer) error {
 // merger writes the records of several generations as one artifact.
 type merger struct {
 	w                  io.Writer
-	aw                 *converter.Writer
-	spans              map[converter.SpanKey]struct{}
+	aw                 *artifact.Writer
+	spans              map[artifact.SpanKey]struct{}
 	logs               map[logKey]struct{}
 	dropped, truncated int64
 }
 
 // logKey tells a log record sent twice.
 type logKey struct {
-	span converter.SpanKey
+	span artifact.SpanKey
 	time pcommon.Timestamp
 	body string
 }
@@ -159,8 +159,8 @@ type logKey struct {
 // add writes the records of one generation not written yet.
 func (m *merger) add(r io.Reader, source string) error {
 	var logErr error
-	var rd *converter.Reader
-	rd = converter.NewReader(r, converter.WithSource(source), converter.WithLogs(func(l *converter.LogRecord) {
+	var rd *artifact.Reader
+	rd = artifact.NewReader(r, artifact.WithSource(source), artifact.WithLogs(func(l *artifact.LogRecord) {
 		k := logKey{span: l.Key(), time: l.Log.Timestamp(), body: l.Log.Body().AsString()}
 		if _, dup := m.logs[k]; dup || logErr != nil {
 			return
@@ -181,7 +181,7 @@ func (m *merger) add(r io.Reader, source string) error {
 			return logErr
 		}
 		m.start(rd.Meta())
-		k := converter.SpanKey{Trace: rec.Span.TraceID(), Span: rec.Span.SpanID()}
+		k := artifact.SpanKey{Trace: rec.Span.TraceID(), Span: rec.Span.SpanID()}
 		if _, dup := m.spans[k]; dup {
 			continue
 		}
@@ -202,16 +202,16 @@ func (m *merger) add(r io.Reader, source string) error {
 }
 
 // start makes the writer under the first header read.
-func (m *merger) start(meta *converter.Meta) {
+func (m *merger) start(meta *artifact.Meta) {
 	if m.aw == nil && meta != nil {
-		m.aw = converter.NewWriter(m.w, meta)
+		m.aw = artifact.NewWriter(m.w, meta)
 	}
 }
 
 // close writes the trailer.
 func (m *merger) close(first string) error {
 	if m.aw == nil {
-		return fmt.Errorf("%s: %w", first, converter.ErrNoHeader)
+		return fmt.Errorf("%s: %w", first, artifact.ErrNoHeader)
 	}
 	m.aw.Drop(m.dropped)
 	m.aw.Tally().Truncate(m.truncated)

@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // TestOpenRunLateGenerationReadsAsWhole (issue 23): a run whose late
@@ -38,13 +38,13 @@ func TestOpenRunLateGenerationReadsAsWhole(t *testing.T) {
 	require.Len(t, anthropic, 1)
 	for _, tt := range []struct {
 		name        string
-		first, late []converter.Record
+		first, late []artifact.Record
 	}{
 		{"late record of another scope", traceloop[1:], traceloop[:1]},
-		{"late chat under a chat", anthropic, []converter.Record{childCopy(anthropic[0])}},
+		{"late chat under a chat", anthropic, []artifact.Record{childCopy(anthropic[0])}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			whole := writeArtifact(t, append(append([]converter.Record{}, tt.first...), tt.late...), plog.NewLogs())
+			whole := writeArtifact(t, append(append([]artifact.Record{}, tt.first...), tt.late...), plog.NewLogs())
 			wholeRaw, err := os.ReadFile(whole)
 			require.NoError(t, err)
 			first := writeArtifact(t, tt.first, plog.NewLogs())
@@ -71,11 +71,11 @@ func TestOpenRunLateGenerationReadsAsWhole(t *testing.T) {
 // childCopy is rec's span under a new id, a child of rec's span, in the
 // same resource and scope: a span a collector got after the run was
 // uploaded.
-func childCopy(rec converter.Record) converter.Record {
+func childCopy(rec artifact.Record) artifact.Record {
 	sp := ptrace.NewSpan()
 	rec.Span.CopyTo(sp)
 	sp.SetSpanID(pcommon.SpanID{0x1a, 0x7e, 0x5a, 0, 0, 0, 0, 1})
 	sp.SetParentSpanID(rec.Span.SpanID())
 	sp.SetName(rec.Span.Name() + " (late)")
-	return converter.Record{Span: sp, Resource: rec.Resource, ResourceSchemaURL: rec.ResourceSchemaURL, Scope: rec.Scope, ScopeSchemaURL: rec.ScopeSchemaURL}
+	return artifact.Record{Span: sp, Resource: rec.Resource, ResourceSchemaURL: rec.ResourceSchemaURL, Scope: rec.Scope, ScopeSchemaURL: rec.ScopeSchemaURL}
 }

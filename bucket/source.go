@@ -12,7 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // maxInMemory is the largest artifact Put reads whole into memory, so that
@@ -30,7 +30,7 @@ const maxHeader = 1 << 20
 type source struct {
 	f    *os.File
 	size int64
-	meta *converter.Meta
+	meta *artifact.Meta
 	sum  string // hex SHA-256 of the bytes (uncompressed)
 	data []byte // the whole file, or nil: read f
 	buf  *[]byte
@@ -87,7 +87,7 @@ func load(f *os.File) (*source, error) {
 		src.sum = hex.EncodeToString(h.Sum(nil))
 	}
 	line, _, _ := bytes.Cut(head, []byte("\n"))
-	meta, err := converter.DecodeHeader(line)
+	meta, err := artifact.DecodeHeader(line)
 	if err != nil || meta.StartedAt.IsZero() {
 		src.release()
 		return nil, fmt.Errorf("%w: no header with started_at", ErrBadArtifact)

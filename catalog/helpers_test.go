@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/store"
 )
@@ -39,7 +40,7 @@ func realFolder(t testing.TB) string {
 		f := converter.Detect(b)
 		td, err := converter.ReadOTLP(bytes.NewReader(b), f, p)
 		require.NoError(t, err, p)
-		require.NoError(t, st.Write(converter.Records(td)), p)
+		require.NoError(t, st.Write(artifact.Records(td)), p)
 	}
 	require.NoError(t, st.Close())
 	return dir

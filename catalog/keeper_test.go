@@ -15,20 +15,21 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/store"
 )
 
 // payloadRecords reads every real payload's records, one batch each.
-func payloadRecords(t *testing.T) [][]converter.Record {
+func payloadRecords(t *testing.T) [][]artifact.Record {
 	t.Helper()
-	var out [][]converter.Record
+	var out [][]artifact.Record
 	for _, p := range realPayloads(t) {
 		b, err := os.ReadFile(p)
 		require.NoError(t, err)
 		td, err := converter.ReadOTLP(bytes.NewReader(b), converter.Detect(b), p)
 		require.NoError(t, err, p)
-		out = append(out, converter.Records(td))
+		out = append(out, artifact.Records(td))
 	}
 	return out
 }

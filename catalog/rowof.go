@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
 	"github.com/agenttrace/agenttrace/report"
@@ -32,18 +33,18 @@ type Source struct {
 
 // RowOf reads an artifact stream (a run's generations merged) and returns
 // its row. The numbers are those `agenttrace tokens --json` prints for the
-// same stream: the records are read by converter.Reader and reported by
+// same stream: the records are read by artifact.Reader and reported by
 // report.Tokens exactly as the tokens command reads and reports one
 // artifact (its header's budget, its trailer for what it dropped, its log
 // records), so the two never disagree. Lines that cannot be read are
 // skipped as tokens skips them and counted in Row.Problems.
 func RowOf(r io.Reader, src Source) (Row, error) {
-	var logs []converter.LogRecord
+	var logs []artifact.LogRecord
 	var problems int64
-	rd := converter.NewReader(r, converter.WithSource(src.Name),
-		converter.WithProblemHandler(func(*converter.LineError) { problems++ }),
-		converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }))
-	var recs []converter.Record
+	rd := artifact.NewReader(r, artifact.WithSource(src.Name),
+		artifact.WithProblemHandler(func(*artifact.LineError) { problems++ }),
+		artifact.WithLogs(func(l *artifact.LogRecord) { logs = append(logs, *l) }))
+	var recs []artifact.Record
 	for {
 		rec, err := rd.Next()
 		if err == io.EOF {
@@ -81,10 +82,10 @@ func RowOf(r io.Reader, src Source) (Row, error) {
 // tokensOf is the tokens command's report of one artifact: its records
 // ordered and linked as the command orders them, its header's budget
 // through the store's header policy, its trailer and its log records.
-func tokensOf(file []converter.Record, meta *converter.Meta, sum *converter.Summary, logs []converter.LogRecord) *report.TokenReport {
+func tokensOf(file []artifact.Record, meta *artifact.Meta, sum *artifact.Summary, logs []artifact.LogRecord) *report.TokenReport {
 	recs := slices.Clone(file)
 	importer.LinkATIF(recs)
-	converter.SortRecords(recs)
+	artifact.SortRecords(recs)
 	opts := store.HeaderOptions{Whole: true, Redacted: meta.Redacted}
 	if meta.Budget != nil {
 		b := *meta.Budget
@@ -132,13 +133,13 @@ func (r *Row) setReport(rep *report.TokenReport) {
 
 // setNames sets what names the run for people: its earliest local root's
 // name, its earliest agent's name, and its first prompt.
-func (r *Row) setNames(recs []converter.Record, logs []converter.LogRecord) {
+func (r *Row) setNames(recs []artifact.Record, logs []artifact.LogRecord) {
 	var rd semconv.Reading
 	var rootAt, agentAt uint64
 	for i := range recs {
 		sp := recs[i].Span
 		at := uint64(sp.StartTimestamp())
-		if converter.IsLocalRoot(sp) && (r.RootName == "" || at < rootAt) {
+		if artifact.IsLocalRoot(sp) && (r.RootName == "" || at < rootAt) {
 			r.RootName, rootAt = sp.Name(), at
 		}
 		recs[i].Read(&rd)
@@ -154,7 +155,7 @@ func (r *Row) setNames(recs []converter.Record, logs []converter.LogRecord) {
 
 // firstPrompt is the first user message of the earliest model call, as
 // `agenttrace messages` normalizes it, cut to PromptChars characters.
-func firstPrompt(recs []converter.Record, logs []converter.LogRecord) string {
+func firstPrompt(recs []artifact.Record, logs []artifact.LogRecord) string {
 	calls := converter.ModelCallsWithLogs(recs, logs)
 	slices.SortStableFunc(calls, func(a, b converter.ModelCall) int {
 		x, y := recs[a.Index].Span.StartTimestamp(), recs[b.Index].Span.StartTimestamp()
@@ -186,7 +187,7 @@ func cut(s string, n int) string {
 }
 
 // ended is the latest span end, else the trailer's finished_at.
-func ended(recs []converter.Record, sum *converter.Summary) time.Time {
+func ended(recs []artifact.Record, sum *artifact.Summary) time.Time {
 	var end uint64
 	for i := range recs {
 		end = max(end, uint64(recs[i].Span.EndTimestamp()))

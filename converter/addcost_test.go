@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 )
 
@@ -14,7 +14,7 @@ import (
 // before they were written) joins the trailer's spent_usd and
 // unpriced_calls as a record's does, and can alone cross the budget.
 func TestTallyAddCost(t *testing.T) {
-	b := &converter.Budget{USD: 0.001}
+	b := &artifact.Budget{USD: 0.001}
 	for _, tc := range []struct {
 		name      string
 		add       []pricing.Cost
@@ -32,7 +32,7 @@ func TestTallyAddCost(t *testing.T) {
 			for _, c := range tc.add {
 				tot.Add(c)
 			}
-			var tl converter.Tally
+			var tl artifact.Tally
 			tl.AddCost(tot)
 			assert.Equal(t, tot, tl.Cost())
 			s := tl.Summary(b)

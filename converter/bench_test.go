@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/benchcpu"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -93,7 +93,7 @@ func benchBatch() ptrace.Traces {
 }
 
 func encodeArtifact(tb testing.TB, td ptrace.Traces, w io.Writer) {
-	aw := converter.NewWriter(w, nil)
+	aw := artifact.NewWriter(w, nil)
 	if err := aw.WriteTraces(td); err != nil {
 		tb.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func encodeArtifact(tb testing.TB, td ptrace.Traces, w io.Writer) {
 }
 
 func decodeArtifact(tb testing.TB, b []byte) ptrace.Traces {
-	td, err := converter.NewReader(bytes.NewReader(b)).ReadTraces()
+	td, err := artifact.NewReader(bytes.NewReader(b)).ReadTraces()
 	if err != nil {
 		tb.Fatal(err)
 	}

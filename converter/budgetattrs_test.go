@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -34,7 +34,7 @@ func TestBudgetAttrs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := pcommon.NewMap()
 			tt.set(m)
-			tokens, usd := converter.BudgetAttrs(m)
+			tokens, usd := artifact.BudgetAttrs(m)
 			assert.Equal(t, tt.wantTokens, tokens)
 			assert.Equal(t, tt.wantUSD, usd)
 		})

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // TestDecodeHeaderMatchesReader: DecodeHeader of every golden artifact's
@@ -20,15 +20,15 @@ func TestDecodeHeaderMatchesReader(t *testing.T) {
 			b, err := os.ReadFile(p)
 			require.NoError(t, err)
 			first, rest, _ := bytes.Cut(b, []byte("\n"))
-			got, err := converter.DecodeHeader(first)
+			got, err := artifact.DecodeHeader(first)
 			require.NoError(t, err)
-			r := converter.NewReader(bytes.NewReader(b))
+			r := artifact.NewReader(bytes.NewReader(b))
 			_, _ = r.Next()
 			require.Equal(t, r.Meta(), got)
 
 			second, _, _ := bytes.Cut(rest, []byte("\n"))
-			_, err = converter.DecodeHeader(second)
-			require.ErrorIs(t, err, converter.ErrNotHeader)
+			_, err = artifact.DecodeHeader(second)
+			require.ErrorIs(t, err, artifact.ErrNotHeader)
 		})
 	}
 }
@@ -39,11 +39,11 @@ func FuzzDecodeHeader(f *testing.F) {
 	seedArtifacts(f)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		line, _, _ = bytes.Cut(line, []byte("\n"))
-		got, err := converter.DecodeHeader(line)
+		got, err := artifact.DecodeHeader(line)
 		if err != nil {
 			return
 		}
-		r := converter.NewReader(bytes.NewReader(line))
+		r := artifact.NewReader(bytes.NewReader(line))
 		_, _ = r.Next()
 		require.Equal(t, r.Meta(), got)
 	})

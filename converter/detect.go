@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agenttrace/agenttrace/internal/jsonlex"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/agenttrace/agenttrace/internal/jsonlex"
 )
 
 // Format is the kind of an input file.

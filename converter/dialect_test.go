@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/dialecttest"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -32,8 +32,8 @@ func TestDialects(t *testing.T) {
 	for _, c := range dialecttest.Cases(t, "../testdata") {
 		want := c.Want
 		t.Run(c.Name, func(t *testing.T) {
-			recs := converter.Records(loadOTLP(t, c.Payload))
-			var tally converter.Tally
+			recs := artifact.Records(loadOTLP(t, c.Payload))
+			var tally artifact.Tally
 			var rd semconv.Reading
 			models := map[string]bool{}
 			type tool struct {

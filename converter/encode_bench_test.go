@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/benchcpu"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -21,7 +21,7 @@ import (
 // same); messages=unique gives every chat span new text, so every
 // message is checked, as a conversation's are.
 func BenchmarkAppendRecord(b *testing.B) {
-	all := converter.Records(benchBatch())
+	all := artifact.Records(benchBatch())
 	// traces=100 is the bench batch, some megabytes; traces=10 fits in
 	// a core's cache, so the two tell reading memory from computing.
 	for _, traces := range []int{100, 10} {
@@ -29,7 +29,7 @@ func BenchmarkAppendRecord(b *testing.B) {
 			benchAppendRecord(b, all[:7*traces])
 		})
 	}
-	unique := converter.Records(benchBatch())
+	unique := artifact.Records(benchBatch())
 	for i := range unique {
 		a := unique[i].Span.Attributes()
 		for _, k := range [...]string{semconv.InputMessages, semconv.OutputMessages} {
@@ -48,9 +48,9 @@ func BenchmarkAppendRecord(b *testing.B) {
 	})
 }
 
-func benchAppendRecord(b *testing.B, recs []converter.Record) {
-	meta := converter.Meta{Resource: recs[0].Resource, Scope: recs[0].Scope}
-	var enc converter.Encoder
+func benchAppendRecord(b *testing.B, recs []artifact.Record) {
+	meta := artifact.Meta{Resource: recs[0].Resource, Scope: recs[0].Scope}
+	var enc artifact.Encoder
 	enc.SetDefaults(&meta)
 	rds := make([]semconv.Reading, len(recs))
 	var buf []byte
@@ -69,7 +69,7 @@ func benchAppendRecord(b *testing.B, recs []converter.Record) {
 
 // BenchmarkReadOnly is the semconv.Read share of BenchmarkAppendRecord.
 func BenchmarkReadOnly(b *testing.B) {
-	recs := converter.Records(benchBatch())
+	recs := artifact.Records(benchBatch())
 	rds := make([]semconv.Reading, len(recs))
 	cpu := benchcpu.Now()
 	for b.Loop() {

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // TestSetDefaultsHeld: an Encoder told that the records keep their
@@ -19,21 +19,21 @@ import (
 // in any order, and after SetDefaults a resource changed since is compared
 // again.
 func TestSetDefaultsHeld(t *testing.T) {
-	meta := converter.NewMeta(time.Unix(1700000000, 0))
+	meta := artifact.NewMeta(time.Unix(1700000000, 0))
 	meta.Resource.Attributes().PutStr("service.name", "planner")
 	same, other := pcommon.NewResource(), pcommon.NewResource()
 	meta.Resource.CopyTo(same)
 	other.Attributes().PutStr("service.name", "other")
-	rec := func(i int, res pcommon.Resource) converter.Record {
+	rec := func(i int, res pcommon.Resource) artifact.Record {
 		sp := ptrace.NewSpan()
 		sp.SetName("chat")
 		sp.SetTraceID(pcommon.TraceID{1})
 		sp.SetSpanID(pcommon.SpanID{byte(i + 1)})
-		return converter.Record{Span: sp, Resource: res, Scope: meta.Scope}
+		return artifact.Record{Span: sp, Resource: res, Scope: meta.Scope}
 	}
 	order := []pcommon.Resource{same, same, other, same, other, other, same}
 	for name, held := range map[string]bool{"held": true, "compared": false} {
-		var plain, enc converter.Encoder
+		var plain, enc artifact.Encoder
 		plain.SetDefaults(meta)
 		if held {
 			enc.SetDefaultsHeld(meta)
@@ -48,7 +48,7 @@ func TestSetDefaultsHeld(t *testing.T) {
 		}
 	}
 	// A new batch: SetDefaults forgets what it was told.
-	var enc converter.Encoder
+	var enc artifact.Encoder
 	enc.SetDefaultsHeld(meta)
 	r := rec(0, same)
 	enc.AppendRecord(nil, &r)

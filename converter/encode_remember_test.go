@@ -8,14 +8,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // jsonSpans makes one tool call per value, its arguments and result
 // both the value (a JSON field the encoder remembers per field), in
 // order.
-func jsonSpans(vals []string) []converter.Record {
+func jsonSpans(vals []string) []artifact.Record {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	ss := rs.ScopeSpans().AppendEmpty()
@@ -30,17 +30,17 @@ func jsonSpans(vals []string) []converter.Record {
 		a.PutStr(semconv.ToolCallArguments, strings.Clone(v))
 		a.PutStr(semconv.ToolCallResult, v)
 	}
-	return converter.Records(td)
+	return artifact.Records(td)
 }
 
 // requireSameLines encodes recs with one Encoder, which remembers the
 // JSON values it embedded, and each with an Encoder of its own, which
 // remembers nothing: the lines must be the same bytes.
-func requireSameLines(t *testing.T, recs []converter.Record) {
+func requireSameLines(t *testing.T, recs []artifact.Record) {
 	t.Helper()
-	var shared converter.Encoder
+	var shared artifact.Encoder
 	for i := range recs {
-		var fresh converter.Encoder
+		var fresh artifact.Encoder
 		want := fresh.AppendRecord(nil, &recs[i])
 		got := shared.AppendRecord(nil, &recs[i])
 		require.Equal(t, string(want), string(got), "record %d", i)

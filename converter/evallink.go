@@ -3,6 +3,7 @@ package converter
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -12,7 +13,7 @@ import (
 // the conventions' way to say what was judged when the evaluator could
 // not parent its result to the judged span. A result whose response id
 // no span has, or names two spans' response, stays an orphan.
-func linkEvaluations(recs []Record, orphans []LogRecord, bySpan map[int][]LogRecord) {
+func linkEvaluations(recs []artifact.Record, orphans []artifact.LogRecord, bySpan map[int][]artifact.LogRecord) {
 	var byID map[string]int
 	for _, l := range orphans {
 		id := evaluationResponseID(l)
@@ -30,7 +31,7 @@ func linkEvaluations(recs []Record, orphans []LogRecord, bySpan map[int][]LogRec
 
 // evaluationResponseID is the gen_ai.response.id of an evaluation result
 // log record (attribute or body member); "" for any other record.
-func evaluationResponseID(l LogRecord) string {
+func evaluationResponseID(l artifact.LogRecord) string {
 	attrs := l.Log.Attributes()
 	name := l.Log.EventName()
 	if name == "" {
@@ -54,7 +55,7 @@ func evaluationResponseID(l LogRecord) string {
 
 // responseIDs maps each response id of recs to its record's index, -1
 // when two records have it.
-func responseIDs(recs []Record) map[string]int {
+func responseIDs(recs []artifact.Record) map[string]int {
 	out := map[string]int{}
 	var rd semconv.Reading
 	for i := range recs {

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -18,24 +19,24 @@ import (
 // so does any other record naming a response.
 func TestLogsAsEventsLinksEvaluationsByResponseID(t *testing.T) {
 	t.Parallel()
-	span := func(id byte, resp string) converter.Record {
+	span := func(id byte, resp string) artifact.Record {
 		sp := ptrace.NewSpan()
 		sp.SetTraceID(pcommon.TraceID{1})
 		sp.SetSpanID(pcommon.SpanID{id})
 		sp.SetName("chat m")
 		sp.Attributes().PutStr(semconv.OperationName, semconv.OpChat)
 		sp.Attributes().PutStr(semconv.ResponseID, resp)
-		return converter.Record{Span: sp, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()}
+		return artifact.Record{Span: sp, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()}
 	}
-	recs := []converter.Record{span(1, "resp-a"), span(2, "resp-b"), span(3, "resp-b")}
-	log := func(event, name, resp string) converter.LogRecord {
+	recs := []artifact.Record{span(1, "resp-a"), span(2, "resp-b"), span(3, "resp-b")}
+	log := func(event, name, resp string) artifact.LogRecord {
 		l := plog.NewLogRecord()
 		l.SetEventName(event)
 		l.Attributes().PutStr(semconv.EvaluationName, name)
 		l.Attributes().PutStr(semconv.ResponseID, resp)
-		return converter.LogRecord{Log: l, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()}
+		return artifact.LogRecord{Log: l, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()}
 	}
-	logs := []converter.LogRecord{
+	logs := []artifact.LogRecord{
 		log(semconv.EventEvaluationResult, "judges a", "resp-a"),
 		log(semconv.EventEvaluationResult, "judges b, which two spans answered", "resp-b"),
 		log(semconv.EventEvaluationResult, "judges nothing here", "resp-c"),

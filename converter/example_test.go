@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -31,16 +31,16 @@ func Example() {
 	a.PutInt(semconv.UsageOutputTokens, 30)
 	a.PutStr(semconv.OutputMessages, `[{"role":"assistant","parts":[{"type":"text","content":"Hi!"}],"finish_reason":"stop"}]`)
 
-	recs := converter.Records(td)
+	recs := artifact.Records(td)
 	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, converter.MetaFor(recs))
+	w := artifact.NewWriter(&buf, artifact.MetaFor(recs))
 	for i := range recs {
 		_ = w.Write(&recs[i])
 	}
 	_ = w.Close()
 	fmt.Print(buf.String())
 
-	back, err := converter.NewReader(&buf).ReadTraces()
+	back, err := artifact.NewReader(&buf).ReadTraces()
 	fmt.Println(err, back.SpanCount())
 	// Output:
 	// {"v":1,"kind":"meta","started_at":"2026-11-21T08:00:00.000000000Z","producer":"agenttrace/0.1.0","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736"}

@@ -1,6 +1,7 @@
 package converter
 
 import (
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -17,12 +18,12 @@ import (
 // takes the failure. Every reader that counts errors over a batch (the
 // report's errors and failures, the page's red rows, filter and next
 // error) asks it, so they agree.
-func Failures(recs []Record) []bool {
+func Failures(recs []artifact.Record) []bool {
 	out := make([]bool, len(recs))
 	var rd semconv.Reading
 	for i := range recs {
 		recs[i].Read(&rd)
-		out[i] = Failed(recs[i].Span, &rd)
+		out[i] = artifact.Failed(recs[i].Span, &rd)
 	}
 	CarryFailures(recs, out)
 	return out
@@ -31,7 +32,7 @@ func Failures(recs []Record) []bool {
 // CarryFailures is [Failures] for a caller that has [Failed] of each
 // record already, in failed: it sets the model calls that failed with
 // the span around them.
-func CarryFailures(recs []Record, failed []bool) {
+func CarryFailures(recs []artifact.Record, failed []bool) {
 	out := failed
 	var rd semconv.Reading
 	around := false
@@ -45,10 +46,10 @@ func CarryFailures(recs []Record, failed []bool) {
 		return // no span around a call failed: nothing to carry down
 	}
 	wrappers := Wrappers(recs)
-	index := make(map[SpanKey]int, len(recs))
+	index := make(map[artifact.SpanKey]int, len(recs))
 	for i := range recs {
 		sp := recs[i].Span
-		index[SpanKey{sp.TraceID(), sp.SpanID()}] = i
+		index[artifact.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}] = i
 	}
 	var leaves, silent []int
 	for i := range recs {
@@ -67,7 +68,7 @@ func CarryFailures(recs []Record, failed []bool) {
 	calls := callsBelow(recs, index, leaves)
 	for _, i := range silent {
 		sp := recs[i].Span
-		k := SpanKey{sp.TraceID(), sp.ParentSpanID()}
+		k := artifact.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}
 		// The bound stops a malformed trace whose parents form a cycle.
 		for range len(recs) {
 			j, ok := index[k]

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -24,7 +25,7 @@ type failSpan struct {
 	failed     bool
 }
 
-func failTree(spans []failSpan) []converter.Record {
+func failTree(spans []failSpan) []artifact.Record {
 	td := ptrace.NewTraces()
 	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
 	for _, s := range spans {
@@ -45,7 +46,7 @@ func failTree(spans []failSpan) []converter.Record {
 			sp.Status().SetCode(ptrace.StatusCodeError)
 		}
 	}
-	return converter.Records(td)
+	return artifact.Records(td)
 }
 
 // TestFailures: a model call that returned nothing fails with the span
@@ -96,7 +97,7 @@ func TestFailuresReal(t *testing.T) {
 	require.NoError(t, err)
 	td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(raw)
 	require.NoError(t, err)
-	recs := converter.Records(td)
+	recs := artifact.Records(td)
 	failed := converter.Failures(recs)
 	wrappers := converter.Wrappers(recs)
 	var rd semconv.Reading
@@ -107,7 +108,7 @@ func TestFailuresReal(t *testing.T) {
 			calls++
 			if failed[i] {
 				failedCalls++
-				assert.False(t, converter.Failed(recs[i].Span, &rd), "the span itself says OK")
+				assert.False(t, artifact.Failed(recs[i].Span, &rd), "the span itself says OK")
 			}
 		}
 	}

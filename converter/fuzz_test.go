@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
@@ -98,15 +99,15 @@ func readerProperty(t *testing.T, data []byte) {
 	require.Equal(t, next, par, "ReadTraces differs from Next")
 	require.Equal(t, np, pp)
 
-	r := converter.NewReader(bytes.NewReader(data), converter.WithMaxLineSize(1<<16))
-	var recs []converter.Record
+	r := artifact.NewReader(bytes.NewReader(data), artifact.WithMaxLineSize(1<<16))
+	var recs []artifact.Record
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			require.ErrorIs(t, err, converter.ErrUnsupportedVersion)
+			require.ErrorIs(t, err, artifact.ErrUnsupportedVersion)
 			return
 		}
 		recs = append(recs, *rec)
@@ -114,10 +115,10 @@ func readerProperty(t *testing.T, data []byte) {
 	if len(recs) == 0 {
 		return
 	}
-	td := converter.ToTraces(recs)
+	td := artifact.ToTraces(recs)
 	want := ptracecmp.Spans(td)
 	again, _ := readAll(t, toJSONL(t, td))
-	require.Equal(t, want, ptracecmp.Spans(converter.ToTraces(again)))
+	require.Equal(t, want, ptracecmp.Spans(artifact.ToTraces(again)))
 }
 
 // FuzzDetect feeds arbitrary bytes to input detection and to the reader of
@@ -168,7 +169,7 @@ func detectProperty(t *testing.T, data []byte) {
 	head := data[:min(len(data), converter.DetectSize)]
 	switch format := converter.Detect(head); format {
 	case converter.FormatArtifact:
-		r := converter.NewReader(bytes.NewReader(data))
+		r := artifact.NewReader(bytes.NewReader(data))
 		for {
 			_, err := r.Next()
 			if errors.Is(err, io.EOF) {
@@ -177,14 +178,14 @@ func detectProperty(t *testing.T, data []byte) {
 			if err != nil {
 				// Bad lines are problems, not errors: only a newer
 				// version stops a reader of memory.
-				require.ErrorIs(t, err, converter.ErrUnsupportedVersion)
+				require.ErrorIs(t, err, artifact.ErrUnsupportedVersion)
 				break
 			}
 		}
 	case converter.FormatOTLPJSON, converter.FormatOTLPJSONLines, converter.FormatOTLPProto:
 		td, err := converter.ReadOTLP(bytes.NewReader(data), format, "fuzz")
 		if err == nil {
-			converter.Records(td)
+			artifact.Records(td)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
@@ -46,7 +46,7 @@ func TestGolden(t *testing.T) {
 
 			// The golden artifact converts back to the payload, exactly.
 			recs, _ := readAll(t, want)
-			require.Equal(t, ptracecmp.Spans(td), ptracecmp.Spans(converter.ToTraces(recs)))
+			require.Equal(t, ptracecmp.Spans(td), ptracecmp.Spans(artifact.ToTraces(recs)))
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -17,9 +18,9 @@ import (
 // returns the ancestor's span id, or an empty id when no ancestor has
 // input. index finds a span's record; calls counts the model calls below
 // each record.
-func inheritInput(recs []Record, index map[SpanKey]int, calls map[int]int, i int, c *semconv.Conversation) pcommon.SpanID {
+func inheritInput(recs []artifact.Record, index map[artifact.SpanKey]int, calls map[int]int, i int, c *semconv.Conversation) pcommon.SpanID {
 	sp := recs[i].Span
-	k := SpanKey{sp.TraceID(), sp.ParentSpanID()}
+	k := artifact.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}
 	// The bound stops a malformed trace whose parents form a cycle.
 	for range len(recs) {
 		j, ok := index[k]
@@ -50,11 +51,11 @@ func inheritInput(recs []Record, index map[SpanKey]int, calls map[int]int, i int
 }
 
 // callsBelow counts, for each record, the model calls (leaves) below it.
-func callsBelow(recs []Record, index map[SpanKey]int, leaves []int) map[int]int {
+func callsBelow(recs []artifact.Record, index map[artifact.SpanKey]int, leaves []int) map[int]int {
 	out := make(map[int]int)
 	for _, i := range leaves {
 		sp := recs[i].Span
-		k := SpanKey{sp.TraceID(), sp.ParentSpanID()}
+		k := artifact.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}
 		for range len(recs) {
 			j, ok := index[k]
 			if !ok || k.Span.IsEmpty() {
@@ -74,9 +75,9 @@ func callsBelow(recs []Record, index map[SpanKey]int, leaves []int) map[int]int 
 // a wrapper's text may be its own (an error it reports, a count of
 // embeddings), while a tool call can only be the model's. An ancestor
 // shared with other calls gives nothing: its output is not this call's.
-func inheritOutput(recs []Record, index map[SpanKey]int, calls map[int]int, i int, c *semconv.Conversation) {
+func inheritOutput(recs []artifact.Record, index map[artifact.SpanKey]int, calls map[int]int, i int, c *semconv.Conversation) {
 	sp := recs[i].Span
-	k := SpanKey{sp.TraceID(), sp.ParentSpanID()}
+	k := artifact.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}
 	for range len(recs) {
 		j, ok := index[k]
 		if !ok || k.Span.IsEmpty() || calls[j] != 1 {
@@ -121,7 +122,7 @@ type InheritedModel struct {
 // model. Every reader that groups by model (tokens' by_model, explain,
 // messages) asks it, so none counts a call under (unknown) that its chain
 // names.
-func InheritModels(recs []Record) map[int]InheritedModel {
+func InheritModels(recs []artifact.Record) map[int]InheritedModel {
 	var rd semconv.Reading
 	models := make([]string, len(recs)) // an inference's own model
 	providers := make([]string, len(recs))
@@ -141,13 +142,13 @@ func InheritModels(recs []Record) map[int]InheritedModel {
 	if len(missing) == 0 {
 		return nil
 	}
-	index := make(map[SpanKey]int, len(recs))
-	children := make(map[SpanKey][]int)
+	index := make(map[artifact.SpanKey]int, len(recs))
+	children := make(map[artifact.SpanKey][]int)
 	for i := range recs {
 		sp := recs[i].Span
-		index[SpanKey{sp.TraceID(), sp.SpanID()}] = i
+		index[artifact.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}] = i
 		if p := sp.ParentSpanID(); !p.IsEmpty() {
-			k := SpanKey{sp.TraceID(), p}
+			k := artifact.SpanKey{Trace: sp.TraceID(), Span: p}
 			children[k] = append(children[k], i)
 		}
 	}
@@ -167,10 +168,10 @@ func InheritModels(recs []Record) map[int]InheritedModel {
 // modelBelow finds the calls record i wraps: the nearest inference
 // records below it that name a model, when they name one model; it
 // returns the first of them.
-func modelBelow(recs []Record, children map[SpanKey][]int, models []string, inference []bool, i int) (int, bool) {
+func modelBelow(recs []artifact.Record, children map[artifact.SpanKey][]int, models []string, inference []bool, i int) (int, bool) {
 	found := -1
 	sp := recs[i].Span
-	queue := []SpanKey{{sp.TraceID(), sp.SpanID()}}
+	queue := []artifact.SpanKey{{Trace: sp.TraceID(), Span: sp.SpanID()}}
 	// The bound stops a malformed trace whose parents form a cycle.
 	for n := 0; len(queue) > 0 && n < len(recs); n++ {
 		k := queue[0]
@@ -178,7 +179,7 @@ func modelBelow(recs []Record, children map[SpanKey][]int, models []string, infe
 		for _, j := range children[k] {
 			c := recs[j].Span
 			if !inference[j] || models[j] == "" {
-				queue = append(queue, SpanKey{c.TraceID(), c.SpanID()})
+				queue = append(queue, artifact.SpanKey{Trace: c.TraceID(), Span: c.SpanID()})
 				continue
 			}
 			switch {
@@ -194,9 +195,9 @@ func modelBelow(recs []Record, children map[SpanKey][]int, models []string, infe
 
 // modelAbove finds the nearest inference record above record i that
 // names a model: the call i is a step of.
-func modelAbove(recs []Record, index map[SpanKey]int, models []string, i int) (int, bool) {
+func modelAbove(recs []artifact.Record, index map[artifact.SpanKey]int, models []string, i int) (int, bool) {
 	sp := recs[i].Span
-	k := SpanKey{sp.TraceID(), sp.ParentSpanID()}
+	k := artifact.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}
 	for range len(recs) {
 		j, ok := index[k]
 		if !ok || k.Span.IsEmpty() {
@@ -223,7 +224,7 @@ type InheritedName struct {
 // tool (its own, or the one answering its call id in the trace), else a
 // model's tool call with its call id that names the tool asked for. A
 // call no message names is not in the map; nil when every call is named.
-func InheritToolNames(recs []Record) map[int]InheritedName {
+func InheritToolNames(recs []artifact.Record) map[int]InheritedName {
 	var rd semconv.Reading
 	var missing []int
 	ids := make(map[int]string)

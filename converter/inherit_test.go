@@ -7,13 +7,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // modelTree builds one trace of chat spans: id -> parent and the model
 // each names ("" for none).
-func modelTree(spans [][2]byte, models map[byte]string) []converter.Record {
+func modelTree(spans [][2]byte, models map[byte]string) []artifact.Record {
 	td := ptrace.NewTraces()
 	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
 	for _, s := range spans {
@@ -29,7 +30,7 @@ func modelTree(spans [][2]byte, models map[byte]string) []converter.Record {
 			sp.Attributes().PutStr(semconv.ProviderName, "openai")
 		}
 	}
-	return converter.Records(td)
+	return artifact.Records(td)
 }
 
 // TestInheritModels: a model call that names no model takes the model of
@@ -133,7 +134,7 @@ func TestInheritToolNames(t *testing.T) {
 					sp.Attributes().PutStr(k, v)
 				}
 			}
-			recs := converter.Records(td)
+			recs := artifact.Records(td)
 			got := converter.InheritToolNames(recs)
 			for i := range recs {
 				id := recs[i].Span.SpanID()[0]

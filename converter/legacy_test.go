@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -53,7 +53,7 @@ func TestToolDispatchTraces(t *testing.T) {
 			assert.True(t, v.Bool())
 
 			var rd semconv.Reading
-			var tally converter.Tally
+			var tally artifact.Tally
 			var tools, codes []string
 			for i := range recs[:len(recs)-1] {
 				rec := &recs[i]
@@ -77,16 +77,16 @@ func TestToolDispatchTraces(t *testing.T) {
 
 			// Same file, same ids.
 			again, _ := readAll(t, raw)
-			assert.Equal(t, ptracecmp.Spans(converter.ToTraces(recs)), ptracecmp.Spans(converter.ToTraces(again)))
+			assert.Equal(t, ptracecmp.Spans(artifact.ToTraces(recs)), ptracecmp.Spans(artifact.ToTraces(again)))
 
 			// Converted once, the artifact is stable: JSONL -> OTLP -> JSONL,
 			// budget included (it travels as resource attributes).
 			recs2, _ := readAll(t, raw)
-			j1 := toJSONL(t, converter.ToTraces(recs2))
+			j1 := toJSONL(t, artifact.ToTraces(recs2))
 			back, r1 := readAll(t, j1)
 			require.NotNil(t, r1.Meta().Budget, "the budget survives OTLP")
 			assert.Equal(t, *r.Meta().Budget, *r1.Meta().Budget)
-			assert.Equal(t, string(j1), string(toJSONL(t, converter.ToTraces(back))))
+			assert.Equal(t, string(j1), string(toJSONL(t, artifact.ToTraces(back))))
 			assert.True(t, bytes.Contains(j1, []byte(`"estimated_tokens"`)))
 		})
 	}

@@ -6,21 +6,21 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // A line-oriented reader reports a line over the limit and goes on, and
 // reports the torn last line only if it does not parse.
 func ExampleLineReader() {
 	in := "{\"a\":1}\r\n" + strings.Repeat("x", 64) + "\n\n{\"b\":"
-	lr := converter.NewLineReader(strings.NewReader(in), 32)
+	lr := artifact.NewLineReader(strings.NewReader(in), 32)
 	for {
 		line, err := lr.Next()
-		torn := err == converter.ErrTornLine
+		torn := err == artifact.ErrTornLine
 		switch {
 		case err == io.EOF:
 			return
-		case errors.Is(err, converter.ErrLineTooLong):
+		case errors.Is(err, artifact.ErrLineTooLong):
 			fmt.Printf("in.jsonl:%d: %v\n", lr.Line(), err)
 			continue
 		case err != nil && !torn:

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/viewer"
@@ -107,16 +108,16 @@ func TestHistoryOrderEqualTimes(t *testing.T) {
 	cases := []struct {
 		name string
 		td   ptrace.Traces
-		logs []converter.LogRecord
+		logs []artifact.LogRecord
 		want []string
 	}{
-		{"log records", logTD, converter.LogRecords(ld), want},
+		{"log records", logTD, artifact.LogRecords(ld), want},
 		{"span events", equalTimeEvents(), nil, want},
 		{"flattened attributes", equalTimeFlat(), nil, append(slices.Clone(want), "user:text")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			recs := converter.Records(tc.td)
+			recs := artifact.Records(tc.td)
 			calls := converter.ModelCallsWithLogs(recs, tc.logs)
 			require.Len(t, calls, 1)
 			assert.Equal(t, tc.want, shape(calls[0].Conversation.Input), "read directly")
@@ -154,10 +155,10 @@ func shape(ms []semconv.Message) []string {
 }
 
 // roundTrip writes recs and logs to an artifact and reads them back.
-func roundTrip(t *testing.T, recs []converter.Record, logs []converter.LogRecord) ([]converter.Record, []converter.LogRecord) {
+func roundTrip(t *testing.T, recs []artifact.Record, logs []artifact.LogRecord) ([]artifact.Record, []artifact.LogRecord) {
 	t.Helper()
 	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, converter.MetaFor(recs))
+	w := artifact.NewWriter(&buf, artifact.MetaFor(recs))
 	for i := range recs {
 		require.NoError(t, w.Write(&recs[i]))
 	}
@@ -165,9 +166,9 @@ func roundTrip(t *testing.T, recs []converter.Record, logs []converter.LogRecord
 		require.NoError(t, w.WriteLog(&logs[i]))
 	}
 	require.NoError(t, w.Close())
-	var back []converter.LogRecord
-	var got []converter.Record
-	r := converter.NewReader(bytes.NewReader(buf.Bytes()), converter.WithLogs(func(l *converter.LogRecord) { back = append(back, *l) }))
+	var back []artifact.LogRecord
+	var got []artifact.Record
+	r := artifact.NewReader(bytes.NewReader(buf.Bytes()), artifact.WithLogs(func(l *artifact.LogRecord) { back = append(back, *l) }))
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -186,7 +187,7 @@ func TestModelCallsInherit(t *testing.T) {
 	const history = `[{"role":"system","content":"Be brief."},{"role":"user","content":"Weather?"},` +
 		`{"role":"assistant","tool_calls":[{"id":"c1","function":{"name":"get_weather","arguments":"{}"}}]},` +
 		`{"role":"tool","tool_call_id":"c1","content":"sunny"}]`
-	build := func(chats int) []converter.Record {
+	build := func(chats int) []artifact.Record {
 		td := ptrace.NewTraces()
 		spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
 		tid := pcommon.TraceID{9}
@@ -206,7 +207,7 @@ func TestModelCallsInherit(t *testing.T) {
 			sp.Attributes().PutStr(semconv.RequestModel, "gpt-4o-mini")
 			sp.Attributes().PutStr(semconv.OutputMessages, `[{"role":"assistant","parts":[{"type":"text","content":"ok"}]}]`)
 		}
-		return converter.Records(td)
+		return artifact.Records(td)
 	}
 	cases := []struct {
 		name  string
@@ -263,7 +264,7 @@ func TestModelCallsInheritOutput(t *testing.T) {
 			sp.Attributes().PutStr(semconv.OperationName, "chat")
 			sp.Attributes().PutStr(semconv.RequestModel, "gpt-4o-mini")
 			sp.Attributes().PutStr(semconv.OutputMessages, `[{"role":"assistant","parts":[{"type":"text","content":""}]}]`)
-			calls := converter.ModelCalls(converter.Records(td))
+			calls := converter.ModelCalls(artifact.Records(td))
 			require.Len(t, calls, 1)
 			var got []string
 			for _, m := range calls[0].Conversation.Output {

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/plogcmp"
 )
@@ -40,7 +41,7 @@ func FuzzDetectLogs(f *testing.F) {
 		if format.IsLogs() {
 			ld, err := converter.ReadOTLPLogs(bytes.NewReader(data), format, "fuzz")
 			if err == nil {
-				converter.ToLogs(converter.LogRecords(ld))
+				artifact.ToLogs(artifact.LogRecords(ld))
 			}
 		}
 		if len(data) > converter.DetectSize || len(data) == 0 || data[0] != 0x0A {
@@ -67,25 +68,25 @@ func FuzzLogLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		data := append([]byte(`{"v":1,"kind":"meta","started_at":"2026-01-01T00:00:00Z"}`+"\n"), line...)
-		var logs []converter.LogRecord
-		r := converter.NewReader(bytes.NewReader(data), converter.WithMaxLineSize(1<<16),
-			converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }))
+		var logs []artifact.LogRecord
+		r := artifact.NewReader(bytes.NewReader(data), artifact.WithMaxLineSize(1<<16),
+			artifact.WithLogs(func(l *artifact.LogRecord) { logs = append(logs, *l) }))
 		for {
 			_, err := r.Next()
 			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {
-				require.ErrorIs(t, err, converter.ErrUnsupportedVersion)
+				require.ErrorIs(t, err, artifact.ErrUnsupportedVersion)
 				return
 			}
 		}
 		if len(logs) == 0 {
 			return
 		}
-		ld := converter.ToLogs(logs)
+		ld := artifact.ToLogs(logs)
 		var buf bytes.Buffer
-		w := converter.NewWriter(&buf, r.Meta())
+		w := artifact.NewWriter(&buf, r.Meta())
 		for i := range logs {
 			require.NoError(t, w.WriteLog(&logs[i]))
 		}

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/plogcmp"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -29,11 +30,11 @@ const realLogs = "../testdata/real/otel-instrumentation-openai"
 
 // logsToJSONL writes the log records of ld as artifact lines after a
 // header, as convert does for log records of no span.
-func logsToJSONL(t testing.TB, ld plog.Logs, meta *converter.Meta) []byte {
+func logsToJSONL(t testing.TB, ld plog.Logs, meta *artifact.Meta) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, meta)
-	for _, l := range converter.LogRecords(ld) {
+	w := artifact.NewWriter(&buf, meta)
+	for _, l := range artifact.LogRecords(ld) {
 		require.NoError(t, w.WriteLog(&l))
 	}
 	require.NoError(t, w.Close())
@@ -41,10 +42,10 @@ func logsToJSONL(t testing.TB, ld plog.Logs, meta *converter.Meta) []byte {
 }
 
 // readLogs reads an artifact's log lines back into OTLP logs.
-func readLogs(t testing.TB, data []byte) (plog.Logs, converter.ReadStats) {
+func readLogs(t testing.TB, data []byte) (plog.Logs, artifact.ReadStats) {
 	t.Helper()
-	var logs []converter.LogRecord
-	r := converter.NewReader(bytes.NewReader(data), converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }))
+	var logs []artifact.LogRecord
+	r := artifact.NewReader(bytes.NewReader(data), artifact.WithLogs(func(l *artifact.LogRecord) { logs = append(logs, *l) }))
 	for {
 		_, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -53,7 +54,7 @@ func readLogs(t testing.TB, data []byte) (plog.Logs, converter.ReadStats) {
 		require.NoError(t, err)
 	}
 	require.Empty(t, r.Problems())
-	return converter.ToLogs(logs), r.Stats()
+	return artifact.ToLogs(logs), r.Stats()
 }
 
 func readLogsFile(t *testing.T, path string) plog.Logs {
@@ -75,7 +76,7 @@ func TestLogsRoundTripReal(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			ld := readLogsFile(t, path)
 			require.Positive(t, ld.LogRecordCount())
-			for _, meta := range []*converter.Meta{nil, converter.NewMeta(time.Unix(0, 0))} {
+			for _, meta := range []*artifact.Meta{nil, artifact.NewMeta(time.Unix(0, 0))} {
 				got, st := readLogs(t, logsToJSONL(t, ld, meta))
 				assert.EqualValues(t, ld.LogRecordCount(), st.Logs)
 				assert.Zero(t, st.Unknown)
@@ -141,7 +142,7 @@ func TestLogLine(t *testing.T) {
 			sl := rl.ScopeLogs().AppendEmpty()
 			scope.CopyTo(sl.Scope())
 			tt.fill(sl.LogRecords().AppendEmpty())
-			meta := converter.NewMeta(time.Unix(0, 0))
+			meta := artifact.NewMeta(time.Unix(0, 0))
 			meta.Resource, meta.Scope = res, scope
 			line := logsToJSONL(t, ld, meta)
 			assert.Contains(t, string(line), tt.want)
@@ -161,20 +162,20 @@ func TestLogLinesForOtherReaders(t *testing.T) {
 {"kind":"log","span_id":"zz"}
 {"kind":"log","time":"yesterday"}
 `)
-	r := converter.NewReader(bytes.NewReader(data))
+	r := artifact.NewReader(bytes.NewReader(data))
 	_, err := r.Next()
 	require.ErrorIs(t, err, io.EOF)
 	assert.EqualValues(t, 3, r.Stats().Unknown)
 
 	var n int
-	r = converter.NewReader(bytes.NewReader(data), converter.WithSource("a.jsonl"), converter.WithLogs(func(*converter.LogRecord) { n++ }))
+	r = artifact.NewReader(bytes.NewReader(data), artifact.WithSource("a.jsonl"), artifact.WithLogs(func(*artifact.LogRecord) { n++ }))
 	_, err = r.Next()
 	require.ErrorIs(t, err, io.EOF)
 	assert.Equal(t, 1, n)
 	assert.EqualValues(t, 1, r.Stats().Logs)
 	require.Len(t, r.Problems(), 2)
 	assert.Equal(t, 3, r.Problems()[0].Line)
-	assert.ErrorIs(t, r.Problems()[0], converter.ErrBadRecord)
+	assert.ErrorIs(t, r.Problems()[0], artifact.ErrBadRecord)
 	assert.Contains(t, r.Problems()[1].Error(), "a.jsonl:4:")
 }
 
@@ -238,8 +239,8 @@ func TestModelCallsWithLogsReal(t *testing.T) {
 			t.Run(sc+"."+enc, func(t *testing.T) {
 				want := exp.Scenarios[sc]
 				td := readTracesFile(t, filepath.Join(realLogs, "payloads", sc+".traces."+enc))
-				recs := converter.Records(td)
-				logs := converter.LogRecords(readLogsFile(t, filepath.Join(realLogs, "payloads", sc+".logs."+enc)))
+				recs := artifact.Records(td)
+				logs := artifact.LogRecords(readLogsFile(t, filepath.Join(realLogs, "payloads", sc+".logs."+enc)))
 				bare := converter.ModelCalls(recs)
 				calls := converter.ModelCallsWithLogs(recs, logs)
 				require.Len(t, calls, len(bare))
@@ -284,15 +285,15 @@ func readTracesFile(t *testing.T, path string) ptrace.Traces {
 // the records of no span.
 func TestLogsBySpan(t *testing.T) {
 	td := readTracesFile(t, filepath.Join(realLogs, "payloads", "tool-loop.traces.pb"))
-	recs := converter.Records(td)
-	logs := converter.LogRecords(readLogsFile(t, filepath.Join(realLogs, "payloads", "tool-loop.logs.pb")))
+	recs := artifact.Records(td)
+	logs := artifact.LogRecords(readLogsFile(t, filepath.Join(realLogs, "payloads", "tool-loop.logs.pb")))
 	stray := plog.NewLogRecord()
 	stray.Body().SetStr("no span")
-	logs = append(logs, converter.LogRecord{Log: stray, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()})
+	logs = append(logs, artifact.LogRecord{Log: stray, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()})
 	unknown := plog.NewLogRecord()
 	unknown.SetTraceID(pcommon.TraceID{9})
 	unknown.SetSpanID(pcommon.SpanID{9})
-	logs = append(logs, converter.LogRecord{Log: unknown, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()})
+	logs = append(logs, artifact.LogRecord{Log: unknown, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()})
 
 	bySpan, orphans := converter.LogsBySpan(recs, logs)
 	n := len(orphans)
@@ -317,12 +318,12 @@ func TestGoldenLogs(t *testing.T) {
 		t.Run(sc, func(t *testing.T) {
 			td := readTracesFile(t, filepath.Join(realLogs, "payloads", sc+".traces.pb"))
 			ld := readLogsFile(t, filepath.Join(realLogs, "payloads", sc+".logs.pb"))
-			recs := converter.Records(td)
-			converter.SortRecords(recs)
-			bySpan, orphans := converter.LogsBySpan(recs, converter.LogRecords(ld))
+			recs := artifact.Records(td)
+			artifact.SortRecords(recs)
+			bySpan, orphans := converter.LogsBySpan(recs, artifact.LogRecords(ld))
 			require.Empty(t, orphans)
 			var buf bytes.Buffer
-			w := converter.NewWriter(&buf, nil)
+			w := artifact.NewWriter(&buf, nil)
 			for i := range recs {
 				require.NoError(t, w.Write(&recs[i]))
 				for j := range bySpan[i] {

@@ -26,7 +26,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agenttrace/agenttrace/internal/jsonlex"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // ErrTooDeep: an OTLP attribute value or log body nests arrays or
@@ -51,21 +51,12 @@ var ErrZeroID = errors.New("absent or all-zero id")
 // had to read it (pdata would refuse it too).
 var ErrBadProto = errors.New("malformed OTLP protobuf")
 
-// lineOverhead is how deep in its artifact line an attribute value can
-// start: a span line's object, its events array, an event object and its
-// attrs object (a link's alike). Log bodies, resources and scopes start
-// higher.
-const lineOverhead = 4
-
-// maxValueCost is the most a value's containers may cost (see the file's
-// comment): with the line's overhead and a tagged innermost value the line
-// stays within jsonlex.MaxDepth.
-const maxValueCost = jsonlex.MaxDepth - lineOverhead - 1
-
-// Costs of one level of an AnyValue container in the artifact.
+// The depth budget of a value in an artifact line is the format's
+// (artifact.MaxValueCost); the guard refuses what the line could not hold.
 const (
-	costArray  = 1
-	costKVList = 2
+	maxValueCost = artifact.MaxValueCost
+	costArray    = artifact.CostArray
+	costKVList   = artifact.CostKVList
 )
 
 // InputError is a problem at a place in a text input: 1-based line and

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/otlpdeep"
 )
@@ -109,8 +110,8 @@ func requireWritesReadable(t *testing.T, pb []byte, logs bool) {
 		if err != nil {
 			return // pdata refuses it: nothing is written
 		}
-		w := converter.NewWriter(&buf, nil)
-		for _, r := range converter.LogRecords(ld) {
+		w := artifact.NewWriter(&buf, nil)
+		for _, r := range artifact.LogRecords(ld) {
 			require.NoError(t, w.WriteLog(&r))
 		}
 		require.NoError(t, w.Close())
@@ -119,8 +120,8 @@ func requireWritesReadable(t *testing.T, pb []byte, logs bool) {
 		if err != nil {
 			return
 		}
-		recs := converter.Records(td)
-		w := converter.NewWriter(&buf, converter.MetaFor(recs))
+		recs := artifact.Records(td)
+		w := artifact.NewWriter(&buf, artifact.MetaFor(recs))
 		for i := range recs {
 			require.NoError(t, w.Write(&recs[i]))
 		}

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/otlpdeep"
 )
@@ -173,8 +174,8 @@ func TestGuardedValuesRead(t *testing.T) {
 				if f == converter.FormatOTLPProto {
 					td, err := converter.ReadOTLP(bytes.NewReader(pb), f, "x")
 					require.NoError(t, err)
-					recs := converter.Records(td)
-					w := converter.NewWriter(&buf, converter.MetaFor(recs))
+					recs := artifact.Records(td)
+					w := artifact.NewWriter(&buf, artifact.MetaFor(recs))
 					for i := range recs {
 						require.NoError(t, w.Write(&recs[i]))
 					}
@@ -182,8 +183,8 @@ func TestGuardedValuesRead(t *testing.T) {
 				} else {
 					ld, err := converter.ReadOTLPLogs(bytes.NewReader(pb), f, "x")
 					require.NoError(t, err)
-					w := converter.NewWriter(&buf, nil)
-					for _, r := range converter.LogRecords(ld) {
+					w := artifact.NewWriter(&buf, nil)
+					for _, r := range artifact.LogRecords(ld) {
 						require.NoError(t, w.WriteLog(&r))
 					}
 					require.NoError(t, w.Close())
@@ -197,7 +198,7 @@ func TestGuardedValuesRead(t *testing.T) {
 // requireReads reads an artifact to its end, failing on any problem.
 func requireReads(t *testing.T, b []byte) {
 	t.Helper()
-	r := converter.NewReader(bytes.NewReader(b))
+	r := artifact.NewReader(bytes.NewReader(b))
 	for {
 		_, err := r.Next()
 		if errors.Is(err, io.EOF) {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
@@ -24,12 +24,12 @@ const (
 type readResult struct {
 	names    []string
 	problems []string
-	stats    converter.ReadStats
+	stats    artifact.ReadStats
 	err      error
 }
 
-func read(r io.Reader, opts ...converter.ReaderOption) readResult {
-	rd := converter.NewReader(r, opts...)
+func read(r io.Reader, opts ...artifact.ReaderOption) readResult {
+	rd := artifact.NewReader(r, opts...)
 	var res readResult
 	for {
 		rec, err := rd.Next()
@@ -56,7 +56,7 @@ func TestReaderLines(t *testing.T) {
 	cases := []struct {
 		name     string
 		input    string
-		opts     []converter.ReaderOption
+		opts     []artifact.ReaderOption
 		names    []string
 		problems []string
 		unknown  int64
@@ -72,18 +72,18 @@ func TestReaderLines(t *testing.T) {
 			[]string{"in.jsonl:3: invalid record"}, 0, nil},
 		{"bad id", hdr + "\n" + strings.Replace(rec1, "0102030405060708\"", "01020304\"", 1) + "\n", nil, nil,
 			[]string{"in.jsonl:2: invalid record: column"}, 0, nil},
-		{"line too long", hdr + "\n" + long + "\n" + rec1 + "\n", []converter.ReaderOption{converter.WithMaxLineSize(200)},
+		{"line too long", hdr + "\n" + long + "\n" + rec1 + "\n", []artifact.ReaderOption{artifact.WithMaxLineSize(200)},
 			[]string{"a"}, []string{"in.jsonl:2: line exceeds the buffer limit"}, 0, nil},
-		{"too long at the end", hdr + "\n" + rec1 + "\n" + long, []converter.ReaderOption{converter.WithMaxLineSize(200)},
+		{"too long at the end", hdr + "\n" + rec1 + "\n" + long, []artifact.ReaderOption{artifact.WithMaxLineSize(200)},
 			[]string{"a"}, []string{"in.jsonl:3: line exceeds the buffer limit"}, 0, nil},
 		{"no header", rec1 + "\n", nil, []string{"a"}, []string{"in.jsonl:1: first line is not a meta header"}, 0, nil},
 		{"unknown kind counted", hdr + "\n" + `{"kind":"note","x":1}` + "\n" + rec1 + "\n", nil, []string{"a"}, nil, 1, nil},
 		{"newer version is fatal", `{"v":2,"kind":"meta","started_at":"2026-01-01T00:00:00Z"}` + "\n" + rec1 + "\n", nil,
-			nil, nil, 0, converter.ErrUnsupportedVersion},
+			nil, nil, 0, artifact.ErrUnsupportedVersion},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := append([]converter.ReaderOption{converter.WithSource("in.jsonl")}, tc.opts...)
+			opts := append([]artifact.ReaderOption{artifact.WithSource("in.jsonl")}, tc.opts...)
 			for _, src := range []struct {
 				name string
 				r    io.Reader
@@ -123,7 +123,7 @@ func TestReaderBlocks(t *testing.T) {
 	var buf bytes.Buffer
 	encodeArtifact(t, benchBatch(), &buf)
 	want := ptracecmp.Spans(decodeArtifact(t, buf.Bytes()))
-	td, err := converter.NewReader(iotest.HalfReader(bytes.NewReader(buf.Bytes()))).ReadTraces()
+	td, err := artifact.NewReader(iotest.HalfReader(bytes.NewReader(buf.Bytes()))).ReadTraces()
 	require.NoError(t, err)
 	require.Equal(t, want, ptracecmp.Spans(td))
 }

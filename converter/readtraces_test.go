@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
@@ -20,15 +20,15 @@ import (
 // ReadTraces, and returns both results.
 func readBoth(t testing.TB, data []byte) (next, par []string, nextProbs, parProbs []string, nextErr, parErr error) {
 	t.Helper()
-	probs := func(r *converter.Reader) []string {
+	probs := func(r *artifact.Reader) []string {
 		var out []string
 		for _, p := range r.Problems() {
 			out = append(out, p.Error())
 		}
 		return out
 	}
-	r1 := converter.NewReader(bytes.NewReader(data), converter.WithMaxLineSize(1<<16))
-	var recs []converter.Record
+	r1 := artifact.NewReader(bytes.NewReader(data), artifact.WithMaxLineSize(1<<16))
+	var recs []artifact.Record
 	for {
 		rec, err := r1.Next()
 		if errors.Is(err, io.EOF) {
@@ -40,11 +40,11 @@ func readBoth(t testing.TB, data []byte) (next, par []string, nextProbs, parProb
 		}
 		recs = append(recs, *rec)
 	}
-	r2 := converter.NewReader(bytes.NewReader(data), converter.WithMaxLineSize(1<<16))
+	r2 := artifact.NewReader(bytes.NewReader(data), artifact.WithMaxLineSize(1<<16))
 	td, err := r2.ReadTraces()
 	parErr = err
 	require.Equal(t, r1.Stats(), r2.Stats())
-	return ptracecmp.Spans(converter.ToTraces(recs)), ptracecmp.Spans(td), probs(r1), probs(r2), nextErr, parErr
+	return ptracecmp.Spans(artifact.ToTraces(recs)), ptracecmp.Spans(td), probs(r1), probs(r2), nextErr, parErr
 }
 
 // TestReadTracesMatchesNext: the in-place fast path gives the same spans,

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/redact"
 )
 
@@ -40,9 +40,9 @@ func TestEncoderRedactsInItsWalk(t *testing.T) {
 		first, walked := ptrace.NewTraces(), ptrace.NewTraces()
 		td.CopyTo(first)
 		td.CopyTo(walked)
-		a, b := converter.Records(first), converter.Records(walked)
+		a, b := artifact.Records(first), artifact.Records(walked)
 		require.Len(t, b, len(a))
-		var plain, hooked converter.Encoder
+		var plain, hooked artifact.Encoder
 		hooked.SetRedactor(red.Walk())
 		for i := range a {
 			red.Span(a[i].Span)

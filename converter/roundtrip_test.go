@@ -9,16 +9,16 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
 // toJSONL writes td as one artifact, the way `agenttrace convert` does.
 func toJSONL(t testing.TB, td ptrace.Traces) []byte {
 	t.Helper()
-	recs := converter.Records(td)
+	recs := artifact.Records(td)
 	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, converter.MetaFor(recs))
+	w := artifact.NewWriter(&buf, artifact.MetaFor(recs))
 	for i := range recs {
 		require.NoError(t, w.Write(&recs[i]))
 	}
@@ -27,10 +27,10 @@ func toJSONL(t testing.TB, td ptrace.Traces) []byte {
 }
 
 // readAll reads an artifact, failing the test on any problem.
-func readAll(t testing.TB, b []byte) ([]converter.Record, *converter.Reader) {
+func readAll(t testing.TB, b []byte) ([]artifact.Record, *artifact.Reader) {
 	t.Helper()
-	r := converter.NewReader(bytes.NewReader(b))
-	var recs []converter.Record
+	r := artifact.NewReader(bytes.NewReader(b))
+	var recs []artifact.Record
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -56,7 +56,7 @@ func TestRoundTripProperty(t *testing.T) {
 		want := ptracecmp.Spans(td)
 		j1 := toJSONL(t, td)
 		recs, _ := readAll(t, j1)
-		back := converter.ToTraces(recs)
+		back := artifact.ToTraces(recs)
 		if !assertEqualSpans(t, want, ptracecmp.Spans(back), seed, j1) {
 			return
 		}

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/benchcpu"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -27,12 +27,12 @@ func BenchmarkTally(b *testing.B) {
 	if _, err := pricing.Default(); err != nil {
 		b.Fatal(err)
 	}
-	recs := converter.Records(benchBatch())
+	recs := artifact.Records(benchBatch())
 	rds := make([]semconv.Reading, len(recs))
 	for i := range recs {
 		recs[i].Read(&rds[i])
 		if rds[i].Kind == semconv.Call {
-			converter.CallEstimate(&rds[i], recs[i].Span.Attributes()) // as the encoder does
+			artifact.CallEstimate(&rds[i], recs[i].Span.Attributes()) // as the encoder does
 		}
 	}
 	// Each trace's records are consecutive in the batch.
@@ -47,7 +47,7 @@ func BenchmarkTally(b *testing.B) {
 		b.ReportAllocs()
 		cpu := benchcpu.Now()
 		for b.Loop() {
-			var t converter.Tally
+			var t artifact.Tally
 			for i := range recs {
 				t.AddReading(recs[i].Span, &rds[i])
 			}
@@ -62,7 +62,7 @@ func BenchmarkTally(b *testing.B) {
 		cpu := benchcpu.Now()
 		for b.Loop() {
 			for j := range len(starts) - 1 {
-				var t converter.Tally
+				var t artifact.Tally
 				for i := starts[j]; i < starts[j+1]; i++ {
 					t.AddReading(recs[i].Span, &rds[i])
 				}
@@ -83,12 +83,12 @@ func BenchmarkTally(b *testing.B) {
 func TestTallyDoesNotAllocatePerSpan(t *testing.T) {
 	_, err := pricing.Default()
 	require.NoError(t, err)
-	recs := converter.Records(benchBatch())
+	recs := artifact.Records(benchBatch())
 	rds := make([]semconv.Reading, len(recs))
 	for i := range recs {
 		recs[i].Read(&rds[i])
 	}
-	var tally converter.Tally
+	var tally artifact.Tally
 	tally.AddReading(recs[0].Span, &rds[0])
 	i := 1
 	allocs := testing.AllocsPerRun(len(recs)-2, func() {

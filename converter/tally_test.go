@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -43,8 +43,8 @@ func TestCallEstimateKeptPerSpan(t *testing.T) {
 	for i, s := range spans {
 		attrs := s.sp.Attributes()
 		semconv.Read(&rd, s.sp.Name(), attrs, false)
-		assert.Equal(t, s.want, converter.CallEstimate(&rd, attrs), "span %d, worked out", i)
-		assert.Equal(t, s.want, converter.CallEstimate(&rd, attrs), "span %d, kept", i)
+		assert.Equal(t, s.want, artifact.CallEstimate(&rd, attrs), "span %d, worked out", i)
+		assert.Equal(t, s.want, artifact.CallEstimate(&rd, attrs), "span %d, kept", i)
 	}
 }
 
@@ -71,7 +71,7 @@ func TestFailedTableKeys(t *testing.T) {
 			assert.NoError(t, sp.Attributes().FromRaw(tc.kv))
 			var rd semconv.Reading
 			semconv.Read(&rd, sp.Name(), sp.Attributes(), false)
-			assert.Equal(t, tc.wantError, converter.Failed(sp, &rd))
+			assert.Equal(t, tc.wantError, artifact.Failed(sp, &rd))
 		})
 	}
 }

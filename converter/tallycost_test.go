@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -29,7 +29,7 @@ type call struct {
 }
 
 // costTrace makes one trace of the calls, each span in its own resource
-// spans so that converter.Records keeps the given order. Prices change
+// spans so that artifact.Records keeps the given order. Prices change
 // by date: every call starts on 2026-01-10.
 func costTrace(calls []call) ptrace.Traces {
 	td := ptrace.NewTraces()
@@ -69,9 +69,9 @@ func costTrace(calls []call) ptrace.Traces {
 	return td
 }
 
-func tallyOf(td ptrace.Traces) *converter.Tally {
-	var t converter.Tally
-	recs := converter.Records(td)
+func tallyOf(td ptrace.Traces) *artifact.Tally {
+	var t artifact.Tally
+	recs := artifact.Records(td)
 	for i := range recs {
 		t.Add(&recs[i])
 	}
@@ -191,15 +191,15 @@ func TestCostBudgetStatus(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		budget converter.Budget
-		want   *converter.CostBudget
+		budget artifact.Budget
+		want   *artifact.CostBudget
 	}{
-		{"no cost budget", converter.Budget{Tokens: 100_000}, nil},
-		{"under", converter.Budget{USD: 0.01}, &converter.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.0065, RemainingUSD: sub(0.01, 0.0065), UnpricedCalls: 1}},
+		{"no cost budget", artifact.Budget{Tokens: 100_000}, nil},
+		{"under", artifact.Budget{USD: 0.01}, &artifact.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.0065, RemainingUSD: sub(0.01, 0.0065), UnpricedCalls: 1}},
 		// 0.5 × $0.01 = $0.005 ≤ $0.0065 < $0.01.
-		{"near", converter.Budget{USD: 0.01, WarnThreshold: 0.5}, &converter.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.0065, RemainingUSD: sub(0.01, 0.0065), NearBudgetUSD: true, UnpricedCalls: 1}},
-		{"over", converter.Budget{USD: 0.006}, &converter.CostBudget{BudgetUSD: 0.006, SpentUSD: 0.0065, OverBudgetUSD: true, UnpricedCalls: 1}},
-		{"exactly used up", converter.Budget{USD: 0.0065}, &converter.CostBudget{BudgetUSD: 0.0065, SpentUSD: 0.0065, OverBudgetUSD: true, UnpricedCalls: 1}},
+		{"near", artifact.Budget{USD: 0.01, WarnThreshold: 0.5}, &artifact.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.0065, RemainingUSD: sub(0.01, 0.0065), NearBudgetUSD: true, UnpricedCalls: 1}},
+		{"over", artifact.Budget{USD: 0.006}, &artifact.CostBudget{BudgetUSD: 0.006, SpentUSD: 0.0065, OverBudgetUSD: true, UnpricedCalls: 1}},
+		{"exactly used up", artifact.Budget{USD: 0.0065}, &artifact.CostBudget{BudgetUSD: 0.0065, SpentUSD: 0.0065, OverBudgetUSD: true, UnpricedCalls: 1}},
 	}
 	tl := tallyOf(costTrace(calls))
 	for _, tt := range tests {
@@ -221,13 +221,13 @@ func sub(a, b float64) float64 { return a - b }
 // A header's cost budget and the trailer's dollar members survive
 // JSONL -> OTLP -> JSONL, byte for byte, and decode to what was written.
 func TestCostBudgetRoundTrip(t *testing.T) {
-	for _, b := range []converter.Budget{{USD: 0.006}, {Tokens: 5000, USD: 2.5, WarnThreshold: 0.5}, {Tokens: 5000}} {
+	for _, b := range []artifact.Budget{{USD: 0.006}, {Tokens: 5000, USD: 2.5, WarnThreshold: 0.5}, {Tokens: 5000}} {
 		td := costTrace([]call{{id: 1, provider: "openai", model: "gpt-4o", in: 1_000, out: 100, read: 200}})
-		recs := converter.Records(td)
-		meta := converter.MetaFor(recs)
+		recs := artifact.Records(td)
+		meta := artifact.MetaFor(recs)
 		meta.Budget = &b
 		var j1 bytes.Buffer
-		w := converter.NewWriter(&j1, meta)
+		w := artifact.NewWriter(&j1, meta)
 		for i := range recs {
 			require.NoError(t, w.Write(&recs[i]))
 		}
@@ -244,7 +244,7 @@ func TestCostBudgetRoundTrip(t *testing.T) {
 		want := b
 		want.WarnThreshold = b.Threshold() // written out, 0.8 by default
 		assert.Equal(t, want, *r.Meta().Budget)
-		otlp := converter.ToTraces(back)
+		otlp := artifact.ToTraces(back)
 		res := otlp.ResourceSpans().At(0).Resource().Attributes()
 		usd, ok := res.Get(semconv.BudgetUSD)
 		assert.Equal(t, b.USD > 0, ok, "agenttrace.budget.usd in OTLP")
@@ -276,9 +276,9 @@ func TestDecodeCostBudget(t *testing.T) {
 {"kind":"summary","finished_at":"2026-01-10T12:00:01Z","complete":true,"records":0,"calls":0,"inferences":0,"agents":0,"spans":0,"errors":0,"tokens":{"input":0,"output":0,"cache_read":0,"cache_creation":0,"reasoning":0,"total":0},"budget":{"budget_tokens":0,"spent":0,"remaining":0,"over_budget":false,"near_budget":false,"warn_threshold":0.8,"budget_usd":0.01,"spent_usd":0.012,"remaining_usd":0,"over_budget_usd":true,"near_budget_usd":false,"unpriced_calls":2,"future_member":[1]},"dropped":0}
 `
 	_, r := readAll(t, []byte(art))
-	assert.Equal(t, &converter.Budget{USD: 0.01, WarnThreshold: 0.8}, r.Meta().Budget)
+	assert.Equal(t, &artifact.Budget{USD: 0.01, WarnThreshold: 0.8}, r.Meta().Budget)
 	require.NotNil(t, r.Summary())
-	assert.Equal(t, &converter.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.012, OverBudgetUSD: true, UnpricedCalls: 2}, r.Summary().Budget.CostBudget)
+	assert.Equal(t, &artifact.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.012, OverBudgetUSD: true, UnpricedCalls: 2}, r.Summary().Budget.CostBudget)
 }
 
 // TestCostBudgetGolden pins the bytes of a header and trailer with a cost
@@ -295,11 +295,11 @@ func TestCostBudgetGolden(t *testing.T) {
 		{id: 6, parent: 1, provider: "acme", model: "acme-private-7b", in: 100, out: 10},
 		{id: 1, kind: "agent"},
 	})
-	recs := converter.Records(td)
-	meta := converter.MetaFor(recs)
-	meta.Budget = &converter.Budget{Tokens: 10_000, USD: 0.006}
+	recs := artifact.Records(td)
+	meta := artifact.MetaFor(recs)
+	meta.Budget = &artifact.Budget{Tokens: 10_000, USD: 0.006}
 	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, meta)
+	w := artifact.NewWriter(&buf, meta)
 	for i := range recs {
 		require.NoError(t, w.Write(&recs[i]))
 	}

@@ -13,12 +13,12 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // bigSpan returns a record of one span whose attributes set fills in.
-func bigSpan(set func(sp ptrace.Span)) *converter.Record {
+func bigSpan(set func(sp ptrace.Span)) *artifact.Record {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	ss := rs.ScopeSpans().AppendEmpty()
@@ -29,14 +29,14 @@ func bigSpan(set func(sp ptrace.Span)) *converter.Record {
 	sp.SetStartTimestamp(1e18)
 	sp.SetEndTimestamp(1e18 + 1e9)
 	set(sp)
-	return &converter.Record{Span: sp, Resource: rs.Resource(), Scope: ss.Scope()}
+	return &artifact.Record{Span: sp, Resource: rs.Resource(), Scope: ss.Scope()}
 }
 
 // readBack reads an artifact with the line limit, failing on any problem.
-func readBack(t *testing.T, b []byte, limit int) ([]converter.Record, *converter.Summary) {
+func readBack(t *testing.T, b []byte, limit int) ([]artifact.Record, *artifact.Summary) {
 	t.Helper()
-	r := converter.NewReader(bytes.NewReader(b), converter.WithMaxLineSize(limit))
-	var recs []converter.Record
+	r := artifact.NewReader(bytes.NewReader(b), artifact.WithMaxLineSize(limit))
+	var recs []artifact.Record
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -52,7 +52,7 @@ func readBack(t *testing.T, b []byte, limit int) ([]converter.Record, *converter
 // markers returns the truncation markers of sp, by where and key.
 func markers(sp ptrace.Span) map[string]int64 {
 	out := map[string]int64{}
-	converter.Truncated(sp, func(where, key string, size int64) { out[where+"|"+key] = size })
+	artifact.Truncated(sp, func(where, key string, size int64) { out[where+"|"+key] = size })
 	return out
 }
 
@@ -154,7 +154,7 @@ func TestWriterTruncates(t *testing.T) {
 			before := ptrace.NewSpan()
 			rec.Span.CopyTo(before)
 			var out bytes.Buffer
-			w := converter.NewWriter(&out, nil, converter.WithMaxLineSize(limit))
+			w := artifact.NewWriter(&out, nil, artifact.WithMaxLineSize(limit))
 			require.NoError(t, w.Write(rec))
 			require.NoError(t, w.Close())
 
@@ -178,7 +178,7 @@ func TestWriterTruncates(t *testing.T) {
 
 			// Written again (convert artifact -> artifact), the count stays.
 			var again bytes.Buffer
-			w = converter.NewWriter(&again, nil, converter.WithMaxLineSize(limit))
+			w = artifact.NewWriter(&again, nil, artifact.WithMaxLineSize(limit))
 			require.NoError(t, w.Write(&recs[0]))
 			require.NoError(t, w.Close())
 			_, sum2 := readBack(t, again.Bytes(), limit)
@@ -196,12 +196,12 @@ func TestWriterTruncatedCallEstimate(t *testing.T) {
 		sp.Attributes().PutStr(semconv.ToolCallResult, strings.Repeat("r", 40_000))
 	})
 	var out bytes.Buffer
-	w := converter.NewWriter(&out, nil, converter.WithMaxLineSize(4096))
+	w := artifact.NewWriter(&out, nil, artifact.WithMaxLineSize(4096))
 	require.NoError(t, w.Write(rec))
 	require.NoError(t, w.Close())
 	assert.Contains(t, out.String(), `"estimated_tokens":10000`)
 	recs, _ := readBack(t, out.Bytes(), 4096)
-	var tally converter.Tally
+	var tally artifact.Tally
 	tally.Add(&recs[0])
 	assert.Equal(t, int64(10_000), tally.Spent(), "a tool-dispatch budget sees the whole result")
 }
@@ -216,7 +216,7 @@ func TestWriterCannotFit(t *testing.T) {
 		}
 	})
 	var out bytes.Buffer
-	w := converter.NewWriter(&out, nil, converter.WithMaxLineSize(4096))
+	w := artifact.NewWriter(&out, nil, artifact.WithMaxLineSize(4096))
 	require.NoError(t, w.Write(rec))
 	require.NoError(t, w.Close())
 	recs, sum := readBack(t, out.Bytes(), 4096)
@@ -233,8 +233,8 @@ func TestWriterTruncatesAtTheDefaultLimit(t *testing.T) {
 		sp.Attributes().PutStr(semconv.ToolCallResult, strings.Repeat("r", size))
 	})
 	var out bytes.Buffer
-	w := converter.NewWriter(&out, nil)
-	assert.Equal(t, converter.DefaultMaxLineSize, w.MaxLineSize())
+	w := artifact.NewWriter(&out, nil)
+	assert.Equal(t, artifact.DefaultMaxLineSize, w.MaxLineSize())
 	require.NoError(t, w.Write(rec))
 	require.NoError(t, w.Close())
 	recs, sum := readBack(t, out.Bytes(), 0)
@@ -248,10 +248,10 @@ func TestWriterTruncatesAtTheDefaultLimit(t *testing.T) {
 func TestWriterFitsWithoutCutting(t *testing.T) {
 	rec := bigSpan(func(sp ptrace.Span) { sp.Attributes().PutStr("payload", strings.Repeat("x", 1000)) })
 	var out bytes.Buffer
-	w := converter.NewWriter(&out, nil, converter.WithMaxLineSize(4096))
+	w := artifact.NewWriter(&out, nil, artifact.WithMaxLineSize(4096))
 	require.NoError(t, w.Write(rec))
 	require.NoError(t, w.Close())
-	assert.NotContains(t, out.String(), converter.TruncatedPrefix)
+	assert.NotContains(t, out.String(), artifact.TruncatedPrefix)
 	assert.NotContains(t, out.String(), `"truncated"`)
 }
 
@@ -277,7 +277,7 @@ func FuzzWriterFits(f *testing.F) {
 			}
 		})
 		var out bytes.Buffer
-		w := converter.NewWriter(&out, nil, converter.WithMaxLineSize(lim))
+		w := artifact.NewWriter(&out, nil, artifact.WithMaxLineSize(lim))
 		require.NoError(t, w.Write(rec))
 		require.NoError(t, w.Close())
 		for _, line := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {
@@ -287,8 +287,8 @@ func FuzzWriterFits(f *testing.F) {
 				require.LessOrEqual(t, len(line), lim)
 			}
 		}
-		r := converter.NewReader(bytes.NewReader(out.Bytes()), converter.WithMaxLineSize(max(lim, out.Len())))
-		var recs []converter.Record
+		r := artifact.NewReader(bytes.NewReader(out.Bytes()), artifact.WithMaxLineSize(max(lim, out.Len())))
+		var recs []artifact.Record
 		for {
 			rec, err := r.Next()
 			if errors.Is(err, io.EOF) {
@@ -303,7 +303,7 @@ func FuzzWriterFits(f *testing.F) {
 		require.Equal(t, int64(1), int64(len(recs))+sum.Dropped, "written or counted as dropped")
 		if len(recs) == 1 {
 			var n int64
-			converter.Truncated(recs[0].Span, func(string, string, int64) { n++ })
+			artifact.Truncated(recs[0].Span, func(string, string, int64) { n++ })
 			require.Equal(t, n, sum.Truncated)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -59,9 +60,9 @@ func TestWrappers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			recs := converter.Records(batch(t, tc.spans, tc.kinds))
+			recs := artifact.Records(batch(t, tc.spans, tc.kinds))
 			w := converter.Wrappers(recs)
-			var tally converter.Tally
+			var tally artifact.Tally
 			for i := range recs {
 				id := recs[i].Span.SpanID()[0]
 				assert.Equal(t, tc.wrapper[id], w[i], "span %d", id)
@@ -88,7 +89,7 @@ func TestModelCallsBorrowFromTheirWrapper(t *testing.T) {
 	td := batch(t, [][2]byte{{2, 1}, {1, 0}}, nil)
 	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
 	spans.At(1).Attributes().PutStr(semconv.InputMessages, `[{"role":"user","parts":[{"type":"text","content":"hi"}]}]`)
-	calls := converter.ModelCalls(converter.Records(td))
+	calls := converter.ModelCalls(artifact.Records(td))
 	require.Len(t, calls, 1)
 	require.Len(t, calls[0].Conversation.Input, 1)
 	assert.Equal(t, "hi", calls[0].Conversation.Input[0].Text())
@@ -120,11 +121,11 @@ func TestFailed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			td := batch(t, [][2]byte{{1, 0}}, nil)
 			tc.set(td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0))
-			recs := converter.Records(td)
+			recs := artifact.Records(td)
 			var rd semconv.Reading
 			recs[0].Read(&rd)
-			assert.Equal(t, tc.want, converter.Failed(recs[0].Span, &rd))
-			var tally converter.Tally
+			assert.Equal(t, tc.want, artifact.Failed(recs[0].Span, &rd))
+			var tally artifact.Tally
 			tally.Add(&recs[0])
 			want := int64(0)
 			if tc.want {

@@ -26,8 +26,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/converter/sdkspan"
 	"github.com/agenttrace/agenttrace/internal/clibuild"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -74,11 +74,11 @@ func TestAdaptersAgree(t *testing.T) {
 
 			exportBatches(t, exporterDir, tt.group, batches)
 
-			var all []converter.Record
+			var all []artifact.Record
 			for _, td := range batches {
-				all = append(all, converter.Records(td)...)
+				all = append(all, artifact.Records(td)...)
 			}
-			raw, err := (&ptrace.JSONMarshaler{}).MarshalTraces(converter.ToTraces(all))
+			raw, err := (&ptrace.JSONMarshaler{}).MarshalTraces(artifact.ToTraces(all))
 			require.NoError(t, err)
 			in := filepath.Join(t.TempDir(), "in.json")
 			require.NoError(t, os.WriteFile(in, raw, 0o644))
@@ -187,16 +187,16 @@ func exportBatches(t *testing.T, dir, groupBy string, batches []ptrace.Traces) {
 // record lines (as a set: batches may order them differently) and its
 // last trailer.
 type whole struct {
-	meta    *converter.Meta
+	meta    *artifact.Meta
 	records []string
-	summary *converter.Summary
+	summary *artifact.Summary
 }
 
 func readWhole(t *testing.T, path string) whole {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
-	r := converter.NewReader(bytes.NewReader(raw), converter.WithSource(path))
+	r := artifact.NewReader(bytes.NewReader(raw), artifact.WithSource(path))
 	for {
 		_, err := r.Next()
 		if errors.Is(err, io.EOF) {

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // mini makes a span a gpt-4o-mini call: openai prices it at input 0.15,
@@ -43,14 +43,14 @@ func TestCostBudgetCrossed(t *testing.T) {
 	tests := []struct {
 		tid        byte
 		header     float64 // the header's budget_usd
-		want       converter.CostBudget
+		want       artifact.CostBudget
 		overTokens bool
 	}{
-		{1, 0.00001, converter.CostBudget{BudgetUSD: 0.00001, SpentUSD: 0.0000135, OverBudgetUSD: true}, false},
-		{2, 0.00001, converter.CostBudget{BudgetUSD: 0.00001, SpentUSD: 0.000009, RemainingUSD: 0.00001 - atRunTime(0.000009), NearBudgetUSD: true}, false},
-		{3, 1, converter.CostBudget{BudgetUSD: 1, SpentUSD: 0.0000045, RemainingUSD: 1 - atRunTime(0.0000045)}, false},
-		{4, 0.00001, converter.CostBudget{BudgetUSD: 0.000004, SpentUSD: 0.0000045, OverBudgetUSD: true}, false},
-		{5, 0.00001, converter.CostBudget{BudgetUSD: 0.00001, SpentUSD: 0.0000045, RemainingUSD: 0.00001 - atRunTime(0.0000045), UnpricedCalls: 2}, false},
+		{1, 0.00001, artifact.CostBudget{BudgetUSD: 0.00001, SpentUSD: 0.0000135, OverBudgetUSD: true}, false},
+		{2, 0.00001, artifact.CostBudget{BudgetUSD: 0.00001, SpentUSD: 0.000009, RemainingUSD: 0.00001 - atRunTime(0.000009), NearBudgetUSD: true}, false},
+		{3, 1, artifact.CostBudget{BudgetUSD: 1, SpentUSD: 0.0000045, RemainingUSD: 1 - atRunTime(0.0000045)}, false},
+		{4, 0.00001, artifact.CostBudget{BudgetUSD: 0.000004, SpentUSD: 0.0000045, OverBudgetUSD: true}, false},
+		{5, 0.00001, artifact.CostBudget{BudgetUSD: 0.00001, SpentUSD: 0.0000045, RemainingUSD: 0.00001 - atRunTime(0.0000045), UnpricedCalls: 2}, false},
 	}
 	for _, tt := range tests {
 		a := readArtifact(t, tracePath(dir, tt.tid))

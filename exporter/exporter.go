@@ -12,9 +12,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bucket"
 	"github.com/agenttrace/agenttrace/catalog"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/store"
@@ -69,7 +69,7 @@ func (e *agenttraceExporter) storeOptions() store.Options {
 		LogHooks: e.tel.logHooks(),
 	}
 	if c.Budget.Tokens > 0 || c.Budget.USD > 0 {
-		opts.Header.Budget = &converter.Budget{Tokens: c.Budget.Tokens, USD: c.Budget.USD, WarnThreshold: c.Budget.WarnThreshold}
+		opts.Header.Budget = &artifact.Budget{Tokens: c.Budget.Tokens, USD: c.Budget.USD, WarnThreshold: c.Budget.WarnThreshold}
 	}
 	switch {
 	case c.GroupBy == GroupByConversation:
@@ -174,8 +174,8 @@ func (e *agenttraceExporter) pushTraces(_ context.Context, td ptrace.Traces) err
 	if e.st == nil {
 		return consumererror.NewPermanent(errShutdown)
 	}
-	rp := recordSlices.Get().(*[]converter.Record)
-	recs := converter.AppendRecords((*rp)[:0], td)
+	rp := recordSlices.Get().(*[]artifact.Record)
+	recs := artifact.AppendRecords((*rp)[:0], td)
 	err := e.st.Write(recs) // holds none of recs once it returns
 	if cap(recs) <= maxPooledRecords {
 		clear(recs) // the batch's memory is not the pool's to keep
@@ -201,7 +201,7 @@ func (e *agenttraceExporter) pushTraces(_ context.Context, td ptrace.Traces) err
 // recordSlices holds the record slices of batches written, for the next
 // batch: a batch's records are 80 bytes a span, allocated afresh they were
 // about a sixth of what the exporter allocates.
-var recordSlices = sync.Pool{New: func() any { return new([]converter.Record) }}
+var recordSlices = sync.Pool{New: func() any { return new([]artifact.Record) }}
 
 // maxPooledRecords caps the slices kept: one huge batch does not pin its
 // records' worth of memory.
@@ -209,11 +209,11 @@ const maxPooledRecords = 1 << 14
 
 // failedTraces is a batch of copies of the spans of recs: the batch the
 // exporter was given is not its own to take spans out of.
-func failedTraces(recs []converter.Record) ptrace.Traces {
+func failedTraces(recs []artifact.Record) ptrace.Traces {
 	for i := range recs {
 		sp := ptrace.NewSpan()
 		recs[i].Span.CopyTo(sp)
 		recs[i].Span = sp
 	}
-	return converter.ToTraces(recs)
+	return artifact.ToTraces(recs)
 }

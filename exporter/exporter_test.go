@@ -22,7 +22,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/store"
 )
 
@@ -116,20 +116,20 @@ func push(t *testing.T, e *agenttraceExporter, specs ...spec) {
 
 // artifactFile is what a test reads back from an artifact.
 type artifactFile struct {
-	meta      *converter.Meta
-	recs      []*converter.Record
-	summary   *converter.Summary
+	meta      *artifact.Meta
+	recs      []*artifact.Record
+	summary   *artifact.Summary
 	headers   int
 	summaries int64
-	problems  []*converter.LineError
+	problems  []*artifact.LineError
 }
 
-// readArtifact reads path with converter.NewReader and checks that its last
+// readArtifact reads path with artifact.NewReader and checks that its last
 // trailer matches a Tally of its records.
 func readArtifact(t *testing.T, path string) artifactFile {
 	t.Helper()
 	a := scanArtifact(t, path)
-	var tally converter.Tally
+	var tally artifact.Tally
 	for _, rec := range a.recs {
 		tally.Add(rec)
 	}
@@ -138,7 +138,7 @@ func readArtifact(t *testing.T, path string) artifactFile {
 		// to, which a late root span's override may have changed.
 		budget := a.meta.Budget
 		if b := a.summary.Budget; b != nil {
-			budget = &converter.Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}
+			budget = &artifact.Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}
 			if b.CostBudget != nil {
 				budget.USD = b.BudgetUSD
 			}
@@ -151,13 +151,13 @@ func readArtifact(t *testing.T, path string) artifactFile {
 	return a
 }
 
-// scanArtifact reads path with converter.NewReader, without checking its
+// scanArtifact reads path with artifact.NewReader, without checking its
 // trailer against its records (a record cap counts spans it did not write).
 func scanArtifact(t *testing.T, path string) artifactFile {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
-	r := converter.NewReader(bytes.NewReader(raw), converter.WithSource(path))
+	r := artifact.NewReader(bytes.NewReader(raw), artifact.WithSource(path))
 	var a artifactFile
 	for {
 		rec, err := r.Next()
@@ -173,7 +173,7 @@ func scanArtifact(t *testing.T, path string) artifactFile {
 	return a
 }
 
-func spanIDs(recs []*converter.Record) []string {
+func spanIDs(recs []*artifact.Record) []string {
 	out := make([]string, 0, len(recs))
 	for _, r := range recs {
 		out = append(out, r.Span.SpanID().String())

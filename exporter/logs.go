@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/pdata/plog"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/store"
 )
 
@@ -24,7 +24,7 @@ func (e *agenttraceExporter) pushLogs(_ context.Context, ld plog.Logs) error {
 	if e.st == nil {
 		return consumererror.NewPermanent(errShutdown)
 	}
-	err := e.st.WriteLogs(converter.LogRecords(ld))
+	err := e.st.WriteLogs(artifact.LogRecords(ld))
 	var we *store.LogWriteError
 	switch {
 	case err == nil:
@@ -37,7 +37,7 @@ func (e *agenttraceExporter) pushLogs(_ context.Context, ld plog.Logs) error {
 			return consumererror.NewPermanent(err)
 		}
 		// ToLogs copies: the batch the exporter was given is not its own.
-		return consumererror.NewLogs(err, converter.ToLogs(we.Failed))
+		return consumererror.NewLogs(err, artifact.ToLogs(we.Failed))
 	}
 	return err
 }

@@ -18,7 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/plogcmp"
 	"github.com/agenttrace/agenttrace/store"
 )
@@ -43,14 +43,14 @@ func realPayloads(t *testing.T, scenario string) (ptrace.Traces, plog.Logs) {
 }
 
 // readLogs reads the spans and log records of the artifact at path.
-func readLogs(t *testing.T, path string) ([]*converter.Record, []converter.LogRecord) {
+func readLogs(t *testing.T, path string) ([]*artifact.Record, []artifact.LogRecord) {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	var logs []converter.LogRecord
-	r := converter.NewReader(f, converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }))
-	var recs []*converter.Record
+	var logs []artifact.LogRecord
+	r := artifact.NewReader(f, artifact.WithLogs(func(l *artifact.LogRecord) { logs = append(logs, *l) }))
+	var recs []*artifact.Record
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -130,15 +130,15 @@ func TestLogsPipeline(t *testing.T) {
 				send(p)
 				p.stop()
 
-				recs := converter.Records(td)
-				var spans []*converter.Record
-				var logs []converter.LogRecord
+				recs := artifact.Records(td)
+				var spans []*artifact.Record
+				var logs []artifact.LogRecord
 				for _, g := range store.Split(recs, store.ByTrace, "") {
 					s, l := readLogs(t, filepath.Join(dir, store.FileName(g.Key, "")))
 					spans, logs = append(spans, s...), append(logs, l...)
 				}
 				assert.Len(t, spans, len(recs))
-				assert.Equal(t, plogcmp.Records(ld), plogcmp.Records(converter.ToLogs(logs)), "every log record once, as received")
+				assert.Equal(t, plogcmp.Records(ld), plogcmp.Records(artifact.ToLogs(logs)), "every log record once, as received")
 			})
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -72,7 +72,7 @@ import (
 // Member names are matched without regard to case, "_" or "-" (the
 // writer's camelCase, or the PascalCase of a serializer without naming
 // policy); enum values too ("ChatTurn", "chatTurn", 1).
-func ReadAgentEval(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+func ReadAgentEval(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return Stats{}, fmt.Errorf("%s: %w", name, err)
@@ -145,17 +145,17 @@ func (a *agentEvalReader) read(data []byte) error {
 		entriesRaw = data
 	case '{':
 		if err := json.Unmarshal(data, &doc); err != nil {
-			a.problem(1, fmt.Errorf("%w: %w", converter.ErrBadRecord, err))
+			a.problem(1, fmt.Errorf("%w: %w", artifact.ErrBadRecord, err))
 			return nil
 		}
 		k := memberKey(doc, "entries")
 		if k == "" || firstByte(doc[k]) != '[' {
-			a.problem(1, fmt.Errorf("%w: an AgentEval trace has an \"entries\" list", converter.ErrBadRecord))
+			a.problem(1, fmt.Errorf("%w: an AgentEval trace has an \"entries\" list", artifact.ErrBadRecord))
 			return nil
 		}
 		entriesRaw = doc[k]
 	default:
-		a.problem(1, fmt.Errorf("%w: an AgentEval trace is a JSON object or a list of entries", converter.ErrBadRecord))
+		a.problem(1, fmt.Errorf("%w: an AgentEval trace is a JSON object or a list of entries", artifact.ErrBadRecord))
 		return nil
 	}
 	entries := a.entries(data, entriesRaw)
@@ -242,7 +242,7 @@ func (a *agentEvalReader) entries(data, list json.RawMessage) []*aeEntry {
 	}
 	dec := json.NewDecoder(bytes.NewReader(list))
 	if _, err := dec.Token(); err != nil {
-		a.problem(a.lines.at(base), fmt.Errorf("%w: %w", converter.ErrBadRecord, err))
+		a.problem(a.lines.at(base), fmt.Errorf("%w: %w", artifact.ErrBadRecord, err))
 		return nil
 	}
 	var out []*aeEntry
@@ -251,12 +251,12 @@ func (a *agentEvalReader) entries(data, list json.RawMessage) []*aeEntry {
 		line := a.lines.at(off)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			a.problem(line, fmt.Errorf("%w: entries: %w", converter.ErrBadRecord, err))
+			a.problem(line, fmt.Errorf("%w: entries: %w", artifact.ErrBadRecord, err))
 			return out
 		}
 		f, err := objectFields(raw)
 		if err != nil {
-			a.problem(line, fmt.Errorf("%w: entry: %w", converter.ErrBadRecord, err))
+			a.problem(line, fmt.Errorf("%w: entry: %w", artifact.ErrBadRecord, err))
 			continue
 		}
 		e := &aeEntry{f: f, line: line, typ: aeEnum(f, "type"), scope: aeEnum(f, "scope"),

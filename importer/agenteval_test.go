@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -22,7 +22,7 @@ func TestReadAgentEvalFixtures(t *testing.T) {
 			// The chat boundary alone (v1.1): three round-trips, one a timeout.
 			file: "agenteval.json", read: ReadAgentEval, traces: 1, records: 5,
 			calls: 1, inferences: 3, agents: 1, errors: 1,
-			tokens:     converter.Tokens{Input: 182 + 221, Output: 17 + 12},
+			tokens:     artifact.Tokens{Input: 182 + 221, Output: 17 + 12},
 			tools:      []string{"get_weather"},
 			errorSpans: []string{"chat gpt-4o-mini: TaskCanceledException"},
 			tree: []string{
@@ -38,7 +38,7 @@ func TestReadAgentEvalFixtures(t *testing.T) {
 			// wraps the round-trips and repeats their usage, counted once.
 			file: "agenteval-double.json", read: ReadAgentEval, traces: 1, records: 5,
 			calls: 1, inferences: 2, agents: 1, errors: 0,
-			tokens: converter.Tokens{Input: 403, Output: 29},
+			tokens: artifact.Tokens{Input: 403, Output: 29},
 			tools:  []string{"get_weather"},
 			tree: []string{
 				"chat gpt-4o-mini <- chat gpt-4o-mini",
@@ -53,7 +53,7 @@ func TestReadAgentEvalFixtures(t *testing.T) {
 			// calls the agent reports are the executions.
 			file: "agenteval-v10.json", read: ReadAgentEval, traces: 1, records: 5,
 			calls: 2, inferences: 2, agents: 1, errors: 1,
-			tokens:     converter.Tokens{Input: 640 + 712, Output: 58 + 6},
+			tokens:     artifact.Tokens{Input: 640 + 712, Output: 58 + 6},
 			tools:      []string{"find_restaurant", "book_table"},
 			errorSpans: []string{"execute_tool book_table: tool_error"},
 			tree: []string{
@@ -118,26 +118,26 @@ func TestReadAgentEvalDetails(t *testing.T) {
 
 func TestReadAgentEvalProblems(t *testing.T) {
 	runSmall(t, ReadAgentEval, []smallCase{
-		{"not a trace", `"hello"`, func(t *testing.T, recs []*converter.Record, st Stats) {
+		{"not a trace", `"hello"`, func(t *testing.T, recs []*artifact.Record, st Stats) {
 			assert.Empty(t, recs)
 			assert.Equal(t, []int{1}, problemLines(t, st, "small"))
 		}},
-		{"no entries", `{"traceName":"x"}`, func(t *testing.T, recs []*converter.Record, st Stats) {
+		{"no entries", `{"traceName":"x"}`, func(t *testing.T, recs []*artifact.Record, st Stats) {
 			assert.Empty(t, recs)
 			assert.Equal(t, []int{1}, problemLines(t, st, "small"))
 		}},
 		{"a bad entry is reported with its line and skipped", "[\n7,\n{\"type\":\"Request\",\"index\":0,\"timestamp\":\"2026-05-31T09:00:00Z\",\"prompt\":\"p\"}\n]",
-			func(t *testing.T, recs []*converter.Record, st Stats) {
+			func(t *testing.T, recs []*artifact.Record, st Stats) {
 				assert.Equal(t, []int{2}, problemLines(t, st, "small"))
 				require.Len(t, recs, 2)
 				assert.Equal(t, errIncomplete, attr(recs[0].Span, semconv.ErrorType), "a request without its response")
 			}},
-		{"unknown entry types are counted", `[{"type":"Heartbeat","index":0}]`, func(t *testing.T, recs []*converter.Record, st Stats) {
+		{"unknown entry types are counted", `[{"type":"Heartbeat","index":0}]`, func(t *testing.T, recs []*artifact.Record, st Stats) {
 			assert.Equal(t, map[string]int64{"entry type Heartbeat": 1}, st.Unknown)
 			require.Len(t, recs, 1)
 		}},
 		{"numeric enums", `[{"type":"Request","scope":1,"index":0,"timestamp":1780000000000,"prompt":"p"},{"type":"Response","scope":1,"index":0,"timestamp":1780000001000,"text":"t"}]`,
-			func(t *testing.T, recs []*converter.Record, st Stats) {
+			func(t *testing.T, recs []*artifact.Record, st Stats) {
 				assert.Empty(t, st.Problems)
 				require.Len(t, recs, 2)
 				assert.Equal(t, aeChat, attr(recs[0].Span, agentEvalAttrScope))

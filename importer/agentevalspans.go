@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -203,10 +203,10 @@ func aeOutput(text string, calls []map[string]json.RawMessage, finish string) st
 		}
 		n++
 		b = append(b, `{"type":"tool_call","name":`...)
-		b = converter.AppendJSONString(b, memberStr(tc, "name", "toolname"))
+		b = artifact.AppendJSONString(b, memberStr(tc, "name", "toolname"))
 		if id := memberStr(tc, "callid", "id", "toolcallid"); id != "" {
 			b = append(b, `,"id":`...)
-			b = converter.AppendJSONString(b, id)
+			b = artifact.AppendJSONString(b, id)
 		}
 		if k := memberKey(tc, "arguments"); k != "" && string(tc[k]) != "null" {
 			args := tc[k]
@@ -221,7 +221,7 @@ func aeOutput(text string, calls []map[string]json.RawMessage, finish string) st
 	b = append(b, ']')
 	if finish != "" {
 		b = append(b, `,"finish_reason":`...)
-		b = converter.AppendJSONString(b, semconv.NormalizeFinishReason(finish))
+		b = artifact.AppendJSONString(b, semconv.NormalizeFinishReason(finish))
 	}
 	return string(append(b, "}]"...))
 }

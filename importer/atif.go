@@ -11,8 +11,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/atif"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -58,7 +58,7 @@ import (
 //     step's span; members the schema does not define are kept as
 //     agenttrace.atif.unknown.<name> and counted in Stats.Unknown; steps
 //     that cannot be read are reported with their line and left out.
-func ReadATIF(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+func ReadATIF(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return Stats{}, fmt.Errorf("%s: %w", name, err)
@@ -66,10 +66,10 @@ func ReadATIF(r io.Reader, name string, emit func(*converter.Record) error) (Sta
 	a := &atifReader{synth: newSynth(name, emit), lines: newOffsetLines(data)}
 	t, problems, err := atif.Decode(data)
 	for _, p := range problems {
-		a.problem(a.lines.at(p.Offset), fmt.Errorf("%w: %v", converter.ErrBadRecord, p))
+		a.problem(a.lines.at(p.Offset), fmt.Errorf("%w: %v", artifact.ErrBadRecord, p))
 	}
 	if err != nil {
-		a.problem(1, fmt.Errorf("%w: %v", converter.ErrBadRecord, err))
+		a.problem(1, fmt.Errorf("%w: %v", artifact.ErrBadRecord, err))
 		return a.done(), nil
 	}
 	if atif.IsRun(t) { // several traces agenttrace wrote as one document: each its own again

@@ -6,8 +6,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/atif"
-	"github.com/agenttrace/agenttrace/converter"
 )
 
 // LinkATIF nests ATIF trajectories that were imported from their own
@@ -20,7 +20,7 @@ import (
 // Each trace is nested once, under the first ref that names it; a ref
 // that names no trace in recs stays as it is (the file was not given).
 // It returns how many trajectories it nested.
-func LinkATIF(recs []converter.Record) int {
+func LinkATIF(recs []artifact.Record) int {
 	type root struct {
 		index int
 		trace pcommon.TraceID

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -42,7 +43,7 @@ func TestReadATIFFixtures(t *testing.T) {
 			// file (not given here), and a system step's observation.
 			file: atifDir + "/atif-v1.2-delegating.json", read: ReadATIF, traces: 1, records: 4,
 			calls: 1, inferences: 2, agents: 1,
-			tokens: converter.Tokens{Input: 1200 + 1300, Output: 60 + 50, CacheRead: 2000},
+			tokens: artifact.Tokens{Input: 1200 + 1300, Output: 60 + 50, CacheRead: 2000},
 			tools:  []string{"spawn_subagent"},
 			tree: []string{
 				"chat gpt-4o <- invoke_agent orchestrator",
@@ -55,7 +56,7 @@ func TestReadATIFFixtures(t *testing.T) {
 			// The RFC's own example (v1.4): final_metrics are the truth.
 			file: atifDir + "/atif-v1.4-rfc-example.json", read: ReadATIF, traces: 1, records: 5,
 			calls: 2, inferences: 2, agents: 1,
-			tokens: converter.Tokens{Input: 1120, Output: 124, CacheRead: 200, Reasoning: 12},
+			tokens: artifact.Tokens{Input: 1120, Output: 124, CacheRead: 200, Reasoning: 12},
 			tools:  []string{"financial_search", "financial_search"},
 			tree: []string{
 				"chat gemini-2.5-flash <- invoke_agent harbor-agent",
@@ -69,7 +70,7 @@ func TestReadATIFFixtures(t *testing.T) {
 			// v1.5: the first two steps are copied context, no spans.
 			file: atifDir + "/atif-v1.5-continued.json", read: ReadATIF, traces: 1, records: 4,
 			calls: 1, inferences: 2, agents: 1,
-			tokens: converter.Tokens{Input: 16900, Output: 335, CacheRead: 14000, CacheCreation: 1800, Reasoning: 120},
+			tokens: artifact.Tokens{Input: 16900, Output: 335, CacheRead: 14000, CacheCreation: 1800, Reasoning: 120},
 			tools:  []string{"run_shell"},
 			tree: []string{
 				"chat anthropic/claude-sonnet-4-5 <- invoke_agent terminus-2",
@@ -82,7 +83,7 @@ func TestReadATIFFixtures(t *testing.T) {
 			// v1.6: content parts with images.
 			file: atifDir + "/atif-v1.6-multimodal.json", read: ReadATIF, traces: 1, records: 4,
 			calls: 1, inferences: 2, agents: 1,
-			tokens: converter.Tokens{Input: 2600 + 4100, Output: 90 + 30},
+			tokens: artifact.Tokens{Input: 2600 + 4100, Output: 90 + 30},
 			tools:  []string{"computer"},
 			tree: []string{
 				"chat claude-opus-4-1 <- invoke_agent computer-use-agent",
@@ -96,7 +97,7 @@ func TestReadATIFFixtures(t *testing.T) {
 			// delegated to it.
 			file: atifDir + "/atif-v1.7-embedded.json", read: ReadATIF, traces: 1, records: 9,
 			calls: 2, inferences: 4, agents: 3,
-			tokens: converter.Tokens{Input: 3600, Output: 230, CacheRead: 800},
+			tokens: artifact.Tokens{Input: 3600, Output: 230, CacheRead: 800},
 			tools:  []string{"research", "research"},
 			tree: []string{
 				"chat gpt-5 <- invoke_agent lead",
@@ -114,7 +115,7 @@ func TestReadATIFFixtures(t *testing.T) {
 }
 
 // chatSpans returns the model-call records in order.
-func chatSpans(recs []*converter.Record) []*converter.Record { return byOp(recs, semconv.OpChat) }
+func chatSpans(recs []*artifact.Record) []*artifact.Record { return byOp(recs, semconv.OpChat) }
 
 func TestReadATIFConversation(t *testing.T) {
 	t.Parallel()
@@ -237,7 +238,7 @@ func TestReadATIFBadInput(t *testing.T) {
 				"\"steps\":[\n{\"step_id\":1,\"source\":\"user\",\"message\":\"hi\"},\n" +
 				"{\"step_id\":2,\"source\":\"agent\",\"message\":5},\n" +
 				"{\"step_id\":3,\"source\":\"agent\",\"message\":\"bye\",\"surprise\":true}],\n\"novel\":1}",
-			check: func(t *testing.T, recs []*converter.Record, st Stats) {
+			check: func(t *testing.T, recs []*artifact.Record, st Stats) {
 				assert.Equal(t, []int{4}, problemLines(t, st, "small"))
 				assert.Len(t, chatSpans(recs), 1)
 				assert.Equal(t, map[string]int64{"ATIF member novel": 1, "ATIF step member surprise": 1}, st.Unknown)
@@ -295,7 +296,7 @@ func TestLinkATIF(t *testing.T) {
 	child, _ := importFixture(t, ReadATIF, atifDir+"/atif-v1.2-subagent.json")
 	recs := cloneRecords(append(parent, child...))
 	require.Equal(t, 1, LinkATIF(recs))
-	tool := recs[slices.IndexFunc(recs, func(r converter.Record) bool { return attr(r.Span, semconv.ToolName) == "spawn_subagent" })].Span
+	tool := recs[slices.IndexFunc(recs, func(r artifact.Record) bool { return attr(r.Span, semconv.ToolName) == "spawn_subagent" })].Span
 	for _, r := range recs {
 		assert.Equal(t, tool.TraceID(), r.Span.TraceID(), "one trace")
 		if attr(r.Span, semconv.AgentName) == "debugger" {
@@ -304,7 +305,7 @@ func TestLinkATIF(t *testing.T) {
 	}
 	// With every file given, the stated total is what the steps itemize
 	// (the delegating file's final_metrics include the subagent's).
-	var tally converter.Tally
+	var tally artifact.Tally
 	for i := range recs {
 		tally.Add(&recs[i])
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // turnSource generates a transcript log of about size bytes, a turn at a
@@ -73,12 +73,12 @@ func TestTranscriptBoundedMemory(t *testing.T) {
 		mb = 4
 	}
 	src := newTurnSource(mb << 20)
-	w := converter.NewWriter(io.Discard, nil)
+	w := artifact.NewWriter(io.Discard, nil)
 	var peak uint64
 	var ms runtime.MemStats
 	n := 0
 	start := time.Now()
-	st, err := ReadTranscript(src, "big", func(rec *converter.Record) error {
+	st, err := ReadTranscript(src, "big", func(rec *artifact.Record) error {
 		n++
 		if n%1000 == 0 { // often enough for the 4 MiB log of -short and -race
 			runtime.ReadMemStats(&ms)

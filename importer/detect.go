@@ -12,6 +12,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 )
 
@@ -318,9 +319,9 @@ func For(s Shape) (Func, bool) {
 
 // readArtifact reads an agenttrace artifact (tool-dispatch traces
 // included) with converter's Reader.
-func readArtifact(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+func readArtifact(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
 	var st Stats
-	rd := converter.NewReader(r, converter.WithSource(name), converter.WithProblemHandler(func(le *converter.LineError) {
+	rd := artifact.NewReader(r, artifact.WithSource(name), artifact.WithProblemHandler(func(le *artifact.LineError) {
 		st.Problems = append(st.Problems, le)
 		st.Skipped++
 	}))
@@ -346,11 +347,11 @@ func readArtifact(r io.Reader, name string, emit func(*converter.Record) error) 
 // readOTLPWhole reads one OTLP document (JSON or protobuf), which is read
 // whole, and emits its spans in the order they end.
 func readOTLPWhole(f converter.Format) Func {
-	return func(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+	return func(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
 		s := sink{name: name, emit: emit}
 		td, err := converter.ReadOTLP(r, f, name)
 		if err == nil {
-			err = s.putAll(converter.Records(td))
+			err = s.putAll(artifact.Records(td))
 		}
 		return s.done(), err
 	}
@@ -358,9 +359,9 @@ func readOTLPWhole(f converter.Format) Func {
 
 // readOTLPLines reads OTLP/JSON lines one line at a time: a line that does
 // not decode is reported and skipped.
-func readOTLPLines(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+func readOTLPLines(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
 	s := sink{name: name, emit: emit}
-	lines := converter.NewLineReader(r, converter.DefaultMaxLineSize)
+	lines := artifact.NewLineReader(r, artifact.DefaultMaxLineSize)
 	var u ptrace.JSONUnmarshaler
 	err := s.eachLine(lines, func(line []byte) error {
 		err := converter.GuardOTLP(line, converter.FormatOTLPJSON, converter.GuardOptions{Strict: true})
@@ -377,7 +378,7 @@ func readOTLPLines(r io.Reader, name string, emit func(*converter.Record) error)
 			s.problem(lines.Line(), fmt.Errorf("OTLP/JSON: %w", err))
 			return nil
 		}
-		return s.putAll(converter.Records(td))
+		return s.putAll(artifact.Records(td))
 	})
 	return s.done(), err
 }

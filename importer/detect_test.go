@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 )
 
@@ -227,7 +228,7 @@ not json
 	assert.Len(t, recs, 1)
 	require.Len(t, st.Problems, 1)
 	assert.Equal(t, int64(1), st.Skipped)
-	var le *converter.LineError
+	var le *artifact.LineError
 	require.ErrorAs(t, st.Problems[0], &le)
 	assert.Equal(t, 3, le.Line)
 	assert.Equal(t, map[string]int64{"unknown kind": 1}, st.Unknown)
@@ -243,14 +244,14 @@ func TestForOTLPLinesProblems(t *testing.T) {
 	whole, _ := importBytes(t, fn, "c.json", data)
 	assert.Len(t, recs, len(whole))
 	require.Len(t, st.Problems, 1)
-	var le *converter.LineError
+	var le *artifact.LineError
 	require.ErrorAs(t, st.Problems[0], &le)
 	assert.Equal(t, 2, le.Line)
 }
 
 func TestForOTLPWholeError(t *testing.T) {
 	fn, _ := For(OTLPJSON)
-	_, err := fn(strings.NewReader(`{"resourceSpans":[{"resource":`), "bad.json", func(*converter.Record) error { return nil })
+	_, err := fn(strings.NewReader(`{"resourceSpans":[{"resource":`), "bad.json", func(*artifact.Record) error { return nil })
 	assert.ErrorContains(t, err, "bad.json")
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -105,7 +105,7 @@ type streamEvent struct {
 // other types are counted in Stats.Unknown. The line form is read a line
 // at a time (up to 16 MiB each) and holds only open conversations; the
 // array form is read whole.
-func ReadEvents(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+func ReadEvents(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
 	st := newEventsState(name, emit)
 	br := bufio.NewReaderSize(r, 64<<10)
 	first, err := peekNonSpace(br)
@@ -118,7 +118,7 @@ func ReadEvents(r io.Reader, name string, emit func(*converter.Record) error) (S
 	case first == '{' && !firstLineIsValue(br):
 		err = st.readObject(br) // a stored trace written out with indentation
 	default:
-		err = st.readLines(converter.NewLineReader(br, converter.DefaultMaxLineSize))
+		err = st.readLines(artifact.NewLineReader(br, artifact.DefaultMaxLineSize))
 	}
 	if err == nil {
 		err = st.flushAll()
@@ -154,7 +154,7 @@ func (s *eventsState) convID(raw json.RawMessage) string {
 	return s.lastConv
 }
 
-func newEventsState(name string, emit func(*converter.Record) error) *eventsState {
+func newEventsState(name string, emit func(*artifact.Record) error) *eventsState {
 	return &eventsState{
 		synth: newSynth(name, emit),
 		convs: make(map[string]*evConv),
@@ -171,7 +171,7 @@ const eventsRowPrefix = "agenttrace.events."
 // ({"events":[…]}, one row per line), or a server-sent-events line as the
 // chat app streams them ("data: {…}"; the stream's other fields and
 // comments carry no event and are passed over).
-func (s *eventsState) readLines(lr *converter.LineReader) error {
+func (s *eventsState) readLines(lr *artifact.LineReader) error {
 	return s.eachLine(lr, func(line []byte) error {
 		line = bytes.TrimPrefix(line, byteOrderMark)
 		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
@@ -243,7 +243,7 @@ func (s *eventsState) readObject(r io.Reader) error {
 		if err == nil {
 			err = errors.New(`an object of events has an "events" array`)
 		}
-		s.problem(1, fmt.Errorf("%w: %w", converter.ErrBadRecord, err))
+		s.problem(1, fmt.Errorf("%w: %w", artifact.ErrBadRecord, err))
 		return nil
 	}
 	return s.storedTraceAt(data, 0, lines)
@@ -261,7 +261,7 @@ func (s *eventsState) storedTrace(line []byte, n int) error {
 func (s *eventsState) storedTraceAt(data []byte, off int, lines *offsetLines) error {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(data[off:], &members); err != nil {
-		s.problem(lines.at(off), fmt.Errorf("%w: %w", converter.ErrBadRecord, err))
+		s.problem(lines.at(off), fmt.Errorf("%w: %w", artifact.ErrBadRecord, err))
 		return nil
 	}
 	s.row = s.row[:0]
@@ -359,21 +359,21 @@ func (s *eventsState) readArray(r io.Reader) error {
 // returned, problems with the event are recorded.
 func (s *eventsState) handleRaw(raw []byte, line int) error {
 	if firstByte(raw) != '{' {
-		s.problem(line, fmt.Errorf("%w: an event is a JSON object", converter.ErrBadRecord))
+		s.problem(line, fmt.Errorf("%w: an event is a JSON object", artifact.ErrBadRecord))
 		return nil
 	}
 	var ev streamEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {
-			s.problem(line, fmt.Errorf("%w: %w", converter.ErrBadRecord, err))
+			s.problem(line, fmt.Errorf("%w: %w", artifact.ErrBadRecord, err))
 			return nil
 		}
 		// The other fields decoded: report the odd one and go on.
 		s.problem(line, fmt.Errorf("event %q: %w", ev.Type, err))
 	}
 	if ev.Type == "" {
-		s.problem(line, fmt.Errorf("%w: event has no type", converter.ErrBadRecord))
+		s.problem(line, fmt.Errorf("%w: event has no type", artifact.ErrBadRecord))
 		return nil
 	}
 	return s.apply(&ev, line)

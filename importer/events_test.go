@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -417,7 +417,7 @@ func BenchmarkEvents(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		st, err := ReadEvents(bytes.NewReader(data), "bench", func(*converter.Record) error { return nil })
+		st, err := ReadEvents(bytes.NewReader(data), "bench", func(*artifact.Record) error { return nil })
 		if err != nil || len(st.Problems) > 0 {
 			b.Fatal(err, st.Problems)
 		}
@@ -442,11 +442,11 @@ func TestReadEventsStreamsLines(t *testing.T) {
 	}()
 	most := 0
 	var st *eventsState
-	st = newEventsState("pipe", func(*converter.Record) error {
+	st = newEventsState("pipe", func(*artifact.Record) error {
 		most = max(most, len(st.convs))
 		return nil
 	})
-	require.NoError(t, st.readLines(converter.NewLineReader(pr, converter.DefaultMaxLineSize)))
+	require.NoError(t, st.readLines(artifact.NewLineReader(pr, artifact.DefaultMaxLineSize)))
 	assert.EqualValues(t, 3*n, st.stats.Records)
 	assert.Equal(t, 1, most, "one conversation open at a time")
 	assert.Empty(t, st.convs)
@@ -517,7 +517,7 @@ func TestReadEventsSeedShapes(t *testing.T) {
 		{"numeric conversation ids are one conversation with their string form",
 			`{"type":"text","conversation_id":7,"content":"a","timestamp":1}` + "\n" +
 				`{"type":"final","conversation_id":"7","message_id":12,"user_message_id":11,"timestamp":2}`,
-			func(t *testing.T, recs []*converter.Record, st Stats) {
+			func(t *testing.T, recs []*artifact.Record, st Stats) {
 				assert.Empty(t, st.Problems)
 				require.Len(t, recs, 2)
 				assert.Equal(t, "7", attr(recs[1].Span, semconv.ConversationID))
@@ -527,7 +527,7 @@ func TestReadEventsSeedShapes(t *testing.T) {
 		{"an event without a conversation belongs to the one before",
 			`{"type":"tool_start","conversation_id":3,"tool_call_id":"a","tool_name":"x","timestamp":1}` + "\n" +
 				`{"type":"cancelled","reason":"user"}`,
-			func(t *testing.T, recs []*converter.Record, st Stats) {
+			func(t *testing.T, recs []*artifact.Record, st Stats) {
 				assert.Empty(t, st.Problems)
 				require.Len(t, recs, 2)
 				assert.Equal(t, errCancelled, attr(recs[0].Span, semconv.ErrorType))
@@ -535,13 +535,13 @@ func TestReadEventsSeedShapes(t *testing.T) {
 			}},
 		{"a stored object without an events array is reported",
 			"{\n\"trace_id\": \"x\"\n}\n",
-			func(t *testing.T, recs []*converter.Record, st Stats) {
+			func(t *testing.T, recs []*artifact.Record, st Stats) {
 				assert.Empty(t, recs)
 				assert.Equal(t, []int{1}, problemLines(t, st, "small"))
 			}},
 		{"a bad event in a stored object is reported with its line",
 			"{\"events\": [\n{\"type\":\"text\",\"content\":\"a\"},\n7,\n{\"type\":\"text\",\"content\":\"b\"}\n]}",
-			func(t *testing.T, recs []*converter.Record, st Stats) {
+			func(t *testing.T, recs []*artifact.Record, st Stats) {
 				assert.Equal(t, []int{3}, problemLines(t, st, "small"))
 				require.Len(t, recs, 2)
 			}},

@@ -16,7 +16,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -26,10 +26,10 @@ import (
 const shapesDir = "../testdata/shapes"
 
 // importBytes runs fn over data and returns what it emitted.
-func importBytes(t testing.TB, fn Func, name string, data []byte) ([]*converter.Record, Stats) {
+func importBytes(t testing.TB, fn Func, name string, data []byte) ([]*artifact.Record, Stats) {
 	t.Helper()
-	var recs []*converter.Record
-	st, err := fn(bytes.NewReader(data), name, func(r *converter.Record) error {
+	var recs []*artifact.Record
+	st, err := fn(bytes.NewReader(data), name, func(r *artifact.Record) error {
 		recs = append(recs, r)
 		return nil
 	})
@@ -38,7 +38,7 @@ func importBytes(t testing.TB, fn Func, name string, data []byte) ([]*converter.
 	return recs, st
 }
 
-func importFile(t testing.TB, fn Func, path string) ([]*converter.Record, Stats) {
+func importFile(t testing.TB, fn Func, path string) ([]*artifact.Record, Stats) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -46,7 +46,7 @@ func importFile(t testing.TB, fn Func, path string) ([]*converter.Record, Stats)
 }
 
 // importFixture imports the file of testdata/shapes.
-func importFixture(t testing.TB, fn Func, file string) ([]*converter.Record, Stats) {
+func importFixture(t testing.TB, fn Func, file string) ([]*artifact.Record, Stats) {
 	t.Helper()
 	return importFile(t, fn, filepath.Join(shapesDir, file))
 }
@@ -67,8 +67,8 @@ func hasAttr(sp ptrace.Span, key string) bool {
 	return ok
 }
 
-func byOp(recs []*converter.Record, op string) []*converter.Record {
-	var out []*converter.Record
+func byOp(recs []*artifact.Record, op string) []*artifact.Record {
+	var out []*artifact.Record
 	for _, r := range recs {
 		if attr(r.Span, semconv.OperationName) == op {
 			out = append(out, r)
@@ -77,7 +77,7 @@ func byOp(recs []*converter.Record, op string) []*converter.Record {
 	return out
 }
 
-func byAttr(t testing.TB, recs []*converter.Record, key, val string) *converter.Record {
+func byAttr(t testing.TB, recs []*artifact.Record, key, val string) *artifact.Record {
 	t.Helper()
 	for _, r := range recs {
 		if attr(r.Span, key) == val {
@@ -89,7 +89,7 @@ func byAttr(t testing.TB, recs []*converter.Record, key, val string) *converter.
 }
 
 // byName returns the spans named name, in emission order.
-func byName(recs []*converter.Record, name string) []ptrace.Span {
+func byName(recs []*artifact.Record, name string) []ptrace.Span {
 	var out []ptrace.Span
 	for _, r := range recs {
 		if r.Span.Name() == name {
@@ -99,7 +99,7 @@ func byName(recs []*converter.Record, name string) []ptrace.Span {
 	return out
 }
 
-func toolNames(recs []*converter.Record) []string {
+func toolNames(recs []*artifact.Record) []string {
 	var out []string
 	for _, r := range byOp(recs, semconv.OpExecuteTool) {
 		out = append(out, attr(r.Span, semconv.ToolName))
@@ -115,10 +115,10 @@ func ts(s string) pcommon.Timestamp {
 	return pcommon.Timestamp(t.UnixNano())
 }
 
-// cloneRecords copies recs, spans and all, so converter.ToTraces (which
+// cloneRecords copies recs, spans and all, so artifact.ToTraces (which
 // moves spans) leaves the originals alone.
-func cloneRecords(recs []*converter.Record) []converter.Record {
-	out := make([]converter.Record, len(recs))
+func cloneRecords(recs []*artifact.Record) []artifact.Record {
+	out := make([]artifact.Record, len(recs))
 	for i, r := range recs {
 		out[i] = *r
 		out[i].Span = ptrace.NewSpan()
@@ -129,24 +129,24 @@ func cloneRecords(recs []*converter.Record) []converter.Record {
 
 // spansOf is recs as ptracecmp lines, resources and scopes included;
 // recs are left as they are.
-func spansOf(recs []*converter.Record) []string {
-	return ptracecmp.Spans(converter.ToTraces(cloneRecords(recs)))
+func spansOf(recs []*artifact.Record) []string {
+	return ptracecmp.Spans(artifact.ToTraces(cloneRecords(recs)))
 }
 
 // assertRoundTrip writes recs as an artifact, reads it back and checks
 // that every span, resource and scope survived.
-func assertRoundTrip(t *testing.T, recs []*converter.Record) {
+func assertRoundTrip(t *testing.T, recs []*artifact.Record) {
 	t.Helper()
 	require.NotEmpty(t, recs)
 	want := spansOf(recs)
 	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, nil)
+	w := artifact.NewWriter(&buf, nil)
 	for _, r := range recs {
 		require.NoError(t, w.Write(r))
 	}
 	require.NoError(t, w.Close())
-	rd := converter.NewReader(&buf)
-	var back []*converter.Record
+	rd := artifact.NewReader(&buf)
+	var back []*artifact.Record
 	for {
 		r, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -160,7 +160,7 @@ func assertRoundTrip(t *testing.T, recs []*converter.Record) {
 }
 
 // assertSane checks what every imported record must satisfy.
-func assertSane(t testing.TB, recs []*converter.Record) {
+func assertSane(t testing.TB, recs []*artifact.Record) {
 	t.Helper()
 	for _, r := range recs {
 		require.NoError(t, saneSpan(r.Span))
@@ -183,7 +183,7 @@ func saneSpan(sp ptrace.Span) error {
 // (transcript, trajectory, events) to its contract: sane, distinct span
 // ids, children emitted before their parents, the importer's scope and one
 // shared resource that names a service.
-func assertImported(t testing.TB, recs []*converter.Record) {
+func assertImported(t testing.TB, recs []*artifact.Record) {
 	t.Helper()
 	assertSane(t, recs)
 	emitted := map[pcommon.SpanID]int{}
@@ -206,8 +206,8 @@ func assertImported(t testing.TB, recs []*converter.Record) {
 // checkFuzz is what any input must give, read by fn: no error, as many
 // records as Stats counts, sane spans, problems with their line.
 func checkFuzz(t *testing.T, fn Func, data []byte) {
-	var recs []*converter.Record
-	st, err := fn(bytes.NewReader(data), "fuzz", func(r *converter.Record) error {
+	var recs []*artifact.Record
+	st, err := fn(bytes.NewReader(data), "fuzz", func(r *artifact.Record) error {
 		recs = append(recs, r)
 		return nil
 	})
@@ -218,7 +218,7 @@ func checkFuzz(t *testing.T, fn Func, data []byte) {
 		t.Fatalf("%d records, Stats.Records %d", len(recs), st.Records)
 	}
 	for _, p := range st.Problems {
-		var le *converter.LineError
+		var le *artifact.LineError
 		if !errors.As(p, &le) || le.Line < 1 {
 			t.Fatalf("problem %v is not a LineError with a line", p)
 		}
@@ -231,12 +231,12 @@ func checkFuzz(t *testing.T, fn Func, data []byte) {
 }
 
 // problemLines returns the lines (record numbers) of st's problems, each a
-// *converter.LineError from source.
+// *artifact.LineError from source.
 func problemLines(t testing.TB, st Stats, source string) []int {
 	t.Helper()
 	var lines []int
 	for _, p := range st.Problems {
-		var le *converter.LineError
+		var le *artifact.LineError
 		require.ErrorAs(t, p, &le)
 		assert.Equal(t, source, le.Source)
 		lines = append(lines, le.Line)
@@ -247,7 +247,7 @@ func problemLines(t testing.TB, st Stats, source string) []int {
 // smallCase is an input written out in a test and what it must import as.
 type smallCase struct {
 	name, in string
-	check    func(t *testing.T, recs []*converter.Record, st Stats)
+	check    func(t *testing.T, recs []*artifact.Record, st Stats)
 }
 
 // runSmall imports every case with fn and holds it to the contract of a
@@ -269,9 +269,9 @@ type fixtureCase struct {
 	read    Func
 	traces  int
 	records int64
-	// counts and tokens as converter.Tally sums them
+	// counts and tokens as artifact.Tally sums them
 	calls, inferences, agents, errors int64
-	tokens                            converter.Tokens
+	tokens                            artifact.Tokens
 	// tools in the order they started
 	tools []string
 	// "span name: error.type" of every error span, sorted
@@ -303,7 +303,7 @@ func checkFixture(t *testing.T, c fixtureCase) {
 	assert.Equal(t, c.records, st.Records, "records")
 	assertImported(t, recs)
 
-	var tally converter.Tally
+	var tally artifact.Tally
 	for _, r := range recs {
 		tally.Add(r)
 	}

@@ -18,7 +18,7 @@ package importer
 import (
 	"io"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // Shape names an input shape.
@@ -47,7 +47,7 @@ type Stats struct {
 	// Unknown counts records of types the shape does not define, by type.
 	Unknown map[string]int64
 	// Problems are the lines that could not be read, as
-	// *converter.LineError ("file:line: problem"), in order: the first
+	// *artifact.LineError ("file:line: problem"), in order: the first
 	// 1,000, then one saying how many more there were.
 	Problems []error
 	// Skipped counts every line reported and skipped, listed or not.
@@ -60,4 +60,4 @@ type Stats struct {
 // open tool call, an open task), so inputs of any size import in bounded
 // memory — except shapes that are one JSON document (Jaeger JSON, an
 // events array), which are read whole. An error from emit stops it.
-type Func func(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error)
+type Func func(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error)

@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -96,7 +96,7 @@ const jaegerMaxDepth = 4
 // are kept in jaeger.warnings. A span without usable ids is reported (with
 // its line) and skipped. The input is read whole; each trace's records are
 // emitted in the order their spans end.
-func ReadJaeger(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+func ReadJaeger(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return Stats{}, fmt.Errorf("%s: %w", name, err)
@@ -241,7 +241,7 @@ func (j *jaegerReader) trace(tr *jaegerTrace) error {
 		resources[pid] = res
 		return res
 	}
-	recs := make([]converter.Record, 0, len(tr.spans))
+	recs := make([]artifact.Record, 0, len(tr.spans))
 	for _, sv := range tr.spans {
 		var js jaegerSpan
 		if err := json.Unmarshal(sv.raw, &js); err != nil {
@@ -255,7 +255,7 @@ func (j *jaegerReader) trace(tr *jaegerTrace) error {
 		rec.Resource = resourceFor(js.ProcessID, js.Process, sv.off)
 		recs = append(recs, rec)
 	}
-	converter.SortRecords(recs)
+	artifact.SortRecords(recs)
 	return j.out.putAll(recs)
 }
 
@@ -288,19 +288,19 @@ func (j *jaegerReader) scope(name, version string) pcommon.InstrumentationScope 
 }
 
 // span converts one Jaeger span; false when it has no usable identity.
-func (j *jaegerReader) span(js *jaegerSpan, traceID string, off int) (converter.Record, bool) {
+func (j *jaegerReader) span(js *jaegerSpan, traceID string, off int) (artifact.Record, bool) {
 	if js.TraceID != "" {
 		traceID = js.TraceID
 	}
 	tid, err := jaegerTraceID(traceID)
 	if err != nil {
 		j.problem(off, fmt.Errorf("span %q: traceID: %w", js.SpanID, err))
-		return converter.Record{}, false
+		return artifact.Record{}, false
 	}
 	sid, err := jaegerSpanID(js.SpanID)
 	if err != nil {
 		j.problem(off, fmt.Errorf("span %q: spanID: %w", js.SpanID, err))
-		return converter.Record{}, false
+		return artifact.Record{}, false
 	}
 	sp := ptrace.NewSpan()
 	sp.SetTraceID(tid)
@@ -333,7 +333,7 @@ func (j *jaegerReader) span(js *jaegerSpan, traceID string, off int) (converter.
 		}
 	}
 	j.logs(sp, js, off)
-	return converter.Record{Span: sp, Scope: j.scope(scopeName, scopeVersion)}, true
+	return artifact.Record{Span: sp, Scope: j.scope(scopeName, scopeVersion)}, true
 }
 
 // tags sets sp's kind, status, trace state and attributes from js's tags,

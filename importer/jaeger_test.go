@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -31,7 +31,7 @@ func traceID(t testing.TB, s string) pcommon.TraceID {
 	return id
 }
 
-func bySpanID(t testing.TB, recs []*converter.Record, id string) *converter.Record {
+func bySpanID(t testing.TB, recs []*artifact.Record, id string) *artifact.Record {
 	t.Helper()
 	want := spanID(t, id)
 	for _, r := range recs {

@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 )
 
@@ -25,7 +26,7 @@ const MaxStreamRecord = 64 << 20
 // does not decode is reported (numbered from 1) and skipped; a bad length
 // or a truncated record ends the stream, since nothing after it can be
 // framed, and is reported too.
-func ReadOTLPStream(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+func ReadOTLPStream(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
 	s := sink{name: name, emit: emit}
 	err := readStream(&s, r)
 	return s.done(), err
@@ -74,7 +75,7 @@ func readStream(s *sink, r io.Reader) error {
 			s.problem(n, fmt.Errorf("record %d: OTLP protobuf: %w", n, err))
 			continue
 		}
-		if err := s.putAll(converter.Records(td)); err != nil {
+		if err := s.putAll(artifact.Records(td)); err != nil {
 			return err
 		}
 	}

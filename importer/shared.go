@@ -24,7 +24,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -32,11 +32,11 @@ import (
 // trajectory) share: the import's sink and the line reader.
 type lineIO struct {
 	synth
-	lines *converter.LineReader
+	lines *artifact.LineReader
 }
 
-func newLineIO(r io.Reader, name string, emit func(*converter.Record) error) *lineIO {
-	return &lineIO{synth: newSynth(name, emit), lines: converter.NewLineReader(r, converter.DefaultMaxLineSize)}
+func newLineIO(r io.Reader, name string, emit func(*artifact.Record) error) *lineIO {
+	return &lineIO{synth: newSynth(name, emit), lines: artifact.NewLineReader(r, artifact.DefaultMaxLineSize)}
 }
 
 // each calls fn with every line of the input that is not blank (see
@@ -46,9 +46,9 @@ func (o *lineIO) each(fn func([]byte) error) error { return o.eachLine(o.lines, 
 // bad reports the current line as one that could not be read.
 func (o *lineIO) bad(err error) {
 	if o.torn {
-		err = fmt.Errorf("%w: %w", converter.ErrTornLine, err)
+		err = fmt.Errorf("%w: %w", artifact.ErrTornLine, err)
 	} else {
-		err = fmt.Errorf("%w: %w", converter.ErrBadRecord, err)
+		err = fmt.Errorf("%w: %w", artifact.ErrBadRecord, err)
 	}
 	o.problem(o.lines.Line(), err)
 }

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // maxProblems bounds the problems a reader keeps; the rest are counted in
@@ -20,7 +20,7 @@ const maxProblems = 1000
 // reader keeps one; done returns what it counted.
 type sink struct {
 	name    string // the input's name, for messages
-	emit    func(*converter.Record) error
+	emit    func(*artifact.Record) error
 	stats   Stats
 	dropped int  // problems not kept
 	last    int  // line of the last problem
@@ -36,7 +36,7 @@ func (s *sink) problem(line int, err error) {
 		s.dropped++
 		return
 	}
-	s.stats.Problems = append(s.stats.Problems, &converter.LineError{Source: s.name, Line: line, Err: err})
+	s.stats.Problems = append(s.stats.Problems, &artifact.LineError{Source: s.name, Line: line, Err: err})
 }
 
 // unknown counts a record of a type the shape does not define.
@@ -47,12 +47,12 @@ func (s *sink) unknown(typ string) {
 	s.stats.Unknown[typ]++
 }
 
-func (s *sink) put(rec *converter.Record) error {
+func (s *sink) put(rec *artifact.Record) error {
 	s.stats.Records++
 	return s.emit(rec)
 }
 
-func (s *sink) putAll(recs []converter.Record) error {
+func (s *sink) putAll(recs []artifact.Record) error {
 	for i := range recs {
 		if err := s.put(&recs[i]); err != nil {
 			return err
@@ -65,7 +65,7 @@ func (s *sink) putAll(recs []converter.Record) error {
 // a last one.
 func (s *sink) done() Stats {
 	if s.dropped > 0 {
-		s.stats.Problems = append(s.stats.Problems, &converter.LineError{Source: s.name, Line: s.last,
+		s.stats.Problems = append(s.stats.Problems, &artifact.LineError{Source: s.name, Line: s.last,
 			Err: fmt.Errorf("%d more problems not listed", s.dropped)})
 		s.dropped = 0
 	}
@@ -76,14 +76,14 @@ func (s *sink) done() Stats {
 // mark taken off, until the end, a read error or an error from fn. A line
 // over the limit is reported and skipped; s.torn tells fn that its line is
 // the last one and was cut short.
-func (s *sink) eachLine(lr *converter.LineReader, fn func(line []byte) error) error {
+func (s *sink) eachLine(lr *artifact.LineReader, fn func(line []byte) error) error {
 	for {
 		line, err := lr.Next()
-		s.torn = err == converter.ErrTornLine
+		s.torn = err == artifact.ErrTornLine
 		switch {
 		case err == io.EOF:
 			return nil
-		case errors.Is(err, converter.ErrLineTooLong):
+		case errors.Is(err, artifact.ErrLineTooLong):
 			s.problem(lr.Line(), err)
 			continue
 		case err != nil && !s.torn:
@@ -117,7 +117,7 @@ type synth struct {
 	scope pcommon.InstrumentationScope
 }
 
-func newSynth(name string, emit func(*converter.Record) error) synth {
+func newSynth(name string, emit func(*artifact.Record) error) synth {
 	s := synth{sink: sink{name: name, emit: emit}, res: pcommon.NewResource(), scope: pcommon.NewInstrumentationScope()}
 	s.res.Attributes().PutStr("service.name", "unknown_service")
 	s.scope.SetName(importScopeName)
@@ -127,5 +127,5 @@ func newSynth(name string, emit func(*converter.Record) error) synth {
 
 // send emits sp under the import's resource and scope.
 func (s *synth) send(sp ptrace.Span) error {
-	return s.put(&converter.Record{Span: sp, Resource: s.res, Scope: s.scope})
+	return s.put(&artifact.Record{Span: sp, Resource: s.res, Scope: s.scope})
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // The one line loop of the line-oriented readers: blank lines skipped, a
@@ -21,7 +21,7 @@ import (
 func TestEachLine(t *testing.T) {
 	in := "\uFEFFone\n\n  \n\uFEFF\n\uFEFFtwo\r\n" + strings.Repeat("x", 40) + "\nthree"
 	s := sink{name: "in"}
-	lr := converter.NewLineReader(strings.NewReader(in), 32)
+	lr := artifact.NewLineReader(strings.NewReader(in), 32)
 	var got []string
 	require.NoError(t, s.eachLine(lr, func(line []byte) error {
 		got = append(got, fmt.Sprintf("%d:%s:%v", lr.Line(), line, s.torn))
@@ -30,12 +30,12 @@ func TestEachLine(t *testing.T) {
 	assert.Equal(t, []string{"1:one:false", "5:two:false", "7:three:true"}, got)
 	st := s.done()
 	require.Len(t, st.Problems, 1)
-	assert.ErrorIs(t, st.Problems[0], converter.ErrLineTooLong)
+	assert.ErrorIs(t, st.Problems[0], artifact.ErrLineTooLong)
 	assert.Contains(t, st.Problems[0].Error(), "in:6:")
 
 	stop := errors.New("stop")
 	n := 0
-	err := s.eachLine(converter.NewLineReader(strings.NewReader("a\nb\n"), 32), func([]byte) error { n++; return stop })
+	err := s.eachLine(artifact.NewLineReader(strings.NewReader("a\nb\n"), 32), func([]byte) error { n++; return stop })
 	assert.ErrorIs(t, err, stop)
 	assert.Equal(t, 1, n)
 }
@@ -79,7 +79,7 @@ func TestEmitErrorStops(t *testing.T) {
 		require.True(t, ok, shape)
 		for _, at := range []int{1, 2} {
 			n := 0
-			st, err := fn(bytes.NewReader(data), "x", func(*converter.Record) error {
+			st, err := fn(bytes.NewReader(data), "x", func(*artifact.Record) error {
 				if n++; n == at {
 					return stop
 				}

@@ -7,7 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -87,7 +87,7 @@ func keepError(sp ptrace.Span, code, msg string) {
 }
 
 // GenAI messages (the v1.41 message schema) are written by hand, strings
-// with converter.AppendJSONString, so that every importer writes them
+// with artifact.AppendJSONString, so that every importer writes them
 // alike.
 
 // chatPart is a text or reasoning part of a message.
@@ -99,9 +99,9 @@ type chatPart struct {
 // appendPart appends the part {"type":typ,"content":content}.
 func appendPart(dst []byte, typ, content string) []byte {
 	dst = append(dst, `{"type":`...)
-	dst = converter.AppendJSONString(dst, typ)
+	dst = artifact.AppendJSONString(dst, typ)
 	dst = append(dst, `,"content":`...)
-	dst = converter.AppendJSONString(dst, content)
+	dst = artifact.AppendJSONString(dst, content)
 	return append(dst, '}')
 }
 
@@ -114,7 +114,7 @@ func appendMessages(dst []byte, role, finish string, parts ...chatPart) []byte {
 	}
 	dst = slices.Grow(dst, n) // enough unless there is much to escape
 	dst = append(dst, `[{"role":`...)
-	dst = converter.AppendJSONString(dst, role)
+	dst = artifact.AppendJSONString(dst, role)
 	dst = append(dst, `,"parts":[`...)
 	for i, p := range parts {
 		if i > 0 {
@@ -125,7 +125,7 @@ func appendMessages(dst []byte, role, finish string, parts ...chatPart) []byte {
 	dst = append(dst, ']')
 	if finish != "" {
 		dst = append(dst, `,"finish_reason":`...)
-		dst = converter.AppendJSONString(dst, finish)
+		dst = artifact.AppendJSONString(dst, finish)
 	}
 	return append(dst, "}]"...)
 }

@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -84,7 +84,7 @@ import (
 // shape does not define are counted in Stats.Unknown; lines that are not
 // JSON are reported in Stats.Problems and skipped. Only open agent spans
 // and the root are held.
-func ReadTrajectory(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+func ReadTrajectory(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
 	t := trajectoryReader{io: newLineIO(r, name, emit), tasks: map[string]*trajectoryTask{}}
 	err := t.io.each(t.line)
 	if err == nil {

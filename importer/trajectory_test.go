@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -24,7 +24,7 @@ func TestReadTrajectoryFixtures(t *testing.T) {
 			// 400+50, which no iteration carries; test-runner's 1200+110 repeats its
 			// iteration's 800+60 and log-analyzer's); input includes the cached tokens:
 			// (2100+0+1500) + (300+3600+0) + 800 + 400 + (250+5200+0)
-			tokens:     converter.Tokens{Input: 14150, Output: 525, CacheRead: 8800, CacheCreation: 1500},
+			tokens:     artifact.Tokens{Input: 14150, Output: 525, CacheRead: 8800, CacheCreation: 1500},
 			tools:      []string{"Read", "Bash", "summarize-log", "Edit"},
 			errorSpans: []string{"execute_tool Bash: CalledProcessError", "invoke_agent test-runner: AssertionError"},
 			tree: []string{
@@ -154,7 +154,7 @@ func TestReadTrajectoryEdgeDetails(t *testing.T) {
 	t.Parallel()
 	recs, st := importFixture(t, ReadTrajectory, "trajectory-edge.jsonl")
 	require.Len(t, st.Problems, 1)
-	assert.ErrorIs(t, st.Problems[0], converter.ErrBadRecord)
+	assert.ErrorIs(t, st.Problems[0], artifact.ErrBadRecord)
 	last := recs[len(recs)-1]
 	root := last.Span
 	assert.Equal(t, "claw", mapAttr(last.Resource.Attributes(), "service.name"), "from claw_version")
@@ -184,9 +184,9 @@ func TestReadTrajectoryEdgeDetails(t *testing.T) {
 func TestReadTrajectorySmall(t *testing.T) {
 	t.Parallel()
 	runSmall(t, ReadTrajectory, []smallCase{
-		{"empty", "", func(t *testing.T, recs []*converter.Record, st Stats) { assert.Empty(t, recs) }},
+		{"empty", "", func(t *testing.T, recs []*artifact.Record, st Stats) { assert.Empty(t, recs) }},
 		{"no metadata", `{"type":"tool_call","timestamp":"2026-01-01T00:00:01Z","task_id":"A","tool_name":"x","duration_ms":1000}`,
-			func(t *testing.T, recs []*converter.Record, st Stats) {
+			func(t *testing.T, recs []*artifact.Record, st Stats) {
 				require.Len(t, recs, 2)
 				assert.Equal(t, "unknown_service", mapAttr(recs[0].Resource.Attributes(), "service.name"))
 				assert.Equal(t, recs[0].Span.StartTimestamp(), recs[1].Span.StartTimestamp(), "the root covers its spans")
@@ -194,7 +194,7 @@ func TestReadTrajectorySmall(t *testing.T) {
 		{"complete without dispatch", `{"type":"metadata","session_id":"s","started_at":"2026-01-01T00:00:00Z"}` + "\n" +
 			`{"type":"agent_complete","timestamp":"2026-01-01T00:00:05Z","task_id":"A.1","agent_type":"w","duration_ms":2000,"success":false}` + "\n" +
 			`{"type":"final","timestamp":"2026-01-01T00:00:06Z","final_status":"failed"}`,
-			func(t *testing.T, recs []*converter.Record, st Stats) {
+			func(t *testing.T, recs []*artifact.Record, st Stats) {
 				require.Len(t, recs, 2)
 				assert.Equal(t, "invoke_agent w", recs[0].Span.Name())
 				assert.Equal(t, uint64(2e9), uint64(recs[0].Span.EndTimestamp()-recs[0].Span.StartTimestamp()))
@@ -205,14 +205,14 @@ func TestReadTrajectorySmall(t *testing.T) {
 			`{"type":"agent_dispatch","timestamp":"2026-01-01T00:00:01Z","task_id":"A.1","agent_type":"w"}` + "\n" +
 			`{"type":"agent_dispatch","timestamp":"2026-01-01T00:00:02Z","task_id":"A.1.1","agent_type":"v"}` + "\n" +
 			`{"type":"final","timestamp":"2026-01-01T00:00:06Z","final_status":"success"}`,
-			func(t *testing.T, recs []*converter.Record, st Stats) {
+			func(t *testing.T, recs []*artifact.Record, st Stats) {
 				require.Len(t, recs, 3)
 				assert.Equal(t, "invoke_agent v", recs[0].Span.Name(), "innermost first")
 				assert.Equal(t, "incomplete", attr(recs[0].Span, semconv.ErrorType))
 				assert.Equal(t, recs[1].Span.SpanID(), recs[0].Span.ParentSpanID(), "A.1.1 under A.1 by its id")
 				assert.Equal(t, ptrace.StatusCodeUnset, recs[2].Span.Status().Code())
 			}},
-		{"no type", `{"timestamp":"2026-01-01T00:00:00Z"}`, func(t *testing.T, recs []*converter.Record, st Stats) {
+		{"no type", `{"timestamp":"2026-01-01T00:00:00Z"}`, func(t *testing.T, recs []*artifact.Record, st Stats) {
 			assert.Empty(t, recs)
 			require.Len(t, st.Problems, 1)
 		}},
@@ -263,13 +263,13 @@ func TestReadTrajectorySeed(t *testing.T) {
 	assert.Empty(t, st.Problems)
 	assert.Empty(t, st.Unknown)
 
-	var tally converter.Tally
+	var tally artifact.Tally
 	for _, r := range recs {
 		tally.Add(r)
 	}
 	// log-analyzer 900+120; backend 3100+410 with 2048 cache read, less
 	// log-analyzer's, counted once: input (3100-900)+2048, output 410-120.
-	assert.Equal(t, converter.Tokens{Input: 900 + 2200 + 2048, Output: 410, CacheRead: 2048,
+	assert.Equal(t, artifact.Tokens{Input: 900 + 2200 + 2048, Output: 410, CacheRead: 2048,
 		Total: 900 + 2200 + 2048 + 410}, tally.Summary(nil).Tokens, "agent-level usage counted once")
 
 	leaves := map[string]ptrace.Span{}
@@ -298,7 +298,7 @@ func TestReadTrajectorySeed(t *testing.T) {
 		rd := new(semconv.Reading)
 		r.Read(rd)
 		if r.Span.SpanID() == root.SpanID() {
-			assert.False(t, converter.Failed(r.Span, rd))
+			assert.False(t, artifact.Failed(r.Span, rd))
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -96,7 +96,7 @@ import (
 // not define are counted in Stats.Unknown and skipped. Lines are read one
 // at a time, up to 16 MiB each; only open calls, open model requests, the
 // messages of the current turn and the roots' events are held.
-func ReadTranscript(r io.Reader, name string, emit func(*converter.Record) error) (Stats, error) {
+func ReadTranscript(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
 	t := transcriptReader{io: newLineIO(r, name, emit), sessions: map[string]*transcriptSession{}}
 	err := t.io.each(t.line)
 	for i := 0; err == nil && i < len(t.order); i++ {

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -25,7 +25,7 @@ func TestReadTranscriptFixtures(t *testing.T) {
 			file: "transcript.jsonl", read: ReadTranscript, traces: 1, records: 7,
 			calls: 3, inferences: 3, agents: 1, errors: 1,
 			// input includes the cached tokens: (1200+0+3000) + (150+4200+0) + (90+4500+300)
-			tokens:     converter.Tokens{Input: 13440, Output: 265, CacheRead: 8700, CacheCreation: 3300},
+			tokens:     artifact.Tokens{Input: 13440, Output: 265, CacheRead: 8700, CacheCreation: 3300},
 			tools:      []string{"read_file", "edit_file", "run_tests"},
 			errorSpans: []string{"execute_tool run_tests: tool_error"},
 			tree: []string{
@@ -42,7 +42,7 @@ func TestReadTranscriptFixtures(t *testing.T) {
 			file: "transcript-edge.jsonl", read: ReadTranscript, traces: 2, records: 7,
 			calls: 2, inferences: 3, agents: 2, errors: 2,
 			// openai's input already includes its cached 300; anthropic's 20 does not (+100)
-			tokens:     converter.Tokens{Input: 620, Output: 50, CacheRead: 400},
+			tokens:     artifact.Tokens{Input: 620, Output: 50, CacheRead: 400},
 			tools:      []string{"list_dir", "fetch_url"},
 			errorSpans: []string{"chat gpt-4.1: incomplete", "execute_tool fetch_url: incomplete"},
 			tree: []string{
@@ -140,8 +140,8 @@ func TestReadTranscriptEdgeDetails(t *testing.T) {
 	t.Parallel()
 	recs, st := importFixture(t, ReadTranscript, "transcript-edge.jsonl")
 	require.Len(t, st.Problems, 2)
-	assert.ErrorIs(t, st.Problems[0], converter.ErrBadRecord)
-	assert.ErrorIs(t, st.Problems[1], converter.ErrTornLine)
+	assert.ErrorIs(t, st.Problems[0], artifact.ErrBadRecord)
+	assert.ErrorIs(t, st.Problems[1], artifact.ErrTornLine)
 	assert.Contains(t, st.Problems[0].Error(), "transcript-edge.jsonl:6: ")
 
 	roots := byName(recs, "invoke_agent")
@@ -195,42 +195,42 @@ func TestReadTranscriptSmall(t *testing.T) {
 	t.Parallel()
 	const t0 = `"time":"2026-01-01T00:00:00Z"`
 	runSmall(t, ReadTranscript, []smallCase{
-		{"empty", "", func(t *testing.T, recs []*converter.Record, st Stats) {
+		{"empty", "", func(t *testing.T, recs []*artifact.Record, st Stats) {
 			assert.Empty(t, recs)
 			assert.Empty(t, st.Problems)
 		}},
-		{"only unknown", `{"type":"x.happened",` + t0 + "}\n", func(t *testing.T, recs []*converter.Record, st Stats) {
+		{"only unknown", `{"type":"x.happened",` + t0 + "}\n", func(t *testing.T, recs []*artifact.Record, st Stats) {
 			assert.Empty(t, recs)
 			assert.Equal(t, map[string]int64{"x.happened": 1}, st.Unknown)
 		}},
-		{"no type", `{"id":1}` + "\n", func(t *testing.T, recs []*converter.Record, st Stats) {
+		{"no type", `{"id":1}` + "\n", func(t *testing.T, recs []*artifact.Record, st Stats) {
 			require.Len(t, st.Problems, 1)
-			assert.ErrorIs(t, st.Problems[0], converter.ErrBadRecord)
+			assert.ErrorIs(t, st.Problems[0], artifact.ErrBadRecord)
 		}},
 		{"result without call", `{"type":"message.appended",` + t0 + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"r"}]}}`,
-			func(t *testing.T, recs []*converter.Record, st Stats) {
+			func(t *testing.T, recs []*artifact.Record, st Stats) {
 				require.Len(t, recs, 2)
 				assert.Equal(t, "execute_tool", recs[0].Span.Name())
 				assert.Equal(t, "true", attr(recs[0].Span, transcriptAttrUnmatched))
 			}},
 		{"response without request", `{"type":"inference.responded",` + t0 + `,"inference":{"stop_reason":"end_turn","model":"m","usage":{"input":1,"output":2}}}`,
-			func(t *testing.T, recs []*converter.Record, st Stats) {
+			func(t *testing.T, recs []*artifact.Record, st Stats) {
 				require.Len(t, recs, 2)
 				assert.Equal(t, "chat m", recs[0].Span.Name())
 				assert.Equal(t, "1", attr(recs[0].Span, semconv.UsageInputTokens))
 			}},
-		{"bad time", `{"type":"state.patched","time":"yesterday","state":{}}`, func(t *testing.T, recs []*converter.Record, st Stats) {
+		{"bad time", `{"type":"state.patched","time":"yesterday","state":{}}`, func(t *testing.T, recs []*artifact.Record, st Stats) {
 			require.Len(t, recs, 1, "the record is kept")
 			require.Len(t, st.Problems, 1)
 			assert.Contains(t, st.Problems[0].Error(), "yesterday")
 		}},
-		{"payload at top level", `{"type":"inference.requested",` + t0 + `,"model":"top","turn":1}`, func(t *testing.T, recs []*converter.Record, st Stats) {
+		{"payload at top level", `{"type":"inference.requested",` + t0 + `,"model":"top","turn":1}`, func(t *testing.T, recs []*artifact.Record, st Stats) {
 			require.Len(t, recs, 2)
 			assert.Equal(t, "chat top", recs[0].Span.Name())
 			assert.Equal(t, "incomplete", attr(recs[0].Span, semconv.ErrorType))
 		}},
 		{"no session id", `{"type":"session.started",` + t0 + `}` + "\r\n" + `{"type":"state.patched","time":1767225601000}`,
-			func(t *testing.T, recs []*converter.Record, st Stats) {
+			func(t *testing.T, recs []*artifact.Record, st Stats) {
 				require.Len(t, recs, 1)
 				assert.Equal(t, 2, recs[0].Span.Events().Len(), "one session, CRLF lines")
 				assert.Equal(t, time.Second, time.Duration(recs[0].Span.EndTimestamp()-recs[0].Span.StartTimestamp()))
@@ -242,11 +242,11 @@ func TestReadTranscriptLongLine(t *testing.T) {
 	t.Parallel()
 	var in bytes.Buffer
 	in.WriteString(`{"type":"session.started","sessionId":"s","time":"2026-01-01T00:00:00Z"}` + "\n")
-	in.WriteString(`{"type":"state.patched","sessionId":"s","time":"2026-01-01T00:00:01Z","state":"` + strings.Repeat("x", converter.DefaultMaxLineSize) + `"}` + "\n")
+	in.WriteString(`{"type":"state.patched","sessionId":"s","time":"2026-01-01T00:00:01Z","state":"` + strings.Repeat("x", artifact.DefaultMaxLineSize) + `"}` + "\n")
 	in.WriteString(`{"type":"state.patched","sessionId":"s","time":"2026-01-01T00:00:02Z","state":{}}` + "\n")
 	recs, st := importBytes(t, ReadTranscript, "long", in.Bytes())
 	require.Len(t, st.Problems, 1)
-	assert.ErrorIs(t, st.Problems[0], converter.ErrLineTooLong)
+	assert.ErrorIs(t, st.Problems[0], artifact.ErrLineTooLong)
 	assert.Contains(t, st.Problems[0].Error(), "long:2:")
 	require.Len(t, recs, 1)
 	assert.Equal(t, 2, recs[0].Span.Events().Len())
@@ -309,7 +309,7 @@ func BenchmarkTranscript(b *testing.B) {
 	runtime.ReadMemStats(&ms0)
 	b.ResetTimer()
 	for b.Loop() {
-		st, err := ReadTranscript(bytes.NewReader(data), "bench", func(*converter.Record) error { return nil })
+		st, err := ReadTranscript(bytes.NewReader(data), "bench", func(*artifact.Record) error { return nil })
 		if err != nil || len(st.Problems) > 0 {
 			b.Fatal(err, st.Problems)
 		}

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -128,14 +128,14 @@ func transcriptInclusiveCache(provider string) bool {
 func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content json.RawMessage,
 	blocks []transcriptBlock, raws []json.RawMessage, toolID string) []byte {
 	dst = append(dst, `{"role":`...)
-	dst = converter.AppendJSONString(dst, role)
+	dst = artifact.AppendJSONString(dst, role)
 	dst = append(dst, `,"parts":[`...)
 	switch {
 	case isText && role == "tool" && toolID != "":
 		dst = append(dst, `{"type":"tool_call_response","id":`...)
-		dst = converter.AppendJSONString(dst, toolID)
+		dst = artifact.AppendJSONString(dst, toolID)
 		dst = append(dst, `,"response":`...)
-		dst = converter.AppendJSONString(dst, text)
+		dst = artifact.AppendJSONString(dst, text)
 		dst = append(dst, '}')
 	case isText:
 		dst = appendPart(dst, "text", text)
@@ -159,9 +159,9 @@ func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content 
 			}
 		case "tool_use", "server_tool_use":
 			dst = append(dst, `{"type":"tool_call","id":`...)
-			dst = converter.AppendJSONString(dst, b.ID)
+			dst = artifact.AppendJSONString(dst, b.ID)
 			dst = append(dst, `,"name":`...)
-			dst = converter.AppendJSONString(dst, b.Name)
+			dst = artifact.AppendJSONString(dst, b.Name)
 			if len(b.Input) > 0 {
 				dst = append(dst, `,"arguments":`...)
 				dst = append(dst, b.Input...)
@@ -169,7 +169,7 @@ func transcriptGenAIMessage(dst []byte, role, text string, isText bool, content 
 			dst = append(dst, '}')
 		case "tool_result":
 			dst = append(dst, `{"type":"tool_call_response","id":`...)
-			dst = converter.AppendJSONString(dst, cmp.Or(b.ToolUseID, b.ToolUseID2))
+			dst = artifact.AppendJSONString(dst, cmp.Or(b.ToolUseID, b.ToolUseID2))
 			if len(b.Content) > 0 {
 				dst = append(dst, `,"response":`...)
 				dst = append(dst, b.Content...)
@@ -207,7 +207,7 @@ func (l *messageList) text(stop string) string {
 		return string(append(l.buf, ']'))
 	}
 	var reason [64]byte
-	r := converter.AppendJSONString(reason[:0], semconv.NormalizeFinishReason(stop))
+	r := artifact.AppendJSONString(reason[:0], semconv.NormalizeFinishReason(stop))
 	var b strings.Builder
 	b.Grow(len(l.buf) + len(`,"finish_reason":}]`) + len(r))
 	b.Write(l.buf[:len(l.buf)-1]) // the last message without its closing brace

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/judge"
 )
 
@@ -20,7 +20,7 @@ type seqCall struct {
 }
 
 // seqRun builds a run of calls one after another, 100 ms apart.
-func seqRun(seed string, calls []seqCall) []converter.Record {
+func seqRun(seed string, calls []seqCall) []artifact.Record {
 	r := newRun(seed, time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
 	for i, c := range calls {
 		sp := r.tool(fmt.Sprint("c", i), "", c.tool, fmt.Sprintf("%s-tc%d", seed, i), i*100, i*100+50, c.args, `{"ok":true}`)

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -18,7 +19,7 @@ type AuditOption interface{ applyAudit(*auditConfig) }
 
 type auditConfig struct {
 	redacted bool
-	trailer  *converter.Summary
+	trailer  *artifact.Summary
 }
 
 type auditOptionFunc func(*auditConfig)
@@ -37,7 +38,7 @@ func WithRedacted(redacted bool) AuditOption {
 // trailer whose budget is over tells that the budget ended the run, so the
 // tool calls its last model call requested and nobody ran are the budget's
 // doing, not missing.
-func WithTrailer(sum *converter.Summary) AuditOption {
+func WithTrailer(sum *artifact.Summary) AuditOption {
 	return auditOptionFunc(func(c *auditConfig) { c.trailer = sum })
 }
 
@@ -51,7 +52,7 @@ const BudgetExceededCode = "budget_exceeded"
 // spent; that generations say why they stopped; and that every span's
 // parent is there. recs may hold several traces; they are only read.
 // Findings come sorted by trace, first span id and category.
-func Audit(recs []converter.Record, opts ...AuditOption) []Finding {
+func Audit(recs []artifact.Record, opts ...AuditOption) []Finding {
 	var cfg auditConfig
 	for _, o := range opts {
 		o.applyAudit(&cfg)
@@ -124,24 +125,24 @@ type node struct {
 }
 
 // key finds the node in an index; parentKey, its parent.
-func (n *node) key() converter.SpanKey {
-	return converter.SpanKey{Trace: n.trace, Span: n.span}
+func (n *node) key() artifact.SpanKey {
+	return artifact.SpanKey{Trace: n.trace, Span: n.span}
 }
 
-func (n *node) parentKey() converter.SpanKey {
-	return converter.SpanKey{Trace: n.trace, Span: n.parent}
+func (n *node) parentKey() artifact.SpanKey {
+	return artifact.SpanKey{Trace: n.trace, Span: n.parent}
 }
 
 type auditor struct {
 	nodes    []node
 	wrapper  []bool // inferences with an inference below them (converter.Wrappers)
-	index    map[converter.SpanKey]int
+	index    map[artifact.SpanKey]int
 	findings []Finding
 	overRun  bool // the trailer says the budget was used up
 }
 
-func newAuditor(recs []converter.Record, cfg auditConfig) *auditor {
-	a := &auditor{nodes: make([]node, len(recs)), index: make(map[converter.SpanKey]int, len(recs)),
+func newAuditor(recs []artifact.Record, cfg auditConfig) *auditor {
+	a := &auditor{nodes: make([]node, len(recs)), index: make(map[artifact.SpanKey]int, len(recs)),
 		overRun: cfg.trailer != nil && cfg.trailer.Budget != nil && cfg.trailer.Budget.OverBudget}
 	a.wrapper = converter.Wrappers(recs)
 	var rd semconv.Reading
@@ -153,7 +154,7 @@ func newAuditor(recs []converter.Record, cfg auditConfig) *auditor {
 		*n = node{
 			kind: rd.Kind, trace: sp.TraceID(), span: sp.SpanID(), parent: sp.ParentSpanID(),
 			start: uint64(sp.StartTimestamp()), end: uint64(sp.EndTimestamp()),
-			failed: converter.Failed(sp, &rd), name: sp.Name(),
+			failed: artifact.Failed(sp, &rd), name: sp.Name(),
 			spanKind: sp.Kind(), flags: sp.Flags(), redacted: cfg.redacted || isRedacted(rec),
 		}
 		n.budgetStop = n.failed && rd.Str(semconv.FieldCode) == BudgetExceededCode

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
@@ -379,12 +380,12 @@ func budgetRun(stop string, later bool) *run {
 // TestAuditBudgetStop: a run its token budget ended is ended, not missing
 // the calls its last model call asked for.
 func TestAuditBudgetStop(t *testing.T) {
-	over := &converter.Summary{Budget: &converter.BudgetStatus{BudgetTokens: 1000, Spent: 1040, OverBudget: true}}
-	under := &converter.Summary{Budget: &converter.BudgetStatus{BudgetTokens: 5000, Spent: 1040}}
+	over := &artifact.Summary{Budget: &artifact.BudgetStatus{BudgetTokens: 1000, Spent: 1040, OverBudget: true}}
+	under := &artifact.Summary{Budget: &artifact.BudgetStatus{BudgetTokens: 5000, Spent: 1040}}
 	tests := []struct {
 		name    string
 		run     *run
-		trailer *converter.Summary
+		trailer *artifact.Summary
 		want    []string
 	}{
 		{"agent stopped by the budget", budgetRun("agent", false), nil, nil},
@@ -418,7 +419,7 @@ func labelOf(r *run, spanID string) string {
 }
 
 // doubles returns the double_instrumentation findings of recs.
-func doubles(recs []converter.Record) []judge.Finding {
+func doubles(recs []artifact.Record) []judge.Finding {
 	var out []judge.Finding
 	for _, f := range judge.Audit(recs) {
 		if f.Category == judge.DoubleInstrumentation {
@@ -430,8 +431,8 @@ func doubles(recs []converter.Record) []judge.Finding {
 
 // naiveAndCounted returns the usage of every inference record added up,
 // and what the totals count (the tally, wrappers aside).
-func naiveAndCounted(recs []converter.Record) (naive, counted int64) {
-	var tally converter.Tally
+func naiveAndCounted(recs []artifact.Record) (naive, counted int64) {
+	var tally artifact.Tally
 	var rd semconv.Reading
 	for i := range recs {
 		recs[i].Read(&rd)
@@ -484,7 +485,7 @@ func TestAuditDoubleInstrumentation(t *testing.T) {
 			defer f.Close()
 			td, err := converter.ReadOTLP(f, converter.FormatOTLPJSON, tt.path)
 			require.NoError(t, err)
-			recs := converter.Records(td)
+			recs := artifact.Records(td)
 			got := doubles(recs)
 			require.Len(t, got, tt.calls, "%v", got)
 			for _, f := range got {
@@ -536,8 +537,8 @@ func TestAuditDoubleInstrumentation(t *testing.T) {
 		for file, want := range map[string]int{"agenteval-double.json": 1, "agenteval.json": 0, "agenteval-v10.json": 0} {
 			data, err := os.ReadFile(filepath.Join("..", "testdata", "shapes", file))
 			require.NoError(t, err)
-			var recs []converter.Record
-			_, err = importer.ReadAgentEval(strings.NewReader(string(data)), file, func(r *converter.Record) error {
+			var recs []artifact.Record
+			_, err = importer.ReadAgentEval(strings.NewReader(string(data)), file, func(r *artifact.Record) error {
 				recs = append(recs, *r)
 				return nil
 			})

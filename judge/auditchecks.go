@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -138,8 +138,8 @@ func (a *auditor) drift(inf, call *node, rq request) {
 // gives every turn the same input: a turn whose previous call's tool
 // calls ran is the loop going on, not a retry, even when a tool failed.
 func (a *auditor) hiddenRetries() {
-	sibs := map[converter.SpanKey][]int{}
-	var keys []converter.SpanKey
+	sibs := map[artifact.SpanKey][]int{}
+	var keys []artifact.SpanKey
 	for _, i := range append(a.byStart(semconv.Inference), a.byStart(semconv.Call)...) {
 		n := &a.nodes[i]
 		k := n.parentKey()

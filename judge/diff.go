@@ -9,7 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -32,7 +32,7 @@ type DiffOption interface{ applyDiff(*diffConfig) }
 type diffConfig struct {
 	maxChanges, maxValue, maxReport int
 	redactedA, redactedB            bool
-	trailerA, trailerB              *converter.Summary
+	trailerA, trailerB              *artifact.Summary
 }
 
 type diffOptionFunc func(*diffConfig)
@@ -82,7 +82,7 @@ func WithRedaction(a, b bool) DiffOption {
 // a trailer accounts for records its file does not hold (a producer
 // dropped them), the run's summary reports the trailer's tokens and how
 // many records are missing: their calls cannot be aligned.
-func WithTrailers(a, b *converter.Summary) DiffOption {
+func WithTrailers(a, b *artifact.Summary) DiffOption {
 	return diffOptionFunc(func(c *diffConfig) { c.trailerA, c.trailerB = a, b })
 }
 
@@ -134,7 +134,7 @@ func (c *diffCall) alignLeaves() map[string]string {
 // outcome (tool, success, error code); arguments and results never make a
 // divergence, and for each finding the report lists how they differ,
 // unless either run was redacted. a and b are only read.
-func Diff(a, b []converter.Record, opts ...DiffOption) *DiffReport {
+func Diff(a, b []artifact.Record, opts ...DiffOption) *DiffReport {
 	cfg := newDiffConfig(opts)
 	ca, redA := diffCalls(a, nil)
 	cb, redB := diffCalls(b, nil)
@@ -299,10 +299,10 @@ func (f found) finding(ca, cb []diffCall, cfg diffConfig, compare bool) Divergen
 func ptr(i int) *int { return &i }
 
 // summarize sums up one run's records, with its trailer (nil for none).
-func summarize(recs []converter.Record, calls int, trailer *converter.Summary) RunSummary {
+func summarize(recs []artifact.Record, calls int, trailer *artifact.Summary) RunSummary {
 	s := RunSummary{Calls: calls}
 	var (
-		t          converter.Tally
+		t          artifact.Tally
 		rd         semconv.Reading
 		cost       float64
 		costed     bool
@@ -396,7 +396,7 @@ func outcomeFields(x, y *CallOutcome) []string {
 // diffCalls returns the call records of recs in start order, and whether
 // any record's resource says the run was redacted. lines, when not nil,
 // holds each record's line in its file.
-func diffCalls(recs []converter.Record, lines []int) ([]diffCall, bool) {
+func diffCalls(recs []artifact.Record, lines []int) ([]diffCall, bool) {
 	var (
 		rd       semconv.Reading
 		calls    []diffCall
@@ -410,7 +410,7 @@ func diffCalls(recs []converter.Record, lines []int) ([]diffCall, bool) {
 			continue
 		}
 		sp := rec.Span
-		failed := converter.Failed(sp, &rd)
+		failed := artifact.Failed(sp, &rd)
 		c := diffCall{
 			out: CallOutcome{
 				Tool: rd.ToolName(sp.Name()), OK: !failed, Code: errorCode(&rd, failed),
@@ -483,7 +483,7 @@ func isRedactedText(s string) bool {
 }
 
 // isRedacted tells whether rec's resource says its content was redacted.
-func isRedacted(rec *converter.Record) bool {
+func isRedacted(rec *artifact.Record) bool {
 	v, ok := rec.Resource.Attributes().Get(semconv.Redacted)
 	return ok && v.Type() == pcommon.ValueTypeBool && v.Bool()
 }

@@ -10,8 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
-
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
 )
@@ -34,7 +33,7 @@ func TestDiffSeesRedactionPlaceholders(t *testing.T) {
 // call whose arguments changed is still reported (issue 26: one redacted
 // field turned payload comparison off for the run).
 func TestDiffOneRedactedField(t *testing.T) {
-	mk := func(token, city string) []converter.Record {
+	mk := func(token, city string) []artifact.Record {
 		r := newRun("one-redacted", time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
 		r.tool("c0", "", "login", "call_1", 0, 10, `{"token":"`+token+`"}`, `{"ok":true}`)
 		r.tool("c1", "", "search", "call_2", 20, 30, `{"city":"`+city+`"}`, `{"hits":3}`)
@@ -55,7 +54,7 @@ func TestDiffOneRedactedField(t *testing.T) {
 // result's error among the listed changes (issue 26: the 20-path cap hid
 // the error code that explained the divergence).
 func TestDiffCapKeepsTheError(t *testing.T) {
-	mk := func(v string, result string) []converter.Record {
+	mk := func(v string, result string) []artifact.Record {
 		r := newRun("cap", time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
 		args := map[string]any{}
 		for i := range judge.DefaultMaxChanges + 5 {

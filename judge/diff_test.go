@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
 )
@@ -162,7 +162,7 @@ func TestDiffToolDispatchTraces(t *testing.T) {
 }
 
 // readString reads the artifact s, which must be clean.
-func readString(t *testing.T, s string) []converter.Record {
+func readString(t *testing.T, s string) []artifact.Record {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "run.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(s), 0o644))
@@ -172,7 +172,7 @@ func readString(t *testing.T, s string) []converter.Record {
 
 // pair builds two one-call runs whose calls fail with different codes,
 // so that they diverge and their payloads are diffed.
-func pair(argsA, argsB, resultA, resultB any) ([]converter.Record, []converter.Record) {
+func pair(argsA, argsB, resultA, resultB any) ([]artifact.Record, []artifact.Record) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a, b := newRun("pair-a", t0), newRun("pair-b", t0)
 	fail(a.tool("c", "", "fetch", "", 0, 10, argsA, resultA), "E1", "")

@@ -3,7 +3,7 @@ package judge
 import (
 	"time"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // DiffReport is the verdict of [Diff]. Its JSON form is the contract of
@@ -77,8 +77,8 @@ type RunSummary struct {
 	ModelCalls int `json:"model_calls"`
 	// Tokens are the model calls' totals; the summary trailer's when it
 	// accounts for records the file does not hold (TokensFromTrailer).
-	Tokens            converter.Tokens `json:"tokens"`
-	TokensFromTrailer bool             `json:"tokens_from_trailer,omitempty"`
+	Tokens            artifact.Tokens `json:"tokens"`
+	TokensFromTrailer bool            `json:"tokens_from_trailer,omitempty"`
 	// Cost sums the cost the records carry (gen_ai.usage.cost and its
 	// aliases); null when none carries one.
 	Cost *float64 `json:"cost"`
@@ -87,7 +87,7 @@ type RunSummary struct {
 	DurationMS int64 `json:"duration_ms"`
 	// Budget is the token budget's state as the summary trailer records
 	// it (which counts what was dropped); absent without one.
-	Budget *converter.BudgetStatus `json:"budget,omitempty"`
+	Budget *artifact.BudgetStatus `json:"budget,omitempty"`
 	// Dropped counts records the trailer accounts for but the file does
 	// not hold (dropped by the producer, or lines that could not be
 	// read): their details, calls included, are not in the file, so they

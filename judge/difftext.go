@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
 )
 
@@ -112,7 +112,7 @@ func (s *RunSummary) tokensText() string {
 	return out
 }
 
-func budgetText(b *converter.BudgetStatus) string {
+func budgetText(b *artifact.BudgetStatus) string {
 	if b == nil {
 		return "none"
 	}

@@ -33,7 +33,7 @@
 // hangs off a parent that is not there. Each problem is a [Finding] with a
 // [Category] and a [Severity].
 //
-// Both work on [converter.Record]s, so they apply to artifacts, to OTLP,
+// Both work on [artifact.Record]s, so they apply to artifacts, to OTLP,
 // and to every dialect semconv reads. Reports are plain structs with JSON
 // tags (the contract of `agenttrace diff --json` and `agenttrace audit
 // --json`) and have a text rendering for a terminal.

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/judge"
 )
 
@@ -80,9 +80,9 @@ func ExampleReplay_dryRun() {
 }
 
 // readRecords reads an artifact's records.
-func readRecords(r io.Reader) ([]converter.Record, error) {
-	rd := converter.NewReader(r)
-	var recs []converter.Record
+func readRecords(r io.Reader) ([]artifact.Record, error) {
+	rd := artifact.NewReader(r)
+	var recs []artifact.Record
 	for {
 		rec, err := rd.Next()
 		if err == io.EOF {

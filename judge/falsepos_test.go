@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -22,7 +22,7 @@ import (
 // written as an artifact and read back, as the CLI reads it.
 
 // viaArtifact writes r as a JSONL artifact and reads it back.
-func viaArtifact(t *testing.T, r *run) []converter.Record {
+func viaArtifact(t *testing.T, r *run) []artifact.Record {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "run.jsonl")
 	require.NoError(t, os.WriteFile(path, r.jsonl(t, false), 0o600))

@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -191,16 +191,16 @@ func (r *run) tool(label, parent, tool, callID string, from, to int, args, resul
 }
 
 // records returns the run as records, in artifact order.
-func (r *run) records() []converter.Record { return converter.Records(r.td) }
+func (r *run) records() []artifact.Record { return artifact.Records(r.td) }
 
 // jsonl writes the run as an artifact; redacted sets the header's flag.
 func (r *run) jsonl(t testing.TB, redacted bool) []byte {
 	t.Helper()
 	recs := r.records()
-	meta := converter.MetaFor(recs)
+	meta := artifact.MetaFor(recs)
 	meta.Redacted = redacted
 	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, meta)
+	w := artifact.NewWriter(&buf, meta)
 	for i := range recs {
 		require.NoError(t, w.Write(&recs[i]))
 	}
@@ -445,7 +445,7 @@ func TestFixtures(t *testing.T) {
 }
 
 // readFixture reads a committed fixture's records and header.
-func readFixture(t testing.TB, name string) ([]converter.Record, *converter.Meta) {
+func readFixture(t testing.TB, name string) ([]artifact.Record, *artifact.Meta) {
 	t.Helper()
 	return artifacttest.Read(t, filepath.Join(fixtureDir, name))
 }

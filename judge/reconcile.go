@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // SuppressedFinishReason: the reference recording has a model call that
@@ -17,13 +17,13 @@ const SuppressedFinishReason Category = "suppressed_finish_reason"
 type Recording struct {
 	// Name names the file in findings.
 	Name    string
-	Records []converter.Record
+	Records []artifact.Record
 	// Lines holds each record's line in the file (0 when it has none);
 	// nil when unknown (OTLP), and findings then name spans only.
 	Lines []int
 	// Meta is the artifact's header and Summary its trailer; nil for none.
-	Meta    *converter.Meta
-	Summary *converter.Summary
+	Meta    *artifact.Meta
+	Summary *artifact.Summary
 }
 
 // Location is where a finding is in one recording.

@@ -6,7 +6,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -61,7 +61,7 @@ func newSide(r Recording) *side {
 		*n = rnode{
 			kind: rd.Kind, trace: sp.TraceID().String(), span: sp.SpanID().String(),
 			start: uint64(sp.StartTimestamp()), end: uint64(sp.EndTimestamp()),
-			failed:   converter.Failed(sp, &rd),
+			failed:   artifact.Failed(sp, &rd),
 			conv:     rd.Str(semconv.FieldConversationID),
 			redacted: redacted || isRedacted(rec),
 		}

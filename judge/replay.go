@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -180,7 +180,7 @@ type ReplayOutcome struct {
 //
 // Replay stops early when ctx is done, returning the report so far and
 // ctx's error. recs are only read.
-func Replay(ctx context.Context, recs []converter.Record, dispatch Dispatcher, opts ...ReplayOption) (*ReplayReport, error) {
+func Replay(ctx context.Context, recs []artifact.Record, dispatch Dispatcher, opts ...ReplayOption) (*ReplayReport, error) {
 	cfg := replayConfig{maxChanges: DefaultMaxChanges, maxVal: DefaultMaxValueBytes}
 	for _, o := range opts {
 		o.applyReplay(&cfg)
@@ -329,7 +329,7 @@ func decodeResult(res json.RawMessage) any {
 
 // budgetStopped returns the span ids of calls the token budget stopped
 // (marked agenttrace.budget.exceeded).
-func budgetStopped(recs []converter.Record) map[string]bool {
+func budgetStopped(recs []artifact.Record) map[string]bool {
 	out := map[string]bool{}
 	for i := range recs {
 		sp := recs[i].Span

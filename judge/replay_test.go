@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
@@ -26,7 +26,7 @@ import (
 // demoRun records the demo's agent the way `agenttrace demo` does (the SDK
 // span processor writing an artifact), with a token budget when budget >
 // 0, and returns its records.
-func demoRun(t *testing.T, budget int64) []converter.Record {
+func demoRun(t *testing.T, budget int64) []artifact.Record {
 	t.Helper()
 	dir := t.TempDir()
 	opts := []bridge.Option{bridge.WithDirectory(dir, store.ByTrace)}
@@ -119,7 +119,7 @@ func TestReplayBudgetStopped(t *testing.T) {
 
 // sessionRun is a run whose later calls use ids earlier results returned:
 // a session, and an order inside a URL.
-func sessionRun(t *testing.T, redacted bool) []converter.Record {
+func sessionRun(t *testing.T, redacted bool) []artifact.Record {
 	r := newRun("session", time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
 	r.tool("c0", "", "launch", "", 0, 10, `{"app":"shop"}`, `{"session_id":"s-1f9c"}`)
 	r.tool("c1", "", "create_order", "", 20, 30, `{"sessionId":"s-1f9c","sku":"tent-3"}`, `{"order":{"id":"ord_8Kq2vX7p"},"status":"s-1f9c-ok"}`)

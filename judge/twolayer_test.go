@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/judge"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -285,7 +285,7 @@ func artifactLines(t testing.TB, path string) []int {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	r := converter.NewReader(f, converter.WithSource(path))
+	r := artifact.NewReader(f, artifact.WithSource(path))
 	var lines []int
 	for {
 		_, err := r.Next()

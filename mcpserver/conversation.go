@@ -146,7 +146,7 @@ type ErrorsArgs struct {
 }
 
 // Errors is find_errors' answer: the run's failed spans (the one rule of
-// what failed, converter.Failed, as "agenttrace tokens" counts errors),
+// what failed, artifact.Failed, as "agenttrace tokens" counts errors),
 // paged, and the lines of its file that could not be read.
 type Errors struct {
 	Run      string           `json:"run"`

@@ -14,6 +14,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.uber.org/goleak"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
@@ -73,13 +74,13 @@ func writeArtifact(t *testing.T, traces, out string) {
 	f, err := os.Create(out)
 	require.NoError(t, err)
 	defer f.Close()
-	w := converter.NewWriter(f, nil)
+	w := artifact.NewWriter(f, nil)
 	require.NoError(t, w.WriteTraces(td))
 	if lf, err := os.Open(strings.TrimSuffix(traces, ".traces.json") + ".logs.json"); err == nil {
 		defer lf.Close()
 		ld, err := converter.ReadOTLPLogs(lf, converter.FormatOTLPLogsJSON, lf.Name())
 		require.NoError(t, err)
-		for _, l := range converter.LogRecords(ld) {
+		for _, l := range artifact.LogRecords(ld) {
 			require.NoError(t, w.WriteLog(&l))
 		}
 	}

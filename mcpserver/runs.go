@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/viewer"
 	"github.com/agenttrace/agenttrace/viewer/server"
@@ -147,22 +147,22 @@ type RunSummary struct {
 	// away) or "done" (viewer.RunState).
 	State   string              `json:"state"`
 	Records report.RecordCounts `json:"records"`
-	// Errors counts failed spans (converter.Failed); BudgetStopped those
+	// Errors counts failed spans (artifact.Failed); BudgetStopped those
 	// the budget stopped.
-	Errors        int64            `json:"errors"`
-	BudgetStopped int64            `json:"budget_stopped,omitempty"`
-	Tokens        converter.Tokens `json:"tokens"`
+	Errors        int64           `json:"errors"`
+	BudgetStopped int64           `json:"budget_stopped,omitempty"`
+	Tokens        artifact.Tokens `json:"tokens"`
 	report.Cost
-	CostUnknownModels []string                `json:"cost_unknown_models,omitempty"`
-	Budget            *converter.BudgetStatus `json:"budget,omitempty"`
-	FromTrailer       bool                    `json:"from_trailer,omitempty"`
-	Dropped           int64                   `json:"dropped,omitempty"`
-	Truncated         int64                   `json:"truncated,omitempty"`
-	Notes             []string                `json:"notes,omitempty"`
-	Models            []report.ModelUsage     `json:"models"`
-	Agents            []report.AgentUsage     `json:"agents"`
-	Tools             []report.ToolUsage      `json:"tools"`
-	FinishReasons     map[string]int64        `json:"finish_reasons,omitempty"`
+	CostUnknownModels []string               `json:"cost_unknown_models,omitempty"`
+	Budget            *artifact.BudgetStatus `json:"budget,omitempty"`
+	FromTrailer       bool                   `json:"from_trailer,omitempty"`
+	Dropped           int64                  `json:"dropped,omitempty"`
+	Truncated         int64                  `json:"truncated,omitempty"`
+	Notes             []string               `json:"notes,omitempty"`
+	Models            []report.ModelUsage    `json:"models"`
+	Agents            []report.AgentUsage    `json:"agents"`
+	Tools             []report.ToolUsage     `json:"tools"`
+	FinishReasons     map[string]int64       `json:"finish_reasons,omitempty"`
 	// Largest are the largest model outputs and tool results.
 	Largest []report.Response `json:"largest"`
 	// Failures are the first failed spans; find_errors lists them all.

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
 )
 
@@ -169,12 +169,12 @@ func names(l RunList) []string {
 }
 
 // trailerOf reads the summary trailer the writer put on an artifact.
-func trailerOf(t *testing.T, path string) *converter.Summary {
+func trailerOf(t *testing.T, path string) *artifact.Summary {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	rd := converter.NewReader(f)
+	rd := artifact.NewReader(f)
 	for {
 		if _, err := rd.Next(); err != nil {
 			require.ErrorIs(t, err, io.EOF)

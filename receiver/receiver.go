@@ -65,6 +65,7 @@ import (
 
 	_ "google.golang.org/grpc/encoding/gzip" // gzip-compressed gRPC requests
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/store"
 )
@@ -233,7 +234,7 @@ func (r *Receiver) write(td ptrace.Traces) (rejected int64, msg string, err erro
 	if n == 0 {
 		return 0, "", nil
 	}
-	werr := r.st.Write(converter.Records(td))
+	werr := r.st.Write(artifact.Records(td))
 	if r.onWrite != nil {
 		defer r.onWrite()
 	}
@@ -250,7 +251,7 @@ func (r *Receiver) consumeLogs(ld plog.Logs) (rejected int64, msg string, err er
 	if n == 0 {
 		return 0, "", nil
 	}
-	werr := r.st.WriteLogs(converter.LogRecords(ld))
+	werr := r.st.WriteLogs(artifact.LogRecords(ld))
 	if r.onWrite != nil {
 		defer r.onWrite()
 	}

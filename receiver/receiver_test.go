@@ -32,8 +32,8 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/receiver"
@@ -85,7 +85,7 @@ func startStore(t *testing.T, sopts store.Options, opts ...receiver.Option) *har
 
 // reference runs the simulated agent through the in-process bridge: the
 // artifact every transport must reproduce.
-func reference(t *testing.T, seed uint64) ([]converter.Record, *report.TokenReport) {
+func reference(t *testing.T, seed uint64) ([]artifact.Record, *report.TokenReport) {
 	t.Helper()
 	dir := t.TempDir()
 	p, err := bridge.New(bridge.WithDirectory(dir, store.ByTrace))
@@ -105,7 +105,7 @@ func sendRun(t *testing.T, seed uint64, exp sdktrace.SpanExporter) {
 	require.NoError(t, tp.Shutdown(context.Background()))
 }
 
-func spanIDs(recs []converter.Record) []string {
+func spanIDs(recs []artifact.Record) []string {
 	ids := make([]string, len(recs))
 	for i := range recs {
 		ids[i] = recs[i].Span.SpanID().String()
@@ -300,7 +300,7 @@ const realPayloads = "../testdata/real/otel-instrumentation-openai/payloads/"
 // logKeys is each log record of the artifacts in dir (or of ld) as its
 // trace, span and body, by the trace whose artifact holds it (its own
 // trace id for ld), sorted.
-func logKeys(recs []converter.LogRecord) []string {
+func logKeys(recs []artifact.LogRecord) []string {
 	out := make([]string, 0, len(recs))
 	for _, r := range recs {
 		out = append(out, r.Log.TraceID().String()+" "+r.Log.SpanID().String()+" "+r.Log.Body().AsString())
@@ -319,8 +319,8 @@ func storedLogs(t *testing.T, dir string) (byFile map[string][]string, spans int
 	for _, e := range ents {
 		f, err := os.Open(filepath.Join(dir, e.Name()))
 		require.NoError(t, err)
-		var logs []converter.LogRecord
-		r := converter.NewReader(f, converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }))
+		var logs []artifact.LogRecord
+		r := artifact.NewReader(f, artifact.WithLogs(func(l *artifact.LogRecord) { logs = append(logs, *l) }))
 		for {
 			_, err := r.Next()
 			if errors.Is(err, io.EOF) {
@@ -439,7 +439,7 @@ func TestLogsStored(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := start(t)
 			snd := tt.sender(t, h)
-			var want []converter.LogRecord
+			var want []artifact.LogRecord
 			wantSpans, wantLogs := 0, int64(0)
 			for i, run := range runs {
 				// Half the runs send their logs first (held until the
@@ -453,7 +453,7 @@ func TestLogsStored(t *testing.T) {
 				if i%2 == 1 {
 					assert.Zero(t, snd.logs(t, h, run.ld))
 				}
-				want = append(want, converter.LogRecords(run.ld)...)
+				want = append(want, artifact.LogRecords(run.ld)...)
 				wantSpans += run.td.SpanCount()
 				wantLogs += 2 * int64(run.ld.LogRecordCount())
 			}

@@ -7,7 +7,7 @@ import (
 
 // A SpanWalk redacts spans inside a walk another reader makes of their
 // attributes: the encoder's, which reads each attribute once for the
-// redaction, the record's fields and its line (converter.Encoder's
+// redaction, the record's fields and its line (artifact.Encoder's
 // SetRedactor). For each span, Begin redacts what is not an attribute
 // (the name, the status message, events and links), Attr each attribute
 // as the reader meets it, before the reader looks at its value, and End

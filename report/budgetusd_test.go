@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -27,19 +27,19 @@ func TestTokensCostBudget(t *testing.T) {
 	recs := b.records()
 	tests := []struct {
 		name           string
-		budget         converter.Budget
+		budget         artifact.Budget
 		over, near     bool
 		remaining      float64
 		tokensOverFlag bool
 	}{
-		{name: "under", budget: converter.Budget{USD: 1}, remaining: 1 - 0.007},
-		{name: "near", budget: converter.Budget{USD: 0.008}, near: true, remaining: 0.008 - 0.007},
-		{name: "over", budget: converter.Budget{USD: 0.005}, over: true},
-		{name: "over in dollars, under in tokens", budget: converter.Budget{Tokens: 100_000, USD: 0.005}, over: true},
+		{name: "under", budget: artifact.Budget{USD: 1}, remaining: 1 - 0.007},
+		{name: "near", budget: artifact.Budget{USD: 0.008}, near: true, remaining: 0.008 - 0.007},
+		{name: "over", budget: artifact.Budget{USD: 0.005}, over: true},
+		{name: "over in dollars, under in tokens", budget: artifact.Budget{Tokens: 100_000, USD: 0.005}, over: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			meta := converter.NewMeta(converter.MetaFor(nil).StartedAt)
+			meta := artifact.NewMeta(artifact.MetaFor(nil).StartedAt)
 			meta.Budget = &tt.budget
 			rep := report.Tokens(recs, meta)
 			require.NotNil(t, rep.Budget)
@@ -68,8 +68,8 @@ func TestTokensCostBudget(t *testing.T) {
 	}
 
 	t.Run("no cost budget, no dollar members", func(t *testing.T) {
-		meta := converter.NewMeta(converter.MetaFor(nil).StartedAt)
-		meta.Budget = &converter.Budget{Tokens: 100}
+		meta := artifact.NewMeta(artifact.MetaFor(nil).StartedAt)
+		meta.Budget = &artifact.Budget{Tokens: 100}
 		rep := report.Tokens(recs, meta)
 		raw, err := json.Marshal(rep.Budget)
 		require.NoError(t, err)
@@ -89,11 +89,11 @@ func TestTokensCostBudgetFromTrailer(t *testing.T) {
 	recs := b.records()
 	// The file holds one $0.0035 call; the trailer counts three more
 	// dropped by a cap, $0.0105 in all, one of them unpriced.
-	sum := &converter.Summary{Records: 1, Inferences: 1, Dropped: 3,
-		Tokens: converter.Tokens{Input: 4_000, Output: 400, Total: 4_400},
-		Budget: &converter.BudgetStatus{BudgetTokens: 0, Spent: 4_400, WarnThreshold: 0.8,
-			CostBudget: &converter.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.0105, OverBudgetUSD: true, UnpricedCalls: 1}}}
-	rep := report.Tokens(recs, converter.NewMeta(converter.MetaFor(nil).StartedAt), report.WithTrailer(sum, recs))
+	sum := &artifact.Summary{Records: 1, Inferences: 1, Dropped: 3,
+		Tokens: artifact.Tokens{Input: 4_000, Output: 400, Total: 4_400},
+		Budget: &artifact.BudgetStatus{BudgetTokens: 0, Spent: 4_400, WarnThreshold: 0.8,
+			CostBudget: &artifact.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.0105, OverBudgetUSD: true, UnpricedCalls: 1}}}
+	rep := report.Tokens(recs, artifact.NewMeta(artifact.MetaFor(nil).StartedAt), report.WithTrailer(sum, recs))
 	require.True(t, rep.FromTrailer)
 	require.NotNil(t, rep.Budget)
 	assert.Equal(t, sum.Budget.CostBudget, rep.Budget.CostBudget)
@@ -102,20 +102,20 @@ func TestTokensCostBudgetFromTrailer(t *testing.T) {
 func TestBudgetTextCost(t *testing.T) {
 	tests := []struct {
 		name   string
-		budget converter.BudgetStatus
+		budget artifact.BudgetStatus
 		want   string
 	}{{
 		name:   "cost only, near",
-		budget: converter.BudgetStatus{Spent: 4_400, WarnThreshold: 0.8, CostBudget: &converter.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.0085, RemainingUSD: 0.0015, NearBudgetUSD: true}},
+		budget: artifact.BudgetStatus{Spent: 4_400, WarnThreshold: 0.8, CostBudget: &artifact.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.0085, RemainingUSD: 0.0015, NearBudgetUSD: true}},
 		want:   "$0.0100, spent $0.0085 (85.0%), remaining $0.0015: near cost budget (warns at 80%)\n",
 	}, {
 		name: "tokens and dollars, over in dollars, a call unpriced",
-		budget: converter.BudgetStatus{BudgetTokens: 10_000, Spent: 4_400, Remaining: 5_600, WarnThreshold: 0.8,
-			CostBudget: &converter.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.0105, OverBudgetUSD: true, UnpricedCalls: 1}},
+		budget: artifact.BudgetStatus{BudgetTokens: 10_000, Spent: 4_400, Remaining: 5_600, WarnThreshold: 0.8,
+			CostBudget: &artifact.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.0105, OverBudgetUSD: true, UnpricedCalls: 1}},
 		want: "10,000 tokens, spent 4,400 (44.0%), remaining 5,600; $0.0100, spent $0.0105 (105.0%) or more, remaining $0 (1 model call of unknown cost not counted): OVER COST BUDGET\n",
 	}, {
 		name:   "every call unpriced",
-		budget: converter.BudgetStatus{WarnThreshold: 0.8, CostBudget: &converter.CostBudget{BudgetUSD: 2, RemainingUSD: 2, UnpricedCalls: 3}},
+		budget: artifact.BudgetStatus{WarnThreshold: 0.8, CostBudget: &artifact.CostBudget{BudgetUSD: 2, RemainingUSD: 2, UnpricedCalls: 3}},
 		want:   "$2.00, spent unknown, remaining $2.00 (3 model calls of unknown cost not counted)\n",
 	}}
 	for _, tt := range tests {

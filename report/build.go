@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -39,9 +40,9 @@ type toolAcc struct {
 // Tokens builds the token report of recs. meta supplies the budget; nil,
 // or a header without one, gives a report without a budget, unless the
 // one artifact's trailer (WithTrailer) has one: a trailer's budget is the
-// one the run was judged against (converter.JudgedBudget). recs are only
+// one the run was judged against (artifact.JudgedBudget). recs are only
 // read.
-func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *TokenReport {
+func Tokens(recs []artifact.Record, meta *artifact.Meta, opts ...Option) *TokenReport {
 	cfg := newConfig(opts)
 	b := builder{
 		models: map[modelKey]*group{},
@@ -67,14 +68,14 @@ func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *Toke
 	b.scan(recs)
 	b.markWrappers()
 	b.attribute(recs)
-	var budget *converter.Budget
+	var budget *artifact.Budget
 	if meta != nil {
 		budget = meta.Budget
 	}
 	if len(cfg.trailers) == 1 {
 		// One artifact: the budget its trailer judged against, which a
 		// root's budget that came after the header changed.
-		budget = converter.JudgedBudget(budget, cfg.trailers[0].sum)
+		budget = artifact.JudgedBudget(budget, cfg.trailers[0].sum)
 	}
 	b.finish(budget, cfg.top)
 	b.trailers(cfg.trailers, budget)
@@ -89,7 +90,7 @@ func Tokens(recs []converter.Record, meta *converter.Meta, opts ...Option) *Toke
 type group struct {
 	name, provider string
 	runs           int64
-	tally          converter.Tally
+	tally          artifact.Tally
 	cost           costAcc
 	pricedAs       string
 }
@@ -105,7 +106,7 @@ func (c *costAcc) add(pc pricing.Cost) { c.Add(pc) }
 func (c *costAcc) cost() Cost { return costOf(c.Total) }
 
 // CostOf is the Cost of a total, as a report's rows give it: for a reader
-// that sums a run with its own converter.Tally (Tally.Cost), such as the
+// that sums a run with its own artifact.Tally (Tally.Cost), such as the
 // viewer's runs list, so that it says what the report says.
 func CostOf(t pricing.Total) Cost { return costOf(t) }
 
@@ -121,10 +122,10 @@ func costOf(t pricing.Total) Cost {
 
 type builder struct {
 	rep     *TokenReport
-	tally   converter.Tally
+	tally   artifact.Tally
 	rd      semconv.Reading
 	info    []recInfo
-	index   map[converter.SpanKey]int
+	index   map[artifact.SpanKey]int
 	models  map[modelKey]*group
 	tools   map[string]*toolAcc
 	agents  map[string]*group
@@ -154,10 +155,10 @@ type builder struct {
 
 // scan reads every record once: totals, models, tools, finish reasons,
 // failures, response sizes, and what the agent attribution needs.
-func (b *builder) scan(recs []converter.Record) {
+func (b *builder) scan(recs []artifact.Record) {
 	b.info = make([]recInfo, len(recs))
 	b.failed = make([]bool, len(recs))
-	b.index = make(map[converter.SpanKey]int, len(recs))
+	b.index = make(map[artifact.SpanKey]int, len(recs))
 	rd := &b.rd
 	for i := range recs {
 		rec := &recs[i]
@@ -165,13 +166,13 @@ func (b *builder) scan(recs []converter.Record) {
 		rec.Read(rd)
 		b.tally.AddReading(sp, rd)
 		b.statedTotal(sp)
-		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
+		k := artifact.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
 		if _, dup := b.index[k]; !dup {
 			b.index[k] = i
 		}
 		b.info[i] = recInfo{kind: rd.Kind, parent: sp.ParentSpanID(), trace: sp.TraceID()}
-		converter.Truncated(sp, func(string, string, int64) { b.truncated++ })
-		failed := converter.Failed(sp, rd)
+		artifact.Truncated(sp, func(string, string, int64) { b.truncated++ })
+		failed := artifact.Failed(sp, rd)
 		b.failed[i] = failed
 		switch rd.Kind {
 		case semconv.Inference:
@@ -191,7 +192,7 @@ func (b *builder) scan(recs []converter.Record) {
 // inheritedModel is the model and provider of inference record i: its
 // own, else the ones its call chain names (converter.InheritModels,
 // worked out for the batch when the first call without a model is met).
-func (b *builder) inheritedModel(recs []converter.Record, i int, rd *semconv.Reading) (model, provider string) {
+func (b *builder) inheritedModel(recs []artifact.Record, i int, rd *semconv.Reading) (model, provider string) {
 	if m := rd.Model(); m != "" {
 		return m, rd.Str(semconv.FieldProvider)
 	}
@@ -207,7 +208,7 @@ func (b *builder) inheritedModel(recs []converter.Record, i int, rd *semconv.Rea
 // failures lists the records that failed, with the model calls that
 // failed with the span around them (converter.CarryFailures): the
 // report's errors count each once, as the page's red rows show them.
-func (b *builder) failures(recs []converter.Record) {
+func (b *builder) failures(recs []artifact.Record) {
 	own := slices.Clone(b.failed)
 	converter.CarryFailures(recs, b.failed)
 	rd := &b.rd
@@ -230,8 +231,8 @@ func (b *builder) failures(recs []converter.Record) {
 
 // aroundMessage is the status message of the nearest span above record
 // i that failed itself (own): the failure a model call failed with.
-func (b *builder) aroundMessage(recs []converter.Record, i int, own []bool) string {
-	k := converter.SpanKey{Trace: b.info[i].trace, Span: b.info[i].parent}
+func (b *builder) aroundMessage(recs []artifact.Record, i int, own []bool) string {
+	k := artifact.SpanKey{Trace: b.info[i].trace, Span: b.info[i].parent}
 	// The bound stops a malformed trace whose parents form a cycle.
 	for range len(recs) {
 		j, ok := b.index[k]
@@ -278,7 +279,7 @@ func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading, model, provider
 // done only when the report lists any (WithTop above 0).
 func (b *builder) outputSize(sp ptrace.Span, rd *semconv.Reading) (int64, bool) {
 	if rd.Has(semconv.FieldOutput) {
-		return int64(converter.ContentSize(rd.Value(semconv.FieldOutput))), true
+		return int64(artifact.ContentSize(rd.Value(semconv.FieldOutput))), true
 	}
 	if b.top <= 0 {
 		return 0, false
@@ -298,7 +299,7 @@ func (b *builder) outputSize(sp ptrace.Span, rd *semconv.Reading) (int64, bool) 
 // give, else the one the messages of its call give
 // (converter.InheritToolNames, worked out for the batch when the first
 // call without a name is met).
-func (b *builder) toolName(recs []converter.Record, i int, rd *semconv.Reading) string {
+func (b *builder) toolName(recs []artifact.Record, i int, rd *semconv.Reading) string {
 	if n := rd.ToolName(recs[i].Span.Name()); n != "" {
 		return n
 	}
@@ -317,7 +318,7 @@ func (b *builder) call(sp ptrace.Span, rd *semconv.Reading, failed bool, name st
 		acc = &toolAcc{ToolUsage: ToolUsage{Tool: name}}
 		b.tools[name] = acc
 	}
-	est := converter.CallEstimate(rd, sp.Attributes())
+	est := artifact.CallEstimate(rd, sp.Attributes())
 	acc.Calls++
 	if failed {
 		acc.Errors++
@@ -328,7 +329,7 @@ func (b *builder) call(sp ptrace.Span, rd *semconv.Reading, failed bool, name st
 		b.largest = append(b.largest, Response{
 			Kind: semconv.Call.String(), TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(),
 			Name: sp.Name(), Tool: rd.Str(semconv.FieldTool),
-			Bytes: int64(converter.ContentSize(rd.Value(semconv.FieldResult))), Tokens: est,
+			Bytes: int64(artifact.ContentSize(rd.Value(semconv.FieldResult))), Tokens: est,
 		})
 	}
 }
@@ -350,7 +351,7 @@ func (b *builder) markWrappers() {
 		if b.info[i].kind != semconv.Inference {
 			continue
 		}
-		k := converter.SpanKey{Trace: b.info[i].trace, Span: b.info[i].parent}
+		k := artifact.SpanKey{Trace: b.info[i].trace, Span: b.info[i].parent}
 		// The bound stops a malformed trace whose parents form a cycle.
 		for range len(b.info) {
 			j, ok := b.index[k]
@@ -366,7 +367,7 @@ func (b *builder) markWrappers() {
 // attribute adds each inference's usage to its nearest ancestor agent,
 // found through parent_span_id, or to NoAgent, and prices each model
 // call that is not a wrapper.
-func (b *builder) attribute(recs []converter.Record) {
+func (b *builder) attribute(recs []artifact.Record) {
 	rd := &b.rd
 	for i := range recs {
 		if b.info[i].kind != semconv.Inference {
@@ -402,7 +403,7 @@ func (b *builder) attribute(recs []converter.Record) {
 }
 
 func (b *builder) enclosingAgent(sp ptrace.Span) string {
-	k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}
+	k := artifact.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}
 	// The bound stops a malformed trace whose parents form a cycle.
 	for range len(b.info) {
 		if k.Span.IsEmpty() {
@@ -421,7 +422,7 @@ func (b *builder) enclosingAgent(sp ptrace.Span) string {
 }
 
 // finish fills the totals and the sorted breakdowns.
-func (b *builder) finish(budget *converter.Budget, top int) {
+func (b *builder) finish(budget *artifact.Budget, top int) {
 	s := b.tally.Summary(budget)
 	r := b.rep
 	r.Records = RecordCounts{Call: s.Calls, Inference: s.Inferences, Agent: s.Agents, Span: s.Spans}

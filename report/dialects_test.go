@@ -8,18 +8,18 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/dialecttest"
 	"github.com/agenttrace/agenttrace/report"
 )
 
-func readRecords(t *testing.T, path string) []converter.Record {
+func readRecords(t *testing.T, path string) []artifact.Record {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(raw)
 	require.NoError(t, err)
-	return converter.Records(td)
+	return artifact.Records(td)
 }
 
 func TestTokensMatchDialectExpectations(t *testing.T) {

@@ -2,9 +2,9 @@
 // after a run: where the tokens went (by model, by tool, by agent), how the
 // model calls ended, what failed, and which responses were the largest.
 //
-// Reports are built from [converter.Record]s, so they work the same on an
+// Reports are built from [artifact.Record]s, so they work the same on an
 // artifact, on OTLP, and on any dialect semconv understands. Totals and the
-// budget come from [converter.Tally], the one place agenttrace computes
+// budget come from [artifact.Tally], the one place agenttrace computes
 // them, so a report never disagrees with an artifact's summary trailer.
 // When a trailer accounts for records its artifact does not hold (a
 // producer dropped them), the report takes its totals and budget from the

@@ -10,7 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -40,13 +40,13 @@ type EvaluationSummary struct {
 // span events) are summarized too. Give either this or records whose
 // spans carry their log records as events (converter.LogsAsEvents), not
 // both: a verdict would count twice.
-func WithLogs(logs []converter.LogRecord) Option {
+func WithLogs(logs []artifact.LogRecord) Option {
 	return optionFunc(func(c *config) { c.logs = logs })
 }
 
 // evaluations summarizes the verdicts on recs' spans and among logs, by
 // name in name order.
-func evaluations(recs []converter.Record, logs []converter.LogRecord) []EvaluationSummary {
+func evaluations(recs []artifact.Record, logs []artifact.LogRecord) []EvaluationSummary {
 	type acc struct {
 		EvaluationSummary
 		sum float64

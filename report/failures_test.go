@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
 )
 
@@ -22,8 +22,8 @@ func TestCarriedFailure(t *testing.T) {
 	require.NoError(t, err)
 	td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(raw)
 	require.NoError(t, err)
-	recs := converter.Records(td)
-	rep := report.Tokens(recs, converter.MetaFor(recs))
+	recs := artifact.Records(td)
+	rep := report.Tokens(recs, artifact.MetaFor(recs))
 	require.Len(t, rep.Failures, 2)
 	assert.Equal(t, int64(2), rep.Errors, "the count and the list")
 	byKind := map[string]report.Failure{}

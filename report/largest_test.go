@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -34,7 +34,7 @@ func TestLargestListsEveryLibrarysAnswer(t *testing.T) {
 			require.NoError(t, err)
 			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(raw)
 			require.NoError(t, err)
-			recs := converter.Records(td)
+			recs := artifact.Records(td)
 			var carriers []string // model calls whose output holds the answer
 			var rd semconv.Reading
 			for i := range recs {
@@ -51,7 +51,7 @@ func TestLargestListsEveryLibrarysAnswer(t *testing.T) {
 				t.Skipf("%s: no model call's output holds the answer (content not in span data)", lib)
 			}
 			checked++
-			rep := report.Tokens(recs, converter.MetaFor(recs), report.WithTop(len(recs)))
+			rep := report.Tokens(recs, artifact.MetaFor(recs), report.WithTop(len(recs)))
 			listed := map[string]int64{}
 			for _, r := range rep.Largest {
 				if r.Kind == "inference" {

@@ -1,7 +1,7 @@
 package report
 
 import (
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 )
 
@@ -16,14 +16,14 @@ type config struct {
 	top      int
 	trailers []trailer
 	prices   *pricing.Table
-	logs     []converter.LogRecord
+	logs     []artifact.LogRecord
 }
 
 // trailer is one artifact's summary trailer and the records read from
 // that artifact.
 type trailer struct {
-	sum  *converter.Summary
-	recs []converter.Record
+	sum  *artifact.Summary
+	recs []artifact.Record
 }
 
 type optionFunc func(*config)
@@ -49,7 +49,7 @@ func WithTop(n int) Option {
 // reported too. A trailer that accounts for no more than the records
 // changes nothing: the records are the better source, and disagreements
 // are for `agenttrace validate`.
-func WithTrailer(sum *converter.Summary, recs []converter.Record) Option {
+func WithTrailer(sum *artifact.Summary, recs []artifact.Record) Option {
 	return optionFunc(func(c *config) {
 		if sum != nil {
 			c.trailers = append(c.trailers, trailer{sum: sum, recs: recs})

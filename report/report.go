@@ -3,7 +3,7 @@ package report
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 )
 
@@ -27,10 +27,10 @@ type TokenReport struct {
 	// but the budget's doing, not a failure of the tool or model, so the
 	// text report shows them apart.
 	BudgetStopped int64 `json:"budget_stopped"`
-	// Tokens is the usage of inference records, from converter.Tally.
-	Tokens converter.Tokens `json:"tokens"`
+	// Tokens is the usage of inference records, from artifact.Tally.
+	Tokens artifact.Tokens `json:"tokens"`
 	// Budget is the budget's state, nil when the run had no budget.
-	Budget *converter.BudgetStatus `json:"budget"`
+	Budget *artifact.BudgetStatus `json:"budget"`
 	// FromTrailer is true when Tokens and Budget are taken from summary
 	// trailers that account for records the file does not hold (see
 	// [WithTrailer]): the run's true totals, which the breakdowns below,
@@ -38,7 +38,7 @@ type TokenReport struct {
 	FromTrailer bool `json:"from_trailer"`
 	// InFile is what the records in the file add up to, set only when
 	// FromTrailer: the totals the breakdowns add up to.
-	InFile *converter.Tokens `json:"in_file,omitempty"`
+	InFile *artifact.Tokens `json:"in_file,omitempty"`
 	// Dropped counts the records the trailers account for that are not in
 	// the file: dropped by the producer (a full queue, a record cap) or
 	// unreadable. Their usage is in Tokens; their details are nowhere.
@@ -106,14 +106,14 @@ type TokenReport struct {
 
 // UsageLevel is a span whose own usage disagrees with its children's.
 type UsageLevel struct {
-	TraceID  string           `json:"trace_id"`
-	SpanID   string           `json:"span_id"`
-	Name     string           `json:"name"`
-	Reported converter.Tokens `json:"reported"`
-	Children converter.Tokens `json:"children"`
+	TraceID  string          `json:"trace_id"`
+	SpanID   string          `json:"span_id"`
+	Name     string          `json:"name"`
+	Reported artifact.Tokens `json:"reported"`
+	Children artifact.Tokens `json:"children"`
 	// Counted is what the span adds beyond its children (zero when they
 	// hold at least what it reports).
-	Counted converter.Tokens `json:"counted"`
+	Counted artifact.Tokens `json:"counted"`
 }
 
 // RecordCounts counts records by kind.
@@ -136,7 +136,7 @@ type ModelUsage struct {
 	Provider string `json:"provider,omitempty"`
 	// Count is the number of inference records.
 	Count int64 `json:"count"`
-	converter.Tokens
+	artifact.Tokens
 	Cost
 	// PricedAs is the genai-prices model id its calls were priced as
 	// (gpt-4o-2024-08-06 is priced as gpt-4o); empty when none was.
@@ -176,7 +176,7 @@ type ToolUsage struct {
 	// Calls counts the call records; Errors those that failed.
 	Calls  int64 `json:"calls"`
 	Errors int64 `json:"errors"`
-	// EstimatedTokens is the sum of converter.CallEstimate: what the
+	// EstimatedTokens is the sum of artifact.CallEstimate: what the
 	// results add to the model's context.
 	EstimatedTokens int64 `json:"estimated_tokens"`
 	// DurationMS is the calls' summed duration in milliseconds.
@@ -191,7 +191,7 @@ type AgentUsage struct {
 	Runs int64 `json:"runs"`
 	// Inferences counts the inference records attributed to it.
 	Inferences int64 `json:"inferences"`
-	converter.Tokens
+	artifact.Tokens
 	Cost
 }
 

@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -81,7 +81,7 @@ func (b *traceBuilder) tool(name string, parent pcommon.SpanID, result string, f
 	return b.span("execute_tool "+name, parent, attrs)
 }
 
-func (b *traceBuilder) records() []converter.Record { return converter.Records(b.td) }
+func (b *traceBuilder) records() []artifact.Record { return artifact.Records(b.td) }
 
 func TestTokensBreakdowns(t *testing.T) {
 	b := newTrace()
@@ -99,7 +99,7 @@ func TestTokensBreakdowns(t *testing.T) {
 	rep := report.Tokens(b.records(), nil, report.WithTop(2))
 
 	assert.Equal(t, report.RecordCounts{Call: 3, Inference: 4, Agent: 2, Span: 1}, rep.Records)
-	assert.Equal(t, converter.Tokens{Input: 357, Output: 38, Total: 395}, rep.Tokens, "model calls' usage, summed")
+	assert.Equal(t, artifact.Tokens{Input: 357, Output: 38, Total: 395}, rep.Tokens, "model calls' usage, summed")
 	assert.Nil(t, rep.Budget)
 	assert.Equal(t, int64(1), rep.Errors)
 
@@ -121,14 +121,14 @@ func TestTokensBreakdowns(t *testing.T) {
 	assert.InDelta(t, wantModelCost[0]+wantModelCost[1], *rep.CostUSD, 1e-15)
 
 	assert.Equal(t, []report.ModelUsage{
-		{Model: "gpt-4o", Provider: "openai", Count: 2, Tokens: converter.Tokens{Input: 300, Output: 30, Total: 330}, PricedAs: "gpt-4o"},
-		{Model: "gpt-4o-mini", Provider: "openai", Count: 2, Tokens: converter.Tokens{Input: 57, Output: 8, Total: 65}, PricedAs: "gpt-4o-mini"},
+		{Model: "gpt-4o", Provider: "openai", Count: 2, Tokens: artifact.Tokens{Input: 300, Output: 30, Total: 330}, PricedAs: "gpt-4o"},
+		{Model: "gpt-4o-mini", Provider: "openai", Count: 2, Tokens: artifact.Tokens{Input: 57, Output: 8, Total: 65}, PricedAs: "gpt-4o-mini"},
 	}, rep.ByModel)
 
 	assert.Equal(t, []report.AgentUsage{
-		{Agent: "planner", Runs: 1, Inferences: 2, Tokens: converter.Tokens{Input: 300, Output: 30, Total: 330}},
-		{Agent: "booker", Runs: 1, Inferences: 1, Tokens: converter.Tokens{Input: 50, Output: 5, Total: 55}},
-		{Agent: report.NoAgent, Runs: 0, Inferences: 1, Tokens: converter.Tokens{Input: 7, Output: 3, Total: 10}},
+		{Agent: "planner", Runs: 1, Inferences: 2, Tokens: artifact.Tokens{Input: 300, Output: 30, Total: 330}},
+		{Agent: "booker", Runs: 1, Inferences: 1, Tokens: artifact.Tokens{Input: 50, Output: 5, Total: 55}},
+		{Agent: report.NoAgent, Runs: 0, Inferences: 1, Tokens: artifact.Tokens{Input: 7, Output: 3, Total: 10}},
 	}, rep.ByAgent)
 
 	assert.Equal(t, []report.ToolUsage{
@@ -153,19 +153,19 @@ func TestTokensBreakdowns(t *testing.T) {
 func TestTokensBudget(t *testing.T) {
 	tests := []struct {
 		name   string
-		budget *converter.Budget
-		want   *converter.BudgetStatus
+		budget *artifact.Budget
+		want   *artifact.BudgetStatus
 	}{
 		{"none", nil, nil},
-		{"under", &converter.Budget{Tokens: 1000}, &converter.BudgetStatus{BudgetTokens: 1000, Spent: 110, Remaining: 890, WarnThreshold: 0.8}},
-		{"near", &converter.Budget{Tokens: 120, WarnThreshold: 0.5}, &converter.BudgetStatus{BudgetTokens: 120, Spent: 110, Remaining: 10, NearBudget: true, WarnThreshold: 0.5}},
-		{"over", &converter.Budget{Tokens: 100}, &converter.BudgetStatus{BudgetTokens: 100, Spent: 110, OverBudget: true, WarnThreshold: 0.8}},
+		{"under", &artifact.Budget{Tokens: 1000}, &artifact.BudgetStatus{BudgetTokens: 1000, Spent: 110, Remaining: 890, WarnThreshold: 0.8}},
+		{"near", &artifact.Budget{Tokens: 120, WarnThreshold: 0.5}, &artifact.BudgetStatus{BudgetTokens: 120, Spent: 110, Remaining: 10, NearBudget: true, WarnThreshold: 0.5}},
+		{"over", &artifact.Budget{Tokens: 100}, &artifact.BudgetStatus{BudgetTokens: 100, Spent: 110, OverBudget: true, WarnThreshold: 0.8}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newTrace()
 			b.chat("m", pcommon.SpanID{}, 100, 10)
-			meta := converter.NewMeta(converter.MetaFor(nil).StartedAt)
+			meta := artifact.NewMeta(artifact.MetaFor(nil).StartedAt)
 			meta.Budget = tt.budget
 			assert.Equal(t, tt.want, report.Tokens(b.records(), meta).Budget)
 		})
@@ -259,8 +259,8 @@ func TestWriteText(t *testing.T) {
 	a := b.agent("planner", pcommon.SpanID{})
 	b.chat("gpt-4o", a, 12345, 678, "stop")
 	b.tool("search", a, "result", true)
-	meta := converter.NewMeta(converter.MetaFor(nil).StartedAt)
-	meta.Budget = &converter.Budget{Tokens: 14000}
+	meta := artifact.NewMeta(artifact.MetaFor(nil).StartedAt)
+	meta.Budget = &artifact.Budget{Tokens: 14000}
 
 	var out bytes.Buffer
 	require.NoError(t, report.Tokens(b.records(), meta).WriteText(&out))
@@ -286,17 +286,17 @@ func TestWriteText(t *testing.T) {
 // changes nothing but the truncation count.
 func TestTokensTrailer(t *testing.T) {
 	// Two chat records of 100 + 10 tokens are in the file.
-	two := converter.Tokens{Input: 200, Output: 20, Total: 220}
-	trailer := func(records, dropped, truncated int64, tok converter.Tokens, budget *converter.BudgetStatus) *converter.Summary {
-		return &converter.Summary{Records: records, Inferences: records, Dropped: dropped, Truncated: truncated, Tokens: tok, Budget: budget}
+	two := artifact.Tokens{Input: 200, Output: 20, Total: 220}
+	trailer := func(records, dropped, truncated int64, tok artifact.Tokens, budget *artifact.BudgetStatus) *artifact.Summary {
+		return &artifact.Summary{Records: records, Inferences: records, Dropped: dropped, Truncated: truncated, Tokens: tok, Budget: budget}
 	}
-	over := &converter.BudgetStatus{BudgetTokens: 1000, Spent: 1200, OverBudget: true, WarnThreshold: 0.8}
+	over := &artifact.BudgetStatus{BudgetTokens: 1000, Spent: 1200, OverBudget: true, WarnThreshold: 0.8}
 	tests := []struct {
 		name        string
-		sum         *converter.Summary
-		header      *converter.Budget
-		wantTokens  converter.Tokens
-		wantBudget  *converter.BudgetStatus
+		sum         *artifact.Summary
+		header      *artifact.Budget
+		wantTokens  artifact.Tokens
+		wantBudget  *artifact.BudgetStatus
 		fromTrailer bool
 		dropped     int64
 		truncated   int64
@@ -305,29 +305,29 @@ func TestTokensTrailer(t *testing.T) {
 		{name: "no trailer", wantTokens: two, notes: []string{}},
 		{name: "agrees", sum: trailer(2, 0, 0, two, nil), wantTokens: two, notes: []string{}},
 		{
-			name: "dropped by a cap, budget in the header", header: &converter.Budget{Tokens: 1000},
-			sum:        trailer(2, 6, 0, converter.Tokens{Input: 1000, Output: 200, Total: 1200}, over),
-			wantTokens: converter.Tokens{Input: 1000, Output: 200, Total: 1200}, wantBudget: over,
+			name: "dropped by a cap, budget in the header", header: &artifact.Budget{Tokens: 1000},
+			sum:        trailer(2, 6, 0, artifact.Tokens{Input: 1000, Output: 200, Total: 1200}, over),
+			wantTokens: artifact.Tokens{Input: 1000, Output: 200, Total: 1200}, wantBudget: over,
 			fromTrailer: true, dropped: 6, notes: []string{"6 records are not in the file"},
 		},
 		{
 			name:        "dropped, budget only in the trailer",
-			sum:         trailer(2, 1, 0, converter.Tokens{Input: 300, Output: 30, Total: 330}, &converter.BudgetStatus{BudgetTokens: 400, Spent: 330, Remaining: 70, NearBudget: true, WarnThreshold: 0.8}),
-			wantTokens:  converter.Tokens{Input: 300, Output: 30, Total: 330},
-			wantBudget:  &converter.BudgetStatus{BudgetTokens: 400, Spent: 330, Remaining: 70, NearBudget: true, WarnThreshold: 0.8},
+			sum:         trailer(2, 1, 0, artifact.Tokens{Input: 300, Output: 30, Total: 330}, &artifact.BudgetStatus{BudgetTokens: 400, Spent: 330, Remaining: 70, NearBudget: true, WarnThreshold: 0.8}),
+			wantTokens:  artifact.Tokens{Input: 300, Output: 30, Total: 330},
+			wantBudget:  &artifact.BudgetStatus{BudgetTokens: 400, Spent: 330, Remaining: 70, NearBudget: true, WarnThreshold: 0.8},
 			fromTrailer: true, dropped: 1, notes: []string{"1 record is not in the file"},
 		},
 		{
-			name: "a record the file lost", header: &converter.Budget{Tokens: 1000},
-			sum:         trailer(3, 0, 0, converter.Tokens{Input: 300, Output: 30, Total: 330}, nil),
-			wantTokens:  converter.Tokens{Input: 300, Output: 30, Total: 330},
-			wantBudget:  &converter.BudgetStatus{BudgetTokens: 1000, Spent: 330, Remaining: 670, WarnThreshold: 0.8},
+			name: "a record the file lost", header: &artifact.Budget{Tokens: 1000},
+			sum:         trailer(3, 0, 0, artifact.Tokens{Input: 300, Output: 30, Total: 330}, nil),
+			wantTokens:  artifact.Tokens{Input: 300, Output: 30, Total: 330},
+			wantBudget:  &artifact.BudgetStatus{BudgetTokens: 1000, Spent: 330, Remaining: 670, WarnThreshold: 0.8},
 			fromTrailer: true, dropped: 1, notes: []string{"1 record is not in the file"},
 		},
 		{
-			name: "fewer records than the file: the records win", header: &converter.Budget{Tokens: 1000},
-			sum:        trailer(1, 0, 0, converter.Tokens{Input: 100, Output: 10, Total: 110}, nil),
-			wantTokens: two, wantBudget: &converter.BudgetStatus{BudgetTokens: 1000, Spent: 220, Remaining: 780, WarnThreshold: 0.8},
+			name: "fewer records than the file: the records win", header: &artifact.Budget{Tokens: 1000},
+			sum:        trailer(1, 0, 0, artifact.Tokens{Input: 100, Output: 10, Total: 110}, nil),
+			wantTokens: two, wantBudget: &artifact.BudgetStatus{BudgetTokens: 1000, Spent: 220, Remaining: 780, WarnThreshold: 0.8},
 			notes: []string{},
 		},
 		{
@@ -341,7 +341,7 @@ func TestTokensTrailer(t *testing.T) {
 			b.chat("m", pcommon.SpanID{}, 100, 10)
 			b.chat("m", pcommon.SpanID{}, 100, 10)
 			recs := b.records()
-			meta := converter.NewMeta(converter.MetaFor(nil).StartedAt)
+			meta := artifact.NewMeta(artifact.MetaFor(nil).StartedAt)
 			meta.Budget = tt.header
 			rep := report.Tokens(recs, meta, report.WithTrailer(tt.sum, recs))
 
@@ -372,17 +372,17 @@ func TestTokensTrailersOfSeveralArtifacts(t *testing.T) {
 	a.chat("m", pcommon.SpanID{}, 100, 10)
 	b.chat("m", pcommon.SpanID{}, 40, 4)
 	ra, rb := a.records(), b.records()
-	all := append(append([]converter.Record{}, ra...), rb...)
-	sumA := &converter.Summary{Records: 1, Inferences: 1, Dropped: 2, Tokens: converter.Tokens{Input: 300, Output: 30, Total: 330}}
-	sumB := &converter.Summary{Records: 1, Inferences: 1, Tokens: converter.Tokens{Input: 40, Output: 4, Total: 44}}
-	meta := converter.NewMeta(converter.MetaFor(nil).StartedAt)
-	meta.Budget = &converter.Budget{Tokens: 500}
+	all := append(append([]artifact.Record{}, ra...), rb...)
+	sumA := &artifact.Summary{Records: 1, Inferences: 1, Dropped: 2, Tokens: artifact.Tokens{Input: 300, Output: 30, Total: 330}}
+	sumB := &artifact.Summary{Records: 1, Inferences: 1, Tokens: artifact.Tokens{Input: 40, Output: 4, Total: 44}}
+	meta := artifact.NewMeta(artifact.MetaFor(nil).StartedAt)
+	meta.Budget = &artifact.Budget{Tokens: 500}
 	rep := report.Tokens(all, meta, report.WithTrailer(sumA, ra), report.WithTrailer(sumB, rb), report.WithTrailer(nil, nil))
 
-	assert.Equal(t, converter.Tokens{Input: 340, Output: 34, Total: 374}, rep.Tokens)
-	assert.Equal(t, &converter.BudgetStatus{BudgetTokens: 500, Spent: 374, Remaining: 126, WarnThreshold: 0.8}, rep.Budget)
+	assert.Equal(t, artifact.Tokens{Input: 340, Output: 34, Total: 374}, rep.Tokens)
+	assert.Equal(t, &artifact.BudgetStatus{BudgetTokens: 500, Spent: 374, Remaining: 126, WarnThreshold: 0.8}, rep.Budget)
 	assert.Equal(t, int64(2), rep.Dropped)
-	assert.Equal(t, converter.Tokens{Input: 140, Output: 14, Total: 154}, *rep.InFile)
+	assert.Equal(t, artifact.Tokens{Input: 140, Output: 14, Total: 154}, *rep.InFile)
 }
 
 // TestTokensTextTrailer: the text report says where its totals come from
@@ -391,10 +391,10 @@ func TestTokensTextTrailer(t *testing.T) {
 	b := newTrace()
 	b.chat("m", pcommon.SpanID{}, 100, 10)
 	recs := b.records()
-	meta := converter.NewMeta(converter.MetaFor(nil).StartedAt)
-	meta.Budget = &converter.Budget{Tokens: 1000}
-	sum := &converter.Summary{Records: 1, Inferences: 1, Dropped: 6, Truncated: 1,
-		Tokens: converter.Tokens{Input: 1000, Output: 200, Total: 1200}}
+	meta := artifact.NewMeta(artifact.MetaFor(nil).StartedAt)
+	meta.Budget = &artifact.Budget{Tokens: 1000}
+	sum := &artifact.Summary{Records: 1, Inferences: 1, Dropped: 6, Truncated: 1,
+		Tokens: artifact.Tokens{Input: 1000, Output: 200, Total: 1200}}
 	var buf bytes.Buffer
 	require.NoError(t, report.Tokens(recs, meta, report.WithTrailer(sum, recs)).WriteText(&buf))
 	out := buf.String()
@@ -412,7 +412,7 @@ func TestTokensTruncatedMarkers(t *testing.T) {
 	b := newTrace()
 	b.tool("fetch", pcommon.SpanID{}, "cut", false)
 	recs := b.records()
-	recs[0].Span.Attributes().PutInt(converter.TruncatedPrefix+semconv.ToolCallResult, 1<<30)
+	recs[0].Span.Attributes().PutInt(artifact.TruncatedPrefix+semconv.ToolCallResult, 1<<30)
 	rep := report.Tokens(recs, nil)
 	assert.Equal(t, int64(1), rep.Truncated)
 	require.Len(t, rep.Notes, 1)

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // WriteText renders the report as aligned plain text for a terminal:
@@ -124,7 +124,7 @@ func (r *TokenReport) budgetLine() string {
 // costBudgetLine says where a cost budget stands: the dollars spent are
 // the known costs, "or more" when some calls have none, and "unknown"
 // when no call's cost is known.
-func costBudgetLine(c *converter.CostBudget, warn float64) string {
+func costBudgetLine(c *artifact.CostBudget, warn float64) string {
 	budget, spent := c.BudgetUSD, c.SpentUSD
 	s := Dollars(&budget) + ", spent "
 	switch {

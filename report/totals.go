@@ -7,19 +7,19 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 )
 
 // usageLevels lists the spans whose own usage disagrees with their
-// children's (converter.UsageLevels).
-func (b *builder) usageLevels(recs []converter.Record) {
-	for _, l := range converter.UsageLevels(recs) {
+// children's (artifact.UsageLevels).
+func (b *builder) usageLevels(recs []artifact.Record) {
+	for _, l := range artifact.UsageLevels(recs) {
 		sp := recs[l.Index].Span
 		b.rep.UsageLevels = append(b.rep.UsageLevels, UsageLevel{
 			TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(), Name: sp.Name(),
-			Reported: converter.TokensOf(l.Reported), Children: converter.TokensOf(l.Children),
-			Counted: converter.TokensOf(l.Counted),
+			Reported: artifact.TokensOf(l.Reported), Children: artifact.TokensOf(l.Children),
+			Counted: artifact.TokensOf(l.Counted),
 		})
 	}
 }
@@ -67,14 +67,14 @@ func (b *builder) statedTotal(sp ptrace.Span) {
 // trailers makes the totals and the budget the trailers' where they
 // account for records the file does not hold, and counts what they say was
 // dropped or truncated (see WithTrailer).
-func (b *builder) trailers(ts []trailer, budget *converter.Budget) {
+func (b *builder) trailers(ts []trailer, budget *artifact.Budget) {
 	r := b.rep
 	tokens, spent, cost := r.Tokens, b.tally.Spent(), b.tally.Cost()
-	var said int64                         // the values the trailers count as truncated
-	var budgetSaid *converter.BudgetStatus // a trailer's budget, for a header without one
+	var said int64                        // the values the trailers count as truncated
+	var budgetSaid *artifact.BudgetStatus // a trailer's budget, for a header without one
 	for _, t := range ts {
 		said += t.sum.Truncated
-		var own converter.Tally
+		var own artifact.Tally
 		for i := range t.recs {
 			own.Add(&t.recs[i])
 		}
@@ -105,7 +105,7 @@ func (b *builder) trailers(ts []trailer, budget *converter.Budget) {
 		inFile := r.Tokens
 		r.InFile, r.Tokens = &inFile, tokens
 		if budget == nil && budgetSaid != nil {
-			budget = &converter.Budget{Tokens: budgetSaid.BudgetTokens, WarnThreshold: budgetSaid.WarnThreshold}
+			budget = &artifact.Budget{Tokens: budgetSaid.BudgetTokens, WarnThreshold: budgetSaid.WarnThreshold}
 			if c := budgetSaid.CostBudget; c != nil {
 				budget.USD = c.BudgetUSD
 			}
@@ -123,14 +123,14 @@ func (b *builder) trailers(ts []trailer, budget *converter.Budget) {
 	if r.Truncated > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s cut short to keep lines within the reader's limit: "+
 			"each is marked by an attribute %s<key> holding its original length in bytes",
-			plural(r.Truncated, "attribute value was", "attribute values were"), converter.TruncatedPrefix))
+			plural(r.Truncated, "attribute value was", "attribute values were"), artifact.TruncatedPrefix))
 	}
 }
 
 // shift returns t with the difference between a trailer's tokens and its
 // records' added: the trailer replaces its records' share of the total.
-func shift(t, trailer, records converter.Tokens) converter.Tokens {
-	return converter.Tokens{
+func shift(t, trailer, records artifact.Tokens) artifact.Tokens {
+	return artifact.Tokens{
 		Input:         t.Input + trailer.Input - records.Input,
 		Output:        t.Output + trailer.Output - records.Output,
 		CacheRead:     t.CacheRead + trailer.CacheRead - records.CacheRead,
@@ -143,7 +143,7 @@ func shift(t, trailer, records converter.Tokens) converter.Tokens {
 // trailerSpent is what a trailer says the budget spent: its budget's
 // spent, else its model calls' tokens; when it says neither (a
 // tool-dispatch trace without a budget), what its records spent.
-func trailerSpent(sum *converter.Summary, own *converter.Tally) int64 {
+func trailerSpent(sum *artifact.Summary, own *artifact.Tally) int64 {
 	switch {
 	case sum.Budget != nil:
 		return sum.Budget.Spent

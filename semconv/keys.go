@@ -155,7 +155,7 @@ const (
 	// that had no OTel identity, so its estimate survives conversion.
 	EstimatedTokens = "agenttrace.estimated_tokens"
 	// TruncatedPrefix begins the key of the marker a writer adds beside a
-	// value it cut short (converter.TruncatedPrefix says more). [Read]
+	// value it cut short (artifact.TruncatedPrefix says more). [Read]
 	// counts the markers in its walk ([Reading.Markers]), so a writer
 	// does not walk the attributes again to learn there are none.
 	TruncatedPrefix = "agenttrace.truncated."

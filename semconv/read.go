@@ -168,7 +168,7 @@ func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 
 // An AttrHook sees each attribute of [ReadWith]'s walk, in order, before
 // the reading keeps it, and may change its value in place. The encoder
-// plugs one in (converter.Encoder) to redact each attribute and encode
+// plugs one in (artifact.Encoder) to redact each attribute and encode
 // the ones no field takes in the same walk, so that a span's attributes
 // are walked once for redaction, reading and encoding, and the reading
 // holds the redacted values.
@@ -227,7 +227,7 @@ func read(r *Reading, name string, attrs pcommon.Map, statusError bool, hook Att
 }
 
 // SetCallEstimate keeps n, the estimated tokens of the tool call read
-// from attrs (converter.CallEstimate), with the reading until the next
+// from attrs (artifact.CallEstimate), with the reading until the next
 // [Read]: a writer encodes a record, which writes the estimate, and then
 // tallies it, which sums it, and the second asks [Reading.CallEstimate]
 // instead of working it out again. It keeps nothing when attrs is not

@@ -12,7 +12,7 @@ import (
 // although its status may not: a finish reason "error", Langfuse's
 // langfuse.observation.level ERROR, Genkit's genkit:state error. An
 // exception event says so too; events are not attributes, so callers
-// holding the span check those (converter.Failed does both).
+// holding the span check those (artifact.Failed does both).
 func (r *Reading) ReportsError() bool {
 	// The dialect table's error levels (Langfuse's level, Genkit's
 	// state, a user dialect's): Read noted their keys in its walk.

@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -15,8 +16,8 @@ import (
 // that logs through an OTel log bridge (pino, slog, logback…) inside a
 // span gets its lines carried with the span's ids; a person debugging the
 // run wants them beside the call they were written in.
-func appLogs(recs []converter.Record, logs []converter.LogRecord) map[int][]converter.LogRecord {
-	var app []converter.LogRecord
+func appLogs(recs []artifact.Record, logs []artifact.LogRecord) map[int][]artifact.LogRecord {
+	var app []artifact.LogRecord
 	for _, l := range logs {
 		if !semconv.IsGenAILog(l.Log.EventName(), l.Log.Attributes()) {
 			app = append(app, l)
@@ -32,7 +33,7 @@ func appLogs(recs []converter.Record, logs []converter.LogRecord) map[int][]conv
 // appendAppLogs writes a record's application logs into its view object:
 // "logs": [{"t": ms, "severity": "WARN", …the log line as converter writes
 // it…}, …], in time order.
-func appendAppLogs(dst []byte, enc *converter.Encoder, logs []converter.LogRecord) []byte {
+func appendAppLogs(dst []byte, enc *artifact.Encoder, logs []artifact.LogRecord) []byte {
 	if len(logs) == 0 {
 		return dst
 	}
@@ -50,7 +51,7 @@ func appendAppLogs(dst []byte, enc *converter.Encoder, logs []converter.LogRecor
 		dst = appendMillis(dst, uint64(t))
 		if s := severityLabel(lr); s != "" {
 			dst = append(dst, `,"severity":`...)
-			dst = converter.AppendJSONString(dst, s)
+			dst = artifact.AppendJSONString(dst, s)
 		}
 		line := bytes.TrimSuffix(enc.AppendLog(nil, &logs[i]), []byte{'\n'})
 		dst = append(dst, ',')

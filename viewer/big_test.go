@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/viewer"
 )
@@ -163,12 +163,12 @@ func BenchmarkBrowserPaint(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			td := synthTraces(n, max(n/100, 1), "step", bigMessage)
-			var artifact bytes.Buffer
-			aw := converter.NewWriter(&artifact, nil)
+			var file bytes.Buffer
+			aw := artifact.NewWriter(&file, nil)
 			require.NoError(b, aw.WriteTraces(td))
 			require.NoError(b, aw.Close())
-			recs := converter.Records(td)
-			converter.SortRecords(recs)
+			recs := artifact.Records(td)
+			artifact.SortRecords(recs)
 			path := filepath.Join(b.TempDir(), "page.html")
 			f, err := os.Create(path)
 			require.NoError(b, err)
@@ -203,7 +203,7 @@ func BenchmarkBrowserPaint(b *testing.B) {
 			b.ReportMetric(sum.Ready/k, "all-ms")
 			b.ReportMetric(sum.WaterfallTop, "waterfall-top-px")
 			b.ReportMetric(float64(fi.Size()), "page-bytes")
-			b.ReportMetric(float64(fi.Size())/float64(artifact.Len()), "page/artifact")
+			b.ReportMetric(float64(fi.Size())/float64(file.Len()), "page/artifact")
 		})
 	}
 }
@@ -224,7 +224,7 @@ func TestWriteSynthRun(t *testing.T) {
 	}
 	f, err := os.Create(path)
 	require.NoError(t, err)
-	aw := converter.NewWriter(f, nil)
+	aw := artifact.NewWriter(f, nil)
 	require.NoError(t, aw.WriteTraces(synthTraces(n, max(n/100, 1), "step", bigMessage)))
 	require.NoError(t, aw.Close())
 	require.NoError(t, f.Close())

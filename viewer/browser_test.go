@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/report"
@@ -76,7 +76,7 @@ func rowIDs(t *testing.T, ctx context.Context) []string {
 	return eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#rows .row')).map(r => r.dataset.spanId)`)
 }
 
-func spanIDs(recs []converter.Record) []string {
+func spanIDs(recs []artifact.Record) []string {
 	ids := make([]string, len(recs))
 	for i := range recs {
 		ids[i] = recs[i].Span.SpanID().String()
@@ -90,7 +90,7 @@ func sorted(s []string) []string {
 	return s
 }
 
-func failing(recs []converter.Record) []string {
+func failing(recs []artifact.Record) []string {
 	var ids []string
 	for i := range recs {
 		if recs[i].Span.Status().Code() == 2 {
@@ -151,7 +151,7 @@ func TestPageShowsTheRun(t *testing.T) {
 	})
 
 	t.Run("a click opens the record's details", func(t *testing.T) {
-		var call *converter.Record
+		var call *artifact.Record
 		for i := range run.Records {
 			if run.Records[i].Span.Name() == "execute_tool search_flights" {
 				call = &run.Records[i]
@@ -371,8 +371,8 @@ func TestHostilePayloadsStayText(t *testing.T) {
 // their length said, expandable in full.
 func TestBudgetMessagesAndLongValues(t *testing.T) {
 	run := synth("budget.jsonl", 9, "step", strings.Repeat("0123456789", 150))
-	run.Meta = converter.MetaFor(run.Records)
-	run.Meta.Budget = &converter.Budget{Tokens: 300, WarnThreshold: 0.8}
+	run.Meta = artifact.MetaFor(run.Records)
+	run.Meta.Budget = &artifact.Budget{Tokens: 300, WarnThreshold: 0.8}
 	page := writePage(t, []viewer.Run{run})
 	ctx := browsertest.New(t)
 	open(t, ctx, page)

@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/importer"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -27,7 +27,7 @@ import (
 // toolLoopChat is a chat span whose input is a prompt and then calls
 // rounds of the model calling a tool and the tool answering, in the
 // conventions' message shape, as an agent that searches in a loop sends.
-func toolLoopChat(t *testing.T, calls int) converter.Record {
+func toolLoopChat(t *testing.T, calls int) artifact.Record {
 	msgs := []map[string]any{{"role": "user", "parts": []map[string]any{{"type": "text", "content": "Find every flight from Lisbon to Tokyo in May."}}}}
 	for i := range calls {
 		id := fmt.Sprintf("call_%d", i+1)
@@ -47,7 +47,7 @@ func toolLoopChat(t *testing.T, calls int) converter.Record {
 	a.PutStr(semconv.OperationName, "chat")
 	a.PutStr(semconv.RequestModel, "gpt-4o")
 	a.PutStr(semconv.InputMessages, string(b))
-	return converter.Record{Span: sp, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()}
+	return artifact.Record{Span: sp, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()}
 }
 
 // TestBrowserToolStreakFolds: a conversation with eight tool calls in a
@@ -57,7 +57,7 @@ func toolLoopChat(t *testing.T, calls int) converter.Record {
 // shows all eight unfolded.
 func TestBrowserToolStreakFolds(t *testing.T) {
 	rec := toolLoopChat(t, 8)
-	run := viewer.Run{Name: "tool-streak", Meta: converter.MetaFor([]converter.Record{rec}), Records: []converter.Record{rec}}
+	run := viewer.Run{Name: "tool-streak", Meta: artifact.MetaFor([]artifact.Record{rec}), Records: []artifact.Record{rec}}
 	ctx := browsertest.New(t, browsertest.WithWindow(1280, 900))
 	open(t, ctx, writePage(t, []viewer.Run{run}))
 	showSpan(t, ctx, rec.Span.SpanID().String(), `!!document.querySelector('#detail .msg')`)
@@ -126,10 +126,10 @@ func TestBrowserSourceCut(t *testing.T) {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	var recs []converter.Record
-	_, err = importer.ReadEvents(f, path, func(r *converter.Record) error { recs = append(recs, *r); return nil })
+	var recs []artifact.Record
+	_, err = importer.ReadEvents(f, path, func(r *artifact.Record) error { recs = append(recs, *r); return nil })
 	require.NoError(t, err)
-	run := viewer.Run{Name: "events", Meta: converter.MetaFor(recs), Records: recs}
+	run := viewer.Run{Name: "events", Meta: artifact.MetaFor(recs), Records: recs}
 
 	ctx := browsertest.New(t, browsertest.WithWindow(1280, 900), browsertest.WithTimeout(2*time.Minute))
 	open(t, ctx, writePage(t, []viewer.Run{run}))

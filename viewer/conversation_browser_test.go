@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -44,19 +45,19 @@ func realRun(t *testing.T, lib, scenario string, withLogs bool) viewer.Run {
 	b, f := readPayload(t, tp)
 	td, err := converter.ReadOTLP(bytes.NewReader(b), f, tp)
 	require.NoError(t, err)
-	recs := converter.Records(td)
-	converter.SortRecords(recs)
-	var logs []converter.LogRecord
+	recs := artifact.Records(td)
+	artifact.SortRecords(recs)
+	var logs []artifact.LogRecord
 	if withLogs {
 		lp := filepath.Join(realDir, lib, "payloads", scenario+".logs.pb")
 		b, f := readPayload(t, lp)
 		require.True(t, f.IsLogs(), "%s detected as %s", lp, f)
 		ld, err := converter.ReadOTLPLogs(bytes.NewReader(b), f, lp)
 		require.NoError(t, err)
-		logs = converter.LogRecords(ld)
+		logs = artifact.LogRecords(ld)
 		recs = converter.LogsAsEvents(recs, logs)
 	}
-	return viewer.Run{Name: lib + "-" + scenario, Meta: converter.MetaFor(recs), Records: recs, Logs: logs}
+	return viewer.Run{Name: lib + "-" + scenario, Meta: artifact.MetaFor(recs), Records: recs, Logs: logs}
 }
 
 // expected is a scenario's prompt and answer from its capture's
@@ -281,8 +282,8 @@ func TestBrowserLongAttributeKey(t *testing.T) {
 	span.SetEndTimestamp(pcommon.Timestamp(1e18 + 1e9))
 	span.Attributes().PutStr(key, "a value of several words that must read as a line")
 	span.Attributes().PutStr("short", "v")
-	recs := []converter.Record{{Span: span, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()}}
-	run := viewer.Run{Name: "long-key", Meta: converter.MetaFor(recs), Records: recs}
+	recs := []artifact.Record{{Span: span, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()}}
+	run := viewer.Run{Name: "long-key", Meta: artifact.MetaFor(recs), Records: recs}
 
 	for _, width := range []int{1280, 900} {
 		ctx := browsertest.New(t, browsertest.WithWindow(width, 800))

@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/viewer"
 )
@@ -24,8 +24,8 @@ func TestBrowserCopyButtonCoversNoText(t *testing.T) {
 	span.SetStartTimestamp(pcommon.Timestamp(1e18))
 	span.SetEndTimestamp(pcommon.Timestamp(1e18 + 1e9))
 	span.Attributes().PutStr("app.note", strings.Repeat("a long line of words that fills the first line of the value ", 8))
-	recs := []converter.Record{{Span: span, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()}}
-	run := viewer.Run{Name: "copy", Meta: converter.MetaFor(recs), Records: recs}
+	recs := []artifact.Record{{Span: span, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()}}
+	run := viewer.Run{Name: "copy", Meta: artifact.MetaFor(recs), Records: recs}
 	for _, width := range []int{1280, 900} {
 		ctx := browsertest.New(t, browsertest.WithWindow(width, 800))
 		open(t, ctx, writePage(t, []viewer.Run{run}))

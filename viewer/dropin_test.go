@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/viewer"
@@ -113,7 +113,7 @@ func TestDropIn(t *testing.T) {
 		payload := hostile[0] + hostile[1] + hostile[5]
 		var art bytes.Buffer
 		run := synth("x.jsonl", 6, payload, payload)
-		w := converter.NewWriter(&art, nil)
+		w := artifact.NewWriter(&art, nil)
 		for i := range run.Records {
 			require.NoError(t, w.Write(&run.Records[i]))
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/viewer"
 )
@@ -17,13 +17,13 @@ import (
 // 1,200 tokens of a 1,000 budget, most of them in the dropped records.
 func cappedRun() viewer.Run {
 	run := synth("capped.jsonl", 5, "step", "body")
-	run.Meta = converter.MetaFor(run.Records)
-	run.Meta.Budget = &converter.Budget{Tokens: 1000, WarnThreshold: 0.8}
-	run.Summary = &converter.Summary{
+	run.Meta = artifact.MetaFor(run.Records)
+	run.Meta.Budget = &artifact.Budget{Tokens: 1000, WarnThreshold: 0.8}
+	run.Summary = &artifact.Summary{
 		FinishedAt: time.Date(2026, 5, 4, 14, 1, 0, 0, time.UTC), Complete: true,
 		Records: 5, Calls: 2, Inferences: 2, Agents: 1,
-		Tokens:  converter.Tokens{Input: 1000, Output: 200, Total: 1200},
-		Budget:  &converter.BudgetStatus{BudgetTokens: 1000, Spent: 1200, OverBudget: true, WarnThreshold: 0.8},
+		Tokens:  artifact.Tokens{Input: 1000, Output: 200, Total: 1200},
+		Budget:  &artifact.BudgetStatus{BudgetTokens: 1000, Spent: 1200, OverBudget: true, WarnThreshold: 0.8},
 		Dropped: 6,
 	}
 	return run

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/viewer"
@@ -35,7 +35,7 @@ func realPayloads(t *testing.T) []string {
 }
 
 // readOTLP reads a payload file as the CLI does: records in end order.
-func readOTLP(t *testing.T, path string) []converter.Record {
+func readOTLP(t *testing.T, path string) []artifact.Record {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -46,14 +46,14 @@ func readOTLP(t *testing.T, path string) []converter.Record {
 		td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(raw)
 	}
 	require.NoError(t, err, path)
-	return converter.Records(td)
+	return artifact.Records(td)
 }
 
 // TestErrorsAgreeOnEveryRealPayload: on the page of every payload of
 // testdata/real, the error card, the red rows, the "errors only" filter
 // and next error (n) name the same failed spans, and they are the ones
 // the token report (tokens --json's errors and failures) counts: one
-// predicate, converter.Failed, behind all of them (issue 21 point 4).
+// predicate, artifact.Failed, behind all of them (issue 21 point 4).
 func TestErrorsAgreeOnEveryRealPayload(t *testing.T) {
 	paths := realPayloads(t)
 	if len(paths) == 0 {
@@ -65,7 +65,7 @@ func TestErrorsAgreeOnEveryRealPayload(t *testing.T) {
 		name := strings.TrimPrefix(filepath.ToSlash(path), "../testdata/real/")
 		t.Run(name, func(t *testing.T) {
 			recs := readOTLP(t, path)
-			rep := report.Tokens(recs, converter.MetaFor(recs))
+			rep := report.Tokens(recs, artifact.MetaFor(recs))
 			var want []string
 			for _, f := range rep.Failures {
 				want = append(want, f.SpanID)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/internal/evalrun"
@@ -34,9 +35,9 @@ func evalRun(t *testing.T) (viewer.Run, []string) {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	var logs []converter.LogRecord
-	r := converter.NewReader(f, converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }))
-	var recs []converter.Record
+	var logs []artifact.LogRecord
+	r := artifact.NewReader(f, artifact.WithLogs(func(l *artifact.LogRecord) { logs = append(logs, *l) }))
+	var recs []artifact.Record
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -47,7 +48,7 @@ func evalRun(t *testing.T) (viewer.Run, []string) {
 	}
 	require.NotEmpty(t, logs, "the verdicts sent as log records are in the artifact")
 	recs = converter.LogsAsEvents(recs, logs)
-	var calls []converter.Record
+	var calls []artifact.Record
 	var rd semconv.Reading
 	for i := range recs {
 		recs[i].Read(&rd)
@@ -56,7 +57,7 @@ func evalRun(t *testing.T) (viewer.Run, []string) {
 		}
 	}
 	require.Len(t, calls, len(evalrun.Answers))
-	slices.SortFunc(calls, func(a, b converter.Record) int { return cmp.Compare(a.Span.StartTimestamp(), b.Span.StartTimestamp()) })
+	slices.SortFunc(calls, func(a, b artifact.Record) int { return cmp.Compare(a.Span.StartTimestamp(), b.Span.StartTimestamp()) })
 	ids := make([]string, len(calls))
 	for i, c := range calls {
 		ids[i] = c.Span.SpanID().String()

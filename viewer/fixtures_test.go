@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
@@ -19,8 +19,8 @@ import (
 // same builder makes the 5,000-record run and the hostile one. body is
 // the bulk of each message and tool result.
 func synth(name string, n int, text, body string) viewer.Run {
-	recs := converter.Records(synthTraces(n, 1, text, body))
-	converter.SortRecords(recs)
+	recs := artifact.Records(synthTraces(n, 1, text, body))
+	artifact.SortRecords(recs)
 	return viewer.Run{Name: name, Records: recs}
 }
 

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/viewer"
@@ -18,7 +18,7 @@ import (
 // manyAgents is a run of n agents, each with one chat of its own model:
 // breakdowns of n rows by agent and by model.
 func manyAgents(n int) viewer.Run {
-	var recs []converter.Record
+	var recs []artifact.Record
 	for i := range n {
 		for j, op := range []string{"invoke_agent", "chat"} {
 			sp := ptrace.NewSpan()
@@ -39,10 +39,10 @@ func manyAgents(n int) viewer.Run {
 				a.PutInt(semconv.UsageInputTokens, int64(100+i))
 				a.PutInt(semconv.UsageOutputTokens, 10)
 			}
-			recs = append(recs, converter.Record{Span: sp, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()})
+			recs = append(recs, artifact.Record{Span: sp, Resource: pcommon.NewResource(), Scope: pcommon.NewInstrumentationScope()})
 		}
 	}
-	return viewer.Run{Name: "many-agents", Meta: converter.MetaFor(recs), Records: recs}
+	return viewer.Run{Name: "many-agents", Meta: artifact.MetaFor(recs), Records: recs}
 }
 
 // TestBrowserWaterfallAboveTheFold: on a 1280×800 screen the waterfall

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
 )
 
@@ -64,7 +64,7 @@ const (
 // BudgetState is a run's budget verdict: over when it is over its token
 // budget or its cost budget, near when it is near either and over
 // neither, else ok. The flags are converter's (the trailer's rule).
-func BudgetState(b *converter.BudgetStatus) string {
+func BudgetState(b *artifact.BudgetStatus) string {
 	switch {
 	case b == nil:
 		return BudgetOK
@@ -90,7 +90,7 @@ func Percent(part, whole float64) string {
 // ("$0.0900 of $0.1000 (90.0%)", "or more" when unpriced calls are left
 // out), or both, then the verdict (", near the budget", ", over budget").
 // Empty for no budget.
-func BudgetText(b *converter.BudgetStatus) string {
+func BudgetText(b *artifact.BudgetStatus) string {
 	if b == nil {
 		return ""
 	}

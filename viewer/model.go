@@ -12,6 +12,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -126,13 +127,13 @@ type Pending struct {
 //
 // flying are the run's spans in flight (Run.InFlight): they make it open
 // too, and a parent in flight is known, not pending.
-func RunState(recs, flying []converter.Record, sum *converter.Summary, lv Liveness) (string, []Pending) {
+func RunState(recs, flying []artifact.Record, sum *artifact.Summary, lv Liveness) (string, []Pending) {
 	type key struct {
 		t pcommon.TraceID
 		s pcommon.SpanID
 	}
 	have := make(map[key]struct{}, len(recs)+len(flying))
-	for _, l := range [][]converter.Record{recs, flying} {
+	for _, l := range [][]artifact.Record{recs, flying} {
 		for i := range l {
 			have[key{l[i].Span.TraceID(), l[i].Span.SpanID()}] = struct{}{}
 		}
@@ -177,16 +178,16 @@ func RunState(recs, flying []converter.Record, sum *converter.Summary, lv Livene
 // of 100,000 records is streamed.
 type runView struct {
 	run    *Run
-	all    []converter.Record // the run's records, then its spans in flight
+	all    []artifact.Record // the run's records, then its spans in flight
 	head   viewRun
 	report *report.TokenReport
 	order  waterfall
 	failed []bool // per record: converter.Failures, the one error predicate
 	convs  []*viewConversation
-	logs   map[int][]converter.LogRecord  // the application's logs by record (appLogs)
-	costs  map[converter.SpanKey]*float64 // each model call's cost (callCosts)
-	folds  *wrapFolds                     // nil when no wrapper is folded
-	enc    converter.Encoder
+	logs   map[int][]artifact.LogRecord  // the application's logs by record (appLogs)
+	costs  map[artifact.SpanKey]*float64 // each model call's cost (callCosts)
+	folds  *wrapFolds                    // nil when no wrapper is folded
+	enc    artifact.Encoder
 	rd     semconv.Reading
 	line   []byte
 }
@@ -195,7 +196,7 @@ type runView struct {
 func prepareView(run *Run) *runView {
 	v := &runView{run: run}
 	v.enc.SetDefaults(run.Meta)
-	meta := bytes.TrimSuffix(converter.AppendMeta(nil, run.Meta), []byte{'\n'})
+	meta := bytes.TrimSuffix(artifact.AppendMeta(nil, run.Meta), []byte{'\n'})
 	rep := report.Tokens(run.Records, run.Meta, report.WithTop(10), report.WithTrailer(run.Summary, run.Records))
 	v.report = rep
 	// The spans in flight are rows too, in waterfall order with the
@@ -214,7 +215,7 @@ func prepareView(run *Run) *runView {
 		h.Pending = []Pending{}
 	}
 	if run.Summary != nil {
-		h.Trailer = bytes.TrimSuffix(converter.AppendSummary(nil, run.Summary), []byte{'\n'})
+		h.Trailer = bytes.TrimSuffix(artifact.AppendSummary(nil, run.Summary), []byte{'\n'})
 	} else {
 		h.Trailer = json.RawMessage("null")
 	}
@@ -235,7 +236,7 @@ func prepareView(run *Run) *runView {
 }
 
 // runEnd is the records' latest end, zero when there is none.
-func runEnd(recs []converter.Record) time.Time {
+func runEnd(recs []artifact.Record) time.Time {
 	var hi uint64
 	for i := range recs {
 		hi = max(hi, uint64(recs[i].Span.EndTimestamp()))
@@ -249,7 +250,7 @@ func runEnd(recs []converter.Record) time.Time {
 // timeSpan is the records' earliest start (after the epoch) and latest
 // end, in epoch milliseconds, 0 when there is none: the page's time axis,
 // known before it has read the records.
-func timeSpan(recs []converter.Record) (t0, t1 float64) {
+func timeSpan(recs []artifact.Record) (t0, t1 float64) {
 	var lo, hi uint64
 	for i := range recs {
 		s, e := uint64(recs[i].Span.StartTimestamp()), uint64(recs[i].Span.EndTimestamp())
@@ -372,7 +373,7 @@ func appendMillis(dst []byte, ns uint64) []byte {
 // the page never derives anything itself.
 func WriteRunJSON(w io.Writer, run Run) error {
 	if run.Meta == nil {
-		run.Meta = converter.MetaFor(run.Records)
+		run.Meta = artifact.MetaFor(run.Records)
 	}
 	v := prepareView(&run)
 	head, err := v.headJSON()

@@ -8,7 +8,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // The waterfall's order, computed once in Go, so that the page embeds the
@@ -39,7 +39,7 @@ type waterfall struct {
 
 // waterfallOrder orders recs and their pending parents (RunState's) as
 // the waterfall lists them, with folds (nil for none) applied.
-func waterfallOrder(recs []converter.Record, pend []Pending, folds *wrapFolds) waterfall {
+func waterfallOrder(recs []artifact.Record, pend []Pending, folds *wrapFolds) waterfall {
 	type key struct {
 		t pcommon.TraceID
 		s pcommon.SpanID

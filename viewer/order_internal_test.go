@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // A wrapper folded into its model call (two instrumentations at once) is
@@ -46,7 +46,7 @@ func TestWaterfallOrderFoldsWrappers(t *testing.T) {
 	span(2, 1, "chat m (framework)", 10, true) // the wrapper
 	span(3, 2, "retry backoff", 11, false)     // the wrapper's other child, first to start
 	span(4, 2, "chat m (sdk)", 20, true)       // the call
-	recs := converter.Records(td)
+	recs := artifact.Records(td)
 	folds := foldWrappers(recs)
 	require.NotNil(t, folds, "the framework span wraps one model call")
 	w := waterfallOrder(recs, nil, folds)

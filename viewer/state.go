@@ -3,7 +3,7 @@ package viewer
 import (
 	"time"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // StateStopped is the state of a run whose writer went away without
@@ -71,7 +71,7 @@ func StateText(state string, last time.Time) string {
 
 // lastRecord is the time of a run's last record: the latest start or end
 // of its spans; zero when it has none.
-func lastRecord(lists ...[]converter.Record) time.Time {
+func lastRecord(lists ...[]artifact.Record) time.Time {
 	var last uint64
 	for _, recs := range lists {
 		for i := range recs {

@@ -8,11 +8,11 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
-func rec(span, parent byte, start uint64) converter.Record {
+func rec(span, parent byte, start uint64) artifact.Record {
 	sp := ptrace.NewSpan()
 	sp.SetTraceID(pcommon.TraceID{1})
 	sp.SetSpanID(pcommon.SpanID{span})
@@ -21,24 +21,24 @@ func rec(span, parent byte, start uint64) converter.Record {
 	}
 	sp.SetStartTimestamp(pcommon.Timestamp(start * 1e6))
 	sp.SetEndTimestamp(pcommon.Timestamp((start + 5) * 1e6))
-	return converter.Record{Span: sp}
+	return artifact.Record{Span: sp}
 }
 
 func TestRunState(t *testing.T) {
 	tests := []struct {
 		name     string
-		recs     []converter.Record
-		sum      *converter.Summary
+		recs     []artifact.Record
+		sum      *artifact.Summary
 		state    string
 		pending  []string // span ids
 		children []int
 		t0       []float64
 	}{
 		{"nothing", nil, nil, viewer.StateDone, nil, nil, nil},
-		{"root and child", []converter.Record{rec(2, 1, 10), rec(1, 0, 5)}, nil, viewer.StateDone, nil, nil, nil},
-		{"children before their parents", []converter.Record{rec(3, 2, 30), rec(4, 2, 20), rec(5, 1, 15)}, nil, viewer.StateRunning,
+		{"root and child", []artifact.Record{rec(2, 1, 10), rec(1, 0, 5)}, nil, viewer.StateDone, nil, nil, nil},
+		{"children before their parents", []artifact.Record{rec(3, 2, 30), rec(4, 2, 20), rec(5, 1, 15)}, nil, viewer.StateRunning,
 			[]string{"0200000000000000", "0100000000000000"}, []int{2, 1}, []float64{20, 15}},
-		{"closed with a parent missing", []converter.Record{rec(3, 2, 30)}, &converter.Summary{Complete: true}, viewer.StateDone,
+		{"closed with a parent missing", []artifact.Record{rec(3, 2, 30)}, &artifact.Summary{Complete: true}, viewer.StateDone,
 			[]string{"0200000000000000"}, []int{1}, []float64{30}},
 	}
 	for _, tt := range tests {
@@ -85,7 +85,7 @@ func TestStateOf(t *testing.T) {
 	}
 	// RunState takes the rule: a stopped run's pending parents are not
 	// running.
-	state, pend := viewer.RunState([]converter.Record{rec(3, 2, 30)}, nil, nil, idle)
+	state, pend := viewer.RunState([]artifact.Record{rec(3, 2, 30)}, nil, nil, idle)
 	assert.Equal(t, viewer.StateStopped, state)
 	assert.Len(t, pend, 1)
 	assert.False(t, pend[0].Running)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -42,7 +42,7 @@ type staticRecord struct {
 	Input         json.RawMessage `json:"input"`
 	Output        json.RawMessage `json:"output"`
 
-	failed bool // converter.Failed, as the report counts errors
+	failed bool // artifact.Failed, as the report counts errors
 	text   recordText
 	// wrappedBy is the span id of a wrapper folded into this model call.
 	wrappedBy string
@@ -114,7 +114,7 @@ func outline(v *runView) outlineRun {
 		o.Tables = append(o.Tables, t)
 		o.More = append(o.More, int(more))
 	}
-	var enc converter.Encoder
+	var enc artifact.Encoder
 	enc.SetDefaults(run.Meta)
 	var rd semconv.Reading
 	placed := make(map[[2]string]*outlineNode, outlineRecords)

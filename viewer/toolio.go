@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -16,7 +16,7 @@ import (
 // which semconv.Messages reads. The page shows a tool span's arguments and
 // result as such, pretty-printed, never as chat (a tool span has no
 // conversation, see runConversations).
-func appendToolIO(b []byte, rec *converter.Record, rd *semconv.Reading) []byte {
+func appendToolIO(b []byte, rec *artifact.Record, rd *semconv.Reading) []byte {
 	if rd.Kind != semconv.Call || rd.Has(semconv.FieldArgs) || rd.Has(semconv.FieldInput) {
 		return b
 	}

@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -74,7 +75,7 @@ func viewMessages(ms []semconv.Message) []viewMessage {
 // instrumentation left its content on the wrapper around it, such as
 // OpenLLMetry's chat span around the Anthropic SDK's own span, shows the
 // wrapper's); any other record's is its own (semconv.Messages).
-func runConversations(recs []converter.Record) []*viewConversation {
+func runConversations(recs []artifact.Record) []*viewConversation {
 	convs := make([]*viewConversation, len(recs))
 	model := make([]bool, len(recs))
 	set := func(i int, c semconv.Conversation) {
@@ -158,7 +159,7 @@ func (tt *traceTools) named(name string) []int {
 //
 // Only model calls count as earlier askers: a wrapper repeats its
 // call's messages, and counting both would shift every later call.
-func linkTools(recs []converter.Record, convs []*viewConversation, model []bool) {
+func linkTools(recs []artifact.Record, convs []*viewConversation, model []bool) {
 	var rd semconv.Reading
 	traces := map[pcommon.TraceID]*traceTools{}
 	for i := range recs {
@@ -235,7 +236,7 @@ func asksForTools(ms []viewMessage) bool {
 
 // link sets ToolSpan on the tool parts of list (see linkTools); before
 // counts the calls per tool name asked for before list.
-func (tt *traceTools) link(recs []converter.Record, list []viewMessage, before map[string]int) {
+func (tt *traceTools) link(recs []artifact.Record, list []viewMessage, before map[string]int) {
 	type place struct {
 		name string
 		n    int

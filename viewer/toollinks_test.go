@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/viewer"
 )
@@ -132,8 +132,8 @@ func handRun(spans []span) (viewer.Run, map[string]string) {
 			a.PutStr(semconv.RequestModel, "m")
 		}
 	}
-	recs := converter.Records(td)
-	converter.SortRecords(recs)
+	recs := artifact.Records(td)
+	artifact.SortRecords(recs)
 	return viewer.Run{Name: "hand", Records: recs}, names
 }
 

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // Run is one artifact shown by the page.
@@ -23,23 +23,23 @@ type Run struct {
 	// Name labels the run in the page, usually its file name.
 	Name string
 	// Meta is the artifact's header; nil makes one from the records.
-	Meta *converter.Meta
+	Meta *artifact.Meta
 	// Records are the run's spans, in any order.
-	Records []converter.Record
+	Records []artifact.Record
 	// Summary is the artifact's last trailer, nil when it has none. When
 	// it accounts for more records than Records holds (dropped by a queue,
 	// a cap or truncation), the page shows its totals and budget, and says
 	// how many records are missing.
-	Summary *converter.Summary
+	Summary *artifact.Summary
 	// Problems are the input's lines that could not be read; the page
 	// lists them above the run.
 	Problems []Problem
 	// InFlight are the spans that started and have not ended: the
 	// start records ("in_flight":true) no ended record superseded
-	// (converter.Settle), apart from Records so that no total counts
+	// (artifact.Settle), apart from Records so that no total counts
 	// them. The page shows them as running while the run is, else as
 	// never ended; never as finished spans.
-	InFlight []converter.Record
+	InFlight []artifact.Record
 	// Live tells when the run's input last gained data and how long an
 	// open run may stay idle before it is shown as stopped without an
 	// end; zero for a run given whole.
@@ -47,7 +47,7 @@ type Run struct {
 	// Logs are the run's log records. Those that are GenAI content belong
 	// in Records as their spans' events (converter.LogsAsEvents); the
 	// others, the application's own logs, are shown on their span.
-	Logs []converter.LogRecord
+	Logs []artifact.LogRecord
 }
 
 // ErrUnsafeAsset is returned when the page's own script or style would end
@@ -146,7 +146,7 @@ func Write(w io.Writer, runs []Run, opts ...Option) error {
 	views := make([]*runView, len(runs))
 	for i := range runs {
 		if runs[i].Meta == nil {
-			runs[i].Meta = converter.MetaFor(runs[i].Records)
+			runs[i].Meta = artifact.MetaFor(runs[i].Records)
 		}
 		views[i] = prepareView(&runs[i])
 	}
@@ -162,7 +162,7 @@ func Write(w io.Writer, runs []Run, opts ...Option) error {
 	bw.WriteString("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	bw.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"" + html.EscapeString(p.csp(cfg.live != "" || cfg.convert != "")) + "\">\n")
 	bw.WriteString("<meta name=\"referrer\" content=\"no-referrer\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	bw.WriteString("<meta name=\"generator\" content=\"" + html.EscapeString(converter.Producer) + "\">\n")
+	bw.WriteString("<meta name=\"generator\" content=\"" + html.EscapeString(artifact.Producer) + "\">\n")
 	bw.WriteString("<title>" + html.EscapeString(title) + "</title>\n<style>" + p.style + "</style>\n</head>\n<body>\n<div id=\"app\"><noscript>")
 	if err := writeStatic(bw, views); err != nil {
 		return err

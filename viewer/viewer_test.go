@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/viewer"
 )
@@ -81,7 +82,7 @@ func TestRunNameCannotEndItsDataBlock(t *testing.T) {
 
 func ExampleWrite() {
 	// An OTLP/JSON recording of an agent run; an artifact read with
-	// converter.NewReader works the same way.
+	// artifact.NewReader works the same way.
 	f, err := os.Open("../testdata/otlp/agent-run.json")
 	if err != nil {
 		panic(err)
@@ -91,7 +92,7 @@ func ExampleWrite() {
 	if err != nil {
 		panic(err)
 	}
-	run := viewer.Run{Name: "agent-run.json", Records: converter.Records(td)}
+	run := viewer.Run{Name: "agent-run.json", Records: artifact.Records(td)}
 	var page bytes.Buffer
 	if err := viewer.Write(&page, []viewer.Run{run}, viewer.WithTitle("travel planner")); err != nil {
 		panic(err)
@@ -124,7 +125,7 @@ func TestDeepChain(t *testing.T) {
 		sp.SetEndTimestamp(pcommon.Timestamp(1e18 + 2*n - i))
 	}
 	var buf bytes.Buffer
-	require.NoError(t, viewer.Write(&buf, []viewer.Run{{Name: "deep.jsonl", Records: converter.Records(td)}}))
+	require.NoError(t, viewer.Write(&buf, []viewer.Run{{Name: "deep.jsonl", Records: artifact.Records(td)}}))
 	page := buf.String()
 	const shown = 100 // the outline's first records (issue 24: a summary, not a second copy)
 	require.Equal(t, shown, strings.Count(page, `<details class="rec"`))

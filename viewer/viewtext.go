@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -34,7 +34,7 @@ type viewText struct {
 	Reasoning  string `json:"reasoning"`
 	// Total is the total tokens, or, for a run where no model call
 	// reported usage, what its tool calls are estimated to have added
-	// (the budget's spent; converter.Tally.Spent); TotalNote says which.
+	// (the budget's spent; artifact.Tally.Spent); TotalNote says which.
 	Total     string `json:"total"`
 	TotalNote string `json:"total_note"`
 	// Budget is the budget's text and state (BudgetText, BudgetState),
@@ -184,7 +184,7 @@ type recordText struct {
 // ,"dur":…[,"usage_text":[[label,count],…]][,"cost_text":…][,"est_text":…].
 func (t *recordText) appendJSON(b []byte) []byte {
 	b = append(b, `,"dur":`...)
-	b = converter.AppendJSONString(b, t.Dur)
+	b = artifact.AppendJSONString(b, t.Dur)
 	if len(t.Usage) > 0 {
 		b = append(b, `,"usage_text":[`...)
 		for i, u := range t.Usage {
@@ -192,35 +192,35 @@ func (t *recordText) appendJSON(b []byte) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, '[')
-			b = converter.AppendJSONString(b, u[0])
+			b = artifact.AppendJSONString(b, u[0])
 			b = append(b, ',')
-			b = converter.AppendJSONString(b, u[1])
+			b = artifact.AppendJSONString(b, u[1])
 			b = append(b, ']')
 		}
 		b = append(b, ']')
 	}
 	if t.Cost != "" {
 		b = append(b, `,"cost_text":`...)
-		b = converter.AppendJSONString(b, t.Cost)
+		b = artifact.AppendJSONString(b, t.Cost)
 	}
 	if t.Est != "" {
 		b = append(b, `,"est_text":`...)
-		b = converter.AppendJSONString(b, t.Est)
+		b = artifact.AppendJSONString(b, t.Est)
 	}
 	return b
 }
 
 // callCosts maps each model call to its cost as the report priced it
 // (rep.Inferences), nil for a call with no known price.
-func callCosts(rep *report.TokenReport) map[converter.SpanKey]*float64 {
-	cost := make(map[converter.SpanKey]*float64, len(rep.Inferences))
+func callCosts(rep *report.TokenReport) map[artifact.SpanKey]*float64 {
+	cost := make(map[artifact.SpanKey]*float64, len(rep.Inferences))
 	for _, c := range rep.Inferences {
 		var usd *float64
 		if c.Source != pricing.Unknown {
 			v := c.USD
 			usd = &v
 		}
-		cost[converter.SpanKey{Trace: c.TraceID, Span: c.SpanID}] = usd
+		cost[artifact.SpanKey{Trace: c.TraceID, Span: c.SpanID}] = usd
 	}
 	return cost
 }
@@ -228,10 +228,10 @@ func callCosts(rep *report.TokenReport) map[converter.SpanKey]*float64 {
 // textOfRecord writes one record's quantities from its reading rd: a
 // model call's usage and cost ("unknown", never $0, when the report has
 // no price for it), a tool call's estimated tokens.
-func textOfRecord(rec *converter.Record, rd *semconv.Reading, costs map[converter.SpanKey]*float64) recordText {
+func textOfRecord(rec *artifact.Record, rd *semconv.Reading, costs map[artifact.SpanKey]*float64) recordText {
 	sp := rec.Span
 	t := recordText{Dur: report.Duration(time.Duration(int64(sp.EndTimestamp()) - int64(sp.StartTimestamp())))}
-	if usd, ok := costs[converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}]; ok {
+	if usd, ok := costs[artifact.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}]; ok {
 		t.Cost = report.Dollars(usd) // "unknown", never $0, for a call with no price
 	}
 	for _, f := range usageFields {
@@ -240,7 +240,7 @@ func textOfRecord(rec *converter.Record, rd *semconv.Reading, costs map[converte
 		}
 	}
 	if rd.Kind == semconv.Call {
-		if e := converter.CallEstimate(rd, sp.Attributes()); e > 0 {
+		if e := artifact.CallEstimate(rd, sp.Attributes()); e > 0 {
 			t.Est = report.Thousands(e)
 		}
 	}

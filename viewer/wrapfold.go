@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -19,7 +20,7 @@ import (
 // exactly one model call, its direct child, is folded: an embeddings
 // batch around per-chunk calls stays a row of its own.
 type wrapFolds struct {
-	recs      []converter.Record
+	recs      []artifact.Record
 	leafOf    []int // per record: the leaf a wrapper folds into, -1 for none
 	wrapperOf []int // per record: the wrapper folded into this leaf, -1 for none
 	// viewParent is, per record, the parent the page draws it under when
@@ -29,13 +30,13 @@ type wrapFolds struct {
 }
 
 // foldWrappers finds the wrappers of recs to fold; nil when there is none.
-func foldWrappers(recs []converter.Record) *wrapFolds {
+func foldWrappers(recs []artifact.Record) *wrapFolds {
 	wrappers := converter.Wrappers(recs)
-	index := make(map[converter.SpanKey]int)
+	index := make(map[artifact.SpanKey]int)
 	for i, w := range wrappers {
 		if w {
 			sp := recs[i].Span
-			index[converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}] = i
+			index[artifact.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}] = i
 		}
 	}
 	if len(index) == 0 {
@@ -55,7 +56,7 @@ func foldWrappers(recs []converter.Record) *wrapFolds {
 			continue
 		}
 		sp := recs[j].Span
-		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}
+		k := artifact.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}
 		if w, ok := index[k]; ok {
 			leaf[w] = j
 		}
@@ -74,7 +75,7 @@ func foldWrappers(recs []converter.Record) *wrapFolds {
 	for i := range recs {
 		f.leafOf[i], f.wrapperOf[i] = -1, -1
 	}
-	folded := make(map[converter.SpanKey]int) // wrapper -> its leaf
+	folded := make(map[artifact.SpanKey]int) // wrapper -> its leaf
 	for w, j := range leaf {
 		if calls[w] != 1 {
 			continue
@@ -86,14 +87,14 @@ func foldWrappers(recs []converter.Record) *wrapFolds {
 			p = ws.ParentSpanID().String()
 		}
 		f.viewParent[j] = &p
-		folded[converter.SpanKey{Trace: ws.TraceID(), Span: ws.SpanID()}] = j
+		folded[artifact.SpanKey{Trace: ws.TraceID(), Span: ws.SpanID()}] = j
 	}
 	if len(folded) == 0 {
 		return nil
 	}
 	for i := range recs {
 		sp := recs[i].Span
-		if j, ok := folded[converter.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}]; ok && j != i {
+		if j, ok := folded[artifact.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}]; ok && j != i {
 			id := recs[j].Span.SpanID().String()
 			f.viewParent[i] = &id
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/judge"
 	"github.com/agenttrace/agenttrace/report"
@@ -110,10 +111,10 @@ type auditFile struct {
 // trailerNote is what a summary trailer says of records a file does not
 // hold. Findings are about the records that are there.
 type trailerNote struct {
-	Dropped int64                   `json:"dropped"`
-	Tokens  converter.Tokens        `json:"tokens"`
-	Budget  *converter.BudgetStatus `json:"budget,omitempty"`
-	Note    string                  `json:"note"`
+	Dropped int64                  `json:"dropped"`
+	Tokens  artifact.Tokens        `json:"tokens"`
+	Budget  *artifact.BudgetStatus `json:"budget,omitempty"`
+	Note    string                 `json:"note"`
 }
 
 // trailerOf tells what src's trailer counts that its records do not

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/atif"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
@@ -209,7 +210,7 @@ func (e *env) stream(p *convertPlan, in *input) error {
 		// the records are spooled until the header can be made from all.
 		aw := store.NewStream(w, e.redact.options(store.HeaderOptions{}), e.maxLine)
 		var werr error // the output's, which the importer returns as its own
-		err := in.importTo(src, e.printProblem, func(rec *converter.Record) error {
+		err := in.importTo(src, e.printProblem, func(rec *artifact.Record) error {
 			e.redact.imported(rec)
 			werr = aw.Write(rec)
 			return werr
@@ -257,7 +258,7 @@ func (e *env) writeOne(p *convertPlan, all *inputs) error {
 		})
 	}
 	err := e.writeOutput(p.output, func(w io.Writer) error {
-		return encode(w, p.format, all.records, meta, converter.WithMaxLineSize(e.maxLine))
+		return encode(w, p.format, all.records, meta, artifact.WithMaxLineSize(e.maxLine))
 	})
 	if err != nil {
 		return err
@@ -274,10 +275,10 @@ func (e *env) writeOne(p *convertPlan, all *inputs) error {
 // encodeWithLogs writes one artifact of all's spans and log records: each
 // span's log records right after its record, in time order, and the log
 // records of no span in all after the last record (counted in a note).
-func (e *env) encodeWithLogs(w io.Writer, all *inputs, meta *converter.Meta) error {
+func (e *env) encodeWithLogs(w io.Writer, all *inputs, meta *artifact.Meta) error {
 	bySpan, orphans := converter.LogsBySpan(all.records, all.logs)
 	bw := bufio.NewWriterSize(w, 64<<10)
-	aw := converter.NewWriter(bw, meta, converter.WithMaxLineSize(e.maxLine))
+	aw := artifact.NewWriter(bw, meta, artifact.WithMaxLineSize(e.maxLine))
 	for i := range all.records {
 		if err := aw.Write(&all.records[i]); err != nil {
 			return err
@@ -303,8 +304,8 @@ func (e *env) encodeWithLogs(w io.Writer, all *inputs, meta *converter.Meta) err
 }
 
 // encodeLogs writes log records as one OTLP logs payload.
-func encodeLogs(w io.Writer, f outFormat, logs []converter.LogRecord) error {
-	ld := converter.ToLogs(logs)
+func encodeLogs(w io.Writer, f outFormat, logs []artifact.LogRecord) error {
+	ld := artifact.ToLogs(logs)
 	var (
 		b   []byte
 		err error

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
@@ -119,7 +120,7 @@ func TestConvertMergesInputs(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	recs, meta := artifacttest.Read(t, jsonl)
 	assert.Len(t, recs, len(want))
-	assert.True(t, slices.IsSortedFunc(recs, func(a, b converter.Record) int {
+	assert.True(t, slices.IsSortedFunc(recs, func(a, b artifact.Record) int {
 		return cmp.Compare(a.Span.EndTimestamp(), b.Span.EndTimestamp())
 	}), "records in end-time order")
 	assert.Empty(t, meta.TraceID, "two traces: the header names none")

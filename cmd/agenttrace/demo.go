@@ -21,8 +21,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/store"
@@ -161,7 +161,7 @@ func (e *env) demo(dir string, budget int64, budgetUSD float64, seed uint64, pac
 	// The agent calls guard before every model and tool call; the status
 	// at the refusal is what the stop message reports.
 	var (
-		stop     converter.BudgetStatus
+		stop     artifact.BudgetStatus
 		stopCost bridge.CostStatus
 	)
 	guard := func(ctx context.Context) error {

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // demoRun runs `agenttrace demo --out DIR args...` into a fresh DIR and
@@ -41,10 +41,10 @@ func demoRun(t *testing.T, args ...string) (result, []string) {
 
 // demoTokens is the part of `tokens --json` these tests look at.
 type demoTokens struct {
-	Records  map[string]int64        `json:"records"`
-	Tokens   converter.Tokens        `json:"tokens"`
-	Errors   int64                   `json:"errors"`
-	Budget   *converter.BudgetStatus `json:"budget"`
+	Records  map[string]int64       `json:"records"`
+	Tokens   artifact.Tokens        `json:"tokens"`
+	Errors   int64                  `json:"errors"`
+	Budget   *artifact.BudgetStatus `json:"budget"`
 	Failures []struct {
 		Kind string `json:"kind"`
 		Name string `json:"name"`
@@ -63,7 +63,7 @@ func tokensOf(t *testing.T, paths []string) demoTokens {
 var tokensLine = regexp.MustCompile(`(?m)^Tokens +([\d,]+) \(input ([\d,]+), output ([\d,]+); cache read ([\d,]+), cache creation ([\d,]+), reasoning ([\d,]+)\)$`)
 
 // printedTokens reads the totals off the demo's Tokens line.
-func printedTokens(t *testing.T, stdout string) converter.Tokens {
+func printedTokens(t *testing.T, stdout string) artifact.Tokens {
 	t.Helper()
 	m := tokensLine.FindStringSubmatch(stdout)
 	require.NotNil(t, m, "no Tokens line in:\n%s", stdout)
@@ -73,16 +73,16 @@ func printedTokens(t *testing.T, stdout string) converter.Tokens {
 		require.NoError(t, err)
 		n[i] = v
 	}
-	return converter.Tokens{Total: n[1], Input: n[2], Output: n[3], CacheRead: n[4], CacheCreation: n[5], Reasoning: n[6]}
+	return artifact.Tokens{Total: n[1], Input: n[2], Output: n[3], CacheRead: n[4], CacheCreation: n[5], Reasoning: n[6]}
 }
 
 // trailer reads an artifact to the end and returns its summary trailer.
-func trailer(t *testing.T, path string) *converter.Summary {
+func trailer(t *testing.T, path string) *artifact.Summary {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	r := converter.NewReader(f, converter.WithSource(path))
+	r := artifact.NewReader(f, artifact.WithSource(path))
 	for {
 		_, err := r.Next()
 		if err == io.EOF {

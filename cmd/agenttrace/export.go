@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/store"
 )
 
@@ -127,8 +127,8 @@ func (o exportOptions) check() error {
 // exportRun is one run read for export.
 type exportRun struct {
 	src  *source
-	meta *converter.Meta // the artifact's header, or one made from the records
-	sum  converter.Summary
+	meta *artifact.Meta // the artifact's header, or one made from the records
+	sum  artifact.Summary
 }
 
 // exportStats counts what export left out, for standard error.
@@ -174,16 +174,16 @@ func (e *env) export(args []string, o exportOptions) error {
 // newExportRun sorts src's records by end time, as every command reads
 // them, and tallies them for the filters.
 func newExportRun(src *source) *exportRun {
-	converter.SortRecords(src.records)
+	artifact.SortRecords(src.records)
 	r := &exportRun{src: src, meta: src.meta}
 	if r.meta == nil {
 		r.meta = store.Header(store.Key{Kind: store.KindRun}, src.records, store.HeaderOptions{Whole: true})
 	}
-	var t converter.Tally
+	var t artifact.Tally
 	for i := range src.records {
 		t.Add(&src.records[i])
 	}
-	r.sum = t.Summary(converter.JudgedBudget(r.meta.Budget, src.summary))
+	r.sum = t.Summary(artifact.JudgedBudget(r.meta.Budget, src.summary))
 	return r
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -99,10 +100,10 @@ func marshalLine(v any) ([]byte, error) {
 func chatLines(r *exportRun, perRun bool, st *exportStats) []chatLine {
 	recs := converter.LogsAsEvents(r.src.records, r.src.logs) // evaluations sent as log records too
 	calls := converter.ModelCalls(recs)
-	parents := make(map[converter.SpanKey]int, len(recs))
+	parents := make(map[artifact.SpanKey]int, len(recs))
 	for i := range recs {
 		sp := recs[i].Span
-		parents[converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}] = i
+		parents[artifact.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}] = i
 	}
 	var lines []chatLine
 	var last *converter.ModelCall
@@ -148,7 +149,7 @@ func chatLines(r *exportRun, perRun bool, st *exportStats) []chatLine {
 // chatTools are the tool definitions of the call at index i, or of its
 // nearest ancestor that has some: a framework often declares the tools on
 // the span that wraps the SDK's call.
-func chatTools(recs []converter.Record, parents map[converter.SpanKey]int, i int) []chatTool {
+func chatTools(recs []artifact.Record, parents map[artifact.SpanKey]int, i int) []chatTool {
 	for hops := 0; hops < len(recs); hops++ {
 		sp := recs[i].Span
 		if defs := semconv.ToolDefs(sp.Attributes()); len(defs) > 0 {
@@ -158,7 +159,7 @@ func chatTools(recs []converter.Record, parents map[converter.SpanKey]int, i int
 			}
 			return out
 		}
-		p, ok := parents[converter.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}]
+		p, ok := parents[artifact.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}]
 		if !ok || sp.ParentSpanID() == (pcommon.SpanID{}) {
 			return nil
 		}

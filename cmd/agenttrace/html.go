@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/viewer"
 )
@@ -101,7 +102,7 @@ func (e *env) html(paths []string, out, title string) error {
 // whichever run holds them (the content the official GenAI
 // instrumentations put in log records, an application's own logs). Inputs
 // that are all logs stay runs.
-func pageSources(all []*source) (runs []*source, loose []converter.LogRecord) {
+func pageSources(all []*source) (runs []*source, loose []artifact.LogRecord) {
 	for _, src := range all {
 		if len(src.records) == 0 && len(src.logs) > 0 {
 			loose = append(loose, src.logs...)

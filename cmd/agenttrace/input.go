@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bucket"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
@@ -132,12 +133,12 @@ func shownURL(raw string) string {
 // source is what one input held.
 type source struct {
 	name    string
-	meta    *converter.Meta    // the artifact's header; nil for other shapes
-	summary *converter.Summary // the artifact's last trailer; nil when none
-	records []converter.Record
+	meta    *artifact.Meta    // the artifact's header; nil for other shapes
+	summary *artifact.Summary // the artifact's last trailer; nil when none
+	records []artifact.Record
 	// logs are the input's log records: an OTLP logs payload's, or an
 	// artifact's "log" lines.
-	logs    []converter.LogRecord
+	logs    []artifact.LogRecord
 	skipped int64 // lines reported and skipped
 	unknown int64 // artifact lines of an unknown kind
 	// unknownTypes counts, by type, the records of types an imported
@@ -150,7 +151,7 @@ type source struct {
 
 // load reads every record of in. Problems with lines go to onProblem as
 // they are found; the input is still read to the end.
-func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
+func (in *input) load(onProblem func(*artifact.LineError)) (*source, error) {
 	defer in.close()
 	src := &source{name: in.name}
 	if in.logs != 0 {
@@ -158,15 +159,15 @@ func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
 		if err != nil {
 			return nil, in.fail(err)
 		}
-		src.logs = converter.LogRecords(ld)
+		src.logs = artifact.LogRecords(ld)
 		return src, nil
 	}
 	switch in.shape {
 	case importer.Artifact:
 		// Read here rather than by importer.For, which keeps no header:
 		// the budget and the redaction flag live only there.
-		r := converter.NewReader(in.r, converter.WithSource(in.name), converter.WithProblemHandler(onProblem), converter.WithMaxLineSize(in.maxLine),
-			converter.WithLogs(func(l *converter.LogRecord) { src.logs = append(src.logs, *l) }))
+		r := artifact.NewReader(in.r, artifact.WithSource(in.name), artifact.WithProblemHandler(onProblem), artifact.WithMaxLineSize(in.maxLine),
+			artifact.WithLogs(func(l *artifact.LogRecord) { src.logs = append(src.logs, *l) }))
 		for {
 			rec, err := r.Next()
 			if err == io.EOF {
@@ -190,7 +191,7 @@ func (in *input) load(onProblem func(*converter.LineError)) (*source, error) {
 		// OTLP and the other agent-trace shapes. The records come in the
 		// order their spans end; judge orders them for itself, and
 		// loadOpened sorts what it merges.
-		err := in.importTo(src, onProblem, func(rec *converter.Record) error {
+		err := in.importTo(src, onProblem, func(rec *artifact.Record) error {
 			src.records = append(src.records, *rec)
 			return nil
 		})
@@ -219,7 +220,7 @@ func (in *input) streamed() bool {
 // importTo reads in with the importer of its shape, calling emit for each
 // record as it is made and onProblem for each line it could not read, and
 // counts in src what it skipped.
-func (in *input) importTo(src *source, onProblem func(*converter.LineError), emit func(*converter.Record) error) error {
+func (in *input) importTo(src *source, onProblem func(*artifact.LineError), emit func(*artifact.Record) error) error {
 	read, ok := importer.For(in.shape)
 	if !ok {
 		return invalidError(fmt.Errorf("%s: %w", in.name, converter.ErrUnknownFormat))
@@ -227,11 +228,11 @@ func (in *input) importTo(src *source, onProblem func(*converter.LineError), emi
 	st, err := read(in.r, in.name, emit)
 	src.skipped, src.unknownTypes = st.Skipped, st.Unknown
 	for _, p := range st.Problems {
-		var le *converter.LineError
+		var le *artifact.LineError
 		if errors.As(p, &le) {
 			onProblem(le)
 		} else {
-			onProblem(&converter.LineError{Source: in.name, Err: p})
+			onProblem(&artifact.LineError{Source: in.name, Err: p})
 		}
 	}
 	if err != nil {
@@ -266,13 +267,13 @@ func (in *input) readError(err error) error {
 // inputs is every input of a command line, read.
 type inputs struct {
 	sources []*source
-	records []converter.Record    // all of them, in end-time order
-	logs    []converter.LogRecord // all of them, in input order
+	records []artifact.Record    // all of them, in end-time order
+	logs    []artifact.LogRecord // all of them, in input order
 }
 
 // printProblem prints a line that could not be read, as
 // "file:line: problem", to standard error.
-func (e *env) printProblem(le *converter.LineError) { fmt.Fprintln(e.stderr, le.Error()) }
+func (e *env) printProblem(le *artifact.LineError) { fmt.Fprintln(e.stderr, le.Error()) }
 
 // loadOne opens and reads one input, printing problems with lines to
 // stderr.
@@ -311,7 +312,7 @@ func (e *env) loadOpened(paths []string, first *input) (*inputs, error) {
 		all.logs = append(all.logs, src.logs...)
 	}
 	importer.LinkATIF(all.records) // an ATIF subagent's own file given with its parent's
-	converter.SortRecords(all.records)
+	artifact.SortRecords(all.records)
 	return all, nil
 }
 
@@ -347,7 +348,7 @@ func (e *env) noteSource(s *source) error {
 // metaFor is the header of the one artifact of recs made from all: the
 // store's header policy (store.Header) for an artifact written whole,
 // with headerOptions.
-func (all *inputs) metaFor(recs []converter.Record) *converter.Meta {
+func (all *inputs) metaFor(recs []artifact.Record) *artifact.Meta {
 	opts := all.headerOptions()
 	opts.Whole = true
 	return store.Header(store.Key{Kind: store.KindRun}, recs, opts)

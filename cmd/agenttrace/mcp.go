@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/mcpserver"
 	"github.com/agenttrace/agenttrace/viewer/server"
 )
@@ -113,7 +113,7 @@ func (e *env) mcp(ctx context.Context, dir, httpAddr string, hosts []string, bou
 	stderr := &lockedWriter{w: e.stderr}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s, err := mcpserver.New(dir, mcpserver.WithViewerOptions(e.redact.serverOptions(bounds...)...),
-		mcpserver.WithVersion(strings.TrimPrefix(converter.Producer, "agenttrace/")), mcpserver.WithLogger(log))
+		mcpserver.WithVersion(strings.TrimPrefix(artifact.Producer, "agenttrace/")), mcpserver.WithLogger(log))
 	if err != nil {
 		return ioError(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -100,7 +101,7 @@ func (e *env) messages(paths []string, asJSON bool) error {
 // writeTranscript prints each trace as a conversation. A model call
 // usually resends the whole history; only what is new since the previous
 // call of the trace is printed.
-func writeTranscript(out io.Writer, recs []converter.Record, calls []converter.ModelCall) error {
+func writeTranscript(out io.Writer, recs []artifact.Record, calls []converter.ModelCall) error {
 	w := bufio.NewWriter(out)
 	conv := make(map[int]semconv.Conversation, len(calls))
 	for _, mc := range calls {

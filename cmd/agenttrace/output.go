@@ -15,7 +15,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // outFormat is what convert writes.
@@ -84,10 +84,10 @@ func (f outFormat) ext() string {
 // encode writes recs to w in format f, with meta as the artifact header
 // (or, for OTLP, carried in the resource attributes), and opts for an
 // artifact's writer. OTLP output moves the spans out of recs.
-func encode(w io.Writer, f outFormat, recs []converter.Record, meta *converter.Meta, opts ...converter.WriterOption) error {
+func encode(w io.Writer, f outFormat, recs []artifact.Record, meta *artifact.Meta, opts ...artifact.WriterOption) error {
 	if f == outJSONL {
 		bw := bufio.NewWriterSize(w, 64<<10)
-		aw := converter.NewWriter(bw, meta, opts...)
+		aw := artifact.NewWriter(bw, meta, opts...)
 		for i := range recs {
 			if err := aw.Write(&recs[i]); err != nil {
 				return err
@@ -100,7 +100,7 @@ func encode(w io.Writer, f outFormat, recs []converter.Record, meta *converter.M
 	}
 	// The header's budget and redaction travel in the resource, where
 	// reading the artifact put them.
-	td := converter.ToTraces(recs)
+	td := artifact.ToTraces(recs)
 	var (
 		b   []byte
 		err error

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -341,9 +342,9 @@ func knownModel(name string, known []string) bool {
 // the span around it that it is one call with (converter.Failures).
 func failedModelCalls(t *testing.T, paths []string) int64 {
 	t.Helper()
-	var recs []converter.Record
+	var recs []artifact.Record
 	for _, p := range paths {
-		recs = append(recs, converter.Records(readOTLP(t, p))...)
+		recs = append(recs, artifact.Records(readOTLP(t, p))...)
 	}
 	wrappers := converter.Wrappers(recs)
 	failed := converter.Failures(recs)

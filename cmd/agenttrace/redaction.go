@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/store"
 )
@@ -53,7 +53,7 @@ func (e *env) redactFlags(cmd *cobra.Command) {
 
 // needed reports whether records under header meta (nil for inputs that
 // are not artifacts) must be redacted.
-func (rd *redaction) needed(meta *converter.Meta) bool {
+func (rd *redaction) needed(meta *artifact.Meta) bool {
 	if rd == nil || rd.off {
 		return false
 	}
@@ -85,7 +85,7 @@ func (rd *redaction) source(src *source) {
 // links, name, status message) and the attributes of its resource and
 // scope, which an importer may share between records (redacting twice
 // changes nothing).
-func (rd *redaction) record(rec *converter.Record) {
+func (rd *redaction) record(rec *artifact.Record) {
 	r := rd.redactor()
 	r.Span(rec.Span)
 	r.Map(rec.Resource.Attributes())
@@ -94,7 +94,7 @@ func (rd *redaction) record(rec *converter.Record) {
 
 // logRecord redacts one log record in place: attributes, body (where
 // the GenAI instrumentations put message content), resource and scope.
-func (rd *redaction) logRecord(rec *converter.LogRecord) {
+func (rd *redaction) logRecord(rec *artifact.LogRecord) {
 	r := rd.redactor()
 	r.Map(rec.Log.Attributes())
 	body := pcommon.NewMap()
@@ -111,7 +111,7 @@ func (rd *redaction) logRecord(rec *converter.LogRecord) {
 // string scanned (secrets_scanned), and named fields replaced when keys
 // were given (redacted: the header says so whether or not a key occurred,
 // since a reader cannot tell).
-func (rd *redaction) mark(m *converter.Meta) {
+func (rd *redaction) mark(m *artifact.Meta) {
 	if rd == nil || rd.off || m == nil {
 		return
 	}
@@ -131,7 +131,7 @@ func (rd *redaction) options(o store.HeaderOptions) store.HeaderOptions {
 
 // imported redacts a record an importer made (convert's streaming path):
 // such an input has no header that could say it was scanned.
-func (rd *redaction) imported(rec *converter.Record) {
+func (rd *redaction) imported(rec *artifact.Record) {
 	if rd.needed(nil) {
 		rd.record(rec)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/importer"
 )
 
@@ -69,12 +69,12 @@ Exit status: 0 on success, 1 when an input is invalid or validation finds
 problems, 2 on a usage error or an I/O error (missing file, unwritable
 output) or a TLS setting send's endpoint contradicts, 3 when send's
 endpoint refuses or cannot be reached.`,
-		Version:       strings.TrimPrefix(converter.Producer, "agenttrace/"),
+		Version:       strings.TrimPrefix(artifact.Producer, "agenttrace/"),
 		SilenceErrors: true, // run prints errors, with the exit code they map to
 		SilenceUsage:  true, // run prints a usage hint for usage errors only
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.PersistentFlags().IntVar(&e.maxLine, "max-line", converter.DefaultMaxLineSize,
+	root.PersistentFlags().IntVar(&e.maxLine, "max-line", artifact.DefaultMaxLineSize,
 		"longest artifact line in `bytes` (see agenttrace --help)")
 	e.dialectFlag(root)
 	root.SetIn(e.stdin)

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bucket"
 	"github.com/agenttrace/agenttrace/catalog"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
 )
 
@@ -45,12 +45,12 @@ func runsFolder(t *testing.T) string {
 
 // runTokens is what runs --json and tokens --json share.
 type runTokens struct {
-	Records report.RecordCounts     `json:"records"`
-	Errors  int64                   `json:"errors"`
-	Tokens  converter.Tokens        `json:"tokens"`
-	Budget  *converter.BudgetStatus `json:"budget"`
-	Dropped int64                   `json:"dropped"`
-	Trunc   int64                   `json:"truncated"`
+	Records report.RecordCounts    `json:"records"`
+	Errors  int64                  `json:"errors"`
+	Tokens  artifact.Tokens        `json:"tokens"`
+	Budget  *artifact.BudgetStatus `json:"budget"`
+	Dropped int64                  `json:"dropped"`
+	Trunc   int64                  `json:"truncated"`
 	report.Cost
 	ByModel []struct {
 		Model string `json:"model"`
@@ -169,7 +169,7 @@ func assertRowIsTokens(t *testing.T, row catalog.Row, path string) bool {
 	got := runTokens{
 		Records: report.RecordCounts{Call: row.Calls, Inference: row.Inferences, Agent: row.Agents, Span: row.Spans},
 		Errors:  row.Errors, Dropped: row.Dropped, Trunc: row.Truncated,
-		Tokens: converter.Tokens{Input: row.InputTokens, Output: row.OutputTokens, CacheRead: row.CacheReadTokens,
+		Tokens: artifact.Tokens{Input: row.InputTokens, Output: row.OutputTokens, CacheRead: row.CacheReadTokens,
 			CacheCreation: row.CacheCreationTokens, Reasoning: row.ReasoningTokens, Total: row.TotalTokens},
 	}
 	assert.Equal(t, want.Records, got.Records)

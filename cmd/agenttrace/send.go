@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/otlpsend"
 )
 
@@ -140,7 +140,7 @@ func (e *env) send(ctx context.Context, o sendOpts, p *otlpsend.Plan) error {
 	now := time.Now() // what --shift-to-now moves each run's end to
 	var total otlpsend.Count
 	for _, src := range all.sources {
-		td := converter.ToTraces(src.records)
+		td := artifact.ToTraces(src.records)
 		var shift time.Duration
 		if o.shiftToNow {
 			shift = shiftToNow(td, now)

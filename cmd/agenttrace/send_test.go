@@ -28,7 +28,7 @@ import (
 	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
@@ -288,12 +288,12 @@ func wantSpans(t *testing.T, paths ...string) []string {
 	return all
 }
 
-// readArtifact reads an artifact with converter.Reader and makes OTLP of
-// it with converter.ToTraces, as send does after its own loading.
+// readArtifact reads an artifact with artifact.Reader and makes OTLP of
+// it with artifact.ToTraces, as send does after its own loading.
 func readArtifact(t *testing.T, path string) ptrace.Traces {
 	t.Helper()
 	recs, _ := artifacttest.Read(t, path)
-	return converter.ToTraces(recs)
+	return artifact.ToTraces(recs)
 }
 
 // TestSendGRPC: every span of an artifact and of an OTLP file arrives at

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
@@ -65,7 +65,7 @@ func artifactSpans(t *testing.T, path string) []string {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	td, err := converter.NewReader(f).ReadTraces()
+	td, err := artifact.NewReader(f).ReadTraces()
 	require.NoError(t, err)
 	return ptracecmp.Spans(td)
 }

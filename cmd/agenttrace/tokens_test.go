@@ -17,8 +17,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
 	"github.com/agenttrace/agenttrace/internal/dialecttest"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -209,10 +209,10 @@ func TestTokensTrailerTruth(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	var got struct {
 		Records     map[string]int64         `json:"records"`
-		Tokens      converter.Tokens         `json:"tokens"`
-		Budget      *converter.BudgetStatus  `json:"budget"`
+		Tokens      artifact.Tokens          `json:"tokens"`
+		Budget      *artifact.BudgetStatus   `json:"budget"`
 		FromTrailer bool                     `json:"from_trailer"`
-		InFile      *converter.Tokens        `json:"in_file"`
+		InFile      *artifact.Tokens         `json:"in_file"`
 		Dropped     int64                    `json:"dropped"`
 		Notes       []string                 `json:"notes"`
 		ByModel     []map[string]interface{} `json:"by_model"`
@@ -222,7 +222,7 @@ func TestTokensTrailerTruth(t *testing.T) {
 	assert.Equal(t, int64(1200), got.Tokens.Total)
 	assert.Equal(t, int64(720), got.Tokens.Input)
 	require.NotNil(t, got.Budget)
-	assert.Equal(t, converter.BudgetStatus{BudgetTokens: 1000, Spent: 1200, OverBudget: true, WarnThreshold: 0.8}, *got.Budget)
+	assert.Equal(t, artifact.BudgetStatus{BudgetTokens: 1000, Spent: 1200, OverBudget: true, WarnThreshold: 0.8}, *got.Budget)
 	assert.True(t, got.FromTrailer)
 	require.NotNil(t, got.InFile)
 	assert.Equal(t, int64(600), got.InFile.Total)

@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/store"
 )
@@ -22,10 +22,10 @@ import (
 // header's nor the root's is still a problem.
 func TestValidateLateRootBudget(t *testing.T) {
 	dir := t.TempDir()
-	s, err := store.New(store.Options{Dir: dir, Header: store.HeaderOptions{Budget: &converter.Budget{Tokens: 1000}}})
+	s, err := store.New(store.Options{Dir: dir, Header: store.HeaderOptions{Budget: &artifact.Budget{Tokens: 1000}}})
 	require.NoError(t, err)
 	tid := pcommon.TraceID{1}
-	batch := func(id, parent byte, attrs func(pcommon.Map)) []converter.Record {
+	batch := func(id, parent byte, attrs func(pcommon.Map)) []artifact.Record {
 		td := ptrace.NewTraces()
 		sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 		sp.SetTraceID(tid)
@@ -36,7 +36,7 @@ func TestValidateLateRootBudget(t *testing.T) {
 		sp.SetStartTimestamp(pcommon.Timestamp(1_777_000_000_000_000_000 + uint64(id)))
 		sp.SetEndTimestamp(pcommon.Timestamp(1_777_000_001_000_000_000 - uint64(id)))
 		attrs(sp.Attributes())
-		return converter.Records(td)
+		return artifact.Records(td)
 	}
 	require.NoError(t, s.Write(batch(2, 1, func(m pcommon.Map) {
 		m.PutStr(semconv.OperationName, "chat")

@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -239,7 +239,7 @@ func TestBigAttribute(t *testing.T) {
 	got := readOTLP(t, back)
 	require.Equal(t, 1, got.SpanCount(), "the span is kept")
 	attrs := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
-	marker, ok := attrs.Get(converter.TruncatedPrefix + semconv.ToolCallResult)
+	marker, ok := attrs.Get(artifact.TruncatedPrefix + semconv.ToolCallResult)
 	require.True(t, ok)
 	assert.Equal(t, int64(size), marker.Int())
 	result, _ := attrs.Get(semconv.ToolCallResult)

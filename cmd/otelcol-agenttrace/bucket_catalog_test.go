@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/catalog"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/seaweedtest"
 	"github.com/agenttrace/agenttrace/report"
 )
@@ -19,7 +19,7 @@ import (
 type tokensJSON struct {
 	Records report.RecordCounts `json:"records"`
 	Errors  int64               `json:"errors"`
-	Tokens  converter.Tokens    `json:"tokens"`
+	Tokens  artifact.Tokens     `json:"tokens"`
 	Dropped int64               `json:"dropped"`
 	Trunc   int64               `json:"truncated"`
 	report.Cost
@@ -63,7 +63,7 @@ func checkCatalog(t *testing.T, cli string, s *seaweedtest.Server, objs map[stri
 		got := tokensJSON{
 			Records: report.RecordCounts{Call: row.Calls, Inference: row.Inferences, Agent: row.Agents, Span: row.Spans},
 			Errors:  row.Errors, Dropped: row.Dropped, Trunc: row.Truncated,
-			Tokens: converter.Tokens{Input: row.InputTokens, Output: row.OutputTokens, CacheRead: row.CacheReadTokens,
+			Tokens: artifact.Tokens{Input: row.InputTokens, Output: row.OutputTokens, CacheRead: row.CacheReadTokens,
 				CacheCreation: row.CacheCreationTokens, Reasoning: row.ReasoningTokens, Total: row.TotalTokens},
 			Cost: report.Cost{CostUSD: row.CostUSD, CostUnknown: row.CostUnknown},
 		}

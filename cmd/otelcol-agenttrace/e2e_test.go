@@ -26,7 +26,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
@@ -52,7 +51,7 @@ func TestEndToEnd(t *testing.T) {
 	col.postJSON(t, oiPayload)
 	col.stop(t)
 
-	oiWant := byTrace(converter.Records(unmarshalJSON(t, oiPayload)))
+	oiWant := byTrace(artifact.Records(unmarshalJSON(t, oiPayload)))
 	wantFiles := []string{sentA.file(), sentB.file()}
 	for id := range oiWant {
 		wantFiles = append(wantFiles, id+".jsonl")
@@ -74,7 +73,7 @@ func TestEndToEnd(t *testing.T) {
 		file := id + ".jsonl"
 		art := readArtifact(t, filepath.Join(dir, file))
 		var want []string
-		var tally converter.Tally
+		var tally artifact.Tally
 		for i := range recs {
 			want = append(want, recs[i].Span.SpanID().String())
 			tally.Add(&recs[i])
@@ -116,14 +115,14 @@ func TestEndToEnd(t *testing.T) {
 		col := startCollector(t, bin, dir)
 		paths, err := filepath.Glob(filepath.Join(dialectsDir, "*.json"))
 		require.NoError(t, err)
-		want := map[string][]converter.Record{}
+		want := map[string][]artifact.Record{}
 		from := map[string]string{}
 		for _, p := range paths {
 			if strings.HasSuffix(p, ".expect.json") {
 				continue
 			}
 			payload := readPayload(t, p)
-			for id, recs := range byTrace(converter.Records(unmarshalJSON(t, payload))) {
+			for id, recs := range byTrace(artifact.Records(unmarshalJSON(t, payload))) {
 				require.NotContains(t, from, id, "trace %s in both %s and %s", id, from[id], p)
 				from[id], want[id] = filepath.Base(p), recs
 			}
@@ -133,7 +132,7 @@ func TestEndToEnd(t *testing.T) {
 		col.stop(t)
 		for id, recs := range want {
 			art := readArtifact(t, filepath.Join(dir, id+".jsonl"))
-			assert.Equal(t, ptracecmp.Spans(converter.ToTraces(recs)), ptracecmp.Spans(converter.ToTraces(art.records)),
+			assert.Equal(t, ptracecmp.Spans(artifact.ToTraces(recs)), ptracecmp.Spans(artifact.ToTraces(art.records)),
 				"%s: trace %s", from[id], id)
 		}
 	})
@@ -373,8 +372,8 @@ func unmarshalJSON(t *testing.T, payload []byte) ptrace.Traces {
 }
 
 // byTrace groups records by hex trace id.
-func byTrace(recs []converter.Record) map[string][]converter.Record {
-	out := map[string][]converter.Record{}
+func byTrace(recs []artifact.Record) map[string][]artifact.Record {
+	out := map[string][]artifact.Record{}
 	for _, r := range recs {
 		id := r.Span.TraceID().String()
 		out[id] = append(out[id], r)
@@ -395,9 +394,9 @@ func artifactNames(t *testing.T, dir string) []string {
 
 // artifact is an artifact as read back.
 type artifact struct {
-	records []converter.Record
-	summary *converter.Summary // the last trailer
-	kinds   []string           // "kind" of every line, in order
+	records []artifact.Record
+	summary *artifact.Summary // the last trailer
+	kinds   []string          // "kind" of every line, in order
 }
 
 func (a *artifact) spanIDs() []string {
@@ -421,7 +420,7 @@ func readArtifact(t *testing.T, path string) *artifact {
 		require.NoError(t, json.Unmarshal(line, &l), "%s: %s", path, line)
 		a.kinds = append(a.kinds, l.Kind)
 	}
-	r := converter.NewReader(bytes.NewReader(raw), converter.WithSource(path))
+	r := artifact.NewReader(bytes.NewReader(raw), artifact.WithSource(path))
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {

@@ -20,7 +20,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/plogcmp"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
@@ -163,34 +163,34 @@ func TestEndToEndLogs(t *testing.T) {
 	}
 
 	for _, r := range runs {
-		recs := converter.Records(r.traces)
-		wantLogs := converter.LogRecords(r.logs)
+		recs := artifact.Records(r.traces)
+		wantLogs := artifact.LogRecords(r.logs)
 		for id, spans := range byTrace(recs) {
 			path := filepath.Join(dir, id+".jsonl")
 			gotSpans, gotLogs := readWithLogs(t, path)
-			assert.Equal(t, ptracecmp.Spans(converter.ToTraces(spans)), ptracecmp.Spans(converter.ToTraces(gotSpans)),
+			assert.Equal(t, ptracecmp.Spans(artifact.ToTraces(spans)), ptracecmp.Spans(artifact.ToTraces(gotSpans)),
 				"%s: trace %s: its spans, once each", r.name, id)
-			var want []converter.LogRecord
+			var want []artifact.LogRecord
 			for _, l := range wantLogs {
 				if l.Log.TraceID().String() == id {
 					want = append(want, l)
 				}
 			}
-			assert.Equal(t, plogcmp.Records(converter.ToLogs(want)), plogcmp.Records(converter.ToLogs(gotLogs)),
+			assert.Equal(t, plogcmp.Records(artifact.ToLogs(want)), plogcmp.Records(artifact.ToLogs(gotLogs)),
 				"%s: trace %s: its log records, once each", r.name, id)
 		}
 	}
 }
 
 // readWithLogs reads an artifact's records and log lines.
-func readWithLogs(t *testing.T, path string) ([]converter.Record, []converter.LogRecord) {
+func readWithLogs(t *testing.T, path string) ([]artifact.Record, []artifact.LogRecord) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
-	var logs []converter.LogRecord
-	r := converter.NewReader(bytes.NewReader(raw), converter.WithSource(path),
-		converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }))
-	var recs []converter.Record
+	var logs []artifact.LogRecord
+	r := artifact.NewReader(bytes.NewReader(raw), artifact.WithSource(path),
+		artifact.WithLogs(func(l *artifact.LogRecord) { logs = append(logs, *l) }))
+	var recs []artifact.Record
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
@@ -34,7 +34,7 @@ func TestSendEndToEnd(t *testing.T) {
 		{"../../testdata/golden/agent-run.jsonl", "grpc", c.grpc},
 		{"../../testdata/golden/conversation.jsonl", "http", c.http},
 	}
-	want := map[string][]converter.Record{}
+	want := map[string][]artifact.Record{}
 	for _, s := range sends {
 		cmd := exec.Command(cli, "send", s.path, "--protocol", s.protocol, "--endpoint", s.endpoint, "--insecure")
 		out, err := cmd.CombinedOutput()
@@ -58,7 +58,7 @@ func TestSendEndToEnd(t *testing.T) {
 	assert.ElementsMatch(t, files, artifactNames(t, dir), "one artifact per trace sent")
 	for id, recs := range want {
 		got := readArtifact(t, filepath.Join(dir, id+".jsonl"))
-		assert.Equal(t, ptracecmp.Spans(converter.ToTraces(recs)), ptracecmp.Spans(converter.ToTraces(got.records)), "trace %s", id)
+		assert.Equal(t, ptracecmp.Spans(artifact.ToTraces(recs)), ptracecmp.Spans(artifact.ToTraces(got.records)), "trace %s", id)
 		require.NotNil(t, got.summary, id)
 		assert.Equal(t, "meta", got.kinds[0], id)
 	}

@@ -8,19 +8,19 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // Read returns the records and header of the artifact at path, read with
-// converter.Reader, and fails the test on any error or bad line: fixtures
+// artifact.Reader, and fails the test on any error or bad line: fixtures
 // are meant to be clean.
-func Read(t testing.TB, path string) ([]converter.Record, *converter.Meta) {
+func Read(t testing.TB, path string) ([]artifact.Record, *artifact.Meta) {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	r := converter.NewReader(f, converter.WithSource(path))
-	var recs []converter.Record
+	r := artifact.NewReader(f, artifact.WithSource(path))
+	var recs []artifact.Record
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // SpanIDs counts the span ids of every complete record line of the
@@ -65,9 +65,9 @@ func AllWritten(acked map[string]string, dirs ...string) bool {
 // Artifact is an artifact as read back after a clean stop.
 type Artifact struct {
 	// Records are the records the reader read, in order.
-	Records []converter.Record
+	Records []artifact.Record
 	// Summary is the last trailer.
-	Summary *converter.Summary
+	Summary *artifact.Summary
 	// Kinds is the "kind" of every line, in order.
 	Kinds []string
 }
@@ -107,8 +107,8 @@ func CheckArtifact(t testing.TB, path string) *Artifact {
 	}
 	assert.Equal(t, "meta", a.Kinds[0], "%s: a header first", path)
 	assert.Equal(t, "summary", a.Kinds[len(a.Kinds)-1], "%s: a trailer last", path)
-	r := converter.NewReader(bytes.NewReader(raw), converter.WithSource(path))
-	var tally converter.Tally
+	r := artifact.NewReader(bytes.NewReader(raw), artifact.WithSource(path))
+	var tally artifact.Tally
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {

@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -91,15 +92,15 @@ func New() *Explanation {
 
 // AddRecords explains the records of one input, named file, and adds them
 // to the totals, Understood included.
-func (ex *Explanation) AddRecords(file string, recs []converter.Record) {
-	levels := map[int]converter.Level{}
-	for _, l := range converter.UsageLevels(recs) {
+func (ex *Explanation) AddRecords(file string, recs []artifact.Record) {
+	levels := map[int]artifact.Level{}
+	for _, l := range artifact.UsageLevels(recs) {
 		levels[l.Index] = l
 	}
 	models, tools := converter.InheritModels(recs), converter.InheritToolNames(recs)
 	var rd semconv.Reading
 	for i := range recs {
-		var lv *converter.Level
+		var lv *artifact.Level
 		if l, ok := levels[i]; ok {
 			lv = &l
 		}
@@ -118,7 +119,7 @@ func (ex *Explanation) AddRecords(file string, recs []converter.Record) {
 }
 
 // explainSpan reads one record and says what was understood of it.
-func explainSpan(file string, rec *converter.Record, rd *semconv.Reading, lv *converter.Level) Span {
+func explainSpan(file string, rec *artifact.Record, rd *semconv.Reading, lv *artifact.Level) Span {
 	rec.Read(rd)
 	sp := rec.Span
 	s := Span{File: file, TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(), Name: sp.Name(),

@@ -31,8 +31,8 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/bridge"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/agentsim"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
@@ -100,13 +100,13 @@ func (s *serving) stop(t *testing.T) {
 	}
 }
 
-func (s *serving) artifact(t *testing.T, traceID string) ([]converter.Record, *report.TokenReport) {
+func (s *serving) artifact(t *testing.T, traceID string) ([]artifact.Record, *report.TokenReport) {
 	t.Helper()
 	recs, meta := artifacttest.Read(t, filepath.Join(s.dir, traceID+".jsonl"))
 	return recs, report.Tokens(recs, meta)
 }
 
-func spanIDs(recs []converter.Record) []string {
+func spanIDs(recs []artifact.Record) []string {
 	ids := make([]string, len(recs))
 	for i := range recs {
 		ids[i] = recs[i].Span.SpanID().String()
