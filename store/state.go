@@ -13,7 +13,9 @@ import "fmt"
 //   - stOpen to stLoaded: a failed first write undone;
 //   - any loaded state to stBroken, a failed write that could not be cut
 //     back;
-//   - any state to stGone: finalized, rotated or folded.
+//   - any state to stGone: finalized, rotated or folded;
+//   - stTrailed to stShed (an ended trace's state let go until its next
+//     record or its finalization), and stShed on as stNew.
 type state uint8
 
 const (
@@ -36,9 +38,14 @@ const (
 	// stGone: finalized, rotated or folded, and forgotten: a writer that
 	// meets it looks the key up again.
 	stGone
+	// stShed: a trace's artifact whose root ended, its trailer last on
+	// disk, still live (not finalized: see
+	// Store.shed) but holding nothing in memory: a later record adopts
+	// its file as one of stNew does, and finalizing it writes nothing.
+	stShed
 )
 
-var stateNames = [...]string{"new", "loaded", "open", "trailed", "broken", "gone"}
+var stateNames = [...]string{"new", "loaded", "open", "trailed", "broken", "gone", "shed"}
 
 func (s state) String() string {
 	if int(s) < len(stateNames) {
@@ -55,9 +62,10 @@ var transitions = [...]uint8{
 	stNew:     1<<stLoaded | 1<<stOpen | 1<<stTrailed | 1<<stGone,
 	stLoaded:  1<<stOpen | 1<<stTrailed | 1<<stBroken | 1<<stGone,
 	stOpen:    1<<stLoaded | 1<<stTrailed | 1<<stBroken | 1<<stGone,
-	stTrailed: 1<<stOpen | 1<<stBroken | 1<<stGone,
+	stTrailed: 1<<stOpen | 1<<stBroken | 1<<stGone | 1<<stShed,
 	stBroken:  1 << stGone,
 	stGone:    0,
+	stShed:    1<<stLoaded | 1<<stOpen | 1<<stTrailed | 1<<stGone,
 }
 
 // legal reports whether an artifact may go from s to next.
@@ -89,7 +97,7 @@ func (a *artifact) breakWith(err error) error {
 
 // loaded reports whether a's header, tally and span set are in memory
 // (broken ones too: they are never loaded again). a.mu is held.
-func (a *artifact) loaded() bool { return a.st != stNew && a.st != stGone }
+func (a *artifact) loaded() bool { return a.st != stNew && a.st != stGone && a.st != stShed }
 
 // headerOnDisk reports whether a's file holds its header. a.mu is held.
 func (a *artifact) headerOnDisk() bool { return a.st == stOpen || a.st == stTrailed }

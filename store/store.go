@@ -404,6 +404,9 @@ func (s *Store) writeGroup(k Key, recs []converter.Record, prep prepare, evict b
 	if err == nil {
 		err = s.afterWrite(a, root, s.opts.Fsync == FsyncTurn && TurnEnds(recs))
 	}
+	if err == nil {
+		s.shed(a)
+	}
 	s.settleFile(a)
 	a.mu.Unlock()
 	return err

@@ -70,7 +70,7 @@ func (s *Store) TakeFile(path string) (f *os.File, taken string, ok bool, err er
 			a.mu.Unlock()
 			continue
 		}
-		if a.loaded() {
+		if a.loaded() || a.st == stShed {
 			a.mu.Unlock()
 			return nil, "", false, nil // live: finalized again later
 		}
