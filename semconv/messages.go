@@ -52,61 +52,6 @@ const (
 	PartURI          = "uri"
 )
 
-// MarshalJSON writes the part in the conventions' shape, type first: the
-// members its type requires always, the others only when set.
-func (p Part) MarshalJSON() ([]byte, error) {
-	b := []byte(`{"type":`)
-	b = appendJSON(b, p.Type)
-	member := func(name string, v any) {
-		b = append(b, `,"`...)
-		b = append(b, name...)
-		b = append(b, `":`...)
-		b = appendJSON(b, v)
-	}
-	switch p.Type {
-	case PartText, PartReasoning:
-		member("content", p.Content)
-	case PartToolCall:
-		member("id", p.ID)
-		member("name", p.Name)
-		if p.Arguments != nil {
-			member("arguments", p.Arguments)
-		}
-	case PartToolResponse:
-		member("id", p.ID)
-		member("response", p.Response)
-	case PartBlob:
-		member("modality", p.Modality)
-		if p.MimeType != "" {
-			member("mime_type", p.MimeType)
-		}
-		member("content", p.Content)
-	case PartURI:
-		member("modality", p.Modality)
-		if p.MimeType != "" {
-			member("mime_type", p.MimeType)
-		}
-		member("uri", p.URI)
-	default:
-		if p.Content != "" {
-			member("content", p.Content)
-		}
-	}
-	return append(b, '}'), nil
-}
-
-// appendJSON appends v as JSON, without escaping HTML characters; a value
-// that cannot be written (a NaN inside decoded content) is written as null.
-func appendJSON(b []byte, v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return append(b, "null"...)
-	}
-	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
-}
-
 // Message is one message in the conventions' shape. FinishReason is set
 // on output messages only.
 type Message struct {
@@ -272,6 +217,9 @@ func maybeJSON(s string) any {
 	t := strings.TrimSpace(s)
 	if len(t) < 2 || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
 		return s
+	}
+	if v, ok := decodeJSON(t); ok {
+		return v
 	}
 	d := json.NewDecoder(strings.NewReader(t))
 	d.UseNumber()

@@ -272,7 +272,6 @@ func (v *runView) appendRecord(dst []byte, i int) ([]byte, error) {
 	if len(line) < 2 || line[0] != '{' {
 		return dst, fmt.Errorf("record %d: the encoder wrote no object", i)
 	}
-	c, hasConv := conversation(v.convs[i])
 	b := append(dst, `{"t0":`...)
 	b = appendMillis(b, uint64(rec.Span.StartTimestamp()))
 	b = append(b, `,"t1":`...)
@@ -293,16 +292,18 @@ func (v *runView) appendRecord(dst []byte, i int) ([]byte, error) {
 	b = appendEvaluations(b, rec.Span)
 	b = appendToolIO(b, rec, &v.rd)
 	b = appendAppLogs(b, &v.enc, v.logs[i])
-	if hasConv {
+	if c := v.convs[i]; c != nil {
 		// The messages once, as Go read them: the raw fields would
 		// double the page (input messages repeat the whole history).
 		b = append(b, `,"conversation":`...)
-		b = append(b, c...)
-		rest := dropFields(nil, line, isMessageField)
-		if len(rest) > 2 {
-			b = append(b, ',')
+		b = c.appendJSON(b)
+		// The other members follow, their object's brace made a comma.
+		n := len(b)
+		if b = dropFields(b, line, isMessageField); len(b)-n > 2 {
+			b[n] = ','
+		} else {
+			b = append(b[:n], '}')
 		}
-		b = append(b, rest[1:]...)
 	} else {
 		b = append(b, ',')
 		b = append(b, line[1:]...)
@@ -335,21 +336,6 @@ func (v *runView) writeRecords(from, to int, write func([]byte)) error {
 		write(b)
 	}
 	return nil
-}
-
-// conversation is c as JSON; false when there is none.
-func conversation(c *viewConversation) ([]byte, bool) {
-	if c == nil {
-		return nil, false
-	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		// A part's arguments or response is a value decoded from JSON,
-		// which always marshals; show the record without its messages
-		// rather than fail the page.
-		return nil, false
-	}
-	return b, true
 }
 
 // isMessageField names the record fields a conversation replaces.

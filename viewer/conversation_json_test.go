@@ -1,0 +1,70 @@
+package viewer
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenttrace/agenttrace/converter"
+)
+
+// TestConversationJSONAgreesWithEncodingJSON: on every payload captured
+// from the real libraries, the conversations the page embeds, written by
+// hand (appendJSON), are what encoding/json writes from their field tags,
+// value for value (semconv's FuzzAppendJSON holds the parts' values to
+// encoding/json).
+func TestConversationJSONAgreesWithEncodingJSON(t *testing.T) {
+	traces, err := filepath.Glob(filepath.Join("..", "testdata", "real", "*", "payloads", "*.traces.pb"))
+	require.NoError(t, err)
+	require.NotEmpty(t, traces)
+	decode := func(b []byte) any {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		var v any
+		require.NoError(t, d.Decode(&v), "%s", b)
+		return v
+	}
+	seen := 0
+	for _, tp := range traces {
+		recs := realRecords(t, tp)
+		for i, c := range runConversations(recs) {
+			if c == nil {
+				continue
+			}
+			seen++
+			want, err := json.Marshal(c)
+			require.NoError(t, err)
+			got := c.appendJSON([]byte("x"))[1:]
+			assert.Equal(t, decode(want), decode(got), "%s: record %d (%s)", tp, i, recs[i].Span.Name())
+		}
+	}
+	assert.Greater(t, seen, 100)
+}
+
+// realRecords reads a captured payload's records, with the content of its
+// log records, if it has any, as their spans' events.
+func realRecords(t *testing.T, tracesPath string) []converter.Record {
+	read := func(path string) ([]byte, converter.Format) {
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		return b, converter.Detect(b[:min(len(b), converter.DetectSize)])
+	}
+	b, f := read(tracesPath)
+	td, err := converter.ReadOTLP(bytes.NewReader(b), f, tracesPath)
+	require.NoError(t, err)
+	recs := converter.Records(td)
+	lp := strings.TrimSuffix(tracesPath, ".traces.pb") + ".logs.pb"
+	if _, err := os.Stat(lp); err == nil {
+		b, f := read(lp)
+		ld, err := converter.ReadOTLPLogs(bytes.NewReader(b), f, lp)
+		require.NoError(t, err)
+		recs = converter.LogsAsEvents(recs, converter.LogRecords(ld))
+	}
+	return recs
+}
