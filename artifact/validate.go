@@ -204,14 +204,22 @@ func (v *validation) records(r *Reader) error {
 // artifact still holding one lost that span's end (its writer crashed).
 func (v *validation) inFlight(trailer int) {
 	keys := make([]SpanKey, 0, len(v.flying))
+	open := 0 // started, not ended, no trailer after: still running, or its writer stopped
 	for k, line := range v.flying {
-		if !v.ended[k] && trailer > line {
+		switch {
+		case v.ended[k]:
+		case trailer > line:
 			keys = append(keys, k)
+		default:
+			open++
 		}
 	}
 	slices.SortFunc(keys, func(a, b SpanKey) int { return v.flying[a] - v.flying[b] })
 	for _, k := range keys {
 		v.problem(v.flying[k], "span %s of trace %s is in flight (a start record) and never ended, in a finalized artifact", k.Span, k.Trace)
+	}
+	if open > 0 {
+		v.note(0, "%d span(s) started and not ended, and no trailer: the run is still being written, or its writer stopped without an end", open)
 	}
 }
 

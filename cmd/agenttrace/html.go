@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/viewer"
+	"github.com/agenttrace/agenttrace/viewer/server"
 )
 
 func newHTMLCmd(e *env) *cobra.Command {
@@ -70,7 +72,8 @@ func (e *env) html(paths []string, out, title string) error {
 	sources, loose := pageSources(all.sources)
 	for _, src := range sources {
 		logs := append(slices.Clip(src.logs), loose...)
-		runs = append(runs, viewer.Run{Name: filepath.Base(src.name), Meta: src.meta, Records: converter.LogsAsEvents(src.records, logs), Logs: logs, Summary: src.summary})
+		runs = append(runs, viewer.Run{Name: filepath.Base(src.name), Meta: src.meta, Records: converter.LogsAsEvents(src.records, logs), Logs: logs, Summary: src.summary,
+			InFlight: src.inFlight, Live: liveness(src.name)})
 	}
 	var opts []viewer.Option
 	if title != "" {
@@ -114,4 +117,17 @@ func pageSources(all []*source) (runs []*source, loose []artifact.LogRecord) {
 		return all, nil
 	}
 	return runs, loose
+}
+
+// liveness is what tells, on a page made of the file at path, a run still
+// being written from one whose writer went away (viewer.Liveness): the
+// file's modification time and serve's idle time, so a page of a killed
+// run says "stopped without an end" as serve does. Zero for an input that
+// is not a local file (standard input, a bucket): never taken as stopped.
+func liveness(path string) viewer.Liveness {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return viewer.Liveness{}
+	}
+	return viewer.Liveness{Written: fi.ModTime(), Idle: server.DefaultIdle}
 }

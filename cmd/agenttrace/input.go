@@ -147,6 +147,11 @@ type source struct {
 	// lines holds each record's line in an artifact (0 for a synthesized
 	// root), for findings that name lines; nil for other shapes.
 	lines []int
+	// inFlight are an artifact's spans that started and did not end in
+	// it: start records ("in_flight":true) that no ended record
+	// superseded (artifact.Settle). They are in no total; the page shows
+	// them as running, or as never ended once the file is idle.
+	inFlight []artifact.Record
 }
 
 // load reads every record of in. Problems with lines go to onProblem as
@@ -167,7 +172,8 @@ func (in *input) load(onProblem func(*artifact.LineError)) (*source, error) {
 		// Read here rather than by importer.For, which keeps no header:
 		// the budget and the redaction flag live only there.
 		r := artifact.NewReader(in.r, artifact.WithSource(in.name), artifact.WithProblemHandler(onProblem), artifact.WithMaxLineSize(in.maxLine),
-			artifact.WithLogs(func(l *artifact.LogRecord) { src.logs = append(src.logs, *l) }))
+			artifact.WithLogs(func(l *artifact.LogRecord) { src.logs = append(src.logs, *l) }), artifact.WithInFlight())
+		var flying []artifact.Record
 		for {
 			rec, err := r.Next()
 			if err == io.EOF {
@@ -176,8 +182,18 @@ func (in *input) load(onProblem func(*artifact.LineError)) (*source, error) {
 			if err != nil {
 				return nil, in.fail(err)
 			}
+			if rec.InFlight {
+				flying = append(flying, *rec)
+				continue
+			}
 			src.records = append(src.records, *rec)
 			src.lines = append(src.lines, r.Line())
+		}
+		if len(flying) > 0 {
+			// Settle keeps every ended record and, after them, what
+			// is still in flight.
+			n := len(src.records)
+			src.inFlight = artifact.Settle(append(slices.Clip(src.records), flying...))[n:]
 		}
 		src.meta, src.summary = r.Meta(), r.Summary()
 		st := r.Stats()
@@ -337,6 +353,9 @@ func (e *env) noteSource(s *source) error {
 	}
 	for _, typ := range slices.Sorted(maps.Keys(s.unknownTypes)) {
 		fmt.Fprintf(e.stderr, "%s: note: %d record(s) of unknown type %q skipped\n", s.name, s.unknownTypes[typ], typ)
+	}
+	if n := len(s.inFlight); n > 0 && s.summary == nil {
+		fmt.Fprintf(e.stderr, "%s: note: %d span(s) started and not ended (still running, or the writer stopped without an end): in no total\n", s.name, n)
 	}
 	if s.skipped > 0 {
 		fmt.Fprintf(e.stderr, "%s: %d bad line(s) skipped\n", s.name, s.skipped)
