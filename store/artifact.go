@@ -30,16 +30,12 @@ type artifact struct {
 	held []byte    // what w did not take of a write it failed part-way (see appendWriter)
 
 	mu      sync.Mutex
-	meta    *converter.Meta
-	tally   converter.Tally
-	seen    spanSet
-	ids     smallIDs                     // seen's first table (see spanSet.start)
-	traces  map[pcommon.TraceID]struct{} // of a conversation's artifact
-	f       file                         // nil while closed
-	size    int64                        // of the complete lines on disk
-	broken  error                        // why, when st is stBroken
-	touched int64                        // openFiles' clock at the last touch
-	born    int64                        // unix ns of the store's first write (rotateDue)
+	*memory       // nil while shed (see Store.shed)
+	f       file  // nil while closed
+	size    int64 // of the complete lines on disk
+	broken  error // why, when st is stBroken
+	touched int64 // openFiles' clock at the last touch
+	born    int64 // unix ns of the store's first write (rotateDue)
 
 	// The state and flags are kept together, unpadded: an artifact is
 	// made per trace, and so it fits a smaller size class.
@@ -50,6 +46,24 @@ type artifact struct {
 
 	rootEnded atomic.Bool
 	lastWrite atomic.Int64 // unix ns
+}
+
+// memory is what an artifact knows of its file in memory: the header,
+// the tally the next trailer counts, the span ids it holds. It is made
+// with the artifact, and apart from it, so that an ended trace's
+// artifact, live until its finalization, lets it go (Store.shed) and
+// keeps a few hundred bytes instead of some kilobytes.
+type memory struct {
+	meta   *converter.Meta
+	tally  converter.Tally
+	seen   spanSet
+	ids    smallIDs                     // seen's first table (see spanSet.start)
+	traces map[pcommon.TraceID]struct{} // of a conversation's artifact
+}
+
+// newArtifact makes the artifact of k, written to path.
+func newArtifact(k Key, path string) *artifact {
+	return &artifact{key: k, path: path, memory: new(memory)}
 }
 
 // traceSet returns the traces whose drops a's trailer counts.
@@ -116,6 +130,9 @@ var encoders = sync.Pool{New: func() any { return new(encoder) }}
 // load sets a's header, tally and span set: adopted from its file when
 // one is there, else made from recs, its first records.
 func (s *Store) load(a *artifact, recs []converter.Record) error {
+	if a.memory == nil {
+		a.memory = new(memory) // shed: made again
+	}
 	a.seen = spanSet{}
 	a.seen.start(len(recs), &a.ids)
 	if a.key.Kind == KindConversation {

@@ -147,7 +147,7 @@ func (s *Store) take(k Key, at time.Time) {
 // artifact of its key.
 func (s *Store) finishRotated(k Key, path string) error {
 	defer s.closeEvicted() // with a.mu let go: it may be among them
-	a := &artifact{key: k, path: path}
+	a := newArtifact(k, path)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	ok, err := s.adoptInto(a)

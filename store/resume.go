@@ -55,7 +55,7 @@ type resumeCache struct {
 // keep keeps the state of a, just finalized and forgotten (file closed,
 // trailer last), when it is large enough to be worth it. a.mu is held.
 func (s *Store) keepResume(a *artifact) {
-	if a.path == "" || a.tally.Records() < resumeMinRecords || !a.trailerLast() || a.f != nil {
+	if !a.loaded() || a.path == "" || a.tally.Records() < resumeMinRecords || !a.trailerLast() || a.f != nil {
 		return
 	}
 	if len(a.ids.fps) > 0 && len(a.seen.cur.fps) > 0 && &a.seen.cur.fps[0] == &a.ids.fps[0] {

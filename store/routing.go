@@ -257,7 +257,7 @@ func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
 	defer ta.mu.Unlock()
 	if ta.gone() {
 		// Finalized meanwhile: its file is what remains.
-		ta = &artifact{key: tk, path: path}
+		ta = newArtifact(tk, path)
 	}
 	if err := s.closeFile(ta); err != nil {
 		return err

@@ -1,7 +1,5 @@
 package store
 
-import "github.com/agenttrace/agenttrace/converter"
-
 // shed lets go of the state in memory of a, a trace's artifact whose
 // root ended and whose trailer is the last line on disk, when the store
 // waits FinalizeAfter before finalizing it: its header, tally and span
@@ -27,6 +25,6 @@ func (s *Store) shed(a *artifact) {
 	if sum := a.tally.Summary(nil); sum.Dropped != 0 || sum.Truncated != 0 {
 		return
 	}
-	a.meta, a.tally, a.seen, a.ids, a.size = nil, converter.Tally{}, spanSet{}, smallIDs{}, 0
+	a.memory, a.size = nil, 0
 	a.to(stShed)
 }

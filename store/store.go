@@ -155,12 +155,13 @@ func New(opts Options) (*Store, error) {
 				return nil, fmt.Errorf("artifact directory: %w", err)
 			}
 		}
-		s.run = &artifact{key: Key{Kind: KindRun}, path: opts.Path}
+		s.run = newArtifact(Key{Kind: KindRun}, opts.Path)
 		if opts.TrackPaths {
 			s.addPath(opts.Path)
 		}
 	default:
-		s.run = &artifact{key: Key{Kind: KindRun}, w: opts.Writer}
+		s.run = newArtifact(Key{Kind: KindRun}, "")
+		s.run.w = opts.Writer
 	}
 	return s, nil
 }
@@ -216,7 +217,7 @@ func (s *Store) get(k Key) *artifact {
 	sh.mu.Lock()
 	a := sh.arts[k]
 	if a == nil {
-		a = &artifact{key: k, path: s.pathOf(k)}
+		a = newArtifact(k, s.pathOf(k))
 		sh.arts[k] = a
 	}
 	sh.mu.Unlock()
