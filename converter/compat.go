@@ -5,218 +5,218 @@ import "github.com/agenttrace/agenttrace/artifact"
 // The artifact format's types and line encoding moved to package artifact
 // (issue 27). These names keep callers compiling for one step.
 
-// Deprecated: use artifact.Budget.
+// Budget is artifact.Budget (moved there; this alias goes once every caller says artifact).
 type Budget = artifact.Budget
 
-// Deprecated: use artifact.BudgetStatus.
+// BudgetStatus is artifact.BudgetStatus (moved there; this alias goes once every caller says artifact).
 type BudgetStatus = artifact.BudgetStatus
 
-// Deprecated: use artifact.CostBudget.
+// CostBudget is artifact.CostBudget (moved there; this alias goes once every caller says artifact).
 type CostBudget = artifact.CostBudget
 
-// Deprecated: use artifact.Encoder.
+// Encoder is artifact.Encoder (moved there; this alias goes once every caller says artifact).
 type Encoder = artifact.Encoder
 
-// Deprecated: use artifact.Level.
+// Level is artifact.Level (moved there; this alias goes once every caller says artifact).
 type Level = artifact.Level
 
-// Deprecated: use artifact.LineError.
+// LineError is artifact.LineError (moved there; this alias goes once every caller says artifact).
 type LineError = artifact.LineError
 
-// Deprecated: use artifact.LineReader.
+// LineReader is artifact.LineReader (moved there; this alias goes once every caller says artifact).
 type LineReader = artifact.LineReader
 
-// Deprecated: use artifact.LineSizeOption.
+// LineSizeOption is artifact.LineSizeOption (moved there; this alias goes once every caller says artifact).
 type LineSizeOption = artifact.LineSizeOption
 
-// Deprecated: use artifact.LogRecord.
+// LogRecord is artifact.LogRecord (moved there; this alias goes once every caller says artifact).
 type LogRecord = artifact.LogRecord
 
-// Deprecated: use artifact.Meta.
+// Meta is artifact.Meta (moved there; this alias goes once every caller says artifact).
 type Meta = artifact.Meta
 
-// Deprecated: use artifact.ReadStats.
+// ReadStats is artifact.ReadStats (moved there; this alias goes once every caller says artifact).
 type ReadStats = artifact.ReadStats
 
-// Deprecated: use artifact.Reader.
+// Reader is artifact.Reader (moved there; this alias goes once every caller says artifact).
 type Reader = artifact.Reader
 
-// Deprecated: use artifact.ReaderOption.
+// ReaderOption is artifact.ReaderOption (moved there; this alias goes once every caller says artifact).
 type ReaderOption = artifact.ReaderOption
 
-// Deprecated: use artifact.Record.
+// Record is artifact.Record (moved there; this alias goes once every caller says artifact).
 type Record = artifact.Record
 
-// Deprecated: use artifact.SpanKey.
+// SpanKey is artifact.SpanKey (moved there; this alias goes once every caller says artifact).
 type SpanKey = artifact.SpanKey
 
-// Deprecated: use artifact.SpanRedactor.
+// SpanRedactor is artifact.SpanRedactor (moved there; this alias goes once every caller says artifact).
 type SpanRedactor = artifact.SpanRedactor
 
-// Deprecated: use artifact.Summary.
+// Summary is artifact.Summary (moved there; this alias goes once every caller says artifact).
 type Summary = artifact.Summary
 
-// Deprecated: use artifact.Tally.
+// Tally is artifact.Tally (moved there; this alias goes once every caller says artifact).
 type Tally = artifact.Tally
 
-// Deprecated: use artifact.Tokens.
+// Tokens is artifact.Tokens (moved there; this alias goes once every caller says artifact).
 type Tokens = artifact.Tokens
 
-// Deprecated: use artifact.Writer.
+// Writer is artifact.Writer (moved there; this alias goes once every caller says artifact).
 type Writer = artifact.Writer
 
-// Deprecated: use artifact.WriterOption.
+// WriterOption is artifact.WriterOption (moved there; this alias goes once every caller says artifact).
 type WriterOption = artifact.WriterOption
 
-// Deprecated: use artifact.CostArray.
+// CostArray is artifact.CostArray (moved there; this alias goes once every caller says artifact).
 const CostArray = artifact.CostArray
 
-// Deprecated: use artifact.CostKVList.
+// CostKVList is artifact.CostKVList (moved there; this alias goes once every caller says artifact).
 const CostKVList = artifact.CostKVList
 
-// Deprecated: use artifact.DefaultMaxLineSize.
+// DefaultMaxLineSize is artifact.DefaultMaxLineSize (moved there; this alias goes once every caller says artifact).
 const DefaultMaxLineSize = artifact.DefaultMaxLineSize
 
-// Deprecated: use artifact.DefaultWarnThreshold.
+// DefaultWarnThreshold is artifact.DefaultWarnThreshold (moved there; this alias goes once every caller says artifact).
 const DefaultWarnThreshold = artifact.DefaultWarnThreshold
 
-// Deprecated: use artifact.KindLog.
+// KindLog is artifact.KindLog (moved there; this alias goes once every caller says artifact).
 const KindLog = artifact.KindLog
 
-// Deprecated: use artifact.MaxValueCost.
+// MaxValueCost is artifact.MaxValueCost (moved there; this alias goes once every caller says artifact).
 const MaxValueCost = artifact.MaxValueCost
 
-// Deprecated: use artifact.Producer.
+// Producer is artifact.Producer (moved there; this alias goes once every caller says artifact).
 const Producer = artifact.Producer
 
-// Deprecated: use artifact.TruncatedPrefix.
+// TruncatedPrefix is artifact.TruncatedPrefix (moved there; this alias goes once every caller says artifact).
 const TruncatedPrefix = artifact.TruncatedPrefix
 
-// Deprecated: use artifact.Version.
+// Version is artifact.Version (moved there; this alias goes once every caller says artifact).
 const Version = artifact.Version
 
-// Deprecated: use artifact.ErrBadRecord.
+// ErrBadRecord is artifact.ErrBadRecord (moved there; this alias goes once every caller says artifact).
 var ErrBadRecord = artifact.ErrBadRecord
 
-// Deprecated: use artifact.ErrClosed.
+// ErrClosed is artifact.ErrClosed (moved there; this alias goes once every caller says artifact).
 var ErrClosed = artifact.ErrClosed
 
-// Deprecated: use artifact.ErrLineTooLong.
+// ErrLineTooLong is artifact.ErrLineTooLong (moved there; this alias goes once every caller says artifact).
 var ErrLineTooLong = artifact.ErrLineTooLong
 
-// Deprecated: use artifact.ErrNoHeader.
+// ErrNoHeader is artifact.ErrNoHeader (moved there; this alias goes once every caller says artifact).
 var ErrNoHeader = artifact.ErrNoHeader
 
-// Deprecated: use artifact.ErrNotHeader.
+// ErrNotHeader is artifact.ErrNotHeader (moved there; this alias goes once every caller says artifact).
 var ErrNotHeader = artifact.ErrNotHeader
 
-// Deprecated: use artifact.ErrTornLine.
+// ErrTornLine is artifact.ErrTornLine (moved there; this alias goes once every caller says artifact).
 var ErrTornLine = artifact.ErrTornLine
 
-// Deprecated: use artifact.ErrUnsupportedVersion.
+// ErrUnsupportedVersion is artifact.ErrUnsupportedVersion (moved there; this alias goes once every caller says artifact).
 var ErrUnsupportedVersion = artifact.ErrUnsupportedVersion
 
-// Deprecated: use artifact.AppendJSONString.
+// AppendJSONString is artifact.AppendJSONString (moved there; this alias goes once every caller says artifact).
 var AppendJSONString = artifact.AppendJSONString
 
-// Deprecated: use artifact.AppendMeta.
+// AppendMeta is artifact.AppendMeta (moved there; this alias goes once every caller says artifact).
 var AppendMeta = artifact.AppendMeta
 
-// Deprecated: use artifact.AppendRecords.
+// AppendRecords is artifact.AppendRecords (moved there; this alias goes once every caller says artifact).
 var AppendRecords = artifact.AppendRecords
 
-// Deprecated: use artifact.AppendSummary.
+// AppendSummary is artifact.AppendSummary (moved there; this alias goes once every caller says artifact).
 var AppendSummary = artifact.AppendSummary
 
-// Deprecated: use artifact.BudgetAttrs.
+// BudgetAttrs is artifact.BudgetAttrs (moved there; this alias goes once every caller says artifact).
 var BudgetAttrs = artifact.BudgetAttrs
 
-// Deprecated: use artifact.CallEstimate.
+// CallEstimate is artifact.CallEstimate (moved there; this alias goes once every caller says artifact).
 var CallEstimate = artifact.CallEstimate
 
-// Deprecated: use artifact.ContentSize.
+// ContentSize is artifact.ContentSize (moved there; this alias goes once every caller says artifact).
 var ContentSize = artifact.ContentSize
 
-// Deprecated: use artifact.DecodeHeader.
+// DecodeHeader is artifact.DecodeHeader (moved there; this alias goes once every caller says artifact).
 var DecodeHeader = artifact.DecodeHeader
 
-// Deprecated: use artifact.Failed.
+// Failed is artifact.Failed (moved there; this alias goes once every caller says artifact).
 var Failed = artifact.Failed
 
-// Deprecated: use artifact.IsLocalRoot.
+// IsLocalRoot is artifact.IsLocalRoot (moved there; this alias goes once every caller says artifact).
 var IsLocalRoot = artifact.IsLocalRoot
 
-// Deprecated: use artifact.JudgedBudget.
+// JudgedBudget is artifact.JudgedBudget (moved there; this alias goes once every caller says artifact).
 var JudgedBudget = artifact.JudgedBudget
 
-// Deprecated: use artifact.LogRecords.
+// LogRecords is artifact.LogRecords (moved there; this alias goes once every caller says artifact).
 var LogRecords = artifact.LogRecords
 
-// Deprecated: use artifact.MapTooDeep.
+// MapTooDeep is artifact.MapTooDeep (moved there; this alias goes once every caller says artifact).
 var MapTooDeep = artifact.MapTooDeep
 
-// Deprecated: use artifact.MetaFor.
+// MetaFor is artifact.MetaFor (moved there; this alias goes once every caller says artifact).
 var MetaFor = artifact.MetaFor
 
-// Deprecated: use artifact.NewLineReader.
+// NewLineReader is artifact.NewLineReader (moved there; this alias goes once every caller says artifact).
 var NewLineReader = artifact.NewLineReader
 
-// Deprecated: use artifact.NewMeta.
+// NewMeta is artifact.NewMeta (moved there; this alias goes once every caller says artifact).
 var NewMeta = artifact.NewMeta
 
-// Deprecated: use artifact.NewReader.
+// NewReader is artifact.NewReader (moved there; this alias goes once every caller says artifact).
 var NewReader = artifact.NewReader
 
-// Deprecated: use artifact.NewWriter.
+// NewWriter is artifact.NewWriter (moved there; this alias goes once every caller says artifact).
 var NewWriter = artifact.NewWriter
 
-// Deprecated: use artifact.Records.
+// Records is artifact.Records (moved there; this alias goes once every caller says artifact).
 var Records = artifact.Records
 
-// Deprecated: use artifact.Settle.
+// Settle is artifact.Settle (moved there; this alias goes once every caller says artifact).
 var Settle = artifact.Settle
 
-// Deprecated: use artifact.SortLogs.
+// SortLogs is artifact.SortLogs (moved there; this alias goes once every caller says artifact).
 var SortLogs = artifact.SortLogs
 
-// Deprecated: use artifact.SortRecords.
+// SortRecords is artifact.SortRecords (moved there; this alias goes once every caller says artifact).
 var SortRecords = artifact.SortRecords
 
-// Deprecated: use artifact.ToLogs.
+// ToLogs is artifact.ToLogs (moved there; this alias goes once every caller says artifact).
 var ToLogs = artifact.ToLogs
 
-// Deprecated: use artifact.ToTraces.
+// ToTraces is artifact.ToTraces (moved there; this alias goes once every caller says artifact).
 var ToTraces = artifact.ToTraces
 
-// Deprecated: use artifact.TokensOf.
+// TokensOf is artifact.TokensOf (moved there; this alias goes once every caller says artifact).
 var TokensOf = artifact.TokensOf
 
-// Deprecated: use artifact.Truncated.
+// Truncated is artifact.Truncated (moved there; this alias goes once every caller says artifact).
 var Truncated = artifact.Truncated
 
-// Deprecated: use artifact.UnixNano.
+// UnixNano is artifact.UnixNano (moved there; this alias goes once every caller says artifact).
 var UnixNano = artifact.UnixNano
 
-// Deprecated: use artifact.UsageLevels.
+// UsageLevels is artifact.UsageLevels (moved there; this alias goes once every caller says artifact).
 var UsageLevels = artifact.UsageLevels
 
-// Deprecated: use artifact.ValidUSD.
+// ValidUSD is artifact.ValidUSD (moved there; this alias goes once every caller says artifact).
 var ValidUSD = artifact.ValidUSD
 
-// Deprecated: use artifact.ValueTooDeep.
+// ValueTooDeep is artifact.ValueTooDeep (moved there; this alias goes once every caller says artifact).
 var ValueTooDeep = artifact.ValueTooDeep
 
-// Deprecated: use artifact.WithInFlight.
+// WithInFlight is artifact.WithInFlight (moved there; this alias goes once every caller says artifact).
 var WithInFlight = artifact.WithInFlight
 
-// Deprecated: use artifact.WithLogs.
+// WithLogs is artifact.WithLogs (moved there; this alias goes once every caller says artifact).
 var WithLogs = artifact.WithLogs
 
-// Deprecated: use artifact.WithMaxLineSize.
+// WithMaxLineSize is artifact.WithMaxLineSize (moved there; this alias goes once every caller says artifact).
 var WithMaxLineSize = artifact.WithMaxLineSize
 
-// Deprecated: use artifact.WithProblemHandler.
+// WithProblemHandler is artifact.WithProblemHandler (moved there; this alias goes once every caller says artifact).
 var WithProblemHandler = artifact.WithProblemHandler
 
-// Deprecated: use artifact.WithSource.
+// WithSource is artifact.WithSource (moved there; this alias goes once every caller says artifact).
 var WithSource = artifact.WithSource
