@@ -73,3 +73,37 @@ func BenchmarkRowOfRetained(b *testing.B) {
 		runtime.KeepAlive(kept)
 	}
 }
+
+// BenchmarkIndex builds an Index of a catalog of 100,000 runs (compacted:
+// one file a day of starts) and reports the heap it keeps, a run
+// (retained-B/run), and a pass over every run (each-ns/run).
+func BenchmarkIndex(b *testing.B) {
+	const n = 100_000
+	ctx := context.Background()
+	dest := Dir(b.TempDir())
+	w := NewWriter(dest, WriterOptions{MaxRows: 10_000})
+	for _, r := range benchRows(n) {
+		require.NoError(b, w.Add(ctx, r))
+	}
+	require.NoError(b, w.Flush(ctx))
+	_, err := Compact(ctx, dest, WriterOptions{})
+	require.NoError(b, err)
+	var x *Index
+	for b.Loop() {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		x = NewIndex(dest)
+		require.NoError(b, x.Refresh(ctx))
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		require.Equal(b, n, x.Len())
+		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/n, "retained-B/run")
+	}
+	start := time.Now()
+	var tokens int64
+	x.Each(func(r *Row, _ At) bool { tokens += r.TotalTokens; return true })
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/n, "each-ns/run")
+	require.Positive(b, tokens)
+}

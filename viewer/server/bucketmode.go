@@ -49,7 +49,7 @@ func NewBucket(b Bucket, dest catalog.Dest, opts ...Option) (*Server, error) {
 	s := &Server{cfg: newConfig(opts), dir: b.String(), bkt: b, done: make(chan struct{})}
 	s.cache = newRunCache(s.cfg.cacheSize)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.cat = &catalogList{s: s, dest: dest}
+	s.cat = newCatalogList(s, dest)
 	s.cat.active.Store(true)
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s, nil
@@ -58,11 +58,12 @@ func NewBucket(b Bucket, dest catalog.Dest, opts ...Option) (*Server, error) {
 // bucketList is the list page q asks for, from the bucket's catalog read
 // now: a reload is the refresh. No catalog is no error: the page says so.
 func (s *Server) bucketList(ctx context.Context, q listQuery, now time.Time) (listed, error) {
-	if ok, _ := hasCatalog(ctx, s.cat.dest); !ok {
-		return listed{snap: &snapshot{version: s.cat.version(ctx)}, noCatalog: true}, nil
-	}
 	rows, matched, total, choices, err := s.cat.page(ctx, q, now)
-	return listed{snap: &snapshot{version: s.cat.version(ctx)}, rows: rows, matched: matched, total: total, choices: choices}, err
+	snap := &snapshot{version: s.cat.idx.Version()} // of the listing the page read
+	if err == nil && s.cat.idx.Files() == 0 {
+		return listed{snap: snap, noCatalog: true}, nil
+	}
+	return listed{snap: snap, rows: rows, matched: matched, total: total, choices: choices}, err
 }
 
 // serveBucket answers the requests of a Server in bucket mode: the list,

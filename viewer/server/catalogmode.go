@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"container/heap"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -35,6 +33,11 @@ import (
 // service, models, tools and path (not in every message), and a run
 // still being written shows as open, not running.
 
+// newCatalogList returns the catalog list of s's runs, its catalog in dest.
+func newCatalogList(s *Server, dest catalog.Dest) *catalogList {
+	return &catalogList{s: s, dest: dest, idx: catalog.NewIndex(dest)}
+}
+
 // catalogBatch is how many rows a walk writes per catalog file at most: a
 // first build of 100,000 runs shows its rows as they are read, 10,000 at
 // a time, and is compacted at its end.
@@ -42,8 +45,12 @@ const catalogBatch = 10_000
 
 // catalogList lists a folder from its run catalog.
 type catalogList struct {
-	s      *Server
-	dest   catalog.Dest
+	s    *Server
+	dest catalog.Dest
+	// idx holds the columns a page filters and sorts on, of every run,
+	// in memory (about 150 bytes a run): a page without a search reads
+	// them, then its own rows whole.
+	idx    *catalog.Index
 	active atomic.Bool // the folder is listed from its catalog
 
 	mu sync.Mutex // one walk at a time; guards since and writes
@@ -127,20 +134,16 @@ func (c *catalogList) refresh(ctx context.Context) time.Duration {
 // stamp is a file's size and modification time when its row was read.
 type stamp struct{ size, mtime int64 }
 
-// version is a digest of the catalog's files, names and sizes: a new or
-// changed run is a new file, so the list page, which polls it, reloads.
-// It costs a listing of the catalog folder, not a walk of the runs.
+// version names the catalog's files, names and sizes (catalog.Index's
+// Version): a new or changed run is a new file, so the list page, which
+// polls it, reloads. It costs a listing of the catalog folder and a read
+// of its new files, which the next page needs anyway, not a walk of the
+// runs.
 func (c *catalogList) version(ctx context.Context) string {
-	objs, err := c.dest.List(ctx, "catalog/")
-	if err != nil {
+	if err := c.idx.Refresh(ctx); err != nil {
 		return "catalog: " + err.Error()
 	}
-	slices.SortFunc(objs, func(a, b catalog.ObjectInfo) int { return strings.Compare(a.Key, b.Key) })
-	h := sha256.New()
-	for _, o := range objs {
-		fmt.Fprintf(h, "%s\x00%d\n", o.Key, o.Size)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:12])
+	return c.idx.Version()
 }
 
 // catalogFresh walks the folder before a catalog page is read when its
@@ -298,8 +301,9 @@ func (s *Server) largeRowOf(a *artifact, at catalog.Source) (catalog.Row, error)
 
 // page is the page q asks for, from the catalog: the rows, how many pass
 // the filters, how many there are, and the filters' choices, all from one
-// pass over the columns they need (catalogcols.go), then the page's rows
-// read whole. A catalog file compacted away between the two is read again.
+// pass over the columns they need (the Index's in memory, or with a
+// search those of catalogcols.go read from the catalog), then the page's
+// rows read whole. A catalog file compacted away between the two is read again.
 func (c *catalogList) page(ctx context.Context, q listQuery, now time.Time) (rows []*runInfo, matched, total int, ch listChoices, err error) {
 	for range 3 {
 		rows, matched, total, ch, err = c.pageOnce(ctx, q, now)
@@ -326,19 +330,18 @@ func (c *catalogList) pageOnce(ctx context.Context, q listQuery, now time.Time) 
 		scratch.at = where
 		top.offer(&scratch)
 	}
-	var row catalog.Row
-	var err error
-	if q.Q != "" {
+	err := c.idx.Refresh(ctx) // also tells a bucket without a catalog (bucketList)
+	if err == nil && q.Q != "" { // the words a search looks in are not kept in memory
+		var row catalog.Row
 		err = catalog.ScanAs(ctx, c.dest, func(sc *searchCols, where catalog.At) error {
 			sc.row(&row)
 			offer(&row, where)
 			return nil
 		})
-	} else {
-		err = catalog.ScanAs(ctx, c.dest, func(lc *listCols, where catalog.At) error {
-			lc.row(&row)
-			offer(&row, where)
-			return nil
+	} else if err == nil {
+		c.idx.Each(func(r *catalog.Row, where catalog.At) bool {
+			offer(r, where)
+			return true
 		})
 	}
 	if err != nil {

@@ -75,7 +75,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 	s.imports = newImportCache(s.cfg.cacheSize / runCostFactor)
 	s.list = lister{root: root, log: s.cfg.log, red: s.cfg.red, cache: map[string]*cacheEntry{}, limit: s.cfg.indexLimit, imports: s.imports}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.cat = &catalogList{s: s, dest: catalog.Dir(abs)}
+	s.cat = newCatalogList(s, catalog.Dir(abs))
 	if ok, since := hasCatalog(s.ctx, s.cat.dest); ok {
 		s.cat.active.Store(true)
 		s.cat.since = since

@@ -1,0 +1,166 @@
+package catalog
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// indexCols are the columns an Index keeps, read by ScanAs: what Each
+// must give.
+type indexCols struct {
+	Key
+	Keys          []string  `parquet:"keys,list"`
+	Service       string    `parquet:"service"`
+	Agent         string    `parquet:"agent"`
+	Models        []string  `parquet:"models,list"`
+	Started       time.Time `parquet:"started,timestamp(millisecond)"`
+	Ended         time.Time `parquet:"ended,timestamp(millisecond)"`
+	DurationMS    int64     `parquet:"duration_ms"`
+	Records       int64     `parquet:"records"`
+	Errors        int64     `parquet:"errors"`
+	Problems      int64     `parquet:"problems"`
+	Complete      bool      `parquet:"complete"`
+	TotalTokens   int64     `parquet:"total_tokens"`
+	CostUSD       *float64  `parquet:"cost_usd,optional"`
+	CostUnknown   int64     `parquet:"cost_unknown"`
+	BudgetTokens  int64     `parquet:"budget_tokens"`
+	BudgetUSD     float64   `parquet:"budget_usd"`
+	OverBudget    bool      `parquet:"over_budget"`
+	OverBudgetUSD bool      `parquet:"over_budget_usd"`
+}
+
+func (c *indexCols) row() Row {
+	var keys []string
+	if len(c.Keys) > 0 {
+		keys = c.Keys[:1]
+	}
+	var models []string
+	if len(c.Models) > 0 {
+		models = c.Models
+	}
+	return Row{Run: c.Run, Keys: keys, Service: c.Service, Agent: c.Agent, Models: models,
+		Started: c.Started, Ended: c.Ended, DurationMS: c.DurationMS, Records: c.Records, Errors: c.Errors,
+		Problems: c.Problems, Complete: c.Complete, TotalTokens: c.TotalTokens, CostUSD: c.CostUSD,
+		CostUnknown: c.CostUnknown, BudgetTokens: c.BudgetTokens, BudgetUSD: c.BudgetUSD,
+		OverBudget: c.OverBudget, OverBudgetUSD: c.OverBudgetUSD, WrittenAt: c.WrittenAt}
+}
+
+// scanIndexCols is what ScanAs reads of the Index's columns, by run, and
+// where each row is.
+func scanIndexCols(t *testing.T, dest Dest) (map[string]Row, map[string]At) {
+	t.Helper()
+	rows, ats := map[string]Row{}, map[string]At{}
+	require.NoError(t, ScanAs(context.Background(), dest, func(c *indexCols, at At) error {
+		rows[c.Run], ats[c.Run] = c.row(), at
+		return nil
+	}))
+	return rows, ats
+}
+
+// indexRows is what Each gives, by run, its rows copied.
+func indexRows(x *Index) (map[string]Row, map[string]At) {
+	rows, ats := map[string]Row{}, map[string]At{}
+	x.Each(func(r *Row, at At) bool {
+		c := *r
+		c.Keys = append([]string(nil), r.Keys...)
+		if r.CostUSD != nil {
+			c.CostUSD = usd(*r.CostUSD)
+		}
+		if len(c.Keys) == 0 {
+			c.Keys = nil
+		}
+		rows[r.Run], ats[r.Run] = c, at
+		return true
+	})
+	return rows, ats
+}
+
+// An Index gives the runs Scan gives, with the columns ScanAs reads of
+// them and where they are, and follows the catalog: a later row of a run,
+// a tombstone, a new run, a compaction; reading again only the new files.
+func TestIndexFollowsTheCatalog(t *testing.T) {
+	ctx := context.Background()
+	dir := realFolder(t)
+	_, err := Build(ctx, dir, WriterOptions{MaxRows: 5})
+	require.NoError(t, err)
+	dest := Dir(dir)
+	x := NewIndex(dest)
+	assert.Zero(t, x.Files())
+	assert.Empty(t, x.Version())
+	require.NoError(t, x.Refresh(ctx))
+
+	check := func(step string) {
+		t.Helper()
+		want, wantAt := scanIndexCols(t, dest)
+		got, gotAt := indexRows(x)
+		require.Equal(t, want, got, step)
+		assert.Equal(t, len(want), x.Len(), step)
+		for run, at := range gotAt {
+			whole, err := Fetch(ctx, dest, []At{at})
+			require.NoError(t, err, step)
+			assert.Equal(t, run, whole[0].Run, step)
+			if wantAt[run] == at {
+				continue
+			}
+			// Two files may hold the same row (written at the same
+			// time): the same row either way.
+			other, err := Fetch(ctx, dest, []At{wantAt[run]})
+			require.NoError(t, err, step)
+			assert.Equal(t, other, whole, step)
+		}
+	}
+	check("built")
+	v0 := x.Version()
+	require.NotEmpty(t, v0)
+
+	var whole []Row
+	require.NoError(t, Scan(ctx, dest, func(r *Row) error { whole = append(whole, *r); return nil }))
+	require.Greater(t, len(whole), 3)
+	w := NewWriter(dest, WriterOptions{})
+	later := whole[0]
+	later.Service, later.Errors, later.WrittenAt = "renamed", 7, time.Now().Add(time.Hour)
+	require.NoError(t, w.Add(ctx, later))
+	gone := whole[1]
+	require.NoError(t, w.Add(ctx, Row{Run: gone.Run, Started: gone.Started, Keys: gone.Keys, Removed: true, WrittenAt: time.Now().Add(time.Hour)}))
+	fresh := Row{Run: "new/run.jsonl", Keys: []string{"new/run.jsonl"}, Service: "svc", Started: day(3), Ended: day(4),
+		DurationMS: 3_600_000, Records: 3, TotalTokens: 40, CostUSD: usd(0.25), Models: []string{"m1", "m2"}, Complete: true,
+		BudgetTokens: 30, OverBudget: true, WrittenAt: time.Now()}
+	require.NoError(t, w.Add(ctx, fresh))
+	require.NoError(t, w.Flush(ctx))
+	require.NoError(t, x.Refresh(ctx))
+	check("a later row, a tombstone, a new run")
+	got, _ := indexRows(x)
+	assert.Equal(t, "renamed", got[later.Run].Service)
+	assert.NotContains(t, got, gone.Run)
+	assert.Equal(t, []string{"m1", "m2"}, got[fresh.Run].Models)
+	assert.NotEqual(t, v0, x.Version())
+
+	_, err = Compact(ctx, dest, WriterOptions{})
+	require.NoError(t, err)
+	require.NoError(t, x.Refresh(ctx))
+	check("compacted")
+}
+
+// A file that is not Parquet is an error naming it, not a panic; the
+// Index keeps what it had.
+func TestIndexBadFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	dest := Dir(dir)
+	x := NewIndex(dest)
+	require.NoError(t, x.Refresh(ctx))
+	assert.Zero(t, x.Len())
+	w, err := dest.Create(ctx, "catalog/dt=2026-12-05/bad.parquet")
+	require.NoError(t, err)
+	_, err = w.Write([]byte("not parquet"))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	err = x.Refresh(ctx)
+	require.ErrorIs(t, err, ErrBadFile)
+	assert.Contains(t, err.Error(), "bad.parquet")
+	assert.Zero(t, x.Files())
+}
