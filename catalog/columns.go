@@ -17,14 +17,14 @@ import (
 // into the index's tables; times are Unix milliseconds (written_at
 // nanoseconds), zeroTime for a zero time.Time.
 type colRow struct {
-	run, key                     string // key: the first object's, run itself when equal
-	started, ended, written      int64
-	durationMS, records, tokens  int64
-	budgetTokens                 int64
-	cost, budgetUSD              float64
+	run, key                      string // key: the first object's, run itself when equal
+	started, ended, written       int64
+	durationMS, records, tokens   int64
+	budgetTokens                  int64
+	cost, budgetUSD               float64
 	errors, problems, costUnknown int32
-	service, agent, models       uint32
-	flags                        uint8
+	service, agent, models        uint32
+	flags                         uint8
 }
 
 // colRow's flags.
@@ -108,7 +108,9 @@ func readColumns(ctx context.Context, dest Dest, key string, x *tables) ([]colRo
 	}
 	defer obj.Close()
 	var f *parquet.File
-	if err := guard(key, func() { f, err = parquet.OpenFile(obj, obj.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)) }); err != nil {
+	if err := guard(key, func() {
+		f, err = parquet.OpenFile(obj, obj.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	}); err != nil {
 		return nil, err
 	}
 	if err != nil {

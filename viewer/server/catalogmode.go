@@ -330,7 +330,7 @@ func (c *catalogList) pageOnce(ctx context.Context, q listQuery, now time.Time) 
 		scratch.at = where
 		top.offer(&scratch)
 	}
-	err := c.idx.Refresh(ctx) // also tells a bucket without a catalog (bucketList)
+	err := c.idx.Refresh(ctx)    // also tells a bucket without a catalog (bucketList)
 	if err == nil && q.Q != "" { // the words a search looks in are not kept in memory
 		var row catalog.Row
 		err = catalog.ScanAs(ctx, c.dest, func(sc *searchCols, where catalog.At) error {
