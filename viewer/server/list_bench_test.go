@@ -132,6 +132,20 @@ func BenchmarkListFromCatalog(b *testing.B) {
 		benchcpu.Report(b, cpu)
 		b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MB")
 	})
+	// A new server's first page alone: the Index built, the page's rows
+	// fetched; the walk it starts is stopped by the Shutdown, untimed.
+	b.Run("firstpage", func(b *testing.B) {
+		for b.Loop() {
+			s, err := server.New(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			getOK(b, s.Handler(), "/")
+			b.StopTimer()
+			_ = s.Shutdown(context.Background())
+			b.StartTimer()
+		}
+	})
 	b.Run("sorted", func(b *testing.B) {
 		s, err := server.New(dir)
 		if err != nil {
