@@ -77,7 +77,7 @@ func Tokens(recs []artifact.Record, meta *artifact.Meta, opts ...Option) *TokenR
 		// root's budget that came after the header changed.
 		budget = artifact.JudgedBudget(budget, cfg.trailers[0].sum)
 	}
-	b.finish(budget, cfg.top)
+	b.finish(budget)
 	b.trailers(cfg.trailers, budget)
 	b.reportedTotal()
 	b.usageLevels(recs)
@@ -129,8 +129,8 @@ type builder struct {
 	models  map[modelKey]*group
 	tools   map[string]*toolAcc
 	agents  map[string]*group
-	largest []Response
-	top     int // how many of largest the report lists (WithTop)
+	largest []ranked // the largest responses, in order (offer)
+	top     int      // how many of largest the report lists (WithTop)
 	prices  *pricing.Table
 	pricer  pricing.Pricer // prices with prices, the last model remembered
 	cost    costAcc
@@ -262,10 +262,7 @@ func (b *builder) inference(sp ptrace.Span, rd *semconv.Reading, model, provider
 		b.rep.FinishReasons[semconv.NormalizeFinishReason(r)]++
 	}
 	if n, ok := b.outputSize(sp, rd); ok {
-		b.largest = append(b.largest, Response{
-			Kind: semconv.Inference.String(), TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(),
-			Name: sp.Name(), Model: rd.Model(), Bytes: n, Tokens: rd.Usage().Output,
-		})
+		b.offer(sp, Response{Kind: semconv.Inference.String(), Name: sp.Name(), Model: rd.Model(), Bytes: n, Tokens: rd.Usage().Output})
 	}
 	return g
 }
@@ -326,9 +323,8 @@ func (b *builder) call(sp ptrace.Span, rd *semconv.Reading, failed bool, name st
 	acc.EstimatedTokens += est
 	acc.ns += duration(sp)
 	if rd.Has(semconv.FieldResult) {
-		b.largest = append(b.largest, Response{
-			Kind: semconv.Call.String(), TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(),
-			Name: sp.Name(), Tool: rd.Str(semconv.FieldTool),
+		b.offer(sp, Response{
+			Kind: semconv.Call.String(), Name: sp.Name(), Tool: rd.Str(semconv.FieldTool),
 			Bytes: int64(artifact.ContentSize(rd.Value(semconv.FieldResult))), Tokens: est,
 		})
 	}
@@ -422,7 +418,7 @@ func (b *builder) enclosingAgent(sp ptrace.Span) string {
 }
 
 // finish fills the totals and the sorted breakdowns.
-func (b *builder) finish(budget *artifact.Budget, top int) {
+func (b *builder) finish(budget *artifact.Budget) {
 	s := b.tally.Summary(budget)
 	r := b.rep
 	r.Records = RecordCounts{Call: s.Calls, Inference: s.Inferences, Agent: s.Agents, Span: s.Spans}
@@ -461,10 +457,9 @@ func (b *builder) finish(budget *artifact.Budget, top int) {
 		return cmp.Or(cmp.Compare(y.Total, x.Total), strings.Compare(x.Agent, y.Agent))
 	})
 
-	slices.SortFunc(b.largest, func(x, y Response) int {
-		return cmp.Or(cmp.Compare(y.Bytes, x.Bytes), strings.Compare(x.TraceID, y.TraceID), strings.Compare(x.SpanID, y.SpanID))
-	})
-	r.Largest = append(r.Largest, b.largest[:min(top, len(b.largest))]...)
+	for _, l := range b.largest { // in order, top at most (offer)
+		r.Largest = append(r.Largest, l.Response)
+	}
 }
 
 // agentName is what a report calls an agent: its gen_ai.agent.name, else

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 )
 
@@ -49,7 +50,7 @@ func TestConversationJSONAgreesWithEncodingJSON(t *testing.T) {
 
 // realRecords reads a captured payload's records, with the content of its
 // log records, if it has any, as their spans' events.
-func realRecords(t *testing.T, tracesPath string) []converter.Record {
+func realRecords(t *testing.T, tracesPath string) []artifact.Record {
 	read := func(path string) ([]byte, converter.Format) {
 		b, err := os.ReadFile(path)
 		require.NoError(t, err)
@@ -58,13 +59,13 @@ func realRecords(t *testing.T, tracesPath string) []converter.Record {
 	b, f := read(tracesPath)
 	td, err := converter.ReadOTLP(bytes.NewReader(b), f, tracesPath)
 	require.NoError(t, err)
-	recs := converter.Records(td)
+	recs := artifact.Records(td)
 	lp := strings.TrimSuffix(tracesPath, ".traces.pb") + ".logs.pb"
 	if _, err := os.Stat(lp); err == nil {
 		b, f := read(lp)
 		ld, err := converter.ReadOTLPLogs(bytes.NewReader(b), f, lp)
 		require.NoError(t, err)
-		recs = converter.LogsAsEvents(recs, converter.LogRecords(ld))
+		recs = converter.LogsAsEvents(recs, artifact.LogRecords(ld))
 	}
 	return recs
 }
