@@ -51,6 +51,7 @@ func NewBucket(b Bucket, dest catalog.Dest, opts ...Option) (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.cat = newCatalogList(s, dest)
 	s.cat.active.Store(true)
+	s.cat.warm()
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s, nil
 }

@@ -38,6 +38,19 @@ func newCatalogList(s *Server, dest catalog.Dest) *catalogList {
 	return &catalogList{s: s, dest: dest, idx: catalog.NewIndex(dest)}
 }
 
+// warm reads the catalog's columns into the Index in the background, so
+// that a new server's first page finds them read, or being read. An error
+// is the page's to report: it refreshes the Index again.
+func (c *catalogList) warm() {
+	if !c.s.enter() { // counted as a request, so Shutdown waits for it
+		return
+	}
+	go func() {
+		defer c.s.leave()
+		_ = c.idx.Refresh(c.s.ctx)
+	}()
+}
+
 // catalogBatch is how many rows a walk writes per catalog file at most: a
 // first build of 100,000 runs shows its rows as they are read, 10,000 at
 // a time, and is compacted at its end.

@@ -79,6 +79,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 	if ok, since := hasCatalog(s.ctx, s.cat.dest); ok {
 		s.cat.active.Store(true)
 		s.cat.since = since
+		s.cat.warm()
 	}
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s, nil
