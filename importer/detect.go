@@ -317,6 +317,31 @@ func For(s Shape) (Func, bool) {
 	return nil, false
 }
 
+// ForGrowing is For for a file still being written, as serve follows one:
+// what the input leaves open at its end — a tool call without its result,
+// a model request without its response, a session or run without its end
+// — is a span in flight (a start record, artifact.Record.InFlight), not an
+// error "incomplete", since the next lines may close it. Shapes that have
+// no such spans read as For reads them.
+func ForGrowing(s Shape) (Func, bool) {
+	switch s {
+	case Transcript:
+		return growing(readTranscript), true
+	case Trajectory:
+		return growing(readTrajectory), true
+	case Events:
+		return growing(readEvents), true
+	}
+	return For(s)
+}
+
+// growing is read for a file still being written.
+func growing(read func(io.Reader, string, func(*artifact.Record) error, bool) (Stats, error)) Func {
+	return func(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
+		return read(r, name, emit, true)
+	}
+}
+
 // readArtifact reads an agenttrace artifact (tool-dispatch traces
 // included) with converter's Reader.
 func readArtifact(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {

@@ -106,7 +106,14 @@ type streamEvent struct {
 // at a time (up to 16 MiB each) and holds only open conversations; the
 // array form is read whole.
 func ReadEvents(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
+	return readEvents(r, name, emit, false)
+}
+
+// readEvents is ReadEvents, of a stream still being written when growing
+// (see ForGrowing).
+func readEvents(r io.Reader, name string, emit func(*artifact.Record) error, growing bool) (Stats, error) {
 	st := newEventsState(name, emit)
+	st.growing = growing
 	br := bufio.NewReaderSize(r, 64<<10)
 	first, err := peekNonSpace(br)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -501,14 +508,20 @@ func (s *eventsState) applyTool(c *evConv, ev *streamEvent, ts uint64) error {
 }
 
 // flushAll ends the conversations the input left open, in the order they
-// began: their open tool calls become error spans, nothing vanishes.
+// began: their open tool calls become error spans (or, in a stream still
+// being written, spans in flight: synth.openAtEnd), nothing vanishes; a
+// root spans its first to its last event.
 func (s *eventsState) flushAll() error {
 	for len(s.order) > 0 {
 		c := s.convs[s.order[0]]
 		if err := s.closeChat(c, c.last, "", ""); err != nil {
 			return err
 		}
-		if err := s.endConv(c, c.last, errIncomplete, "the stream ended before tool_end"); err != nil {
+		err := s.openAtEnd(func() error { return s.endCalls(c, c.last, errIncomplete, "the stream ended before tool_end") })
+		if err != nil {
+			return err
+		}
+		if err := s.endConv(c, c.last, "", ""); err != nil {
 			return err
 		}
 	}

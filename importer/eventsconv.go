@@ -60,11 +60,8 @@ func (s *eventsState) conv(id string, ts uint64, known bool) *evConv {
 
 // endConv closes c's open tool calls as errors of type code, then its root.
 func (s *eventsState) endConv(c *evConv, ts uint64, code, msg string) error {
-	for _, call := range append([]*evCall(nil), c.open...) {
-		call.fail(code, msg)
-		if err := s.endCall(c, call, ts); err != nil {
-			return err
-		}
+	if err := s.endCalls(c, ts, code, msg); err != nil {
+		return err
 	}
 	delete(s.convs, c.id)
 	for i, id := range s.order {
@@ -76,6 +73,17 @@ func (s *eventsState) endConv(c *evConv, ts uint64, code, msg string) error {
 	c.root.SetStartTimestamp(pcommon.Timestamp(c.start))
 	c.root.SetEndTimestamp(pcommon.Timestamp(max(ts, c.last, c.start)))
 	return s.send(c.root)
+}
+
+// endCalls closes c's open tool calls as errors of type code.
+func (s *eventsState) endCalls(c *evConv, ts uint64, code, msg string) error {
+	for _, call := range append([]*evCall(nil), c.open...) {
+		call.fail(code, msg)
+		if err := s.endCall(c, call, ts); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // evCall is an open tool call.

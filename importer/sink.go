@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/artifact"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // maxProblems bounds the problems a reader keeps; the rest are counted in
@@ -115,6 +116,9 @@ type synth struct {
 	sink
 	res   pcommon.Resource
 	scope pcommon.InstrumentationScope
+	// growing says the input is still being written (ForGrowing); atEnd
+	// that what is sent now was left open by the input's end (openAtEnd).
+	growing, atEnd bool
 }
 
 func newSynth(name string, emit func(*artifact.Record) error) synth {
@@ -127,5 +131,37 @@ func newSynth(name string, emit func(*artifact.Record) error) synth {
 
 // send emits sp under the import's resource and scope.
 func (s *synth) send(sp ptrace.Span) error {
-	return s.put(&artifact.Record{Span: sp, Resource: s.res, Scope: s.scope})
+	rec := artifact.Record{Span: sp, Resource: s.res, Scope: s.scope}
+	if s.growing && s.atEnd {
+		inFlight(&rec)
+	}
+	return s.put(&rec)
+}
+
+// openAtEnd runs fn, which sends what the input left open at its end: a
+// tool call without its result, a model request without its response, a
+// session or run without its end. Read whole, the input is over, and fn
+// marks them failed ("incomplete") or ends them at the last record. A file
+// still being written (ForGrowing) may yet close them: what fn sends goes
+// as a start record in flight instead (artifact.Record.InFlight: no end,
+// no "incomplete"), which the span's ended record supersedes once a later
+// read of the file has it.
+func (s *synth) openAtEnd(fn func() error) error {
+	s.atEnd = true
+	defer func() { s.atEnd = false }()
+	return fn()
+}
+
+// inFlight makes rec the start record of a span still open: no end, and
+// not the "incomplete" failure openAtEnd's callers give a span the input
+// left open (an error of its own, which the input said, stays).
+func inFlight(rec *artifact.Record) {
+	sp := rec.Span
+	sp.SetEndTimestamp(sp.StartTimestamp())
+	if v, ok := sp.Attributes().Get(semconv.ErrorType); ok && v.Str() == errIncomplete {
+		sp.Attributes().Remove(semconv.ErrorType)
+		sp.Status().SetCode(ptrace.StatusCodeUnset)
+		sp.Status().SetMessage("")
+	}
+	rec.InFlight = true
 }

@@ -85,7 +85,14 @@ import (
 // JSON are reported in Stats.Problems and skipped. Only open agent spans
 // and the root are held.
 func ReadTrajectory(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
+	return readTrajectory(r, name, emit, false)
+}
+
+// readTrajectory is ReadTrajectory, of a log still being written when
+// growing (see ForGrowing).
+func readTrajectory(r io.Reader, name string, emit func(*artifact.Record) error, growing bool) (Stats, error) {
 	t := trajectoryReader{io: newLineIO(r, name, emit), tasks: map[string]*trajectoryTask{}}
+	t.io.growing = growing
 	err := t.io.each(t.line)
 	if err == nil {
 		err = t.finish()

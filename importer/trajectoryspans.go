@@ -412,7 +412,8 @@ func (t *trajectoryReader) finish() error {
 	if !t.started {
 		return nil // no records
 	}
-	if err := t.closeOpen(t.lastTime); err != nil {
+	// Agents that did not complete were open at the end (synth.openAtEnd).
+	if err := t.io.openAtEnd(func() error { return t.closeOpen(t.lastTime) }); err != nil {
 		return err
 	}
 	start, end := t.rootStart, t.finalEnd
@@ -437,7 +438,9 @@ func (t *trajectoryReader) finish() error {
 	putStr(attrs, semconv.RequestModel, t.model)
 	putStr(attrs, semconv.ConversationID, t.convID)
 	switch {
-	case !t.final:
+	case !t.final && !t.io.growing:
+		// (A log still being written may get its final record yet: its
+		// root spans what it has so far.)
 		keepError(sp, errIncomplete, "the log ends without a final record")
 	case t.finalOK && sp.Status().Code() == ptrace.StatusCodeError:
 		// The run's errors were recovered from: final says it completed

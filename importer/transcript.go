@@ -97,7 +97,14 @@ import (
 // at a time, up to 16 MiB each; only open calls, open model requests, the
 // messages of the current turn and the roots' events are held.
 func ReadTranscript(r io.Reader, name string, emit func(*artifact.Record) error) (Stats, error) {
+	return readTranscript(r, name, emit, false)
+}
+
+// readTranscript is ReadTranscript, of a log still being written when
+// growing (see ForGrowing).
+func readTranscript(r io.Reader, name string, emit func(*artifact.Record) error, growing bool) (Stats, error) {
 	t := transcriptReader{io: newLineIO(r, name, emit), sessions: map[string]*transcriptSession{}}
+	t.io.growing = growing
 	err := t.io.each(t.line)
 	for i := 0; err == nil && i < len(t.order); i++ {
 		err = t.closeSession(t.order[i])

@@ -69,10 +69,21 @@ func chatSpan(s *transcriptSession, inf *transcriptInference, incomplete bool) p
 }
 
 // closeSession emits what the session still holds and then its root.
+// Its open model requests and tool calls were open at the end of the
+// input (synth.openAtEnd); the root, which no record of a log ends, spans
+// its first to its last record, live or not.
 func (t *transcriptReader) closeSession(s *transcriptSession) error {
 	if err := t.flushPending(s); err != nil {
 		return err
 	}
+	if err := t.io.openAtEnd(func() error { return t.closeOpen(s) }); err != nil {
+		return err
+	}
+	return t.sendRoot(s)
+}
+
+// closeOpen emits the session's open model requests and tool calls.
+func (t *transcriptReader) closeOpen(s *transcriptSession) error {
 	for _, inf := range s.inferences {
 		if err := t.io.send(chatSpan(s, inf, true)); err != nil {
 			return err
@@ -95,8 +106,11 @@ func (t *transcriptReader) closeSession(s *transcriptSession) error {
 		}
 	}
 	clear(s.calls)
+	return nil
+}
 
-	// The root has held the session's events; it is emitted as it is.
+// sendRoot emits the session's root, which has held its events.
+func (t *transcriptReader) sendRoot(s *transcriptSession) error {
 	attrs := startSpan(s.root, s.trace, rootKey, pcommon.SpanID{}, ptrace.SpanKindInternal, semconv.OpInvokeAgent, s.agent, s.start)
 	// Messages appended after the last model call, which no call answered.
 	putStr(attrs, transcriptAttrUnanswered, s.input.text(""))

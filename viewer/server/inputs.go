@@ -67,6 +67,7 @@ type imported struct {
 	unknown map[string]int64
 	size    int64     // the file's size when converted
 	modTime time.Time // and its modification time
+	growing bool      // read as a file still being written (convertFile)
 }
 
 // runProblems are im's problems as a page shows them.
@@ -96,6 +97,10 @@ type importCache struct {
 	// flight makes one conversion per version at a time: the list, the
 	// run page and its /data ask for the same file at once.
 	flight singleflight.Group
+	// idle is serve's idle time (WithIdle): a file that gained data more
+	// recently is still being written, and what it leaves open at its end
+	// is in flight (importer.ForGrowing), not failed; 0: always so.
+	idle time.Duration
 }
 
 func newImportCache(max int64) *importCache {
@@ -169,18 +174,19 @@ func (c *importCache) swap(a *artifact) error {
 // get returns the conversion of a's file as it is now, from the cache or
 // made now.
 func (c *importCache) get(a *artifact, shape importer.Shape, head []byte) (*imported, error) {
-	k := runKey{rel: a.rel, size: a.fi.Size(), mtime: a.fi.ModTime().UnixNano()}
+	k := runKey{rel: a.rel, size: a.fi.Size(), mtime: a.fi.ModTime().UnixNano(),
+		stale: viewer.Liveness{Written: a.fi.ModTime(), Idle: c.idle}.Stale()}
 	if v, ok := c.cached(k); ok {
 		return v, nil
 	}
-	v, err, _ := c.flight.Do(fmt.Sprintf("%s\x00%d\x00%d", k.rel, k.size, k.mtime), func() (any, error) {
+	v, err, _ := c.flight.Do(fmt.Sprintf("%s\x00%d\x00%d\x00%t", k.rel, k.size, k.mtime, k.stale), func() (any, error) {
 		if v, ok := c.cached(k); ok {
 			return v, nil // converted by a flight that ended just before
 		}
 		if a.fi.Size() > c.max {
 			return nil, fmt.Errorf("%s: %d bytes of %s: %w", a.rel, a.fi.Size(), shape, errImportTooLarge)
 		}
-		im, err := convertFile(a, shape, head)
+		im, err := convertFile(a, shape, head, !k.stale)
 		if err != nil {
 			return nil, err
 		}
@@ -225,14 +231,20 @@ func (c *importCache) add(k runKey, im *imported) {
 
 // convertFile converts a's file of shape with its importer into an
 // artifact: the records sorted as convert sorts them (ATIF subagents
-// linked), under the header the store makes for a run written whole.
-func convertFile(a *artifact, shape importer.Shape, head []byte) (*imported, error) {
-	read, ok := importer.For(shape)
+// linked), under the header the store makes for a run written whole. A
+// file still growing is read as one (importer.ForGrowing): what it leaves
+// open is in flight, and the page shows it running, not failed.
+func convertFile(a *artifact, shape importer.Shape, head []byte, growing bool) (*imported, error) {
+	forShape := importer.For
+	if growing {
+		forShape = importer.ForGrowing
+	}
+	read, ok := forShape(shape)
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", a.rel, converter.ErrUnknownFormat)
 	}
 	size := a.fi.Size()
-	im := &imported{shape: shape, upto: size, size: size, modTime: a.fi.ModTime()}
+	im := &imported{shape: shape, upto: size, size: size, modTime: a.fi.ModTime(), growing: growing}
 	lines := lineShaped(shape, head)
 	if lines {
 		end, err := lastLineEnd(a, size)
@@ -310,7 +322,7 @@ func lineShaped(shape importer.Shape, head []byte) bool {
 // importVer is what tells two versions of a converted file apart in the
 // run cache's key, whose size and mtime are the converted artifact's.
 func (im *imported) ver() string {
-	return "import:" + strconv.FormatInt(im.size, 10) + ":" + strconv.FormatInt(im.modTime.UnixNano(), 10)
+	return "import:" + strconv.FormatInt(im.size, 10) + ":" + strconv.FormatInt(im.modTime.UnixNano(), 10) + ":" + strconv.FormatBool(im.growing)
 }
 
 // openRun opens the artifact rel for a page, the list or the catalog: a

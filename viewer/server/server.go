@@ -73,6 +73,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 	s := &Server{cfg: newConfig(opts), dir: abs, root: root, done: make(chan struct{})}
 	s.cache = newRunCache(s.cfg.cacheSize)
 	s.imports = newImportCache(s.cfg.cacheSize / runCostFactor)
+	s.imports.idle = s.cfg.idle
 	s.list = lister{root: root, log: s.cfg.log, red: s.cfg.red, cache: map[string]*cacheEntry{}, limit: s.cfg.indexLimit, imports: s.imports}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.cat = newCatalogList(s, catalog.Dir(abs))
