@@ -35,13 +35,19 @@ func get(t *testing.T, srv *httptest.Server, path string) (int, string) {
 }
 
 // TestServeBucket serves a file:// bucket of real runs uploaded with
-// bucket.Put: without a catalog the list says how to build one; with it,
-// the list pages through every run with the numbers of tokens --json,
-// and a run page, fetched from the bucket, shows the run as the folder's
-// server shows its local copy.
+// bucket.Put (checkServeBucket).
 func TestServeBucket(t *testing.T) {
+	checkServeBucket(t, "file://"+filepath.ToSlash(t.TempDir()))
+}
+
+// checkServeBucket uploads real runs to the bucket prefix loc with
+// bucket.Put and serves it: without a catalog the list says how to build
+// one; with it, the list pages through every run with the numbers of
+// tokens --json, and a run page, fetched from the bucket, shows the run
+// as the folder's server shows its local copy. It returns the bucket's
+// server and the runs uploaded (key -> file name).
+func checkServeBucket(t *testing.T, loc string) (*httptest.Server, map[string]string) {
 	dir := runsFolder(t)
-	loc := "file://" + filepath.ToSlash(t.TempDir())
 	b, err := bucket.Open(t.Context(), loc)
 	require.NoError(t, err)
 	local := map[string]string{} // key -> file name in dir
@@ -127,6 +133,7 @@ func TestServeBucket(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, code)
 	code, _ = get(t, srv, "/run/../x.jsonl")
 	assert.Equal(t, http.StatusBadRequest, code)
+	return srv, local
 }
 
 // mapKey is one key of m.
