@@ -13,13 +13,14 @@ import (
 
 	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // TestConversationJSONAgreesWithEncodingJSON: on every payload captured
 // from the real libraries, the conversations the page embeds, written by
-// hand (appendJSON), are what encoding/json writes from their field tags,
-// value for value (semconv's FuzzAppendJSON holds the parts' values to
-// encoding/json).
+// hand (appendJSON), are what encoding/json writes from semconv's field
+// tags, value for value, with each link as its part's "tool_span"
+// (semconv's FuzzAppendJSON holds the parts' values to encoding/json).
 func TestConversationJSONAgreesWithEncodingJSON(t *testing.T) {
 	traces, err := filepath.Glob(filepath.Join("..", "testdata", "real", "*", "payloads", "*.traces.pb"))
 	require.NoError(t, err)
@@ -31,7 +32,12 @@ func TestConversationJSONAgreesWithEncodingJSON(t *testing.T) {
 		require.NoError(t, d.Decode(&v), "%s", b)
 		return v
 	}
-	seen := 0
+	type tagged struct {
+		System []semconv.Part    `json:"system,omitempty"`
+		Input  []semconv.Message `json:"input,omitempty"`
+		Output []semconv.Message `json:"output,omitempty"`
+	}
+	seen, links := 0, 0
 	for _, tp := range traces {
 		recs := realRecords(t, tp)
 		for i, c := range runConversations(recs) {
@@ -39,13 +45,24 @@ func TestConversationJSONAgreesWithEncodingJSON(t *testing.T) {
 				continue
 			}
 			seen++
-			want, err := json.Marshal(c)
+			b, err := json.Marshal(tagged(c.Conversation))
 			require.NoError(t, err)
+			want := decode(b).(map[string]any)
+			for _, l := range c.links {
+				list := "input"
+				if l.output {
+					list = "output"
+				}
+				part := want[list].([]any)[l.msg].(map[string]any)["parts"].([]any)[l.part].(map[string]any)
+				part["tool_span"] = l.span.String()
+				links++
+			}
 			got := c.appendJSON([]byte("x"))[1:]
-			assert.Equal(t, decode(want), decode(got), "%s: record %d (%s)", tp, i, recs[i].Span.Name())
+			assert.Equal(t, want, decode(got), "%s: record %d (%s)", tp, i, recs[i].Span.Name())
 		}
 	}
 	assert.Greater(t, seen, 100)
+	assert.Positive(t, links)
 }
 
 // realRecords reads a captured payload's records, with the content of its

@@ -19,48 +19,31 @@ import (
 
 // viewConversation is a record's messages in the GenAI conventions'
 // shape, whatever dialect the span wrote them in (semconv.Messages), so
-// the page renders one message schema and knows no dialect.
+// the page renders one message schema and knows no dialect; its tool
+// parts may link to tool spans.
 type viewConversation struct {
-	System []semconv.Part `json:"system,omitempty"`
-	Input  []viewMessage  `json:"input,omitempty"`
-	Output []viewMessage  `json:"output,omitempty"`
+	semconv.Conversation
+	// links are the tool spans of its tool parts, in the order of the
+	// parts (input, then output); a part no tool span ran has none.
+	links []partLink
 }
 
-// viewMessage is a semconv.Message whose parts may link to a tool span.
-type viewMessage struct {
-	Role         string     `json:"role"`
-	Parts        []viewPart `json:"parts"`
-	Name         string     `json:"name,omitempty"`
-	FinishReason string     `json:"finish_reason,omitempty"`
-}
-
-// viewPart is a part in the conventions' shape plus, for a tool call or a
-// tool result, "tool_span": the span id of the tool span that ran it, in
-// the record's trace (absent when none was traced). The member is the
+// partLink is "tool_span" of a tool call or tool result part: the span id
+// of the tool span that ran it, in the record's trace. The member is the
 // view model's, never the artifact's: artifacts keep the messages as the
 // span wrote them.
-type viewPart struct {
-	semconv.Part
-	ToolSpan pcommon.SpanID
+type partLink struct {
+	output    bool // the part is in the output, else the input
+	msg, part int
+	span      pcommon.SpanID
 }
 
-// MarshalJSON writes the part as appendJSON does.
-func (p viewPart) MarshalJSON() ([]byte, error) { return p.appendJSON(nil), nil }
-
-// appendJSON appends the part as semconv.Part writes it, then tool_span.
-func (p viewPart) appendJSON(b []byte) []byte {
-	b = p.Part.AppendJSON(b)
-	if p.ToolSpan.IsEmpty() {
-		return b
-	}
-	b = append(b[:len(b)-1], `,"tool_span":"`...)
-	b = hex.AppendEncode(b, p.ToolSpan[:])
-	return append(b, '"', '}')
-}
-
-// appendJSON appends the conversation as encoding/json writes it by its
-// field tags, without the cost of its reflection, which was a fifth of
-// the page's (docs/benchmarks.md).
+// appendJSON appends the conversation as the view model has it:
+// {"system": [part…], "input": [message…], "output": [message…]}, each
+// list left out when empty, each message as semconv.Message's field tags
+// say (its parts a list, never null), each part as semconv.Part writes it
+// plus its "tool_span". Written by hand: encoding/json's reflection cost a
+// fifth of the page (docs/benchmarks.md).
 func (c *viewConversation) appendJSON(b []byte) []byte {
 	b = append(b, '{')
 	if len(c.System) > 0 {
@@ -73,10 +56,12 @@ func (c *viewConversation) appendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
+	links := c.links
 	for _, l := range [...]struct {
-		key string
-		ms  []viewMessage
-	}{{"input", c.Input}, {"output", c.Output}} {
+		key    string
+		ms     []semconv.Message
+		output bool
+	}{{"input", c.Input, false}, {"output", c.Output, true}} {
 		if len(l.ms) == 0 {
 			continue
 		}
@@ -90,16 +75,16 @@ func (c *viewConversation) appendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = l.ms[i].appendJSON(b)
+			b, links = appendMessage(b, &l.ms[i], l.output, i, links)
 		}
 		b = append(b, ']')
 	}
 	return append(b, '}')
 }
 
-// appendJSON appends the message as encoding/json writes it by its
-// field tags.
-func (m *viewMessage) appendJSON(b []byte) []byte {
+// appendMessage appends message mi of a list, its parts with their links
+// (the first of links, in order), and returns the links left.
+func appendMessage(b []byte, m *semconv.Message, output bool, mi int, links []partLink) ([]byte, []partLink) {
 	b = append(b, `{"role":`...)
 	b = jsonlex.AppendString(b, m.Role)
 	b = append(b, `,"parts":[`...)
@@ -107,7 +92,13 @@ func (m *viewMessage) appendJSON(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = m.Parts[i].appendJSON(b)
+		b = m.Parts[i].AppendJSON(b)
+		if len(links) > 0 && links[0].output == output && links[0].msg == mi && links[0].part == i {
+			b = append(b[:len(b)-1], `,"tool_span":"`...)
+			b = hex.AppendEncode(b, links[0].span[:])
+			b = append(b, '"', '}')
+			links = links[1:]
+		}
 	}
 	b = append(b, ']')
 	if m.Name != "" {
@@ -118,22 +109,7 @@ func (m *viewMessage) appendJSON(b []byte) []byte {
 		b = append(b, `,"finish_reason":`...)
 		b = jsonlex.AppendString(b, m.FinishReason)
 	}
-	return append(b, '}')
-}
-
-func viewMessages(ms []semconv.Message) []viewMessage {
-	if len(ms) == 0 {
-		return nil
-	}
-	out := make([]viewMessage, len(ms))
-	for i, m := range ms {
-		parts := make([]viewPart, len(m.Parts))
-		for j, p := range m.Parts {
-			parts[j].Part = p
-		}
-		out[i] = viewMessage{Role: m.Role, Parts: parts, Name: m.Name, FinishReason: m.FinishReason}
-	}
-	return out
+	return append(b, '}'), links
 }
 
 // runConversations returns each record's conversation as the page shows
@@ -149,7 +125,7 @@ func runConversations(recs []artifact.Record) []*viewConversation {
 		if len(c.System) == 0 && len(c.Input) == 0 && len(c.Output) == 0 {
 			return
 		}
-		convs[i] = &viewConversation{System: c.System, Input: viewMessages(c.Input), Output: viewMessages(c.Output)}
+		convs[i] = &viewConversation{Conversation: c}
 	}
 	for _, mc := range converter.ModelCalls(recs) {
 		model[mc.Index] = true
@@ -210,8 +186,9 @@ func (tt *traceTools) named(name string) []int {
 	return s
 }
 
-// linkTools sets ToolSpan on every tool call and tool result part of
-// convs (indexed like recs) that a tool span of the record's trace ran.
+// linkTools links every tool call and tool result part of convs (indexed
+// like recs) that a tool span of the record's trace ran to that span
+// (viewConversation.links).
 // model tells the model calls (inference records that are no wrapper).
 //
 // The rule: a part with a tool call id links to the first tool span to
@@ -284,13 +261,13 @@ func linkTools(recs []artifact.Record, convs []*viewConversation, model []bool) 
 					}
 				}
 			}
-			tt.link(recs, convs[i].Input, nil)
-			tt.link(recs, convs[i].Output, before)
+			tt.link(recs, convs[i], false, nil)
+			tt.link(recs, convs[i], true, before)
 		}
 	}
 }
 
-func asksForTools(ms []viewMessage) bool {
+func asksForTools(ms []semconv.Message) bool {
 	for _, m := range ms {
 		for _, p := range m.Parts {
 			if p.Type == semconv.PartToolCall {
@@ -301,9 +278,14 @@ func asksForTools(ms []viewMessage) bool {
 	return false
 }
 
-// link sets ToolSpan on the tool parts of list (see linkTools); before
-// counts the calls per tool name asked for before list.
-func (tt *traceTools) link(recs []artifact.Record, list []viewMessage, before map[string]int) {
+// link links the tool parts of one list of cv, its output or its input
+// (see linkTools), adding to cv.links; before counts the calls per tool
+// name asked for before the list.
+func (tt *traceTools) link(recs []artifact.Record, cv *viewConversation, output bool, before map[string]int) {
+	list := cv.Input
+	if output {
+		list = cv.Output
+	}
 	type place struct {
 		name string
 		n    int
@@ -328,7 +310,7 @@ func (tt *traceTools) link(recs []artifact.Record, list []viewMessage, before ma
 		}
 	}
 	c, results := 0, 0
-	for _, m := range list {
+	for mi, m := range list {
 		for j := range m.Parts {
 			p := &m.Parts[j]
 			var pl place // the call the part is or answers
@@ -350,7 +332,7 @@ func (tt *traceTools) link(recs []artifact.Record, list []viewMessage, before ma
 			}
 			if p.ID != "" {
 				if s, ok := tt.byID[p.ID]; ok {
-					p.ToolSpan = recs[tt.spans[s].rec].Span.SpanID()
+					cv.links = append(cv.links, partLink{output, mi, j, recs[tt.spans[s].rec].Span.SpanID()})
 					continue
 				}
 			}
@@ -358,7 +340,7 @@ func (tt *traceTools) link(recs []artifact.Record, list []viewMessage, before ma
 				continue
 			}
 			if same := tt.named(pl.name); pl.n < len(same) {
-				p.ToolSpan = recs[tt.spans[same[pl.n]].rec].Span.SpanID()
+				cv.links = append(cv.links, partLink{output, mi, j, recs[tt.spans[same[pl.n]].rec].Span.SpanID()})
 			}
 		}
 	}
