@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -201,4 +202,67 @@ func TestServeBucketCachesRunPage(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	assert.Equal(t, 2, cb.count(), "a new generation is fetched again")
 	assert.Equal(t, first, third, "records two generations hold come once")
+}
+
+// A bucket's run of more records than --max-run-records is shown paged,
+// as the folder's server shows the same file: its first records and the
+// totals of its trailer with the note saying where the rest is, the rest
+// by range; the page, its data and every range equal the folder's.
+func TestServeBucketRunPaged(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "golden", "agent-run.jsonl")
+	dir := t.TempDir()
+	data, err := os.ReadFile(src)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "agent-run.jsonl"), data, 0o644))
+	loc := "file://" + filepath.ToSlash(t.TempDir())
+	b, err := bucket.Open(t.Context(), loc)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.Close()) })
+	key, _, err := b.Put(t.Context(), src, "agent-run.jsonl", false)
+	require.NoError(t, err)
+
+	opts := []server.Option{server.WithMaxRunRecords(5), server.WithPageRecords(4)}
+	bs, err := server.NewBucket(viewerBucket{b}, b.CatalogDest(), opts...)
+	require.NoError(t, err)
+	fs, err := server.New(dir, opts...)
+	require.NoError(t, err)
+	bsrv, fsrv := httptest.NewServer(bs.Handler()), httptest.NewServer(fs.Handler())
+	t.Cleanup(func() {
+		bsrv.Close()
+		fsrv.Close()
+		require.NoError(t, bs.Shutdown(context.Background()))
+		require.NoError(t, fs.Shutdown(context.Background()))
+	})
+	// The folder's names in the bucket's answers, to compare them.
+	local := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, url.PathEscape(key), "agent-run.jsonl"), key, "agent-run.jsonl")
+	}
+
+	resp, err := bsrv.Client().Get(bsrv.URL + "/run/" + key)
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(page))
+	assert.Equal(t, "4", resp.Header.Get("X-Agenttrace-Paged"))
+	assert.Contains(t, string(page), "too large to load whole here")
+	assert.Contains(t, string(page), "/records/"+key+"?offset=4&amp;limit=4")
+
+	code, got := get(t, bsrv, "/data/"+key)
+	require.Equal(t, http.StatusOK, code, got)
+	code, want := get(t, fsrv, "/data/agent-run.jsonl")
+	require.Equal(t, http.StatusOK, code, want)
+	assert.JSONEq(t, want, local(got), "the paged run's data, as the folder's")
+	for off := 0; off <= 12; off += 4 {
+		q := "?offset=" + strconv.Itoa(off) + "&limit=100"
+		code, got := get(t, bsrv, "/records/"+key+q)
+		require.Equal(t, http.StatusOK, code, got)
+		code, want := get(t, fsrv, "/records/agent-run.jsonl"+q)
+		require.Equal(t, http.StatusOK, code, want)
+		assert.JSONEq(t, want, local(got), "records from %d", off)
+	}
+	code, _ = get(t, bsrv, "/records/"+key+"?offset=-1")
+	assert.Equal(t, http.StatusBadRequest, code)
+	code, _ = get(t, bsrv, "/records/dt=2026-01-01/service=x/missing.jsonl")
+	assert.Equal(t, http.StatusNotFound, code)
 }

@@ -8,10 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agenttrace/agenttrace/catalog"
+	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
@@ -68,8 +70,9 @@ func (s *Server) bucketList(ctx context.Context, q listQuery, now time.Time) (li
 }
 
 // serveBucket answers the requests of a Server in bucket mode: the list,
-// a run's page, view model and download, the version the list polls, and
-// files dropped to be converted. Nothing else: there is no live tail.
+// a run's page, view model, records by range (a run too large to load
+// whole) and download, the version the list polls, and files dropped to
+// be converted. Nothing else: there is no live tail.
 func (s *Server) serveBucket(w http.ResponseWriter, r *http.Request, path string) {
 	route := func(prefix string) (string, bool) {
 		return strings.CutPrefix(path, prefix)
@@ -97,7 +100,7 @@ func (s *Server) serveBucket(w http.ResponseWriter, r *http.Request, path string
 		for _, rt := range []struct {
 			prefix string
 			serve  func(http.ResponseWriter, *http.Request, string)
-		}{{routeRun, s.serveBucketRun}, {routeData, s.serveBucketData}, {routeRaw, s.serveBucketRaw}} {
+		}{{routeRun, s.serveBucketRun}, {routeData, s.serveBucketData}, {routeRaw, s.serveBucketRaw}, {routeRecords, s.serveBucketRecords}} {
 			if esc, ok := route(rt.prefix); ok {
 				if !get() {
 					return
@@ -144,23 +147,68 @@ func (s *Server) bucketRun(ctx context.Context, key string) (runKey, *loadedRun,
 	if v, ok := s.cache.get(k); ok {
 		return k, v, nil
 	}
-	rc, err := s.bkt.OpenRun(ctx, key)
+	v, err := s.bucketLoad(ctx, key)
+	if errors.Is(err, errRunTooLarge) { // shown paged, as a file of that many records is
+		v, err = s.bucketPaged(ctx, key, 0, s.cfg.pageRecords)
+	}
 	if err != nil {
 		return k, nil, err
+	}
+	s.cache.add(k, v)
+	return k, v, nil
+}
+
+// bucketLoad reads the run of key whole, redacted; errRunTooLarge when it
+// holds more than --max-run-records records.
+func (s *Server) bucketLoad(ctx context.Context, key string) (*loadedRun, error) {
+	rc, err := s.bkt.OpenRun(ctx, key)
+	if err != nil {
+		return nil, err
 	}
 	defer rc.Close()
 	cr := &countingReader{r: rc}
 	run := viewer.Run{Name: key}
 	if err := readArtifactLimit(cr, key, &run, s.cfg.maxRecords); err != nil {
 		if errors.Is(err, errRunTooLarge) {
-			return k, nil, fmt.Errorf("%s holds more than %d records (--max-run-records): %w", key, s.cfg.maxRecords, err)
+			return nil, err
 		}
-		return k, nil, fmt.Errorf("read %w", err)
+		return nil, fmt.Errorf("read %w", err)
 	}
 	s.cfg.red.runs(&run)
-	v := &loadedRun{run: run, offset: cr.n, cost: cr.n * runCostFactor}
-	s.cache.add(k, v)
-	return k, v, nil
+	return &loadedRun{run: run, offset: cr.n, cost: cr.n * runCostFactor}, nil
+}
+
+// bucketPaged reads records skip to skip+n of the run of key, its header
+// and its last trailer, redacted: in memory bounded by n, the rest of the stream read past (generations
+// merged, a bucket's run has no offset to seek to).
+func (s *Server) bucketPaged(ctx context.Context, key string, skip, n int) (*loadedRun, error) {
+	rc, err := s.bkt.OpenRun(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	cr := &countingReader{r: rc}
+	run := viewer.Run{Name: key}
+	rd := converter.NewReader(cr, converter.WithSource(key))
+	if err := headRecords(rd, &run, skip, n); err != nil {
+		return nil, err
+	}
+	for { // to the end: the trailer is the stream's last line
+		if _, err := rd.Next(); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("read %w", err)
+		}
+	}
+	run.Meta, run.Summary = rd.Meta(), rd.Summary()
+	s.cfg.red.runs(&run)
+	// Its cost: the page's share of the stream's bytes.
+	total := int64(skip + len(run.Records))
+	if run.Summary != nil {
+		total = max(total, run.Summary.Records)
+	}
+	cost := cr.n / max(total, 1) * int64(len(run.Records)) * runCostFactor
+	return &loadedRun{run: run, offset: cr.n, cost: cost, paged: max(len(run.Records), 1)}, nil
 }
 
 // countingReader counts the bytes read through it: a run's size, for the
@@ -197,7 +245,11 @@ func (s *Server) serveBucketRun(w http.ResponseWriter, r *http.Request, key stri
 	page, err := s.cache.rendered(k, lr, &lr.page, func() ([]byte, error) {
 		var b bytes.Buffer
 		title := key + " · " + s.dir + " (from the bucket: no live tail)"
-		err := viewer.Write(&b, []viewer.Run{lr.run}, viewer.WithTitle(title), viewer.WithConvert(routeConvert))
+		run := lr.run
+		if lr.paged > 0 { // the page says where the rest is, as servePagedRun's
+			pagedNote(&run, lr.offset, key, s.cfg.pageRecords)
+		}
+		err := viewer.Write(&b, []viewer.Run{run}, viewer.WithTitle(title), viewer.WithConvert(routeConvert))
 		return b.Bytes(), err
 	})
 	if err != nil {
@@ -208,7 +260,35 @@ func (s *Server) serveBucketRun(w http.ResponseWriter, r *http.Request, key stri
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", viewerCSP)
+	if lr.paged > 0 {
+		h.Set("X-Agenttrace-Paged", strconv.Itoa(len(lr.run.Records)))
+	}
 	_, _ = w.Write(page)
+}
+
+// serveBucketRecords sends records offset to offset+limit of the run of
+// key as a view model, as serveRecords does for a file: how a run too
+// large to load whole is read, page by page.
+func (s *Server) serveBucketRecords(w http.ResponseWriter, r *http.Request, key string) {
+	offset, limit, ok := s.recordsRange(w, r)
+	if !ok {
+		return
+	}
+	lr, err := s.bucketPaged(r.Context(), key, offset, limit)
+	if errors.Is(err, fs.ErrNotExist) {
+		writeJSONError(w, http.StatusNotFound, "no such run")
+		return
+	}
+	var body []byte
+	if err == nil {
+		body, err = runJSON(lr.run)
+	}
+	if err != nil {
+		s.cfg.log.Warn("cannot show run", "key", key, "err", err)
+		writeJSONError(w, http.StatusUnprocessableEntity, err.Error())
+		return
+	}
+	writeJSON(w, bytes.NewBuffer(body))
 }
 
 // serveBucketData sends the view model of the run of key.

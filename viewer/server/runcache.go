@@ -59,6 +59,10 @@ type loadedRun struct {
 	run    viewer.Run
 	offset int64 // where a live stream goes on (loadRun)
 	cost   int64 // estimated bytes (runCostFactor), and the renderings'
+	// paged is how many records run holds of a run too large to load
+	// whole (a bucket's, shown as servePagedRun shows a file); 0 when
+	// it is whole.
+	paged int
 
 	// page and data are the run's viewer page and view model, rendered
 	// at the first request for them: rendering 100,000 records takes
@@ -206,18 +210,8 @@ func headRun(a *artifact, skip, n int) (viewer.Run, int64, error) {
 	// From the start, whatever was read of a.f before (a whole load that
 	// stopped at the records bound).
 	rd := converter.NewReader(io.NewSectionReader(a.f, 0, size), converter.WithSource(a.rel))
-	seen := 0
-	for len(run.Records) < n {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return run, 0, fmt.Errorf("read %w", err)
-		}
-		if seen++; seen > skip {
-			run.Records = append(run.Records, *rec)
-		}
+	if err := headRecords(rd, &run, skip, n); err != nil {
+		return run, 0, err
 	}
 	run.Meta = rd.Meta()
 	run.Summary = rd.Summary()
