@@ -36,6 +36,7 @@ type Bucket struct {
 	shared bool         // a mem:// bucket of the process: never closed
 	remote bool         // a cloud store (s3, gs, azblob): a request is a round trip
 	runs   remembered   // partitions of runs uploaded (Put)
+	s3     *s3Put       // S3's direct PutObject of an artifact in memory, or nil
 }
 
 // Open opens the bucket a gocloud URL names. The URL's path after the
@@ -69,6 +70,9 @@ func openPrefixed(ctx context.Context, u *url.URL, prefix, name string, secrets 
 		var err error
 		if b, err = blob.OpenBucket(ctx, u.String()); err != nil {
 			return nil, bk.wrap("open", err)
+		}
+		if u.Scheme == "s3" {
+			bk.s3 = newS3Put(b, u, prefix)
 		}
 	}
 	if prefix != "" {

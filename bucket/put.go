@@ -90,7 +90,7 @@ func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool) 
 			b.remember(k)
 			return putResult{key: key, size: size}, nil
 		}
-		if gcerrors.Code(err) != gcerrors.FailedPrecondition {
+		if !taken(err) {
 			return putResult{}, b.wrap("upload "+key, err)
 		}
 		// Taken: by this very file (uploaded before a crash removed
@@ -124,6 +124,12 @@ func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool) 
 	return putResult{}, b.wrap("upload "+file, errors.New("no free generation"))
 }
 
+// taken reports whether err is a create-only write's refusal: the key
+// exists.
+func taken(err error) bool {
+	return gcerrors.Code(err) == gcerrors.FailedPrecondition || s3Taken(err)
+}
+
 // serviceOf is the service a header names.
 func serviceOf(m *artifact.Meta) string {
 	if m.Service != "" {
@@ -152,9 +158,12 @@ func (b *Bucket) create(ctx context.Context, key string, src *source, zstdOn boo
 		// One call with the whole object: S3's driver sends it as one
 		// PutObject of a known length (no pipe, no part buffer), the
 		// others take it in one Write.
-		body := src.data
+		body, sum := src.data, src.raw
 		if zstdOn {
-			body = src.compressed()
+			body, sum = src.compressed()
+		}
+		if b.s3 != nil && plainKey(b.s3.prefix+key) {
+			return int64(len(body)), b.s3.put(wctx, key, opts.ContentType, body, sum, opts.Metadata)
 		}
 		return int64(len(body)), b.b.Upload(wctx, key, bytes.NewReader(body), opts)
 	}

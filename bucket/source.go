@@ -31,10 +31,12 @@ type source struct {
 	f    *os.File
 	size int64
 	meta *artifact.Meta
-	sum  string // hex SHA-256 of the bytes (uncompressed)
-	data []byte // the whole file, or nil: read f
+	sum  string            // hex SHA-256 of the bytes (uncompressed)
+	raw  [sha256.Size]byte // the same, when the bytes are in memory
+	data []byte            // the whole file, or nil: read f
 	buf  *[]byte
-	z    *[]byte // data compressed, made once for every generation tried
+	z    *[]byte           // data compressed, made once for every generation tried
+	zsum [sha256.Size]byte // SHA-256 of *z
 }
 
 // inMemory are the buffers of artifacts read whole, and of their
@@ -60,8 +62,8 @@ func load(f *os.File) (*source, error) {
 			src.release()
 			return nil, err
 		}
-		sum := sha256.Sum256(src.data)
-		src.sum = hex.EncodeToString(sum[:])
+		src.raw = sha256.Sum256(src.data)
+		src.sum = hex.EncodeToString(src.raw[:])
 		head = src.data[:min(len(src.data), maxHeader)]
 	} else {
 		buf := buffers.Get().(*[64 << 10]byte)
@@ -96,15 +98,17 @@ func load(f *os.File) (*source, error) {
 	return src, nil
 }
 
-// compressed returns the data compressed with zstd, compressing it once.
-func (s *source) compressed() []byte {
+// compressed returns the data compressed with zstd and its SHA-256,
+// compressing and hashing once.
+func (s *source) compressed() ([]byte, [sha256.Size]byte) {
 	if s.z == nil {
 		s.z = inMemory.Get().(*[]byte)
 		e := encoders.Get().(*zstd.Encoder)
 		*s.z = e.EncodeAll(s.data, (*s.z)[:0])
 		encoders.Put(e)
+		s.zsum = sha256.Sum256(*s.z)
 	}
-	return *s.z
+	return *s.z, s.zsum
 }
 
 // release gives the buffers back.
