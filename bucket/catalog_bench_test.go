@@ -38,7 +38,7 @@ func BenchmarkCatalogRow(b *testing.B) {
 	for bname, bk := range all {
 		f, err := os.Open(file)
 		require.NoError(b, err)
-		r, err := bk.put(ctx, f, fi.Name(), false)
+		r, err := bk.put(ctx, f, fi.Name(), false, nil)
 		require.NoError(b, f.Close())
 		require.NoError(b, err)
 		c := &cataloger{b: bk}

@@ -84,6 +84,7 @@ type Publisher struct {
 	started bool
 	once    sync.Once
 	cat     *cataloger // nil without a catalog
+	ledger  *ledger    // the runs uploaded by day; nil when it could not be kept
 
 	uploaded, existed, failed, bad, pending atomic.Int64
 }
@@ -153,7 +154,13 @@ func (p *Publisher) Start(st *store.Store, dir string) error {
 		return errors.New("bucket publisher: started twice")
 	}
 	p.started, p.st, p.dir = true, st, dir
+	// Before anything is taken: a folder without TakenDir never published.
+	l, lerr := openLedger(dir, time.Now())
+	p.ledger = l
 	p.mu.Unlock()
+	if lerr != nil {
+		p.fail(lerr) // no ledger: every run's first file looks in the bucket
+	}
 	left, err := leftovers(dir)
 	for _, it := range left {
 		p.push(it)
@@ -281,7 +288,7 @@ func (p *Publisher) publish(it item) bool {
 	}
 	wait := p.opts.MinBackoff
 	for {
-		r, err := p.b.put(p.ctx, f, name, p.opts.Zstd)
+		r, err := p.b.put(p.ctx, f, name, p.opts.Zstd, p.ledger)
 		key := r.key
 		if err == nil {
 			_ = f.Close()
@@ -355,6 +362,12 @@ func (p *Publisher) Shutdown(ctx context.Context) error {
 	}
 	if p.cat != nil && p.isStarted() {
 		err = errors.Join(err, p.cat.close(ctx))
+	}
+	p.mu.Lock()
+	l := p.ledger
+	p.mu.Unlock()
+	if l != nil {
+		err = errors.Join(err, l.close())
 	}
 	p.cancel()
 	return err

@@ -55,7 +55,7 @@ func (b *Bucket) Put(ctx context.Context, file, name string, zstdOn bool) (key s
 // may be put again after a failure), for a caller that has it open
 // already (store.TakeFile). It does not close f.
 func (b *Bucket) PutFile(ctx context.Context, f *os.File, name string, zstdOn bool) (key string, existed bool, err error) {
-	r, err := b.put(ctx, f, name, zstdOn)
+	r, err := b.put(ctx, f, name, zstdOn, nil)
 	return r.key, r.existed, err
 }
 
@@ -67,7 +67,9 @@ type putResult struct {
 	size    int64
 }
 
-func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool) (putResult, error) {
+// put is PutFile; with a ledger (a Publisher's), the run's partition is
+// placed from what the ledger knows, and noted in it.
+func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool, l *ledger) (putResult, error) {
 	file := f.Name()
 	src, err := load(f)
 	if err != nil {
@@ -76,8 +78,13 @@ func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool) 
 	defer src.release()
 	meta := src.meta
 	k := KeyOf(name, meta.StartedAt, serviceOf(meta), zstdOn)
-	if err := b.placeRun(ctx, &k); err != nil {
+	if err := b.placeRun(ctx, &k, l); err != nil {
 		return putResult{}, err
+	}
+	if l != nil {
+		if err := l.note(k.Date, k.Service, k.ID); err != nil {
+			return putResult{}, err
+		}
 	}
 	sum := src.sum
 	// The first generation is written at once: most runs have no other,
@@ -240,10 +247,11 @@ func (b *Bucket) sameHash(ctx context.Context, key, sum string) (bool, error) {
 // the partition of its first, whatever their own header says: the run's
 // start is the first's, and a late file's header starts with its own
 // first span, which may be a day later. The partition is remembered when
-// this bucket uploaded the run, else looked for the day before k's (a
-// listing of the run's objects there in a cloud store, a look for each
-// name it may have in a local one, where a listing walks the folder).
-func (b *Bucket) placeRun(ctx context.Context, k *Key) error {
+// this bucket uploaded the run, else taken from l (a publisher's ledger)
+// when it knows the day before k's whole, else looked for the day before
+// k's (a listing of the run's objects there in a cloud store, a look for
+// each name it may have in a local one, where a listing walks the folder).
+func (b *Bucket) placeRun(ctx context.Context, k *Key, l *ledger) error {
 	if d, ok := b.recall(k.ID, k.Service); ok {
 		k.Date = d
 		return nil
@@ -254,6 +262,15 @@ func (b *Bucket) placeRun(ctx context.Context, k *Key) error {
 	}
 	prev := *k
 	prev.Date = day.AddDate(0, 0, -1).Format(time.DateOnly)
+	if l != nil {
+		found, whole := l.has(prev.Date, k.Service, k.ID)
+		if found {
+			k.Date = prev.Date
+		}
+		if whole {
+			return nil
+		}
+	}
 	if b.remote {
 		// One listing of the run's objects there, not a request for
 		// each name it may have (plain, compressed).

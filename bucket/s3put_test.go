@@ -109,7 +109,7 @@ func TestS3PutChecksOnTheServer(t *testing.T) {
 // path, so that what is written is what gocloud reads under the key.
 func TestPlainKey(t *testing.T) {
 	for key, want := range map[string]bool{
-		"prod/dt=2026-12-06/service=svc/0af7.jsonl": true,
+		"prod/dt=2026-12-06/service=svc/0af7.jsonl":          true,
 		"dt=2026-12-06/service=a_b-c.d/conv-x.g2_.jsonl.zst": true,
 		"a/../b.jsonl":     false,
 		"a\x01b.jsonl":     false,

@@ -85,7 +85,7 @@ func BenchmarkConsume(b *testing.B) {
 			cfg.Directory, cfg.GroupBy, cfg.Fsync = b.TempDir(), groupBy, FsyncNever
 			cfg.Catalog.Enabled = bc.catalog
 			cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-			consumeAndDrain(b, cfg, benchBatch())
+			consumeAndDrain(b, cfg, benchBatch(), nil)
 		})
 	}
 }
