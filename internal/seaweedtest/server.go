@@ -302,7 +302,11 @@ func (s *Server) dumpLog(t testing.TB) {
 
 // args are `weed mini`'s arguments: loopback only, every port chosen,
 // what the tests do not use (WebDAV, Iceberg, Lance, the admin UI, the
-// legacy admin port, telemetry) off.
+// legacy admin port, telemetry) off. The number of volumes is set (their
+// space is not preallocated): left to itself, `weed mini` allows as many
+// as the disk's free space holds at 128 MB each, on a shared machine's
+// nearly full disk one, and the bucket after the probe's then has none
+// (every PUT a 500).
 func (s *Server) args() []string {
 	p := s.ports
 	return []string{
@@ -319,6 +323,7 @@ func (s *Server) args() []string {
 		"-admin.ui=false", "-admin.port=" + itoa(p.admin), "-admin.port.grpc=" + itoa(p.adminGRPC),
 		"-admin.port.legacy=0",
 		"-webdav=false",
+		"-volume.max=16",
 	}
 }
 
