@@ -3,6 +3,7 @@ package viewer_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -84,6 +85,22 @@ func BenchmarkWrite5000(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(buf.Len()), "page-bytes")
+}
+
+// BenchmarkWriteSynth10000 is viewer.Write of the 10,000-record run that
+// docs/benchmarks.md times `agenttrace html` on (TestWriteSynthRun's:
+// 100 agents, ~1 KB messages), without reading the artifact; its B/op
+// and allocs/op say what the page costs beside the records.
+func BenchmarkWriteSynth10000(b *testing.B) {
+	recs := artifact.Records(synthTraces(10_000, 100, "step", bigMessage))
+	artifact.SortRecords(recs)
+	run := viewer.Run{Name: "synth.jsonl", Records: recs}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := viewer.Write(io.Discard, []viewer.Run{run}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkBrowserLoad5000 is the time from navigation to the first
