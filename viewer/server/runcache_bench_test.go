@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenttrace/agenttrace/catalog"
 	"github.com/agenttrace/agenttrace/viewer/server"
 )
 
@@ -116,7 +118,8 @@ func getOK(b *testing.B, h http.Handler, target string) {
 // BenchmarkRunPage is a run page of 100,000 records (1,000 with -short):
 // "first" a visit that reads the artifact (a server with an empty cache),
 // "second" a later visit, served from the cache; "paged" the page of the
-// same run over the records bound: its first 1,000 records and trailer.
+// same run over the records bound: its first 1,000 records and trailer;
+// bucket-first, bucket-second and bucket-paged the same in bucket mode.
 func BenchmarkRunPage(b *testing.B) {
 	n := 100_000
 	if testing.Short() {
@@ -151,6 +154,52 @@ func BenchmarkRunPage(b *testing.B) {
 			getOK(b, h, "/run/big.jsonl")
 		}
 	})
+	// The same in bucket mode (server.NewBucket over a Bucket reading the
+	// folder's file: the server's fetch, cache and pages, not a cloud
+	// SDK's transfer).
+	newBucketServer := func(opts ...server.Option) *server.Server {
+		s, err := server.NewBucket(dirBucket(dir), catalog.Dir(dir), opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+		return s
+	}
+	b.Run("bucket-first", func(b *testing.B) {
+		for b.Loop() {
+			getOK(b, newBucketServer(big).Handler(), "/run/big.jsonl")
+		}
+	})
+	b.Run("bucket-second", func(b *testing.B) {
+		h := newBucketServer(big).Handler()
+		getOK(b, h, "/run/big.jsonl")
+		for b.Loop() {
+			getOK(b, h, "/run/big.jsonl")
+		}
+	})
+	b.Run("bucket-paged", func(b *testing.B) {
+		for b.Loop() { // a new server each time: the paged view is cached too
+			getOK(b, newBucketServer(server.WithMaxRunRecords(1000)).Handler(), "/run/big.jsonl")
+		}
+	})
+}
+
+// dirBucket is a server.Bucket over the files of a folder: a run's
+// version is its file's size and modification time.
+type dirBucket string
+
+func (d dirBucket) String() string { return "dir://" + string(d) }
+
+func (d dirBucket) OpenRun(_ context.Context, key string) (io.ReadCloser, error) {
+	return os.Open(filepath.Join(string(d), filepath.FromSlash(key)))
+}
+
+func (d dirBucket) Version(_ context.Context, key string) (string, error) {
+	fi, err := os.Stat(filepath.Join(string(d), filepath.FromSlash(key)))
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d %d", fi.Size(), fi.ModTime().UnixNano()), nil
 }
 
 // BenchmarkListRuns is the list page's first page over 10,000 generated
