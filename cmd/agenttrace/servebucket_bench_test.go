@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/agenttrace/agenttrace/bucket"
 	"github.com/agenttrace/agenttrace/catalog"
 	"github.com/agenttrace/agenttrace/internal/benchcpu"
+	"github.com/agenttrace/agenttrace/internal/seaweedtest"
 )
 
 // BenchmarkListFromBucketCatalog is serve URL's list page over a file://
@@ -25,6 +27,9 @@ import (
 // page, "sorted" a later page sorted by cost. The rows are generated,
 // spread over 70 days and 7 services, and written through the bucket's
 // catalog.Dest in compacted files, as "catalog build URL" leaves them.
+// With AGENTTRACE_BUCKET_S3=1 the bucket is an s3:// one on SeaweedFS
+// (AGENTTRACE_SEAWEEDFS, see internal/seaweedtest): every catalog file and
+// listing a round trip to a real S3 server on loopback.
 func BenchmarkListFromBucketCatalog(b *testing.B) {
 	n := 2000
 	if v := os.Getenv("AGENTTRACE_BUCKET_RUNS"); v != "" {
@@ -34,6 +39,14 @@ func BenchmarkListFromBucketCatalog(b *testing.B) {
 	}
 	ctx := context.Background()
 	loc := "file://" + filepath.ToSlash(b.TempDir())
+	if os.Getenv("AGENTTRACE_BUCKET_S3") == "1" {
+		s3 := seaweedtest.Start(b, "runs")
+		for _, kv := range seaweedtest.ClientEnv() {
+			k, v, _ := strings.Cut(kv, "=")
+			b.Setenv(k, v)
+		}
+		loc = s3.URL("bench")
+	}
 	bk, dest, err := openBucketCatalog(ctx, loc)
 	require.NoError(b, err)
 	w := catalog.NewWriter(dest, catalog.WriterOptions{MaxRows: 10_000})
