@@ -117,6 +117,12 @@ func readColumns(ctx context.Context, dest Dest, key string, x *tables) ([]colRo
 		return nil, fmt.Errorf("catalog: %s: %w: %w", key, ErrBadFile, err)
 	}
 	defer func() { x.cur, x.list, x.key = nil, x.list[:0], x.key[:0] }() // a file that fails leaves no row half read
+	// Every row has a name of its own, so it takes some bytes of the
+	// file: a file that claims far more rows than that is refused before
+	// memory is taken for them.
+	if n := f.NumRows(); n < 0 || n > max(16*obj.Size(), 1<<16) {
+		return nil, fmt.Errorf("catalog: %s: %w: %d rows in %d bytes", key, ErrBadFile, n, obj.Size())
+	}
 	rows := make([]colRow, f.NumRows())
 	for i := range rows {
 		rows[i].started, rows[i].ended = zeroTime, zeroTime

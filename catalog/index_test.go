@@ -2,6 +2,9 @@ package catalog
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -163,4 +166,46 @@ func TestIndexBadFile(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadFile)
 	assert.Contains(t, err.Error(), "bad.parquet")
 	assert.Zero(t, x.Files())
+}
+
+// FuzzIndexFile: whatever a catalog file holds, an Index reads it or
+// says it cannot (ErrBadFile, or a missing file), never panics, and what
+// it reads is what Scan reads of it.
+func FuzzIndexFile(f *testing.F) {
+	ctx := context.Background()
+	seed := Dir(f.TempDir())
+	w := NewWriter(seed, WriterOptions{})
+	for i, r := range benchRows(20) {
+		r.Models = append(r.Models, fmt.Sprintf("m%d", i%3))
+		r.Agent = fmt.Sprintf("agent-%d", i%2)
+		if i%4 == 0 {
+			r.CostUSD, r.Removed = nil, i%8 == 0
+		}
+		r.WrittenAt = day(1)
+		require.NoError(f, w.Add(ctx, r))
+	}
+	require.NoError(f, w.Flush(ctx))
+	objs, err := seed.List(ctx, "catalog/")
+	require.NoError(f, err)
+	for _, o := range objs {
+		b, err := os.ReadFile(filepath.Join(string(seed), filepath.FromSlash(o.Key)))
+		require.NoError(f, err)
+		f.Add(b)
+	}
+	f.Add([]byte("PAR1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		name := filepath.Join(dir, "catalog", "dt=2026-12-05", "x.parquet")
+		require.NoError(t, os.MkdirAll(filepath.Dir(name), 0o755))
+		require.NoError(t, os.WriteFile(name, data, 0o644))
+		x := NewIndex(Dir(dir))
+		if err := x.Refresh(ctx); err != nil {
+			require.ErrorIs(t, err, ErrBadFile)
+			return
+		}
+		var scanned int
+		if err := Scan(ctx, Dir(dir), func(*Row) error { scanned++; return nil }); err == nil {
+			assert.Equal(t, scanned, x.Len(), "the runs Scan reads")
+		}
+	})
 }

@@ -87,7 +87,11 @@ func openCursor[T keyed](ctx context.Context, dest Dest, key string) (*cursor[T]
 	if err != nil {
 		return nil, err
 	}
-	f, err := parquet.OpenFile(obj, obj.Size())
+	var f *parquet.File
+	if gerr := guard(key, func() { f, err = parquet.OpenFile(obj, obj.Size()) }); gerr != nil {
+		obj.Close()
+		return nil, gerr
+	}
 	if err != nil {
 		obj.Close()
 		return nil, fmt.Errorf("catalog: %s: %w: %w", key, ErrBadFile, err)

@@ -78,7 +78,10 @@ func readAt(ctx context.Context, dest Dest, key string, entries []entry, idx []i
 		return err
 	}
 	defer obj.Close()
-	f, err := parquet.OpenFile(obj, obj.Size())
+	var f *parquet.File
+	if gerr := guard(key, func() { f, err = parquet.OpenFile(obj, obj.Size()) }); gerr != nil {
+		return gerr
+	}
 	if err != nil {
 		return fmt.Errorf("catalog: %s: %w: %w", key, ErrBadFile, err)
 	}
