@@ -204,11 +204,21 @@ func TestServeBucketCachesRunPage(t *testing.T) {
 	assert.Equal(t, first, third, "records two generations hold come once")
 }
 
-// A bucket's run of more records than --max-run-records is shown paged,
-// as the folder's server shows the same file: its first records and the
-// totals of its trailer with the note saying where the rest is, the rest
-// by range; the page, its data and every range equal the folder's.
+// A bucket's run of more records than --max-run-records, or too large for
+// the cache, is shown paged, as the folder's server shows the same file:
+// its first records and the totals of its trailer with the note saying
+// where the rest is, the rest by range; the page, its data and every
+// range equal the folder's.
 func TestServeBucketRunPaged(t *testing.T) {
+	for name, opts := range map[string][]server.Option{
+		"records": {server.WithMaxRunRecords(5), server.WithPageRecords(4)},
+		"bytes":   {server.WithCacheSize(1000), server.WithPageRecords(4)},
+	} {
+		t.Run(name, func(t *testing.T) { checkBucketRunPaged(t, opts) })
+	}
+}
+
+func checkBucketRunPaged(t *testing.T, opts []server.Option) {
 	src := filepath.Join("..", "..", "testdata", "golden", "agent-run.jsonl")
 	dir := t.TempDir()
 	data, err := os.ReadFile(src)
@@ -221,7 +231,6 @@ func TestServeBucketRunPaged(t *testing.T) {
 	key, _, err := b.Put(t.Context(), src, "agent-run.jsonl", false)
 	require.NoError(t, err)
 
-	opts := []server.Option{server.WithMaxRunRecords(5), server.WithPageRecords(4)}
 	bs, err := server.NewBucket(viewerBucket{b}, b.CatalogDest(), opts...)
 	require.NoError(t, err)
 	fs, err := server.New(dir, opts...)

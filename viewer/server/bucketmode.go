@@ -166,7 +166,9 @@ func (s *Server) bucketLoad(ctx context.Context, key string) (*loadedRun, error)
 		return nil, err
 	}
 	defer rc.Close()
-	cr := &countingReader{r: rc}
+	// A run too large for the cache is shown paged, as a file is: its
+	// size is known only as it is read.
+	cr := &countingReader{r: rc, fits: s.cache.fits}
 	run := viewer.Run{Name: key}
 	if err := readArtifactLimit(cr, key, &run, s.cfg.maxRecords); err != nil {
 		if errors.Is(err, errRunTooLarge) {
@@ -212,15 +214,20 @@ func (s *Server) bucketPaged(ctx context.Context, key string, skip, n int) (*loa
 }
 
 // countingReader counts the bytes read through it: a run's size, for the
-// cache's estimate, when the stream is merged from generations.
+// cache's estimate, when the stream is merged from generations. With
+// fits, it fails with errRunTooLarge once fits says no to the count.
 type countingReader struct {
-	r io.Reader
-	n int64
+	r    io.Reader
+	n    int64
+	fits func(size int64) bool
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if c.fits != nil && !c.fits(c.n) {
+		return n, errRunTooLarge
+	}
 	return n, err
 }
 
