@@ -54,6 +54,11 @@ type ledger struct {
 	dir   string
 	since time.Time // zero: knows everything since the folder began
 
+	// broken: a note could not be written (a full disk); the ledger goes
+	// on in memory, and its since file is gone, so that the next start
+	// does not take its files for whole.
+	broken bool
+
 	mu    sync.Mutex
 	from  string // the first day held in memory (YYYY-MM-DD)
 	days  map[string]*ledgerDay
@@ -174,11 +179,14 @@ func runHash(service, id string) uint64 {
 // a run not found may still have one there, and the bucket is asked.
 func (l *ledger) has(day, service, id string) (found, whole bool) {
 	start, err := time.Parse(time.DateOnly, day)
-	if err != nil || day < l.from {
+	if err != nil {
 		return false, false
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if day < l.from {
+		return false, false
+	}
 	d := l.days[day]
 	if d != nil {
 		if _, found = d.runs[runHash(service, id)]; found {
@@ -191,7 +199,9 @@ func (l *ledger) has(day, service, id string) (found, whole bool) {
 // note records that the run is written to the partition of day, before
 // it is: a crash after the note and before the object is there leaves a
 // note of an object that may never be (its file is uploaded again at the
-// next start, to the same partition).
+// next start, to the same partition). A note that cannot be written does
+// not stop the upload: the ledger goes on in memory, and the error says
+// so once.
 func (l *ledger) note(day, service, id string) error {
 	v := runHash(service, id)
 	l.mu.Lock()
@@ -204,11 +214,25 @@ func (l *ledger) note(day, service, id string) error {
 		return nil
 	}
 	d.add(v)
+	if l.broken {
+		return nil
+	}
+	if err := l.write(day, v); err != nil {
+		l.broken = true
+		// The next start must not trust files that miss this run.
+		rmErr := os.Remove(filepath.Join(l.dir, "since"))
+		return errors.Join(fmt.Errorf("bucket ledger: kept in memory only from now: %w", err), rmErr)
+	}
+	return nil
+}
+
+// write appends run v's line to the file of day (the caller holds mu).
+func (l *ledger) write(day string, v uint64) error {
 	f := l.files[day]
 	if f == nil {
 		var err error
 		if f, err = os.OpenFile(filepath.Join(l.dir, day), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
-			return fmt.Errorf("bucket ledger: %w", err)
+			return err
 		}
 		l.files[day] = f
 		l.prune()
@@ -218,10 +242,8 @@ func (l *ledger) note(day, service, id string) error {
 	binary.BigEndian.PutUint64(raw[:], v)
 	hex.Encode(line[:16], raw[:])
 	line[16] = '\n'
-	if _, err := f.Write(line[:]); err != nil {
-		return fmt.Errorf("bucket ledger: %w", err)
-	}
-	return nil
+	_, err := f.Write(line[:])
+	return err
 }
 
 // prune forgets the days before the ones held (a process that runs for

@@ -95,3 +95,31 @@ func TestLedgerSurvivesRestart(t *testing.T) {
 	assert.False(t, whole, "a day before the ones held is not known")
 	assert.NoFileExists(t, old)
 }
+
+// TestLedgerNoteFails: a note that cannot be written (here: a folder
+// where the day's file would be) is said once and does not stop the
+// ledger, which goes on in memory; its since file is removed, so that the
+// next start does not take the folder's notes for whole.
+func TestLedgerNoteFails(t *testing.T) {
+	now := time.Now().UTC()
+	day := now.Format(time.DateOnly)
+	dir := t.TempDir()
+	l, err := openLedger(dir, now)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.close() })
+	require.NoError(t, os.Mkdir(filepath.Join(dir, LedgerDir, day), 0o755))
+	assert.Error(t, l.note(day, "svc", "run1"))
+	assert.NoError(t, l.note(day, "svc", "run2"), "said once")
+	for _, id := range []string{"run1", "run2"} {
+		found, _ := l.has(day, "svc", id)
+		assert.True(t, found, id)
+	}
+	assert.NoFileExists(t, filepath.Join(dir, LedgerDir, "since"))
+	require.NoError(t, os.Remove(filepath.Join(dir, LedgerDir, day)))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, store.TakenDir), 0o755))
+	l2, err := openLedger(dir, now)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l2.close() })
+	_, whole := l2.has(day, "svc", "run3")
+	assert.False(t, whole, "a folder whose notes are not whole looks in the bucket")
+}

@@ -290,6 +290,9 @@ func (p *Publisher) publish(it item) bool {
 	for {
 		r, err := p.b.put(p.ctx, f, name, p.opts.Zstd, p.ledger)
 		key := r.key
+		if r.noteErr != nil {
+			p.fail(r.noteErr)
+		}
 		if err == nil {
 			_ = f.Close()
 			p.uploaded1(key, r.existed)

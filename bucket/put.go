@@ -65,11 +65,12 @@ type putResult struct {
 	key     string
 	existed bool
 	size    int64
+	noteErr error // the ledger could not note the run (the upload went on)
 }
 
 // put is PutFile; with a ledger (a Publisher's), the run's partition is
 // placed from what the ledger knows, and noted in it.
-func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool, l *ledger) (putResult, error) {
+func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool, l *ledger) (_ putResult, err error) {
 	file := f.Name()
 	src, err := load(f)
 	if err != nil {
@@ -81,10 +82,14 @@ func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool, 
 	if err := b.placeRun(ctx, &k, l); err != nil {
 		return putResult{}, err
 	}
+	var noteErr error
 	if l != nil {
-		if err := l.note(k.Date, k.Service, k.ID); err != nil {
-			return putResult{}, err
-		}
+		noteErr = l.note(k.Date, k.Service, k.ID) // the upload goes on
+		defer func() {
+			if err != nil {
+				err = errors.Join(err, noteErr) // said with the failure
+			}
+		}()
 	}
 	sum := src.sum
 	// The first generation is written at once: most runs have no other,
@@ -95,7 +100,7 @@ func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool, 
 		size, err := b.create(ctx, key, src, zstdOn)
 		if err == nil {
 			b.remember(k)
-			return putResult{key: key, size: size}, nil
+			return putResult{key: key, size: size, noteErr: noteErr}, nil
 		}
 		if !taken(err) {
 			return putResult{}, b.wrap("upload "+key, err)
@@ -105,7 +110,7 @@ func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool, 
 		if same, err := b.sameHash(ctx, key, sum); err != nil {
 			return putResult{}, err
 		} else if same {
-			return putResult{key: key, existed: true}, nil
+			return putResult{key: key, existed: true, noteErr: noteErr}, nil
 		}
 		next := k.Gen + 1
 		if !listed {
@@ -121,7 +126,7 @@ func (b *Bucket) put(ctx context.Context, f *os.File, name string, zstdOn bool, 
 				if same, err := b.sameHash(ctx, g.Key, sum); err != nil {
 					return putResult{}, err
 				} else if same {
-					return putResult{key: g.Key, existed: true}, nil
+					return putResult{key: g.Key, existed: true, noteErr: noteErr}, nil
 				}
 				next = max(next, g.Name.Gen+1)
 			}
