@@ -18,22 +18,29 @@ import (
 // takes the failure. Every reader that counts errors over a batch (the
 // report's errors and failures, the page's red rows, filter and next
 // error) asks it, so they agree.
-func Failures(recs []artifact.Record) []bool {
+func Failures(recs []artifact.Record) []bool { return NewBatch(recs).Failures() }
+
+// Failures is [Failures] of the batch.
+func (b *Batch) Failures() []bool {
+	recs := b.recs
 	out := make([]bool, len(recs))
 	var rd semconv.Reading
 	for i := range recs {
 		recs[i].Read(&rd)
 		out[i] = artifact.Failed(recs[i].Span, &rd)
 	}
-	CarryFailures(recs, out)
+	b.CarryFailures(out)
 	return out
 }
 
 // CarryFailures is [Failures] for a caller that has [Failed] of each
 // record already, in failed: it sets the model calls that failed with
 // the span around them.
-func CarryFailures(recs []artifact.Record, failed []bool) {
-	out := failed
+func CarryFailures(recs []artifact.Record, failed []bool) { NewBatch(recs).CarryFailures(failed) }
+
+// CarryFailures is [CarryFailures] of the batch.
+func (b *Batch) CarryFailures(failed []bool) {
+	recs, out := b.recs, failed
 	var rd semconv.Reading
 	around := false
 	for i := range recs {
@@ -45,12 +52,7 @@ func CarryFailures(recs []artifact.Record, failed []bool) {
 	if !around {
 		return // no span around a call failed: nothing to carry down
 	}
-	wrappers := Wrappers(recs)
-	index := make(map[artifact.SpanKey]int, len(recs))
-	for i := range recs {
-		sp := recs[i].Span
-		index[artifact.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}] = i
-	}
+	wrappers, index := b.Wrappers(), b.spanIndex()
 	var leaves, silent []int
 	for i := range recs {
 		recs[i].Read(&rd)

@@ -17,7 +17,10 @@ import (
 // reading with:
 //
 //	if wrappers[i] { rd.Kind = semconv.Span }
-func Wrappers(recs []artifact.Record) []bool {
+func Wrappers(recs []artifact.Record) []bool { return NewBatch(recs).Wrappers() }
+
+// wrappersOf is Wrappers, computed.
+func wrappersOf(recs []artifact.Record) []bool {
 	out := make([]bool, len(recs))
 	parent := make(map[artifact.SpanKey]pcommon.SpanID, len(recs))
 	var rd semconv.Reading
@@ -80,13 +83,11 @@ type ModelCall struct {
 // still without input takes its nearest ancestor's (see InheritedFrom).
 // Every reader of conversations (messages, the page, serve, diff, audit)
 // comes here, so all of them show the same inherited input.
-func ModelCalls(recs []artifact.Record) []ModelCall {
-	wrappers := Wrappers(recs)
-	index := make(map[artifact.SpanKey]int, len(recs))
-	for i := range recs {
-		sp := recs[i].Span
-		index[artifact.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}] = i
-	}
+func ModelCalls(recs []artifact.Record) []ModelCall { return NewBatch(recs).ModelCalls() }
+
+// ModelCalls is [ModelCalls] of the batch.
+func (b *Batch) ModelCalls() []ModelCall {
+	recs, wrappers, index := b.recs, b.Wrappers(), b.spanIndex()
 	var rd semconv.Reading
 	var leaves []int
 	for i := range recs {

@@ -40,7 +40,7 @@ func TestConversationJSONAgreesWithEncodingJSON(t *testing.T) {
 	seen, links := 0, 0
 	for _, tp := range traces {
 		recs := realRecords(t, tp)
-		for i, c := range runConversations(recs) {
+		for i, c := range runConversations(converter.NewBatch(recs), recs) {
 			if c == nil {
 				continue
 			}

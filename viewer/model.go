@@ -219,18 +219,21 @@ func prepareView(run *Run) *runView {
 	} else {
 		h.Trailer = json.RawMessage("null")
 	}
-	v.folds = foldWrappers(v.all)
+	// One batch: the folds, the conversations and the failures ask the
+	// same questions of the run's wrappers and spans.
+	batch := converter.NewBatch(v.all)
+	v.folds = foldWrappers(batch, v.all)
 	v.order = waterfallOrder(v.all, h.Pending, v.folds)
 	h.PendingAt = v.order.pendingAt
 	h.T0, h.T1 = timeSpan(run.Records)
 	h.Text = textOf(rep, h.Costs, run.Meta.StartedAt, runEnd(run.Records), time.Duration((h.T1-h.T0)*float64(time.Millisecond)))
 	v.costs = callCosts(rep)
 	v.head = h
-	v.convs = runConversations(v.all)
+	v.convs = runConversations(batch, v.all)
 	// The one error truth over the batch, as the report counts errors:
 	// each span's own failure, and a model call's that failed with the
 	// span around it (converter.Failures).
-	v.failed = converter.Failures(v.all)
+	v.failed = batch.Failures()
 	v.logs = appLogs(v.all, run.Logs)
 	return v
 }

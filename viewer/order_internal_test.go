@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/artifact"
+	"github.com/agenttrace/agenttrace/converter"
 )
 
 // A wrapper folded into its model call (two instrumentations at once) is
@@ -47,7 +48,7 @@ func TestWaterfallOrderFoldsWrappers(t *testing.T) {
 	span(3, 2, "retry backoff", 11, false)     // the wrapper's other child, first to start
 	span(4, 2, "chat m (sdk)", 20, true)       // the call
 	recs := artifact.Records(td)
-	folds := foldWrappers(recs)
+	folds := foldWrappers(converter.NewBatch(recs), recs)
 	require.NotNil(t, folds, "the framework span wraps one model call")
 	w := waterfallOrder(recs, nil, folds)
 	var names []string

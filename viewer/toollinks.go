@@ -118,7 +118,7 @@ func appendMessage(b []byte, m *semconv.Message, output bool, mi int, links []pa
 // instrumentation left its content on the wrapper around it, such as
 // OpenLLMetry's chat span around the Anthropic SDK's own span, shows the
 // wrapper's); any other record's is its own (semconv.Messages).
-func runConversations(recs []artifact.Record) []*viewConversation {
+func runConversations(b *converter.Batch, recs []artifact.Record) []*viewConversation {
 	convs := make([]*viewConversation, len(recs))
 	model := make([]bool, len(recs))
 	set := func(i int, c semconv.Conversation) {
@@ -127,7 +127,7 @@ func runConversations(recs []artifact.Record) []*viewConversation {
 		}
 		convs[i] = &viewConversation{Conversation: c}
 	}
-	for _, mc := range converter.ModelCalls(recs) {
+	for _, mc := range b.ModelCalls() {
 		model[mc.Index] = true
 		set(mc.Index, mc.Conversation)
 	}

@@ -29,9 +29,10 @@ type wrapFolds struct {
 	viewParent []*string
 }
 
-// foldWrappers finds the wrappers of recs to fold; nil when there is none.
-func foldWrappers(recs []artifact.Record) *wrapFolds {
-	wrappers := converter.Wrappers(recs)
+// foldWrappers finds the wrappers of b's records to fold; nil when there
+// is none.
+func foldWrappers(b *converter.Batch, recs []artifact.Record) *wrapFolds {
+	wrappers := b.Wrappers()
 	index := make(map[artifact.SpanKey]int)
 	for i, w := range wrappers {
 		if w {

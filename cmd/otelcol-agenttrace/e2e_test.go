@@ -26,6 +26,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
@@ -392,14 +393,14 @@ func artifactNames(t *testing.T, dir string) []string {
 	return names
 }
 
-// artifact is an artifact as read back.
-type artifact struct {
+// readBack is an artifact as read back.
+type readBack struct {
 	records []artifact.Record
 	summary *artifact.Summary // the last trailer
 	kinds   []string          // "kind" of every line, in order
 }
 
-func (a *artifact) spanIDs() []string {
+func (a *readBack) spanIDs() []string {
 	var ids []string
 	for _, r := range a.records {
 		ids = append(ids, r.Span.SpanID().String())
@@ -407,12 +408,12 @@ func (a *artifact) spanIDs() []string {
 	return ids
 }
 
-func readArtifact(t *testing.T, path string) *artifact {
+func readArtifact(t *testing.T, path string) *readBack {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NotEmpty(t, raw, path)
-	a := &artifact{}
+	a := &readBack{}
 	for _, line := range bytes.Split(bytes.TrimRight(raw, "\n"), []byte("\n")) {
 		var l struct {
 			Kind string `json:"kind"`
