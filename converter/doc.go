@@ -16,6 +16,5 @@
 // that failed with its span.
 //
 // The format's own types and line encoding (Record, Meta, Reader, Writer,
-// Tally, ...) are package artifact's; the deprecated aliases of this package keep older
-// callers compiling for one step.
+// Tally, ...) are package artifact's.
 package converter

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 )
 
@@ -23,9 +23,9 @@ var ErrNotAppendable = errors.New("artifact cannot be appended to")
 // goes on appending to it (a restarted process, an artifact reopened for
 // a late span).
 type adopted struct {
-	meta        *converter.Meta
-	tally       converter.Tally
-	seen        map[converter.SpanKey]struct{}
+	meta        *artifact.Meta
+	tally       artifact.Tally
+	seen        map[artifact.SpanKey]struct{}
 	rootEnded   bool
 	trailerLast bool  // the last complete line is a trailer
 	size        int64 // after a torn last line was cut off
@@ -66,7 +66,7 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 		return nil, nil
 	}
 	if why := checkHeader(f); why != nil {
-		if errors.Is(why, converter.ErrUnsupportedVersion) {
+		if errors.Is(why, artifact.ErrUnsupportedVersion) {
 			return nil, fmt.Errorf("%w: %s: %w", ErrNotAppendable, path, why)
 		}
 		to := path + ".corrupt-" + strconv.FormatInt(time.Now().UnixNano(), 10)
@@ -82,10 +82,10 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 		return nil, fmt.Errorf("adopt artifact: %w", err)
 	}
 	bad := 0 // the line of the last problem
-	r := converter.NewReader(f, converter.WithSource(path), converter.WithProblemHandler(func(le *converter.LineError) {
+	r := artifact.NewReader(f, artifact.WithSource(path), artifact.WithProblemHandler(func(le *artifact.LineError) {
 		bad = le.Line
 	}))
-	ad := &adopted{seen: make(map[converter.SpanKey]struct{}), size: st.Size()}
+	ad := &adopted{seen: make(map[artifact.SpanKey]struct{}), size: st.Size()}
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -95,8 +95,8 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 			return nil, fmt.Errorf("%w: %s: %w", ErrNotAppendable, path, err)
 		}
 		ad.tally.Add(rec)
-		ad.seen[converter.SpanKey{Trace: rec.Span.TraceID(), Span: rec.Span.SpanID()}] = struct{}{}
-		if converter.IsLocalRoot(rec.Span) {
+		ad.seen[artifact.SpanKey{Trace: rec.Span.TraceID(), Span: rec.Span.SpanID()}] = struct{}{}
+		if artifact.IsLocalRoot(rec.Span) {
 			ad.rootEnded = true
 		}
 	}
@@ -114,7 +114,7 @@ func adopt(path string, setAside func(from, to string, why error)) (*adopted, er
 // takeSummary takes from the trailer of an adopted artifact what its
 // records do not say: the drops, the dollars of model calls dropped
 // before they were written, and the budget.
-func (ad *adopted) takeSummary(sum *converter.Summary) {
+func (ad *adopted) takeSummary(sum *artifact.Summary) {
 	ad.tally.Drop(sum.Dropped)
 	if b := sum.Budget; b != nil && b.CostBudget != nil {
 		// The dollars of model calls dropped before they were written
@@ -131,7 +131,7 @@ func (ad *adopted) takeSummary(sum *converter.Summary) {
 		ad.tally.AddCost(d)
 	}
 	if b := sum.Budget; b != nil && (b.BudgetTokens > 0 || b.CostBudget != nil) {
-		ad.meta.Budget = &converter.Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}
+		ad.meta.Budget = &artifact.Budget{Tokens: b.BudgetTokens, WarnThreshold: b.WarnThreshold}
 		if b.CostBudget != nil {
 			ad.meta.Budget.USD = b.BudgetUSD
 		}
@@ -198,14 +198,14 @@ func checkHeader(f *os.File) error {
 	switch {
 	case errors.Is(err, bufio.ErrBufferFull):
 		// A header is small: this is no header.
-		return converter.ErrNoHeader
+		return artifact.ErrNoHeader
 	case err != nil:
-		return fmt.Errorf("%w: %w", converter.ErrTornLine, converter.ErrNoHeader)
+		return fmt.Errorf("%w: %w", artifact.ErrTornLine, artifact.ErrNoHeader)
 	case len(bytes.TrimSpace(line)) == 0:
-		return fmt.Errorf("blank first line: %w", converter.ErrNoHeader)
+		return fmt.Errorf("blank first line: %w", artifact.ErrNoHeader)
 	}
 	var why error
-	r := converter.NewReader(bytes.NewReader(line), converter.WithProblemHandler(func(le *converter.LineError) {
+	r := artifact.NewReader(bytes.NewReader(line), artifact.WithProblemHandler(func(le *artifact.LineError) {
 		if why == nil {
 			why = le.Err
 		}
@@ -214,7 +214,7 @@ func checkHeader(f *os.File) error {
 		return err
 	}
 	if why == nil && r.Stats().Records > 0 {
-		why = converter.ErrNoHeader
+		why = artifact.ErrNoHeader
 	}
 	return why
 }

@@ -14,7 +14,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -23,7 +23,7 @@ import (
 // first record until it is finalized; a later record adopts its file again,
 // as after a restart. Its fields are guarded by mu, except lastWrite and
 // rootEnded, which the finalizer reads without it.
-type artifact struct {
+type runFile struct {
 	key  Key
 	path string    // "" for a Writer
 	w    io.Writer // the Writer of a store that writes to one
@@ -54,20 +54,20 @@ type artifact struct {
 // artifact, live until its finalization, lets it go (Store.shed) and
 // keeps a few hundred bytes instead of some kilobytes.
 type memory struct {
-	meta   *converter.Meta
-	tally  converter.Tally
+	meta   *artifact.Meta
+	tally  artifact.Tally
 	seen   spanSet
 	ids    smallIDs                     // seen's first table (see spanSet.start)
 	traces map[pcommon.TraceID]struct{} // of a conversation's artifact
 }
 
 // newArtifact makes the artifact of k, written to path.
-func newArtifact(k Key, path string) *artifact {
-	return &artifact{key: k, path: path, memory: new(memory)}
+func newArtifact(k Key, path string) *runFile {
+	return &runFile{key: k, path: path, memory: new(memory)}
 }
 
 // traceSet returns the traces whose drops a's trailer counts.
-func (a *artifact) traceSet() map[pcommon.TraceID]struct{} {
+func (a *runFile) traceSet() map[pcommon.TraceID]struct{} {
 	if a.key.Kind == KindTrace {
 		return map[pcommon.TraceID]struct{}{a.key.Trace: {}}
 	}
@@ -99,16 +99,16 @@ var openFile = func(path string, excl bool) (file, error) {
 // ends in buf, its span id with its hash; and, for its turn, which spans
 // were new (fresh) and the ones taken (taken, of a serial write).
 type encoder struct {
-	enc    converter.Encoder
+	enc    artifact.Encoder
 	buf    []byte
 	head   int
 	rds    []semconv.Reading
 	trunc  []int64
 	ends   []int32
-	keys   []converter.SpanKey
+	keys   []artifact.SpanKey
 	hashes []uint64
 	fresh  []bool
-	taken  []converter.SpanKey
+	taken  []artifact.SpanKey
 	walk   *redact.SpanWalk // the redaction enc does, kept with it (see redactWith)
 }
 
@@ -129,7 +129,7 @@ var encoders = sync.Pool{New: func() any { return new(encoder) }}
 
 // load sets a's header, tally and span set: adopted from its file when
 // one is there, else made from recs, its first records.
-func (s *Store) load(a *artifact, recs []converter.Record) error {
+func (s *Store) load(a *runFile, recs []artifact.Record) error {
 	if a.memory == nil {
 		a.memory = new(memory) // shed: made again
 	}
@@ -168,7 +168,7 @@ func (s *Store) load(a *artifact, recs []converter.Record) error {
 // traceHexOf is the trace id of a trace's artifact in hex, cut out of its
 // file name (no copy), or "" when a is not a trace's or its name is not
 // the id.
-func traceHexOf(a *artifact) string {
+func traceHexOf(a *runFile) string {
 	const n = 2 * len(pcommon.TraceID{})
 	if a.key.Kind != KindTrace || len(a.path) < n+len(Ext) || !strings.HasSuffix(a.path, Ext) {
 		return ""
@@ -184,7 +184,7 @@ func traceHexOf(a *artifact) string {
 // adoptInto continues the artifact a's file holds, and reports false when
 // there is none to continue (no file, an empty one, one set aside). It
 // never creates a file. a.mu is held.
-func (s *Store) adoptInto(a *artifact) (bool, error) {
+func (s *Store) adoptInto(a *runFile) (bool, error) {
 	if st := s.takeResume(a); st != nil {
 		a.meta, a.tally, a.seen, a.traces = st.meta, st.tally, st.seen, st.traces
 		if a.key.Kind == KindConversation && a.traces == nil {
@@ -211,7 +211,7 @@ func (s *Store) adoptInto(a *artifact) (bool, error) {
 	a.written(ad.trailerLast)
 	a.rootEnded.Store(ad.rootEnded)
 	if a.traces != nil {
-		a.seen.each(func(k converter.SpanKey) { a.traces[k.Trace] = struct{}{} })
+		a.seen.each(func(k artifact.SpanKey) { a.traces[k.Trace] = struct{}{} })
 	}
 	s.hooks.opened()
 	return true, nil
@@ -230,7 +230,7 @@ func (s *Store) setAside(from, to string, why error) {
 // are counted by the one accounting step, pipeline.take. a.mu is held.
 //
 // prep is what is still to be done to recs before they are encoded.
-func (s *Store) writeLocked(a *artifact, recs []converter.Record, prep prepare) (root bool, err error) {
+func (s *Store) writeLocked(a *runFile, recs []artifact.Record, prep prepare) (root bool, err error) {
 	if a.broken != nil {
 		return false, a.broken
 	}
@@ -255,24 +255,24 @@ func (s *Store) writeLocked(a *artifact, recs []converter.Record, prep prepare) 
 // the same write call, no crash leaves the late span after the old
 // trailer with none after it, which would fail validation for good.
 // a.mu is held.
-func (s *Store) trailerWith(a *artifact, root bool) bool {
+func (s *Store) trailerWith(a *runFile, root bool) bool {
 	return a.key.Kind != KindRun && (root || s.finalizesAgain(a))
 }
 
 // finalizesAgain reports whether a, of a folder whose artifacts are
 // finalized as soon as their root ends, is finalized after every write
 // because its root already ended. a.mu is held.
-func (s *Store) finalizesAgain(a *artifact) bool {
+func (s *Store) finalizesAgain(a *runFile) bool {
 	return a.key.Kind != KindRun && s.opts.FinalizeAfter == 0 && a.rootEnded.Load()
 }
 
 // rootBudget makes budget, a local root's (zero: none), a's from the trailer
 // on; the header says what was known when it was written. a.mu is held.
-func (s *Store) rootBudget(a *artifact, budget rootAttrs) {
+func (s *Store) rootBudget(a *runFile, budget rootAttrs) {
 	if budget.tokens <= 0 && budget.usd <= 0 {
 		return
 	}
-	var b converter.Budget // the header's, the root's tokens or dollars over it
+	var b artifact.Budget // the header's, the root's tokens or dollars over it
 	if a.meta.Budget != nil {
 		b = *a.meta.Budget
 	} else if w := s.opts.Header.Budget; w != nil {
@@ -292,7 +292,7 @@ func (s *Store) rootBudget(a *artifact, budget rootAttrs) {
 // fails the artifact is broken: every later write fails with the error,
 // and nothing more is appended to a file whose end is unknown. A Writer
 // cannot be cut back: see appendWriter.
-func (s *Store) append(a *artifact, b []byte) error {
+func (s *Store) append(a *runFile, b []byte) error {
 	if a.w != nil {
 		return s.appendWriter(a, b)
 	}
@@ -315,7 +315,7 @@ func (s *Store) append(a *artifact, b []byte) error {
 }
 
 // openFile makes sure a's file is open. a.mu is held.
-func (s *Store) openFile(a *artifact) error {
+func (s *Store) openFile(a *runFile) error {
 	if a.f != nil {
 		if a.hold != holdUnlisted {
 			s.files.touch(a)
@@ -331,7 +331,7 @@ func (s *Store) openFile(a *artifact) error {
 }
 
 // attach makes f a's open file. a.mu is held.
-func (s *Store) attach(a *artifact, f file) {
+func (s *Store) attach(a *runFile, f file) {
 	a.f = f
 	if a.hold == holdWrite {
 		a.hold = holdUnlisted
@@ -346,7 +346,7 @@ func (s *Store) attach(a *artifact, f file) {
 }
 
 // closeFile closes a's file, keeping the artifact. a.mu is held.
-func (s *Store) closeFile(a *artifact) error {
+func (s *Store) closeFile(a *runFile) error {
 	if a.f == nil {
 		return nil
 	}
@@ -359,7 +359,7 @@ func (s *Store) closeFile(a *artifact) error {
 }
 
 // shut closes a's open file, which is in no LRU. a.mu is held.
-func (s *Store) shut(a *artifact) error {
+func (s *Store) shut(a *runFile) error {
 	f := a.f
 	a.f = nil
 	s.nOpen.Add(-1)
@@ -385,7 +385,7 @@ const (
 // joins the LRU now, unless the write closed it again, as it does when it
 // finalizes the artifact it made (FinalizeAfter 0, one artifact per
 // trace): such a file never takes the LRU's lock. a.mu is held.
-func (s *Store) settleFile(a *artifact) {
+func (s *Store) settleFile(a *runFile) {
 	if a.hold == holdUnlisted {
 		s.files.add(a)
 	}
@@ -395,7 +395,7 @@ func (s *Store) settleFile(a *artifact) {
 // closeEvicted closes the files the LRU let go of. It runs with no
 // artifact's mutex held.
 func (s *Store) closeEvicted() {
-	var buf [4]*artifact
+	var buf [4]*runFile
 	for _, a := range s.files.takeEvicted(buf[:0]) {
 		a.mu.Lock()
 		// A dirty file stays dirty: syncing at finalization covers its
@@ -413,7 +413,7 @@ func (s *Store) closeEvicted() {
 
 // sync forces a's data to disk when it was written since the last sync,
 // unless the policy is never. a.mu is held.
-func (s *Store) sync(a *artifact) error {
+func (s *Store) sync(a *runFile) error {
 	if !a.dirty || s.opts.Fsync == FsyncNever {
 		return nil
 	}
@@ -444,7 +444,7 @@ func (s *Store) sync(a *artifact) error {
 // finalizer tries again once it has been idle for as long again (a later
 // write, or Close, may do it sooner). Forgotten, its file would keep no
 // trailer until a restart's recovery.
-func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
+func (s *Store) finalizeLocked(a *runFile, keep bool, later *[]string) error {
 	var n int64
 	var u dropUsage
 	if a.key.Kind == KindRun {
@@ -508,23 +508,23 @@ func (s *Store) finalizeLocked(a *artifact, keep bool, later *[]string) error {
 }
 
 // appendTrailer appends the trailer of t under meta.
-func appendTrailer(buf []byte, meta *converter.Meta, t *converter.Tally) []byte {
+func appendTrailer(buf []byte, meta *artifact.Meta, t *artifact.Tally) []byte {
 	sum := t.Summary(meta.Budget)
 	if sum.FinishedAt.IsZero() {
 		sum.FinishedAt = meta.StartedAt
 	}
 	sum.Complete = true
-	return converter.AppendSummary(buf, &sum)
+	return artifact.AppendSummary(buf, &sum)
 }
 
 // writeTrailer appends the summary of t (and the header, when none is on
 // disk yet). a.mu is held.
-func (s *Store) writeTrailer(a *artifact, t *converter.Tally) error {
+func (s *Store) writeTrailer(a *runFile, t *artifact.Tally) error {
 	e := encoders.Get().(*encoder)
 	defer encoders.Put(e)
 	buf := e.buf[:0]
 	if !a.headerOnDisk() {
-		buf = converter.AppendMeta(buf, a.meta)
+		buf = artifact.AppendMeta(buf, a.meta)
 	}
 	buf = appendTrailer(buf, a.meta, t)
 	e.buf = buf[:0]

@@ -10,14 +10,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/benchcpu"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // benchRecords is a batch of traces x 7 spans: an invoke_agent root,
 // three chats with ~2 KB of messages, three tool calls.
-func benchRecords(traces int) []converter.Record {
+func benchRecords(traces int) []artifact.Record {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	rs.Resource().Attributes().PutStr("service.name", "travel-planner")
@@ -55,11 +55,11 @@ func benchRecords(traces int) []converter.Record {
 			}
 		}
 	}
-	return converter.Records(td)
+	return artifact.Records(td)
 }
 
 // fresh gives recs' traces the ids of batch n.
-func fresh(recs []converter.Record, n uint64) {
+func fresh(recs []artifact.Record, n uint64) {
 	for i := range recs {
 		var id pcommon.TraceID
 		binary.BigEndian.PutUint64(id[:8], n)

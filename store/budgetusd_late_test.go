@@ -10,14 +10,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // priced makes the chats of recs gpt-4o calls (openai: input 2.5, output
 // 10 $/MTok), so each 10-in, 5-out chat costs 25 + 50 = 75 $/M =
 // $0.000075.
-func priced(recs []converter.Record) []converter.Record {
+func priced(recs []artifact.Record) []artifact.Record {
 	for i := range recs {
 		a := recs[i].Span.Attributes()
 		if !recs[i].Span.ParentSpanID().IsEmpty() {
@@ -33,7 +33,7 @@ func priced(recs []converter.Record) []converter.Record {
 // writer's token budget beside it.
 func TestLateRootCostBudget(t *testing.T) {
 	dir := t.TempDir()
-	s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &converter.Budget{Tokens: 1000}}})
+	s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &artifact.Budget{Tokens: 1000}}})
 	require.NoError(t, s.Write(priced(records(span{trace: 1, id: 2, parent: 1}, span{trace: 1, id: 3, parent: 1}))))
 	root := records(span{trace: 1, id: 1})
 	// Two calls of $0.000075: $0.00015, over a budget of $0.0001.
@@ -43,18 +43,18 @@ func TestLateRootCostBudget(t *testing.T) {
 
 	raw, err := os.ReadFile(filepath.Join(dir, FileName(TraceKey(tid(1)), "")))
 	require.NoError(t, err)
-	r := converter.NewReader(bytes.NewReader(raw))
+	r := artifact.NewReader(bytes.NewReader(raw))
 	for {
 		if _, err := r.Next(); err != nil {
 			require.ErrorIs(t, err, io.EOF)
 			break
 		}
 	}
-	assert.Equal(t, &converter.Budget{Tokens: 1000, WarnThreshold: 0.8}, r.Meta().Budget, "the header says what was known when written")
+	assert.Equal(t, &artifact.Budget{Tokens: 1000, WarnThreshold: 0.8}, r.Meta().Budget, "the header says what was known when written")
 	sum := r.Summary()
 	require.NotNil(t, sum)
 	require.NotNil(t, sum.Budget)
 	assert.Equal(t, int64(1000), sum.Budget.BudgetTokens, "the writer's tokens stay")
 	assert.False(t, sum.Budget.OverBudget, "30 of 1,000 tokens")
-	assert.Equal(t, &converter.CostBudget{BudgetUSD: 0.0001, SpentUSD: 0.00015, OverBudgetUSD: true}, sum.Budget.CostBudget)
+	assert.Equal(t, &artifact.CostBudget{BudgetUSD: 0.0001, SpentUSD: 0.00015, OverBudgetUSD: true}, sum.Budget.CostBudget)
 }

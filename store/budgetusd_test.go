@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -18,16 +18,16 @@ func TestHeaderCostBudget(t *testing.T) {
 		name            string
 		rootUSD, resUSD any // attribute values; nil: not set
 		rootTokens      int64
-		writer          *converter.Budget
-		want            *converter.Budget
+		writer          *artifact.Budget
+		want            *artifact.Budget
 	}{
 		{name: "none", want: nil},
-		{name: "writer's", writer: &converter.Budget{USD: 2.5, WarnThreshold: 0.5}, want: &converter.Budget{USD: 2.5, WarnThreshold: 0.5}},
-		{name: "resource over writer", resUSD: 1.25, writer: &converter.Budget{Tokens: 900, USD: 2.5}, want: &converter.Budget{Tokens: 900, USD: 1.25}},
-		{name: "root over resource", rootUSD: 0.5, resUSD: 1.25, writer: &converter.Budget{USD: 2.5}, want: &converter.Budget{USD: 0.5}},
-		{name: "an integer number of dollars", resUSD: int64(3), want: &converter.Budget{USD: 3}},
-		{name: "root tokens keep the writer's dollars", rootTokens: 20, writer: &converter.Budget{Tokens: 1000, USD: 2.5, WarnThreshold: 0.5}, want: &converter.Budget{Tokens: 20, USD: 2.5, WarnThreshold: 0.5}},
-		{name: "negative is none", resUSD: -1.0, writer: &converter.Budget{USD: 2.5}, want: &converter.Budget{USD: 2.5}},
+		{name: "writer's", writer: &artifact.Budget{USD: 2.5, WarnThreshold: 0.5}, want: &artifact.Budget{USD: 2.5, WarnThreshold: 0.5}},
+		{name: "resource over writer", resUSD: 1.25, writer: &artifact.Budget{Tokens: 900, USD: 2.5}, want: &artifact.Budget{Tokens: 900, USD: 1.25}},
+		{name: "root over resource", rootUSD: 0.5, resUSD: 1.25, writer: &artifact.Budget{USD: 2.5}, want: &artifact.Budget{USD: 0.5}},
+		{name: "an integer number of dollars", resUSD: int64(3), want: &artifact.Budget{USD: 3}},
+		{name: "root tokens keep the writer's dollars", rootTokens: 20, writer: &artifact.Budget{Tokens: 1000, USD: 2.5, WarnThreshold: 0.5}, want: &artifact.Budget{Tokens: 20, USD: 2.5, WarnThreshold: 0.5}},
+		{name: "negative is none", resUSD: -1.0, writer: &artifact.Budget{USD: 2.5}, want: &artifact.Budget{USD: 2.5}},
 		{name: "a string is none", resUSD: "2", want: nil},
 	}
 	for _, tt := range tests {
@@ -54,8 +54,8 @@ func TestHeaderCostBudget(t *testing.T) {
 // budget: the next trailer judges the dollars against it.
 func TestAdoptKeepsCostBudget(t *testing.T) {
 	dir := t.TempDir()
-	s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &converter.Budget{USD: 0.0002}}})
-	chats := func(ids ...byte) []converter.Record {
+	s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &artifact.Budget{USD: 0.0002}}})
+	chats := func(ids ...byte) []artifact.Record {
 		var sp []span
 		for _, id := range ids {
 			sp = append(sp, span{trace: 1, id: id, parent: 1})
@@ -76,5 +76,5 @@ func TestAdoptKeepsCostBudget(t *testing.T) {
 	a := readPath(t, filepath.Join(dir, FileName(TraceKey(tid(1)), "")))
 	require.NotNil(t, a.summary.Budget)
 	// Three calls, $0.000225, over $0.0002.
-	assert.Equal(t, &converter.CostBudget{BudgetUSD: 0.0002, SpentUSD: 0.000225, OverBudgetUSD: true}, a.summary.Budget.CostBudget)
+	assert.Equal(t, &artifact.CostBudget{BudgetUSD: 0.0002, SpentUSD: 0.000225, OverBudgetUSD: true}, a.summary.Budget.CostBudget)
 }

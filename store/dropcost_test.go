@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -48,7 +48,7 @@ func TestDropCostInTrailer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &converter.Budget{USD: 0.001}}})
+			s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &artifact.Budget{USD: 0.001}}})
 			s.Drop(tid(1), 1, u, tc.cost)
 			if tc.root {
 				require.NoError(t, s.Write(records(span{trace: 1, id: 1})))
@@ -88,7 +88,7 @@ func TestAdoptKeepsDroppedCost(t *testing.T) {
 			var c pricing.Total
 			c.Add(tab.UsageCost("openai", tc.model, time.Now(), u))
 			dir := t.TempDir()
-			s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &converter.Budget{USD: 0.001}}})
+			s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &artifact.Budget{USD: 0.001}}})
 			s.Drop(tid(1), 1, u, c)
 			require.NoError(t, s.Write(records(span{trace: 1, id: 1})))
 			require.NoError(t, s.Close())
@@ -110,11 +110,11 @@ func TestAdoptKeepsDroppedCost(t *testing.T) {
 }
 
 // readSummary reads the artifact at path through and returns its trailer.
-func readSummary(t *testing.T, path string) *converter.Summary {
+func readSummary(t *testing.T, path string) *artifact.Summary {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
-	r := converter.NewReader(bytes.NewReader(raw))
+	r := artifact.NewReader(bytes.NewReader(raw))
 	for {
 		_, err := r.Next()
 		if errors.Is(err, io.EOF) {

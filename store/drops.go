@@ -6,7 +6,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -38,7 +38,7 @@ func (u *dropUsage) Add(o dropUsage) {
 }
 
 // into adds u to a trailer's tally.
-func (u *dropUsage) into(t *converter.Tally) {
+func (u *dropUsage) into(t *artifact.Tally) {
 	t.AddUsage(u.usage)
 	t.AddCost(u.cost)
 }
@@ -95,7 +95,7 @@ func (d *dropTable) take(traces map[pcommon.TraceID]struct{}) (int64, dropUsage)
 
 // takeOf removes and returns the drops of a's traces. Most writes find no
 // drops at all, and then a trace's artifact makes no set of its one trace.
-func (d *dropTable) takeOf(a *artifact) (int64, dropUsage) {
+func (d *dropTable) takeOf(a *runFile) (int64, dropUsage) {
 	if d.size.Load() == 0 {
 		return 0, dropUsage{}
 	}
@@ -129,7 +129,7 @@ func (d *dropTable) traces() []pcommon.TraceID {
 
 // giveBack returns drops taken for a's trailer when that trailer could
 // not be written, so a later one counts them.
-func (d *dropTable) giveBack(a *artifact, n int64, u dropUsage) {
+func (d *dropTable) giveBack(a *runFile, n int64, u dropUsage) {
 	var tid pcommon.TraceID
 	for t := range a.traceSet() {
 		tid = t

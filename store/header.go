@@ -5,7 +5,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -15,7 +15,7 @@ type HeaderOptions struct {
 	// Budget is the writer's budget (WithBudget, budget.tokens, the input
 	// header of convert): used when neither a root span nor the resource
 	// names one.
-	Budget *converter.Budget
+	Budget *artifact.Budget
 	// Redacted tells that the writer redacted named keys.
 	Redacted bool
 	// SecretsScanned tells that the writer scanned every string for
@@ -50,19 +50,19 @@ type HeaderOptions struct {
 //     agenttrace.budget.tokens, the resource's, the writer's (opts.Budget);
 //     and the cost budget the same way from agenttrace.budget.usd;
 //   - redacted when the resource says so or opts.Redacted.
-func Header(k Key, recs []converter.Record, opts HeaderOptions) *converter.Meta {
+func Header(k Key, recs []artifact.Record, opts HeaderOptions) *artifact.Meta {
 	return header(k, recs, opts, nil)
 }
 
 // header is Header, its resource and scope shared with other headers
 // through origins (nil: copied).
-func header(k Key, recs []converter.Record, opts HeaderOptions, origins *originCache) *converter.Meta {
+func header(k Key, recs []artifact.Record, opts HeaderOptions, origins *originCache) *artifact.Meta {
 	return headerWithID(k, "", recs, opts, origins)
 }
 
 // headerWithID is header with the trace id of a trace's key already in hex
 // (the artifact's file name has it): "" when not at hand.
-func headerWithID(k Key, traceID string, recs []converter.Record, opts HeaderOptions, origins *originCache) *converter.Meta {
+func headerWithID(k Key, traceID string, recs []artifact.Record, opts HeaderOptions, origins *originCache) *artifact.Meta {
 	// Only a whole run's header names a conversation it reads off the
 	// records: any other artifact's header need not read them (a third of
 	// the cost of starting a trace's artifact).
@@ -96,11 +96,11 @@ type headerBuilder struct {
 
 // metaBudget is a header and the budget it points to, allocated together.
 type metaBudget struct {
-	m converter.Meta
-	b converter.Budget
+	m artifact.Meta
+	b artifact.Budget
 }
 
-func (h *headerBuilder) add(rec *converter.Record) {
+func (h *headerBuilder) add(rec *artifact.Record) {
 	sp := rec.Span
 	if h.n == 0 {
 		h.res, h.scope = h.origins.copyOf(rec.Resource, rec.Scope)
@@ -126,8 +126,8 @@ func (h *headerBuilder) add(rec *converter.Record) {
 			}
 		}
 	}
-	if (h.budget == 0 || h.usd == 0) && converter.IsLocalRoot(sp) {
-		b, u := converter.BudgetAttrs(sp.Attributes())
+	if (h.budget == 0 || h.usd == 0) && artifact.IsLocalRoot(sp) {
+		b, u := artifact.BudgetAttrs(sp.Attributes())
 		if h.budget == 0 {
 			h.budget = b
 		}
@@ -137,16 +137,16 @@ func (h *headerBuilder) add(rec *converter.Record) {
 	}
 }
 
-func (h *headerBuilder) meta(k Key, opts HeaderOptions) *converter.Meta {
+func (h *headerBuilder) meta(k Key, opts HeaderOptions) *artifact.Meta {
 	// The header and its budget in one allocation, and a resource and
-	// scope made only for a header with no records (converter.NewMeta
+	// scope made only for a header with no records (artifact.NewMeta
 	// makes both, for the records' to replace): a new artifact per trace
 	// makes a header per trace.
 	mb := new(metaBudget)
 	m := &mb.m
-	m.Version, m.Producer = converter.Version, converter.Producer
+	m.Version, m.Producer = artifact.Version, artifact.Producer
 	if h.n > 0 {
-		m.StartedAt = converter.UnixNano(h.start)
+		m.StartedAt = artifact.UnixNano(h.start)
 		m.Resource, m.ResourceSchemaURL = h.res, h.resSchema
 		m.Scope, m.ScopeSchemaURL = h.scope, h.scSchema
 	} else {
@@ -196,7 +196,7 @@ func (h *headerBuilder) meta(k Key, opts HeaderOptions) *converter.Meta {
 }
 
 // warnOf is the warn threshold the resource names, else the writer's.
-func warnOf(attrs pcommon.Map, def *converter.Budget) float64 {
+func warnOf(attrs pcommon.Map, def *artifact.Budget) float64 {
 	if w, ok := attrs.Get(semconv.BudgetWarnThreshold); ok && w.Type() == pcommon.ValueTypeDouble {
 		return w.Double()
 	}
@@ -212,8 +212,8 @@ func warnOf(attrs pcommon.Map, def *converter.Budget) float64 {
 // (attrs), the writer's (def). The warn threshold goes with the token
 // budget (the resource's, else the writer's). It reports false when there
 // is neither budget.
-func budgetInto(b *converter.Budget, rootTokens int64, rootUSD float64, attrs pcommon.Map, def *converter.Budget) bool {
-	resTokens, resUSD := converter.BudgetAttrs(attrs)
+func budgetInto(b *artifact.Budget, rootTokens int64, rootUSD float64, attrs pcommon.Map, def *artifact.Budget) bool {
+	resTokens, resUSD := artifact.BudgetAttrs(attrs)
 	switch res := resTokens; {
 	case rootTokens > 0:
 		b.Tokens, b.WarnThreshold = rootTokens, warnOf(attrs, def)
@@ -245,7 +245,7 @@ type rootAttrs struct {
 
 // read takes the budgets attrs set, keeping the others.
 func (r *rootAttrs) read(attrs pcommon.Map) {
-	b, u := converter.BudgetAttrs(attrs)
+	b, u := artifact.BudgetAttrs(attrs)
 	if b > 0 {
 		r.tokens = b
 	}

@@ -8,15 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // TestHeaderBuiltAsNewMeta: the header a store builds without
-// converter.NewMeta has what NewMeta gives (version, producer, an empty
+// artifact.NewMeta has what NewMeta gives (version, producer, an empty
 // resource and scope when there are no records), and a trace's artifact
 // gets its trace id from the file name only when the name is that id.
 func TestHeaderBuiltAsNewMeta(t *testing.T) {
-	want := converter.NewMeta(time.Time{})
+	want := artifact.NewMeta(time.Time{})
 	m := Header(ConversationKey("c"), nil, HeaderOptions{})
 	assert.Equal(t, want.Version, m.Version)
 	assert.Equal(t, want.Producer, m.Producer)
@@ -28,14 +28,14 @@ func TestHeaderBuiltAsNewMeta(t *testing.T) {
 	s := &Store{opts: Options{Dir: "/d"}, dir: "/d"}
 	for _, tt := range []struct {
 		name string
-		a    *artifact
+		a    *runFile
 		want string
 	}{
-		{"its path", &artifact{key: TraceKey(id), path: s.pathOf(TraceKey(id))}, id.String()},
-		{"another trace's path", &artifact{key: TraceKey(id), path: s.pathOf(TraceKey(pcommon.TraceID{9}))}, ""},
-		{"not hex", &artifact{key: TraceKey(id), path: "/d/0102030405060708090a0b0c0d0e0fzz.jsonl"}, ""},
-		{"short", &artifact{key: TraceKey(id), path: "a.jsonl"}, ""},
-		{"a conversation", &artifact{key: ConversationKey("c"), path: s.pathOf(ConversationKey("c"))}, ""},
+		{"its path", &runFile{key: TraceKey(id), path: s.pathOf(TraceKey(id))}, id.String()},
+		{"another trace's path", &runFile{key: TraceKey(id), path: s.pathOf(TraceKey(pcommon.TraceID{9}))}, ""},
+		{"not hex", &runFile{key: TraceKey(id), path: "/d/0102030405060708090a0b0c0d0e0fzz.jsonl"}, ""},
+		{"short", &runFile{key: TraceKey(id), path: "a.jsonl"}, ""},
+		{"a conversation", &runFile{key: ConversationKey("c"), path: s.pathOf(ConversationKey("c"))}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Equal(t, tt.want, traceHexOf(tt.a))

@@ -11,13 +11,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // bigTrace is one agent run of trace n: invoke_agent over a chat call and
 // a tool call, with 8 KiB of attributes between them.
-func bigTrace(n int, big string) []converter.Record {
+func bigTrace(n int, big string) []artifact.Record {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	rs.Resource().Attributes().PutStr("service.name", "svc")
@@ -47,7 +47,7 @@ func bigTrace(n int, big string) []converter.Record {
 			a.PutStr(semconv.ToolCallResult, big)
 		}
 	}
-	return converter.Records(td)
+	return artifact.Records(td)
 }
 
 func liveHeap() uint64 {

@@ -4,20 +4,20 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // WriteInFlight appends recs, spans that have started and not ended, as
-// in-flight records (converter.Record.InFlight: "in_flight":true, no
+// in-flight records (artifact.Record.InFlight: "in_flight":true, no
 // finished_at) to their artifacts, so that a reader of a live run sees a
 // call while it runs. They are lines only: no span id is remembered (the
 // span's ended record is not a duplicate of its start record), and they
 // count in no tally, budget, record cap or trailer, so an artifact's
 // totals are what they would be without them. Each span's ended record,
 // written later by Write, supersedes its start record
-// (converter.Settle). What fails is returned; nothing is counted as
+// (artifact.Settle). What fails is returned; nothing is counted as
 // dropped, since the span itself is still to come.
-func (s *Store) WriteInFlight(recs []converter.Record) error {
+func (s *Store) WriteInFlight(recs []artifact.Record) error {
 	s.life.RLock()
 	defer s.life.RUnlock()
 	if s.closed {
@@ -55,7 +55,7 @@ func (s *Store) WriteInFlight(recs []converter.Record) error {
 }
 
 // writeInFlightGroup appends recs to the live artifact of k (lockLive).
-func (s *Store) writeInFlightGroup(k Key, recs []converter.Record) error {
+func (s *Store) writeInFlightGroup(k Key, recs []artifact.Record) error {
 	a := s.lockLive(k)
 	err := s.appendInFlight(a, recs)
 	s.settleFile(a)
@@ -66,7 +66,7 @@ func (s *Store) writeInFlightGroup(k Key, recs []converter.Record) error {
 // appendInFlight encodes recs and appends them to a, its header first
 // when its file has none yet: no span set, tally or cap is touched.
 // a.mu is held.
-func (s *Store) appendInFlight(a *artifact, recs []converter.Record) error {
+func (s *Store) appendInFlight(a *runFile, recs []artifact.Record) error {
 	if a.broken != nil {
 		return a.broken
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	validate "github.com/agenttrace/agenttrace/artifact"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/redact"
 )
 
@@ -60,7 +60,7 @@ func TestWriteInFlight(t *testing.T) {
 					assert.NotContains(t, l, `"finished_at"`, "a start record has no end")
 				}
 			}
-			rd := converter.NewReader(bytes.NewReader(raw))
+			rd := artifact.NewReader(bytes.NewReader(raw))
 			n := 0
 			for {
 				if _, err := rd.Next(); err != nil {

@@ -15,14 +15,14 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // children is n chat spans of trace tr under the root of id 1, with span
 // ids of their own (more than a byte's worth).
-func children(tr byte, n int) []converter.Record {
+func children(tr byte, n int) []artifact.Record {
 	spans := make([]span, n)
 	for i := range spans {
 		spans[i] = span{trace: tr, id: 2, parent: 1}
@@ -196,11 +196,11 @@ func TestStartPast2262(t *testing.T) {
 		require.NoError(t, s.Write(recs))
 		require.NoError(t, s.Close())
 		// Only the header is read: the trailer's finished_at comes from
-		// converter.Tally, which still wraps such an end (see the report
+		// artifact.Tally, which still wraps such an end (see the report
 		// of issue 22's nit), so readPath's check of it would fail there.
 		f, err := os.Open(filepath.Join(dir, FileName(TraceKey(tid(1)), "")))
 		require.NoError(t, err)
-		r := converter.NewReader(f)
+		r := artifact.NewReader(f)
 		rec, err := r.Next()
 		require.NoError(t, err)
 		require.NoError(t, f.Close())

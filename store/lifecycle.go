@@ -31,7 +31,7 @@ func (s *Store) Drop(tid pcommon.TraceID, n int64, u semconv.Usage, c pricing.To
 // policy is never).
 func (s *Store) Flush() error {
 	var errs []error
-	each := func(a *artifact) {
+	each := func(a *runFile) {
 		a.mu.Lock()
 		if !a.gone() {
 			errs = append(errs, s.sync(a))
@@ -48,8 +48,8 @@ func (s *Store) Flush() error {
 }
 
 // snapshot returns every artifact in the tables now.
-func (s *Store) snapshot() []*artifact {
-	var out []*artifact
+func (s *Store) snapshot() []*runFile {
+	var out []*runFile
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
@@ -80,7 +80,7 @@ func (s *Store) finalizeLoop() {
 // finalizeIdle finalizes the artifacts whose root ended and that stayed
 // idle for FinalizeAfter, and those idle for OrphanAfter.
 func (s *Store) finalizeIdle(now time.Time) {
-	due := func(a *artifact) bool {
+	due := func(a *runFile) bool {
 		idle := time.Duration(now.UnixNano() - a.lastWrite.Load())
 		return (a.rootEnded.Load() && idle >= s.opts.FinalizeAfter) || idle >= s.opts.OrphanAfter
 	}
@@ -88,7 +88,7 @@ func (s *Store) finalizeIdle(now time.Time) {
 	// each tick was an allocation the size of the table (one artifact per
 	// trace, live for FinalizeAfter: hundreds of thousands) for the few
 	// that are due.
-	var buf []*artifact
+	var buf []*runFile
 	for i := range s.shards {
 		sh := &s.shards[i]
 		buf = buf[:0]

@@ -12,7 +12,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // Log records (format §4.4) go to the artifact of their trace, routed as
@@ -36,7 +36,7 @@ import (
 //     its full encoding, 128 bits kept). A redelivered record is skipped
 //     (LogHooks.Duplicates), as a redelivered span is.
 //   - Adoption: an artifact continued from disk (a restart, a late
-//     record) reads its log lines back (converter.WithLogs) before its
+//     record) reads its log lines back (artifact.WithLogs) before its
 //     first log record is written, so redelivery after a restart writes
 //     nothing twice.
 //   - Untraced: a log record without a trace id goes to the artifact of
@@ -80,7 +80,7 @@ type logID [16]byte
 
 // logSet is the log records an artifact holds.
 type logSet struct {
-	art *artifact
+	art *runFile
 	ids map[logID]struct{}
 }
 
@@ -98,8 +98,8 @@ type logState struct {
 func (s *Store) logHooks() *LogHooks { return &s.opts.LogHooks }
 
 // idOf returns the identity of rec: its full encoding, hashed.
-func idOf(rec *converter.LogRecord, scratch []byte) (logID, []byte) {
-	var e converter.Encoder
+func idOf(rec *artifact.LogRecord, scratch []byte) (logID, []byte) {
+	var e artifact.Encoder
 	scratch = e.AppendLog(scratch[:0], rec)
 	sum := sha256.Sum256(scratch)
 	var id logID
@@ -114,7 +114,7 @@ func idOf(rec *converter.LogRecord, scratch []byte) (logID, []byte) {
 // artifacts fail, the others are still written, and the error is a
 // *LogWriteError holding the records not written; after Close it is
 // ErrClosed.
-func (s *Store) WriteLogs(recs []converter.LogRecord) error {
+func (s *Store) WriteLogs(recs []artifact.LogRecord) error {
 	s.life.RLock()
 	defer s.life.RUnlock()
 	if s.closed {
@@ -127,11 +127,11 @@ func (s *Store) WriteLogs(recs []converter.LogRecord) error {
 	now := time.Now()
 	type out struct {
 		key  Key
-		recs []converter.LogRecord
+		recs []artifact.LogRecord
 	}
 	var outs []out
 	idx := make(map[Key]int)
-	add := func(k Key, rec converter.LogRecord) {
+	add := func(k Key, rec artifact.LogRecord) {
 		j, ok := idx[k]
 		if !ok {
 			j = len(outs)
@@ -159,7 +159,7 @@ func (s *Store) WriteLogs(recs []converter.LogRecord) error {
 	}
 	call(h.Untraced, untraced)
 	var errs []error
-	var failed []converter.LogRecord
+	var failed []artifact.LogRecord
 	for _, o := range outs {
 		if err := s.writeLogsTo(o.key, o.recs); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", o.key, err))
@@ -179,7 +179,7 @@ func (s *Store) WriteLogs(recs []converter.LogRecord) error {
 // be written: those of the artifacts that failed, for a caller that
 // retries only those.
 type LogWriteError struct {
-	Failed []converter.LogRecord
+	Failed []artifact.LogRecord
 	Err    error
 }
 
@@ -189,7 +189,7 @@ func (e *LogWriteError) Unwrap() error { return e.Err }
 
 // logKey is the artifact rec goes to, and whether it is held because
 // that artifact does not exist yet.
-func (s *Store) logKey(rec *converter.LogRecord) (Key, bool) {
+func (s *Store) logKey(rec *artifact.LogRecord) (Key, bool) {
 	if s.run != nil {
 		return Key{Kind: KindRun}, false
 	}
@@ -221,7 +221,7 @@ func (s *Store) exists(k Key) bool {
 }
 
 // writeLogsTo writes recs to the artifact of k.
-func (s *Store) writeLogsTo(k Key, recs []converter.LogRecord) error {
+func (s *Store) writeLogsTo(k Key, recs []artifact.LogRecord) error {
 	defer s.closeEvicted()
 	a := s.lockLive(k)
 	err := s.writeLogsLocked(a, recs)
@@ -231,7 +231,7 @@ func (s *Store) writeLogsTo(k Key, recs []converter.LogRecord) error {
 
 // writeLogsLocked appends the log records of recs a does not hold yet, in
 // one write. a.mu is held.
-func (s *Store) writeLogsLocked(a *artifact, recs []converter.LogRecord) error {
+func (s *Store) writeLogsLocked(a *runFile, recs []artifact.LogRecord) error {
 	h := s.logHooks()
 	if a.broken != nil {
 		call(h.Failed, int64(len(recs)))
@@ -253,9 +253,9 @@ func (s *Store) writeLogsLocked(a *artifact, recs []converter.LogRecord) error {
 	}
 	var buf, scratch []byte
 	if !a.headerOnDisk() {
-		buf = converter.AppendMeta(buf, a.meta)
+		buf = artifact.AppendMeta(buf, a.meta)
 	}
-	var enc converter.Encoder
+	var enc artifact.Encoder
 	enc.SetDefaults(a.meta)
 	var added []logID
 	var dups int64
@@ -296,11 +296,11 @@ func (s *Store) writeLogsLocked(a *artifact, recs []converter.LogRecord) error {
 
 // headerFromLog makes a header written before any span (only log records
 // so far) say when and where they came from.
-func headerFromLog(m *converter.Meta, rec *converter.LogRecord) {
+func headerFromLog(m *artifact.Meta, rec *artifact.LogRecord) {
 	if t := rec.Log.Timestamp(); t != 0 {
-		m.StartedAt = converter.UnixNano(uint64(t))
+		m.StartedAt = artifact.UnixNano(uint64(t))
 	} else if t := rec.Log.ObservedTimestamp(); t != 0 {
-		m.StartedAt = converter.UnixNano(uint64(t))
+		m.StartedAt = artifact.UnixNano(uint64(t))
 	}
 	m.Resource = pcommon.NewResource()
 	rec.Resource.CopyTo(m.Resource)
@@ -316,7 +316,7 @@ func headerFromLog(m *converter.Meta, rec *converter.LogRecord) {
 // logSetOf returns the identities of the log records a holds, read from
 // its file the first time (an artifact continued from disk). a.mu is
 // held.
-func (s *Store) logSetOf(a *artifact) (map[logID]struct{}, error) {
+func (s *Store) logSetOf(a *runFile) (map[logID]struct{}, error) {
 	ls := &s.logs
 	ls.mu.Lock()
 	if ls.sets == nil {
@@ -377,7 +377,7 @@ func readLogIDs(path string, ids map[logID]struct{}) error {
 
 // readLogs reads the log lines of the artifact at path; nothing when
 // there is no file.
-func readLogs(path string) ([]converter.LogRecord, error) {
+func readLogs(path string) ([]artifact.LogRecord, error) {
 	f, err := openNoFollow(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -386,8 +386,8 @@ func readLogs(path string) ([]converter.LogRecord, error) {
 		return nil, fmt.Errorf("read log lines: %w", err)
 	}
 	defer f.Close()
-	var out []converter.LogRecord
-	r := converter.NewReader(f, converter.WithSource(path), converter.WithLogs(func(l *converter.LogRecord) {
+	var out []artifact.LogRecord
+	r := artifact.NewReader(f, artifact.WithSource(path), artifact.WithLogs(func(l *artifact.LogRecord) {
 		out = append(out, *l)
 	}))
 	for {

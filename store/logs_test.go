@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/plogcmp"
 )
 
@@ -25,7 +25,7 @@ const realDir = "../testdata/real/otel-instrumentation-openai/payloads/"
 
 // realRun reads the official openai instrumentation's captured tool-loop
 // run: its spans and the log records that carry its prompts and answers.
-func realRun(t *testing.T) ([]converter.Record, plog.Logs) {
+func realRun(t *testing.T) ([]artifact.Record, plog.Logs) {
 	t.Helper()
 	raw, err := os.ReadFile(realDir + "tool-loop.traces.pb")
 	require.NoError(t, err)
@@ -36,17 +36,17 @@ func realRun(t *testing.T) ([]converter.Record, plog.Logs) {
 	ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(raw)
 	require.NoError(t, err)
 	require.Positive(t, ld.LogRecordCount())
-	return converter.Records(td), ld
+	return artifact.Records(td), ld
 }
 
 // readWithLogs reads an artifact's spans and log lines, in file order
 // ("s" for a span line, "l" for a log line).
-func readWithLogs(t *testing.T, path string) (spans []*converter.Record, logs []converter.LogRecord, order string) {
+func readWithLogs(t *testing.T, path string) (spans []*artifact.Record, logs []artifact.LogRecord, order string) {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	r := converter.NewReader(f, converter.WithLogs(func(l *converter.LogRecord) {
+	r := artifact.NewReader(f, artifact.WithLogs(func(l *artifact.LogRecord) {
 		logs = append(logs, *l)
 		order += "l"
 	}))
@@ -88,7 +88,7 @@ func TestLogsLandInTheirTrace(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			recs, ld := realRun(t)
-			logs := converter.LogRecords(ld)
+			logs := artifact.LogRecords(ld)
 			dir := t.TempDir()
 			var c logCounts
 			opts := Options{Dir: dir, FinalizeAfter: 0, LogHooks: c.hooks()}
@@ -110,8 +110,8 @@ func TestLogsLandInTheirTrace(t *testing.T) {
 			require.NoError(t, s2.Close())
 
 			// The run is two traces, one per model call.
-			var spans []*converter.Record
-			var got []converter.LogRecord
+			var spans []*artifact.Record
+			var got []artifact.LogRecord
 			for _, g := range Split(recs, ByTrace, "") {
 				sp, lg, order := readWithLogs(t, filepath.Join(dir, FileName(g.Key, "")))
 				spans, got = append(spans, sp...), append(got, lg...)
@@ -122,7 +122,7 @@ func TestLogsLandInTheirTrace(t *testing.T) {
 			assert.Len(t, spans, len(recs))
 			assert.Equal(t, int64(len(logs)), c.written.Load(), "each log record written once")
 			assert.Equal(t, int64(2*len(logs)), c.dups.Load(), "the redeliveries skipped")
-			assert.Equal(t, plogcmp.Records(ld), plogcmp.Records(converter.ToLogs(got)), "log records as received")
+			assert.Equal(t, plogcmp.Records(ld), plogcmp.Records(artifact.ToLogs(got)), "log records as received")
 			if tc.logsFirst {
 				assert.Equal(t, int64(len(logs)), c.held.Load(), "held until their trace's artifact existed")
 			}
@@ -144,8 +144,8 @@ func TestLogsWithoutTraceAreKept(t *testing.T) {
 	lr.SetEventName("gen_ai.user.message")
 	lr.Body().SetEmptyMap().PutStr("content", "hi")
 	lr.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000))
-	require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
-	require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
+	require.NoError(t, s.WriteLogs(artifact.LogRecords(ld)))
+	require.NoError(t, s.WriteLogs(artifact.LogRecords(ld)))
 	require.NoError(t, s.Close())
 	_, got, _ := readWithLogs(t, filepath.Join(dir, UntracedFileName))
 	require.Len(t, got, 1)
@@ -161,13 +161,13 @@ func TestHeldLogsAreBounded(t *testing.T) {
 	dir := t.TempDir()
 	var c logCounts
 	s := newStore(t, Options{Dir: dir, MaxHeldLogs: 1, LogHooks: c.hooks()})
-	mk := func(trace byte) []converter.LogRecord {
+	mk := func(trace byte) []artifact.LogRecord {
 		ld := plog.NewLogs()
 		lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
 		lr.SetTraceID(tid(trace))
 		lr.SetSpanID(sid(2))
 		lr.Body().SetStr("answer")
-		return converter.LogRecords(ld)
+		return artifact.LogRecords(ld)
 	}
 	require.NoError(t, s.WriteLogs(mk(1)))
 	assert.Equal(t, 1, s.HeldLogs())
@@ -197,7 +197,7 @@ func TestFoldedTraceKeepsItsLogs(t *testing.T) {
 	lr.SetTraceID(tid(1))
 	lr.SetSpanID(sid(2))
 	lr.Body().SetStr("answer")
-	require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
+	require.NoError(t, s.WriteLogs(artifact.LogRecords(ld)))
 	require.NoError(t, s.Write(records(span{trace: 1, id: 1, conv: "c1"})))
 	require.NoError(t, s.Close())
 	_, err := os.Stat(filepath.Join(dir, tid(1).String()+Ext))
@@ -213,11 +213,11 @@ func TestLogsToOneWriter(t *testing.T) {
 	var buf bytes.Buffer
 	s := newStore(t, Options{Writer: &buf})
 	recs, ld := realRun(t)
-	require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
+	require.NoError(t, s.WriteLogs(artifact.LogRecords(ld)))
 	require.NoError(t, s.Write(recs))
 	require.NoError(t, s.Close())
 	var n int
-	r := converter.NewReader(&buf, converter.WithLogs(func(*converter.LogRecord) { n++ }))
+	r := artifact.NewReader(&buf, artifact.WithLogs(func(*artifact.LogRecord) { n++ }))
 	for {
 		if _, err := r.Next(); err != nil {
 			require.ErrorIs(t, err, io.EOF)
@@ -236,7 +236,7 @@ func TestLogsAndSpansConcurrently(t *testing.T) {
 	var c logCounts
 	s := newStore(t, Options{Dir: dir, FinalizeAfter: time.Hour, LogHooks: c.hooks()})
 	const traces = 24
-	logsOf := func(tr byte) []converter.LogRecord {
+	logsOf := func(tr byte) []artifact.LogRecord {
 		ld := plog.NewLogs()
 		lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
 		for i := range 3 {
@@ -246,7 +246,7 @@ func TestLogsAndSpansConcurrently(t *testing.T) {
 			lr.SetEventName("gen_ai.choice")
 			lr.Body().SetEmptyMap().PutInt("index", int64(i))
 		}
-		return converter.LogRecords(ld)
+		return artifact.LogRecords(ld)
 	}
 	var wg sync.WaitGroup
 	for tr := byte(1); tr <= traces; tr++ {
@@ -288,7 +288,7 @@ func TestHeldLogsAgeOut(t *testing.T) {
 	lr.SetTraceID(tid(1))
 	lr.SetSpanID(sid(2))
 	lr.Body().SetStr("answer")
-	require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
+	require.NoError(t, s.WriteLogs(artifact.LogRecords(ld)))
 	require.Eventually(t, func() bool {
 		require.NoError(t, s.Write(records(span{trace: 9, id: 1})))
 		return s.HeldLogs() == 0
@@ -316,7 +316,7 @@ func TestHeldLogsJoinTheirConversation(t *testing.T) {
 	lr.SetTraceID(tid(1))
 	lr.SetSpanID(sid(2))
 	lr.Body().SetStr("the question")
-	require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
+	require.NoError(t, s.WriteLogs(artifact.LogRecords(ld)))
 	assert.Equal(t, 1, s.HeldLogs())
 	require.NoError(t, s.Write(records(span{trace: 1, id: 2, parent: 1, conv: "c1"}, span{trace: 1, id: 1})))
 	require.NoError(t, s.Close())

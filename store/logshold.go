@@ -8,18 +8,18 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // heldTrace is the log records held for one trace.
 type heldTrace struct {
 	since time.Time
-	recs  []converter.LogRecord
+	recs  []artifact.LogRecord
 	ids   map[logID]struct{}
 }
 
 // hold keeps a copy of rec until its trace's artifact exists.
-func (s *Store) hold(tid pcommon.TraceID, rec converter.LogRecord, id logID, now time.Time) {
+func (s *Store) hold(tid pcommon.TraceID, rec artifact.LogRecord, id logID, now time.Time) {
 	ls := &s.logs
 	ls.mu.Lock()
 	if ls.held == nil {
@@ -45,7 +45,7 @@ func (s *Store) hold(tid pcommon.TraceID, rec converter.LogRecord, id logID, now
 }
 
 // copyLog copies rec, which belongs to a batch the caller keeps.
-func copyLog(rec converter.LogRecord) converter.LogRecord {
+func copyLog(rec artifact.LogRecord) artifact.LogRecord {
 	lr := plog.NewLogRecord()
 	rec.Log.CopyTo(lr)
 	res := pcommon.NewResource()
@@ -57,11 +57,11 @@ func copyLog(rec converter.LogRecord) converter.LogRecord {
 }
 
 // takeHeld removes the log records held for the traces pick selects.
-func (s *Store) takeHeld(pick func(tid pcommon.TraceID, ht *heldTrace, over int) bool) map[pcommon.TraceID][]converter.LogRecord {
+func (s *Store) takeHeld(pick func(tid pcommon.TraceID, ht *heldTrace, over int) bool) map[pcommon.TraceID][]artifact.LogRecord {
 	ls := &s.logs
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	var out map[pcommon.TraceID][]converter.LogRecord
+	var out map[pcommon.TraceID][]artifact.LogRecord
 	keep := ls.order[:0]
 	max := s.opts.MaxHeldLogs
 	if max <= 0 {
@@ -77,7 +77,7 @@ func (s *Store) takeHeld(pick func(tid pcommon.TraceID, ht *heldTrace, over int)
 			continue
 		}
 		if out == nil {
-			out = make(map[pcommon.TraceID][]converter.LogRecord)
+			out = make(map[pcommon.TraceID][]artifact.LogRecord)
 		}
 		out[tid] = ht.recs
 		ls.nHeld -= len(ht.recs)
@@ -92,7 +92,7 @@ func (s *Store) takeHeld(pick func(tid pcommon.TraceID, ht *heldTrace, over int)
 // releaseDue writes the held log records of the traces of recs (just
 // written: their artifacts exist now), those held longer than
 // HoldLogs, and the oldest past MaxHeldLogs. The caller holds s.life.
-func (s *Store) releaseDue(now time.Time, recs []converter.Record) error {
+func (s *Store) releaseDue(now time.Time, recs []artifact.Record) error {
 	if s.logs.pending.Load() == 0 {
 		return nil
 	}
@@ -120,7 +120,7 @@ func (s *Store) releaseDue(now time.Time, recs []converter.Record) error {
 // at once (its root ended) forgets which traces it held before the log
 // records held for them are released, and they would go to a trace's
 // file of their own instead of their conversation's.
-func (s *Store) conversationsOf(recs []converter.Record) map[pcommon.TraceID]string {
+func (s *Store) conversationsOf(recs []artifact.Record) map[pcommon.TraceID]string {
 	if s.opts.Route != ByConversation || len(recs) == 0 {
 		return nil
 	}
@@ -130,7 +130,7 @@ func (s *Store) conversationsOf(recs []converter.Record) map[pcommon.TraceID]str
 // writeReleased writes released log records to their traces' artifacts
 // (a trace's conversation's, from convs when the store no longer knows
 // it); those that fail are held again.
-func (s *Store) writeReleased(due map[pcommon.TraceID][]converter.LogRecord, convs map[pcommon.TraceID]string) error {
+func (s *Store) writeReleased(due map[pcommon.TraceID][]artifact.LogRecord, convs map[pcommon.TraceID]string) error {
 	var errs []error
 	now := time.Now()
 	for tid, recs := range due {
@@ -158,7 +158,7 @@ func (s *Store) writeReleased(due map[pcommon.TraceID][]converter.LogRecord, con
 // releaseAfterWrite is the end of a span Write: the log records held for
 // its traces (whose artifacts it made) follow their spans. The caller
 // holds s.life.
-func (s *Store) releaseAfterWrite(recs []converter.Record) {
+func (s *Store) releaseAfterWrite(recs []artifact.Record) {
 	if s.closed || s.logs.pending.Load() == 0 {
 		return
 	}

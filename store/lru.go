@@ -24,8 +24,8 @@ type openFiles struct {
 	opens atomic.Int64 // files opened so far: the LRU's clock
 
 	mu      sync.Mutex
-	lru     *simplelru.LRU[*artifact, struct{}]
-	evicted []*artifact
+	lru     *simplelru.LRU[*runFile, struct{}]
+	evicted []*runFile
 	// nEvicted is len(evicted), for takeEvicted to see without the lock
 	// that there is nothing to take: the case after nearly every write.
 	nEvicted atomic.Int32
@@ -35,13 +35,13 @@ func newOpenFiles(max int) *openFiles {
 	o := &openFiles{max: max}
 	// Eviction is done by hand (see add), so the LRU's own size never
 	// bites; it is not 0 only because simplelru refuses 0.
-	o.lru, _ = simplelru.NewLRU[*artifact, struct{}](max+1<<20, nil)
+	o.lru, _ = simplelru.NewLRU[*runFile, struct{}](max+1<<20, nil)
 	return o
 }
 
 // add records a newly opened file of a (whose mutex the caller holds) and
 // marks the least recently used others past max for closing.
-func (o *openFiles) add(a *artifact) {
+func (o *openFiles) add(a *runFile) {
 	a.touched = o.opens.Add(1)
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -65,7 +65,7 @@ func (o *openFiles) evictLocked() {
 }
 
 // touch marks a (whose mutex the caller holds) used, when it has aged.
-func (o *openFiles) touch(a *artifact) {
+func (o *openFiles) touch(a *runFile) {
 	now := o.opens.Load()
 	if now-a.touched < int64(o.max/2)+1 {
 		return
@@ -85,7 +85,7 @@ func (o *openFiles) touch(a *artifact) {
 }
 
 // remove takes a (whose mutex the caller holds) out, as its file closes.
-func (o *openFiles) remove(a *artifact) {
+func (o *openFiles) remove(a *runFile) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if a.inLRU {
@@ -98,7 +98,7 @@ func (o *openFiles) remove(a *artifact) {
 // to (the caller's, mostly on its stack) and the table keeps its own
 // array: a file is evicted for nearly every trace with one artifact per
 // trace, and a fresh array for each would be an allocation per trace.
-func (o *openFiles) takeEvicted(to []*artifact) []*artifact {
+func (o *openFiles) takeEvicted(to []*runFile) []*runFile {
 	if o.nEvicted.Load() == 0 {
 		// Whoever marks one next stores a count the next call sees;
 		// one marked meanwhile waits for the next call, as it would
@@ -116,7 +116,7 @@ func (o *openFiles) takeEvicted(to []*artifact) []*artifact {
 
 // stillEvicted reports whether a (whose mutex the caller holds) is still
 // out of the LRU, so its file may close.
-func (o *openFiles) stillEvicted(a *artifact) bool {
+func (o *openFiles) stillEvicted(a *runFile) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return !a.inLRU

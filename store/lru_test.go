@@ -14,11 +14,11 @@ import (
 // place.
 func TestOpenFilesEvictsLeastRecentlyUsed(t *testing.T) {
 	o := newOpenFiles(3)
-	arts := make([]*artifact, 8)
+	arts := make([]*runFile, 8)
 	for i := range arts {
-		arts[i] = &artifact{path: string(rune('a' + i))}
+		arts[i] = &runFile{path: string(rune('a' + i))}
 	}
-	names := func(as []*artifact) []string {
+	names := func(as []*runFile) []string {
 		var out []string
 		for _, a := range as {
 			out = append(out, a.path)

@@ -4,7 +4,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/redact"
 )
 
@@ -142,7 +142,7 @@ type Options struct {
 	// change the span only
 	// (records share their resource and scope), and must be safe for
 	// concurrent use on different spans.
-	Prepare func(rec *converter.Record)
+	Prepare func(rec *artifact.Record)
 	// Redactor, when it can change anything, redacts every record the
 	// store writes, spans and log records, before anything reads them,
 	// and the header says so (useRedactor); writers pass theirs here. A

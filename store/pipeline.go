@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -35,7 +35,7 @@ func parallel(w int, f func()) {
 
 // prepareAll calls prep on every record of recs, on every core when they
 // are many.
-func prepareAll(recs []converter.Record, prep func(*converter.Record)) {
+func prepareAll(recs []artifact.Record, prep func(*artifact.Record)) {
 	w := min(runtime.GOMAXPROCS(0), len(recs)/minShare)
 	if w < 2 {
 		for i := range recs {
@@ -93,8 +93,8 @@ func pipelineWorkers(n int) int {
 // file: the group is written whole or not at all.
 type pipeline struct {
 	s    *Store
-	a    *artifact
-	recs []converter.Record
+	a    *runFile
+	recs []artifact.Record
 	prep prepare
 	n    int // chunks
 
@@ -108,8 +108,8 @@ type pipeline struct {
 
 	// Only the worker holding the turn touches these (and, once every
 	// worker is done, writePipelined).
-	next                  converter.Tally
-	keys                  []converter.SpanKey
+	next                  artifact.Tally
+	keys                  []artifact.SpanKey
 	written, capped, dups int64
 	root                  bool
 	budget                rootAttrs
@@ -126,7 +126,7 @@ type pipeline struct {
 
 // writePipelined is writeLocked for a large group of a loaded artifact,
 // on w goroutines (see pipeline). a.mu is held.
-func (s *Store) writePipelined(a *artifact, recs []converter.Record, prep prepare, w int) (bool, error) {
+func (s *Store) writePipelined(a *runFile, recs []artifact.Record, prep prepare, w int) (bool, error) {
 	p := s.newPipeline(a, recs, prep, (len(recs)+chunkRecs-1)/chunkRecs)
 	parallel(w, p.work)
 	for _, e := range p.ready {
@@ -138,16 +138,16 @@ func (s *Store) writePipelined(a *artifact, recs []converter.Record, prep prepar
 }
 
 // newPipeline is a pipeline of n chunks writing recs to a. a.mu is held.
-func (s *Store) newPipeline(a *artifact, recs []converter.Record, prep prepare, n int) *pipeline {
+func (s *Store) newPipeline(a *runFile, recs []artifact.Record, prep prepare, n int) *pipeline {
 	p := new(pipeline)
 	p.start(s, a, recs, prep, n)
 	p.ready = make([]*encoder, p.n)
-	p.keys = make([]converter.SpanKey, 0, len(recs))
+	p.keys = make([]artifact.SpanKey, 0, len(recs))
 	return p
 }
 
 // start readies p to write recs to a in n chunks. a.mu is held.
-func (p *pipeline) start(s *Store, a *artifact, recs []converter.Record, prep prepare, n int) {
+func (p *pipeline) start(s *Store, a *runFile, recs []artifact.Record, prep prepare, n int) {
 	p.s, p.a, p.recs, p.prep, p.n = s, a, recs, prep, n
 	p.next = a.tally
 	p.startSize, p.startState = a.size, a.st
@@ -155,7 +155,7 @@ func (p *pipeline) start(s *Store, a *artifact, recs []converter.Record, prep pr
 
 // writeSerial is writeLocked on this goroutine: a pipeline of one chunk,
 // the whole group, encoded and then taking its turn. a.mu is held.
-func (s *Store) writeSerial(a *artifact, recs []converter.Record, prep prepare) (bool, error) {
+func (s *Store) writeSerial(a *runFile, recs []artifact.Record, prep prepare) (bool, error) {
 	var p pipeline
 	p.start(s, a, recs, prep, 1)
 	e := encoders.Get().(*encoder)
@@ -264,7 +264,7 @@ func (p *pipeline) take(t int, e *encoder) {
 			if a.traces != nil {
 				a.traces[k.Trace] = struct{}{}
 			}
-			if converter.IsLocalRoot(sp) {
+			if artifact.IsLocalRoot(sp) {
 				p.root = true
 				p.budget.read(sp.Attributes())
 			}
@@ -342,7 +342,7 @@ func (p *pipeline) fail() error {
 	a, s := p.a, p.s
 	for i := p.done; i < len(p.recs); i++ {
 		sp := p.recs[i].Span
-		if k := (converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}); a.seen.addNew(k) {
+		if k := (artifact.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}); a.seen.addNew(k) {
 			p.keys = append(p.keys, k)
 			p.written++
 		}
@@ -373,12 +373,12 @@ func (p *pipeline) fail() error {
 // head (the artifact's first chunk with none on disk yet), keeping each
 // one's reading, cut count and line end for its turn. The redaction is
 // the encoder's, in its walk of each span's attributes.
-func (e *encoder) encodeChunk(meta *converter.Meta, recs []converter.Record, prep prepare, head bool) {
+func (e *encoder) encodeChunk(meta *artifact.Meta, recs []artifact.Record, prep prepare, head bool) {
 	e.enc.SetDefaultsHeld(meta) // the records are the Write's until it returns
 	e.redactWith(prep.red)
 	e.buf = e.buf[:0]
 	if head {
-		e.buf = converter.AppendMeta(e.buf, meta)
+		e.buf = artifact.AppendMeta(e.buf, meta)
 	}
 	e.head = len(e.buf)
 	if cap(e.rds) < len(recs) {
@@ -392,7 +392,7 @@ func (e *encoder) encodeChunk(meta *converter.Meta, recs []converter.Record, pre
 		// The span's id and its hash for the span-id set, made here
 		// beside the encoding rather than in the turn, which runs alone.
 		sp := rec.Span
-		k := converter.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
+		k := artifact.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
 		e.keys = append(e.keys, k)
 		e.hashes = append(e.hashes, hashKey(k))
 		if prep.fn != nil {

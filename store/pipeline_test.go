@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -24,11 +24,11 @@ import (
 // then batch 1 again with 40 traces of batch 2 among it (a redelivery:
 // every span of batch 1 a duplicate); then, under another resource, late
 // spans of 10 traces of batch 2 among 10 new ones.
-func parallelBatches() [][]converter.Record {
+func parallelBatches() [][]artifact.Record {
 	first := benchRecords(60)
 	fresh(first, 1)
 	for i := range first {
-		if converter.IsLocalRoot(first[i].Span) {
+		if artifact.IsLocalRoot(first[i].Span) {
 			first[i].Span.Attributes().PutInt(semconv.BudgetTokens, 5000)
 			break
 		}
@@ -51,7 +51,7 @@ func parallelBatches() [][]converter.Record {
 		sid[7] = 0xee // not a span batch 2 had
 		late[i].Span.SetSpanID(sid)
 	}
-	return [][]converter.Record{first, mixed, late}
+	return [][]artifact.Record{first, mixed, late}
 }
 
 // writeTree writes parallelBatches with opts on procs cores (opts.Dir or
@@ -62,7 +62,7 @@ func writeTree(t *testing.T, opts Options, procs int, restart bool) (map[string]
 	t.Helper()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	var prepared atomic.Int64
-	opts.Prepare = func(rec *converter.Record) {
+	opts.Prepare = func(rec *artifact.Record) {
 		prepared.Add(1)
 		rec.Span.Attributes().PutStr("prepared", rec.Span.Name())
 	}
@@ -197,7 +197,7 @@ func TestPipelineFailureWritesNothing(t *testing.T) {
 // line that does not read.
 func countRecords(t *testing.T, raw []byte) int {
 	t.Helper()
-	r := converter.NewReader(bytes.NewReader(raw))
+	r := artifact.NewReader(bytes.NewReader(raw))
 	n := 0
 	for {
 		_, err := r.Next()

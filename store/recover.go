@@ -12,7 +12,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // tailSize is how much of an artifact's end recover reads to tell whether
@@ -222,7 +222,7 @@ func (s *Store) keyOfFile(name, path string) (Key, bool) {
 		return Key{}, false
 	}
 	defer f.Close()
-	r := converter.NewReader(io.LimitReader(f, tailSize))
+	r := artifact.NewReader(io.LimitReader(f, tailSize))
 	_, _ = r.Next()
 	m := r.Meta()
 	if m == nil {

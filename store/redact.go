@@ -3,7 +3,7 @@ package store
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/redact"
 )
 
@@ -29,14 +29,14 @@ func (o *Options) useRedactor() {
 // prepare is what a Write still does to records before their lines are
 // made: the caller's Options.Prepare, then the redaction. The redaction
 // is done by the encoder, in the walk of each span's attributes that
-// reads and encodes them (converter.Encoder.SetRedactor): one walk, on
+// reads and encodes them (artifact.Encoder.SetRedactor): one walk, on
 // the core that encodes the span, while it is in the cache. What reads
 // the records before they are encoded has both done first (now): routing
 // by conversation, and a new artifact's header (the caller's Prepare
 // always; the redaction when the header reads what it could change).
 type prepare struct {
-	fn  func(*converter.Record) // Options.Prepare, still to call
-	red *redact.Redactor        // Options.Redactor, still to apply
+	fn  func(*artifact.Record) // Options.Prepare, still to call
+	red *redact.Redactor       // Options.Redactor, still to apply
 }
 
 // pending is what s does to the records of a Write.
@@ -46,17 +46,17 @@ func (s *Store) pending() prepare {
 
 // now does p to every record of recs at once, on every core when they
 // are many, and returns what is left to do: nothing.
-func (p prepare) now(recs []converter.Record) prepare {
+func (p prepare) now(recs []artifact.Record) prepare {
 	switch {
 	case p.fn != nil && p.red != nil:
-		prepareAll(recs, func(rec *converter.Record) {
+		prepareAll(recs, func(rec *artifact.Record) {
 			p.fn(rec)
 			p.red.Span(rec.Span)
 		})
 	case p.fn != nil:
 		prepareAll(recs, p.fn)
 	case p.red != nil:
-		prepareAll(recs, func(rec *converter.Record) { p.red.Span(rec.Span) })
+		prepareAll(recs, func(rec *artifact.Record) { p.red.Span(rec.Span) })
 	}
 	return prepare{}
 }
@@ -67,7 +67,7 @@ func (p prepare) now(recs []converter.Record) prepare {
 // when the header reads what it could change (a whole run's header reads
 // the conversation id; a root's budget attributes, when the Redactor
 // names their keys).
-func (s *Store) beforeHeader(k Key, recs []converter.Record, p prepare) prepare {
+func (s *Store) beforeHeader(k Key, recs []artifact.Record, p prepare) prepare {
 	if p.fn != nil {
 		prepareAll(recs, p.fn)
 		p.fn = nil
@@ -80,7 +80,7 @@ func (s *Store) beforeHeader(k Key, recs []converter.Record, p prepare) prepare 
 
 // redactOrigins redacts the resource and scope attributes of recs in
 // place, each once: records of one batch share them, in runs.
-func redactOrigins(red *redact.Redactor, recs []converter.Record) {
+func redactOrigins(red *redact.Redactor, recs []artifact.Record) {
 	var o originRun
 	for i := range recs {
 		o.redact(red, i == 0, recs[i].Resource, recs[i].Scope)
@@ -89,7 +89,7 @@ func redactOrigins(red *redact.Redactor, recs []converter.Record) {
 
 // redactLogs redacts log records, their resources and scopes in place,
 // as redactOrigins and Prepare do for spans.
-func redactLogs(red *redact.Redactor, recs []converter.LogRecord) {
+func redactLogs(red *redact.Redactor, recs []artifact.LogRecord) {
 	var o originRun
 	for i := range recs {
 		o.redact(red, i == 0, recs[i].Resource, recs[i].Scope)

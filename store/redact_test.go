@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -27,14 +27,14 @@ func TestRedactorOption(t *testing.T) {
 		dir := t.TempDir()
 		prepared := 0
 		s := newStore(t, Options{Dir: dir, Route: route, Redactor: redact.New([]string{"user.email"}, true),
-			Prepare: func(*converter.Record) { prepared++ }})
+			Prepare: func(*artifact.Record) { prepared++ }})
 		// The log record first: held until its trace's artifact exists.
 		ld := plog.NewLogs()
 		lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
 		lr.SetTraceID(tid(1))
 		lr.SetSpanID(sid(2))
 		lr.Body().SetStr("my key is " + secret)
-		require.NoError(t, s.WriteLogs(converter.LogRecords(ld)))
+		require.NoError(t, s.WriteLogs(artifact.LogRecords(ld)))
 		var spans []span
 		for tr := byte(1); tr <= 8; tr++ {
 			spans = append(spans, span{trace: tr, id: 2, parent: 1, conv: "c" + string('0'+rune(tr))}, span{trace: tr, id: 1})

@@ -5,7 +5,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // reopenBatch is request r of a long trace written in many requests: per
@@ -14,7 +14,7 @@ import (
 // finalizes at once finalizes after every request and reopens the
 // artifact for the next (issue 22 item 11: 300k spans in 10 requests, 0.7 s
 // -> 10.2 s per request).
-func reopenBatch(r, per int) []converter.Record {
+func reopenBatch(r, per int) []artifact.Record {
 	recs := benchRecords(per / 7)
 	for i := range recs {
 		sp := recs[i].Span
@@ -33,7 +33,7 @@ func reopenBatch(r, per int) []converter.Record {
 // file: b.N requests, one artifact.
 func BenchmarkReopen(b *testing.B) {
 	const per = 4200
-	batches := make([][]converter.Record, 16)
+	batches := make([][]artifact.Record, 16)
 	for i := range batches {
 		batches[i] = reopenBatch(i, per)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // resumeMinRecords is the fewest records an artifact holds for its state
@@ -31,8 +31,8 @@ const maxResumeIDs = 1 << 19
 // modification time); anything else reads the file back as before.
 type resumeState struct {
 	key       Key
-	meta      *converter.Meta
-	tally     converter.Tally
+	meta      *artifact.Meta
+	tally     artifact.Tally
 	seen      spanSet
 	traces    map[pcommon.TraceID]struct{}
 	size      int64
@@ -54,7 +54,7 @@ type resumeCache struct {
 
 // keep keeps the state of a, just finalized and forgotten (file closed,
 // trailer last), when it is large enough to be worth it. a.mu is held.
-func (s *Store) keepResume(a *artifact) {
+func (s *Store) keepResume(a *runFile) {
 	if !a.loaded() || a.path == "" || a.tally.Records() < resumeMinRecords || !a.trailerLast() || a.f != nil {
 		return
 	}
@@ -103,7 +103,7 @@ func (s *Store) keepResume(a *artifact) {
 
 // takeResume returns the kept state of a's artifact and forgets it, when
 // its file is still the one the store left; nil otherwise. a.mu is held.
-func (s *Store) takeResume(a *artifact) *resumeState {
+func (s *Store) takeResume(a *runFile) *resumeState {
 	c := &s.resume
 	c.mu.Lock()
 	st := c.by[a.key]

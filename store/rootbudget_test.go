@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -33,7 +33,7 @@ func TestRootBudgetBeforeRoot(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &converter.Budget{Tokens: 1000}}})
+			s := newStore(t, Options{Dir: dir, Header: HeaderOptions{Budget: &artifact.Budget{Tokens: 1000}}})
 			if tt.tell > 0 {
 				s.RootBudget(tid(1), tt.tell, 0)
 			}
@@ -51,7 +51,7 @@ func TestRootBudgetBeforeRoot(t *testing.T) {
 
 			raw, err := os.ReadFile(filepath.Join(dir, FileName(TraceKey(tid(1)), "")))
 			require.NoError(t, err)
-			r := converter.NewReader(bytes.NewReader(raw))
+			r := artifact.NewReader(bytes.NewReader(raw))
 			for {
 				if _, err := r.Next(); err != nil {
 					require.ErrorIs(t, err, io.EOF)

@@ -7,7 +7,7 @@ import "time"
 // has been written to for Options.RotateAfter since this store's first
 // write to it. Under steady traffic such an artifact is never idle, so
 // without this it would get its trailer only at Close. a.mu is held.
-func (s *Store) rotateDue(a *artifact) bool {
+func (s *Store) rotateDue(a *runFile) bool {
 	if a.key.Kind != KindAttribute {
 		return false
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // fillsAt is a file system that fills up as the file under test reaches
@@ -69,7 +69,7 @@ func TestRotationOnAFullDisk(t *testing.T) {
 		return fillsAt{file: f, size: &size, full: &full, mu: &mu}, nil
 	})
 	s := newStore(t, Options{Dir: dir, Route: ByAttribute, Attribute: "service.name", RotateBytes: rotateAt, FinalizeAfter: time.Hour})
-	var failed []converter.Record
+	var failed []artifact.Record
 	for i := range byte(12) {
 		err := s.Write(records(span{trace: i + 1, id: 2, parent: 1}))
 		var we *WriteError

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // TestGroupRecordsAgreesWithKeys: the grouping that skips a key per record
@@ -30,7 +30,7 @@ func TestGroupRecordsAgreesWithKeys(t *testing.T) {
 			}
 			rs.ScopeSpans().AppendEmpty()
 		}
-		var recs []converter.Record
+		var recs []artifact.Record
 		for i := range 1 + r.IntN(60) {
 			rs := td.ResourceSpans().At(r.IntN(3))
 			sp := rs.ScopeSpans().At(0).Spans().AppendEmpty()
@@ -40,7 +40,7 @@ func TestGroupRecordsAgreesWithKeys(t *testing.T) {
 			}
 			sp.SetTraceID(pcommon.TraceID{trace, 1})
 			sp.SetSpanID(pcommon.SpanID{byte(i), 1})
-			recs = append(recs, converter.Record{Span: sp, Resource: rs.Resource(), Scope: rs.ScopeSpans().At(0).Scope()})
+			recs = append(recs, artifact.Record{Span: sp, Resource: rs.Resource(), Scope: rs.ScopeSpans().At(0).Scope()})
 		}
 		convs := map[pcommon.TraceID]string{{1, 1}: "c1", {2, 1}: "c1", {3, 1}: "c3"}
 		for _, route := range []Route{ByTrace, ByConversation, ByAttribute} {

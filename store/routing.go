@@ -9,14 +9,14 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // group is the records of one artifact in one Write.
 type group struct {
 	key  Key
-	recs []converter.Record
+	recs []artifact.Record
 }
 
 func (s *Store) convOf(tid pcommon.TraceID) (string, bool) {
@@ -66,7 +66,7 @@ func (rt *routing) release() {
 }
 
 // route groups recs by artifact, in order of first appearance, into rt.
-func (s *Store) route(rt *routing, recs []converter.Record) ([]group, error) {
+func (s *Store) route(rt *routing, recs []artifact.Record) ([]group, error) {
 	if s.run != nil {
 		rt.groups = append(rt.groups[:0], group{key: Key{Kind: KindRun}, recs: recs})
 		return rt.groups, nil
@@ -82,7 +82,7 @@ func (s *Store) route(rt *routing, recs []converter.Record) ([]group, error) {
 }
 
 // groupRecords groups recs by artifact (see routing.group).
-func groupRecords(recs []converter.Record, route Route, attr string, convs map[pcommon.TraceID]string) []group {
+func groupRecords(recs []artifact.Record, route Route, attr string, convs map[pcommon.TraceID]string) []group {
 	return new(routing).group(recs, route, attr, convs)
 }
 
@@ -95,7 +95,7 @@ func groupRecords(recs []converter.Record, route Route, attr string, convs map[p
 // batch of one artifact), the groups are slices of recs, not a copy; only
 // a batch that comes back to an earlier group is copied, each group a run
 // of one copy.
-func (rt *routing) group(recs []converter.Record, route Route, attr string, convs map[pcommon.TraceID]string) []group {
+func (rt *routing) group(recs []artifact.Record, route Route, attr string, convs map[pcommon.TraceID]string) []group {
 	groups := rt.groups[:0]
 	starts := rt.starts[:0] // while runs: where each group starts in recs
 	defer func() { rt.groups, rt.starts = groups, starts }()
@@ -165,7 +165,7 @@ func (rt *routing) group(recs []converter.Record, route Route, attr string, conv
 		n += end[g]
 		end[g] = n - end[g] // its start, for now
 	}
-	out := make([]converter.Record, len(recs))
+	out := make([]artifact.Record, len(recs))
 	for i, g := range of {
 		out[end[g]] = recs[i]
 		end[g]++
@@ -183,7 +183,7 @@ func (rt *routing) group(recs []converter.Record, route Route, attr string, conv
 // when it has the attribute), the same trace (by trace or conversation,
 // which maps a trace to one conversation; by attribute with the same
 // resource).
-func sameArtifact(a, b *converter.Record, route Route, kind Kind) bool {
+func sameArtifact(a, b *artifact.Record, route Route, kind Kind) bool {
 	if route == ByAttribute && kind == KindAttribute && a.Resource == b.Resource {
 		return true
 	}
@@ -195,7 +195,7 @@ func sameArtifact(a, b *converter.Record, route Route, kind Kind) bool {
 // in recs, in this one. A trace that names its conversation only now, and
 // whose earlier records went to an artifact of its own, has that artifact
 // folded into its conversation's: one trace, one file.
-func (s *Store) conversations(recs []converter.Record) (map[pcommon.TraceID]string, error) {
+func (s *Store) conversations(recs []artifact.Record) (map[pcommon.TraceID]string, error) {
 	convs := make(map[pcommon.TraceID]string)
 	var fresh []pcommon.TraceID
 	var rd semconv.Reading
@@ -302,7 +302,7 @@ func (s *Store) fold(tid pcommon.TraceID, conv Key) error {
 
 // readArtifact reads the records of the artifact at path, its header and
 // the drops its last trailer counted; nothing when there is no file.
-func readArtifact(path string) ([]converter.Record, *converter.Meta, int64, error) {
+func readArtifact(path string) ([]artifact.Record, *artifact.Meta, int64, error) {
 	f, err := openNoFollow(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, 0, nil
@@ -311,8 +311,8 @@ func readArtifact(path string) ([]converter.Record, *converter.Meta, int64, erro
 		return nil, nil, 0, err
 	}
 	defer f.Close()
-	r := converter.NewReader(f, converter.WithSource(path))
-	var recs []converter.Record
+	r := artifact.NewReader(f, artifact.WithSource(path))
+	var recs []artifact.Record
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {

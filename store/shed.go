@@ -17,7 +17,7 @@ package store
 // artifact of a folder routed by trace (a conversation's fold reads the
 // header in memory), with no record dropped or cut short (the file's
 // trailer says how many, not their usage).
-func (s *Store) shed(a *artifact) {
+func (s *Store) shed(a *runFile) {
 	if a.st != stTrailed || a.key.Kind != KindTrace || a.path == "" || s.opts.FinalizeAfter <= 0 ||
 		s.opts.Route != ByTrace || !a.rootEnded.Load() || a.broken != nil {
 		return

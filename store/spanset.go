@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // maxSeen is how many span ids an artifact's set holds before it forgets
@@ -21,7 +21,7 @@ type spanSet struct {
 	cur, old idTable
 }
 
-func newSpanSet(m map[converter.SpanKey]struct{}) spanSet {
+func newSpanSet(m map[artifact.SpanKey]struct{}) spanSet {
 	var s spanSet
 	s.reserve(len(m))
 	for k := range m {
@@ -51,21 +51,21 @@ func (s *spanSet) start(n int, small *smallIDs) {
 	s.reserve(n)
 }
 
-func (s *spanSet) has(k converter.SpanKey) bool {
+func (s *spanSet) has(k artifact.SpanKey) bool {
 	h := hashKey(k)
 	return s.cur.find(k, h) >= 0 || s.old.find(k, h) >= 0
 }
 
-func (s *spanSet) add(k converter.SpanKey) { s.addNew(k) }
+func (s *spanSet) add(k artifact.SpanKey) { s.addNew(k) }
 
 // addNew adds k unless the set holds it, and reports whether it did: the
 // write path's has and add in one look-up of each generation.
-func (s *spanSet) addNew(k converter.SpanKey) bool {
+func (s *spanSet) addNew(k artifact.SpanKey) bool {
 	return s.addHashed(k, hashKey(k))
 }
 
 // addHashed is addNew of k, whose hash is h.
-func (s *spanSet) addHashed(k converter.SpanKey, h uint64) bool {
+func (s *spanSet) addHashed(k artifact.SpanKey, h uint64) bool {
 	if s.old.find(k, h) >= 0 {
 		return false
 	}
@@ -95,14 +95,14 @@ func (t idTable) emptied() idTable {
 }
 
 // del forgets k, added by a write that failed.
-func (s *spanSet) del(k converter.SpanKey) {
+func (s *spanSet) del(k artifact.SpanKey) {
 	h := hashKey(k)
 	s.cur.remove(k, h)
 	s.old.remove(k, h)
 }
 
 // each calls f with every id held.
-func (s *spanSet) each(f func(converter.SpanKey)) {
+func (s *spanSet) each(f func(artifact.SpanKey)) {
 	s.old.each(f)
 	s.cur.each(f)
 }
@@ -117,7 +117,7 @@ func (s *spanSet) each(f func(converter.SpanKey)) {
 // line), which mostly stays in the cache.
 type idTable struct {
 	fps  []uint32 // 0 for an empty slot; a key's fingerprint is never 0
-	keys []converter.SpanKey
+	keys []artifact.SpanKey
 	n    int
 }
 
@@ -138,14 +138,14 @@ func maxKeys(size int) int {
 }
 
 // smallIDs is the smallest table's fingerprints and keys, in one block.
-type smallIDs = idBlock[[minSlots]uint32, [minSlots]converter.SpanKey]
+type smallIDs = idBlock[[minSlots]uint32, [minSlots]artifact.SpanKey]
 
 // hashKey mixes a key's ids into a non-zero hash. The ids are random in
 // practice, but not in tests or from every SDK (a collector's test batch
 // counts traces up in one half of the id and batches in the other), so
 // every bit of each is mixed into every bit of the hash: two full 64×64-bit
 // products folded, as wyhash does.
-func hashKey(k converter.SpanKey) uint64 {
+func hashKey(k artifact.SpanKey) uint64 {
 	t0 := binary.LittleEndian.Uint64(k.Trace[:8])
 	t1 := binary.LittleEndian.Uint64(k.Trace[8:])
 	sp := binary.LittleEndian.Uint64(k.Span[:])
@@ -163,7 +163,7 @@ func (t *idTable) slot(h uint64) int {
 func fingerprint(h uint64) uint32 { return uint32(h) | 1 }
 
 // find returns k's slot, or -1.
-func (t *idTable) find(k converter.SpanKey, h uint64) int {
+func (t *idTable) find(k artifact.SpanKey, h uint64) int {
 	if t.n == 0 {
 		return -1
 	}
@@ -181,7 +181,7 @@ func (t *idTable) find(k converter.SpanKey, h uint64) int {
 }
 
 // insert adds k unless it is there, and reports whether it added it.
-func (t *idTable) insert(k converter.SpanKey, h uint64) bool {
+func (t *idTable) insert(k artifact.SpanKey, h uint64) bool {
 	if t.n+1 > maxKeys(len(t.fps)) {
 		t.grow(t.n + 1)
 	}
@@ -212,10 +212,10 @@ func (t *idTable) grow(n int) {
 		b := new(smallIDs)
 		t.fps, t.keys = b.fps[:], b.keys[:]
 	case 16:
-		b := new(idBlock[[16]uint32, [16]converter.SpanKey])
+		b := new(idBlock[[16]uint32, [16]artifact.SpanKey])
 		t.fps, t.keys = b.fps[:], b.keys[:]
 	default:
-		t.fps, t.keys = make([]uint32, size), make([]converter.SpanKey, size)
+		t.fps, t.keys = make([]uint32, size), make([]artifact.SpanKey, size)
 	}
 	mask := size - 1
 	for j, fp := range fps {
@@ -239,7 +239,7 @@ type idBlock[F, K any] struct {
 
 // remove deletes k, shifting back the keys of its probe run that would
 // no longer be found past the hole (no tombstones to sweep later).
-func (t *idTable) remove(k converter.SpanKey, h uint64) {
+func (t *idTable) remove(k artifact.SpanKey, h uint64) {
 	i := t.find(k, h)
 	if i < 0 {
 		return
@@ -254,12 +254,12 @@ func (t *idTable) remove(k converter.SpanKey, h uint64) {
 			i = j
 		}
 	}
-	t.fps[i], t.keys[i] = 0, converter.SpanKey{}
+	t.fps[i], t.keys[i] = 0, artifact.SpanKey{}
 	t.n--
 }
 
 // each calls f with every key.
-func (t *idTable) each(f func(converter.SpanKey)) {
+func (t *idTable) each(f func(artifact.SpanKey)) {
 	for i, fp := range t.fps {
 		if fp != 0 {
 			f(t.keys[i])

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // TestSpanSetAgreesWithAMap runs the same adds, look-ups and deletions on a
@@ -18,22 +18,22 @@ import (
 func TestSpanSetAgreesWithAMap(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		key  func(r *rand.Rand, i int) converter.SpanKey
+		key  func(r *rand.Rand, i int) artifact.SpanKey
 	}{
-		{"sequential", func(_ *rand.Rand, i int) converter.SpanKey {
-			var k converter.SpanKey
+		{"sequential", func(_ *rand.Rand, i int) artifact.SpanKey {
+			var k artifact.SpanKey
 			binary.BigEndian.PutUint64(k.Span[:], uint64(i%5000))
 			k.Trace[15] = byte(i % 3)
 			return k
 		}},
-		{"random", func(r *rand.Rand, _ int) converter.SpanKey {
-			var k converter.SpanKey
+		{"random", func(r *rand.Rand, _ int) artifact.SpanKey {
+			var k artifact.SpanKey
 			binary.LittleEndian.PutUint64(k.Span[:], r.Uint64()%20000)
 			k.Trace[0] = byte(r.IntN(2))
 			return k
 		}},
-		{"zero", func(r *rand.Rand, _ int) converter.SpanKey {
-			var k converter.SpanKey
+		{"zero", func(r *rand.Rand, _ int) artifact.SpanKey {
+			var k artifact.SpanKey
 			k.Span[7] = byte(r.IntN(2)) // the all-zero key among others
 			return k
 		}},
@@ -41,7 +41,7 @@ func TestSpanSetAgreesWithAMap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, 2))
 			s := newSpanSet(nil)
-			model := map[converter.SpanKey]bool{}
+			model := map[artifact.SpanKey]bool{}
 			for i := range 60000 {
 				k := tc.key(r, i)
 				switch r.IntN(8) {
@@ -56,7 +56,7 @@ func TestSpanSetAgreesWithAMap(t *testing.T) {
 				}
 			}
 			var n int
-			s.each(func(k converter.SpanKey) {
+			s.each(func(k artifact.SpanKey) {
 				require.True(t, model[k], "each gave %v", k)
 				n++
 			})
@@ -72,16 +72,16 @@ func TestSpanSetAgreesWithAMap(t *testing.T) {
 func BenchmarkSpanSet(b *testing.B) {
 	for _, tc := range []struct {
 		name string
-		key  func(r *rand.Rand, i uint64) converter.SpanKey
+		key  func(r *rand.Rand, i uint64) artifact.SpanKey
 	}{
-		{"ids=random", func(r *rand.Rand, _ uint64) converter.SpanKey {
-			var k converter.SpanKey
+		{"ids=random", func(r *rand.Rand, _ uint64) artifact.SpanKey {
+			var k artifact.SpanKey
 			binary.LittleEndian.PutUint64(k.Span[:], r.Uint64())
 			binary.LittleEndian.PutUint64(k.Trace[:], r.Uint64())
 			return k
 		}},
-		{"ids=batches", func(_ *rand.Rand, i uint64) converter.SpanKey {
-			var k converter.SpanKey
+		{"ids=batches", func(_ *rand.Rand, i uint64) artifact.SpanKey {
+			var k artifact.SpanKey
 			binary.BigEndian.PutUint64(k.Trace[:8], i/700)
 			binary.BigEndian.PutUint64(k.Trace[8:], i%700/7+1)
 			binary.BigEndian.PutUint32(k.Span[:4], uint32(i%700/7)+1)
@@ -111,8 +111,8 @@ func BenchmarkSpanSet(b *testing.B) {
 func BenchmarkSpanSetAddNew(b *testing.B) {
 	s := newSpanSet(nil)
 	var batch uint64
-	key := func(t, i int) converter.SpanKey {
-		var k converter.SpanKey
+	key := func(t, i int) artifact.SpanKey {
+		var k artifact.SpanKey
 		binary.BigEndian.PutUint64(k.Trace[:8], batch)
 		binary.BigEndian.PutUint64(k.Trace[8:], uint64(t))
 		binary.BigEndian.PutUint64(k.Span[:], uint64(t)<<8|uint64(i))
@@ -141,8 +141,8 @@ func BenchmarkSpanSetAddNew(b *testing.B) {
 // handful of spans) takes seven ids without allocating, and grows past
 // them keeping every one.
 func TestSpanSetStartsSmall(t *testing.T) {
-	key := func(i int) converter.SpanKey {
-		return converter.SpanKey{Trace: [16]byte{1}, Span: [8]byte{byte(i), 1}}
+	key := func(i int) artifact.SpanKey {
+		return artifact.SpanKey{Trace: [16]byte{1}, Span: [8]byte{byte(i), 1}}
 	}
 	var ids smallIDs
 	var s spanSet

@@ -3,21 +3,21 @@ package store
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
 // Group is the records of one artifact.
 type Group struct {
 	Key     Key
-	Records []converter.Record
+	Records []artifact.Record
 }
 
 // Split groups a whole set of records the way a store routes them (a
 // trace belongs to the conversation its first span naming one names), in
 // order of first appearance: for writers of other formats that name their
 // files by the same rule.
-func Split(recs []converter.Record, route Route, attr string) []Group {
+func Split(recs []artifact.Record, route Route, attr string) []Group {
 	var convs map[pcommon.TraceID]string
 	if route == ByConversation {
 		convs = namedConversations(recs)
@@ -38,7 +38,7 @@ func Split(recs []converter.Record, route Route, attr string) []Group {
 }
 
 // keyOf is the key of rec's artifact, given the conversations of traces.
-func keyOf(rec *converter.Record, route Route, attr string, convs map[pcommon.TraceID]string) Key {
+func keyOf(rec *artifact.Record, route Route, attr string, convs map[pcommon.TraceID]string) Key {
 	tid := rec.Span.TraceID()
 	switch route {
 	case ByConversation:
@@ -55,7 +55,7 @@ func keyOf(rec *converter.Record, route Route, attr string, convs map[pcommon.Tr
 
 // namedConversations is the conversation each trace of recs names: that
 // of its first span naming one.
-func namedConversations(recs []converter.Record) map[pcommon.TraceID]string {
+func namedConversations(recs []artifact.Record) map[pcommon.TraceID]string {
 	convs := make(map[pcommon.TraceID]string)
 	var rd semconv.Reading
 	for i := range recs {

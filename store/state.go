@@ -77,10 +77,10 @@ func (s state) legal(next state) bool {
 // package's tests set it to fail loudly. The store itself goes on: the
 // table documents the design, and a store that disagreed with it in a
 // user's process is better off writing than crashing.
-var onIllegal func(a *artifact, from, to state)
+var onIllegal func(a *runFile, from, to state)
 
 // to moves a to state next. a.mu is held.
-func (a *artifact) to(next state) {
+func (a *runFile) to(next state) {
 	if f := onIllegal; f != nil && !a.st.legal(next) {
 		f(a, a.st, next)
 	}
@@ -89,7 +89,7 @@ func (a *artifact) to(next state) {
 
 // breakWith makes a broken, every later write failing with err. a.mu is
 // held.
-func (a *artifact) breakWith(err error) error {
+func (a *runFile) breakWith(err error) error {
 	a.to(stBroken)
 	a.broken = err
 	return err
@@ -97,21 +97,21 @@ func (a *artifact) breakWith(err error) error {
 
 // loaded reports whether a's header, tally and span set are in memory
 // (broken ones too: they are never loaded again). a.mu is held.
-func (a *artifact) loaded() bool { return a.st != stNew && a.st != stGone && a.st != stShed }
+func (a *runFile) loaded() bool { return a.st != stNew && a.st != stGone && a.st != stShed }
 
 // headerOnDisk reports whether a's file holds its header. a.mu is held.
-func (a *artifact) headerOnDisk() bool { return a.st == stOpen || a.st == stTrailed }
+func (a *runFile) headerOnDisk() bool { return a.st == stOpen || a.st == stTrailed }
 
 // trailerLast reports whether nothing was written since a's last
 // trailer. a.mu is held.
-func (a *artifact) trailerLast() bool { return a.st == stTrailed }
+func (a *runFile) trailerLast() bool { return a.st == stTrailed }
 
 // gone reports whether a was finalized and forgotten. a.mu is held.
-func (a *artifact) gone() bool { return a.st == stGone }
+func (a *runFile) gone() bool { return a.st == stGone }
 
 // written moves a, whose lines were just appended, to stOpen, or to
 // stTrailed when a trailer was the last of them. a.mu is held.
-func (a *artifact) written(trailer bool) {
+func (a *runFile) written(trailer bool) {
 	if trailer {
 		a.to(stTrailed)
 	} else {

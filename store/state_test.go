@@ -10,7 +10,7 @@ import (
 // Every test of the package runs with the lifecycle table enforced: a
 // move it does not allow fails the test that made it.
 func init() {
-	onIllegal = func(a *artifact, from, to state) {
+	onIllegal = func(a *runFile, from, to state) {
 		panic(fmt.Sprintf("artifact %s: illegal move %s -> %s", a.key, from, to))
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -44,7 +44,7 @@ var ErrNoTraceID = errors.New("span without a trace id")
 // written: the records of the artifacts that failed (the others were
 // written), for a caller that retries only those.
 type WriteError struct {
-	Failed []converter.Record
+	Failed []artifact.Record
 	Err    error
 }
 
@@ -59,7 +59,7 @@ const nShards = 64
 
 type shard struct {
 	mu     sync.Mutex
-	arts   map[Key]*artifact
+	arts   map[Key]*runFile
 	convOf map[pcommon.TraceID]string // ByConversation: the conversation a trace belongs to
 }
 
@@ -83,7 +83,7 @@ type Store struct {
 	files  *openFiles
 	nOpen  atomic.Int64
 	drops  dropTable
-	run    *artifact // the artifact of Path or Writer
+	run    *runFile // the artifact of Path or Writer
 
 	origins originCache // the headers' resource and scope, shared
 	roots   sync.Map    // pcommon.TraceID -> rootBudget, told by RootBudget
@@ -135,7 +135,7 @@ func New(opts Options) (*Store, error) {
 	s.hooks = &s.opts.Hooks
 	s.budgetNamed = opts.Redactor.Names(semconv.BudgetTokens) || opts.Redactor.Names(semconv.BudgetUSD)
 	for i := range s.shards {
-		s.shards[i].arts = make(map[Key]*artifact)
+		s.shards[i].arts = make(map[Key]*runFile)
 	}
 	switch {
 	case opts.Dir != "":
@@ -209,7 +209,7 @@ func (s *Store) pathOf(k Key) string {
 }
 
 // get returns the artifact of k, making it when needed.
-func (s *Store) get(k Key) *artifact {
+func (s *Store) get(k Key) *runFile {
 	if s.run != nil {
 		return s.run
 	}
@@ -225,7 +225,7 @@ func (s *Store) get(k Key) *artifact {
 }
 
 // lookup returns the artifact of k, or nil.
-func (s *Store) lookup(k Key) *artifact {
+func (s *Store) lookup(k Key) *runFile {
 	sh := s.shardOf(k)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -269,7 +269,7 @@ func (s *Store) headerOptions(k Key) HeaderOptions {
 }
 
 // forget drops a finalized artifact from the tables. a.mu is held.
-func (s *Store) forget(a *artifact) {
+func (s *Store) forget(a *runFile) {
 	if a.key.Kind == KindTrace {
 		s.roots.Delete(a.key.Trace)
 	}
@@ -329,7 +329,7 @@ func (s *Store) Paths() []string {
 // written and the error is a *WriteError holding the records not written;
 // after Close it is ErrClosed. A folder store drops spans without a trace
 // id that no conversation or attribute routes (see ErrNoTraceID).
-func (s *Store) Write(recs []converter.Record) error {
+func (s *Store) Write(recs []artifact.Record) error {
 	s.life.RLock()
 	defer s.life.RUnlock()
 	if s.closed {
@@ -375,7 +375,7 @@ func (s *Store) Write(recs []converter.Record) error {
 		}
 	}
 	var errs []error
-	var failed []converter.Record
+	var failed []artifact.Record
 	for i, err := range gerrs {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", groups[i].key, err))
@@ -390,7 +390,7 @@ func (s *Store) Write(recs []converter.Record) error {
 
 // writeGroup writes recs to the artifact of k, finalizing it when its root
 // ended and the store finalizes at once.
-func (s *Store) writeGroup(k Key, recs []converter.Record, prep prepare, evict bool) error {
+func (s *Store) writeGroup(k Key, recs []artifact.Record, prep prepare, evict bool) error {
 	if k.Kind == KindTrace && k.Trace.IsEmpty() {
 		s.hooks.dropped(int64(len(recs)))
 		s.handle(fmt.Errorf("%w: %d spans dropped", ErrNoTraceID, len(recs)))
@@ -417,7 +417,7 @@ func (s *Store) writeGroup(k Key, recs []converter.Record, prep prepare, evict b
 // stamped now. One gone meanwhile (finalized, evicted, or folded into its
 // conversation) is looked up again: under its conversation's key when
 // the store routes by conversation and has learned the trace's.
-func (s *Store) lockLive(k Key) *artifact {
+func (s *Store) lockLive(k Key) *runFile {
 	for {
 		a := s.get(k)
 		a.mu.Lock()
@@ -446,7 +446,7 @@ func (s *Store) lockLive(k Key) *artifact {
 // fails the Write: its records stay remembered, so the retry writes
 // nothing twice and syncs again; so does FsyncTurn's, for a turn that
 // ended in recs.
-func (s *Store) afterWrite(a *artifact, root, turn bool) error {
+func (s *Store) afterWrite(a *runFile, root, turn bool) error {
 	if s.rotateDue(a) {
 		if err := s.rotate(a); err != nil {
 			s.handle(fmt.Errorf("rotate %s: %w", a.path, err))
@@ -478,7 +478,7 @@ func (s *Store) afterWrite(a *artifact, root, turn bool) error {
 // one. When it cannot be written (a full disk), the file keeps its name and
 // a stays live: a later write rotates it, or finalization gives it its
 // trailer.
-func (s *Store) rotate(a *artifact) error {
+func (s *Store) rotate(a *runFile) error {
 	ferr := s.finalizeLocked(a, true, nil)
 	if !a.trailerLast() {
 		return ferr

@@ -18,7 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/goleak"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -39,7 +39,7 @@ type span struct {
 
 // records builds records: a local root is an invoke_agent span, any other
 // a chat with 10 input and 5 output tokens.
-func records(spans ...span) []converter.Record {
+func records(spans ...span) []artifact.Record {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	rs.Resource().Attributes().PutStr("service.name", "svc")
@@ -70,14 +70,14 @@ func records(spans ...span) []converter.Record {
 			a.PutStr(semconv.ConversationID, s.conv)
 		}
 	}
-	return converter.Records(td)
+	return artifact.Records(td)
 }
 
 type read struct {
-	recs      []*converter.Record
-	meta      *converter.Meta
-	summary   *converter.Summary
-	problems  []*converter.LineError
+	recs      []*artifact.Record
+	meta      *artifact.Meta
+	summary   *artifact.Summary
+	problems  []*artifact.LineError
 	headers   int
 	summaries int64
 }
@@ -86,9 +86,9 @@ type read struct {
 // tally of its records: the trailer always tells the file's truth.
 func readBack(t *testing.T, raw []byte) read {
 	t.Helper()
-	r := converter.NewReader(bytes.NewReader(raw))
+	r := artifact.NewReader(bytes.NewReader(raw))
 	var out read
-	var tally converter.Tally
+	var tally artifact.Tally
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -168,7 +168,7 @@ func FuzzName(f *testing.F) {
 func TestHeader(t *testing.T) {
 	recs := records(span{trace: 1, id: 3, parent: 1, conv: "c"}, span{trace: 1, id: 2, parent: 1})
 	recs[0].Resource.Attributes().PutInt(semconv.BudgetTokens, 500)
-	def := &converter.Budget{Tokens: 1000, WarnThreshold: 0.5}
+	def := &artifact.Budget{Tokens: 1000, WarnThreshold: 0.5}
 	m := Header(TraceKey(tid(1)), recs, HeaderOptions{Budget: def})
 	assert.Equal(t, tid(1).String(), m.TraceID)
 	assert.Empty(t, m.ConversationID, "a live trace's header does not name its conversation")
@@ -390,7 +390,7 @@ func TestDropsInTrailer(t *testing.T) {
 	require.NoError(t, s.Close())
 	raw, err := os.ReadFile(filepath.Join(dir, FileName(TraceKey(tid(1)), "")))
 	require.NoError(t, err)
-	r := converter.NewReader(bytes.NewReader(raw))
+	r := artifact.NewReader(bytes.NewReader(raw))
 	for {
 		if _, err := r.Next(); err != nil {
 			break
@@ -403,7 +403,7 @@ func TestDropsInTrailer(t *testing.T) {
 	assert.Equal(t, int64(130), sum.Tokens.Total, "their usage counts")
 	raw, err = os.ReadFile(filepath.Join(dir, FileName(TraceKey(tid(2)), "")))
 	require.NoError(t, err)
-	r = converter.NewReader(bytes.NewReader(raw))
+	r = artifact.NewReader(bytes.NewReader(raw))
 	_, err = r.Next()
 	require.ErrorIs(t, err, io.EOF)
 	require.NotNil(t, r.Summary())
@@ -508,7 +508,7 @@ func FuzzAdopt(f *testing.F) {
 		if n := strings.Count(string(raw), `"kind":"meta"`); n < 1 {
 			t.Fatalf("no header in %q", raw)
 		}
-		r := converter.NewReader(bytes.NewReader(raw))
+		r := artifact.NewReader(bytes.NewReader(raw))
 		for {
 			if _, err := r.Next(); err != nil {
 				break
@@ -597,8 +597,8 @@ func TestRecoverFinishesWhatACrashLeft(t *testing.T) {
 
 func TestSpanSetIsBounded(t *testing.T) {
 	s := newSpanSet(nil)
-	key := func(i int) converter.SpanKey {
-		return converter.SpanKey{Span: pcommon.SpanID{byte(i), byte(i >> 8), byte(i >> 16), byte(i >> 24)}}
+	key := func(i int) artifact.SpanKey {
+		return artifact.SpanKey{Span: pcommon.SpanID{byte(i), byte(i >> 8), byte(i >> 16), byte(i >> 24)}}
 	}
 	const n = 3*maxSeen + 5
 	for i := range n {

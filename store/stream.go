@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // A Stream writes one whole artifact to w from records given one at a
@@ -20,9 +20,9 @@ type Stream struct {
 	w     io.Writer
 	opts  HeaderOptions
 	h     headerBuilder
-	enc   converter.Encoder
-	tally converter.Tally
-	meta  *converter.Meta // the defaults records are encoded under
+	enc   artifact.Encoder
+	tally artifact.Tally
+	meta  *artifact.Meta // the defaults records are encoded under
 	spool *os.File
 	bw    *bufio.Writer
 	buf   []byte
@@ -30,7 +30,7 @@ type Stream struct {
 }
 
 // NewStream returns a Stream to w; maxLine is the line limit (0: the
-// reader's default), see converter.WithMaxLineSize.
+// reader's default), see artifact.WithMaxLineSize.
 func NewStream(w io.Writer, opts HeaderOptions, maxLine int) *Stream {
 	opts.Whole = true
 	s := &Stream{w: w, opts: opts}
@@ -39,7 +39,7 @@ func NewStream(w io.Writer, opts HeaderOptions, maxLine int) *Stream {
 }
 
 // Write adds rec.
-func (s *Stream) Write(rec *converter.Record) error {
+func (s *Stream) Write(rec *artifact.Record) error {
 	if s.err != nil {
 		return s.err
 	}
@@ -91,7 +91,7 @@ func (s *Stream) Close() error {
 	}
 	meta := s.h.meta(Key{Kind: KindRun}, s.opts) // its resource and scope are s.meta's
 	out := bufio.NewWriterSize(s.w, 256<<10)
-	if _, err := out.Write(converter.AppendMeta(nil, meta)); err != nil {
+	if _, err := out.Write(artifact.AppendMeta(nil, meta)); err != nil {
 		return err
 	}
 	if s.spool != nil {

@@ -6,7 +6,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -59,7 +59,7 @@ func syncFile(path string) error {
 // children of the root are not told apart: a span's parent is not known
 // to be the root until the root ends, and every step that calls anything
 // ends with a call.
-func TurnEnds(recs []converter.Record) bool {
+func TurnEnds(recs []artifact.Record) bool {
 	var rd *semconv.Reading
 	defer func() {
 		if rd != nil {
@@ -68,7 +68,7 @@ func TurnEnds(recs []converter.Record) bool {
 	}()
 	for i := range recs {
 		rec := &recs[i]
-		if converter.IsLocalRoot(rec.Span) {
+		if artifact.IsLocalRoot(rec.Span) {
 			return true
 		}
 		if rd == nil {

@@ -7,7 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -48,7 +48,7 @@ func TestTurnEnds(t *testing.T) {
 				sp.SetSpanID(pcommon.SpanID{2, byte(i)})
 				set(sp)
 			}
-			assert.Equal(t, tc.want, TurnEnds(converter.Records(td)))
+			assert.Equal(t, tc.want, TurnEnds(artifact.Records(td)))
 		})
 	}
 }

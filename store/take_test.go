@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // TestTake (issue 23 point 1): a finalized artifact is moved to TakenDir
@@ -157,7 +157,7 @@ func TestTakeRacesLateSpans(t *testing.T) {
 	})
 	root := records(span{trace: 1, id: 1})
 	for i := range late {
-		require.NoError(t, s.Write(append([]converter.Record{late[i]}, root...)))
+		require.NoError(t, s.Write(append([]artifact.Record{late[i]}, root...)))
 	}
 	close(done)
 	wg.Wait()

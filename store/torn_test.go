@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // TestTornLineLeavesAValidArtifact: an artifact a crash left with a torn
@@ -100,10 +100,10 @@ func TestTornLineLeavesAValidArtifact(t *testing.T) {
 }
 
 // encodeRecords is the lines an artifact holds for recs.
-func encodeRecords(t *testing.T, recs []converter.Record) []byte {
+func encodeRecords(t *testing.T, recs []artifact.Record) []byte {
 	t.Helper()
-	var enc converter.Encoder
-	enc.SetDefaults(converter.NewMeta(time.Time{}))
+	var enc artifact.Encoder
+	enc.SetDefaults(artifact.NewMeta(time.Time{}))
 	var buf []byte
 	for i := range recs {
 		buf = enc.AppendRecord(buf, &recs[i])

@@ -19,7 +19,7 @@ import (
 // stream ends with a torn line and no trailer after it. A Writer that
 // fails having taken nothing fails the write, as a file does. a.mu is
 // held.
-func (s *Store) appendWriter(a *artifact, b []byte) error {
+func (s *Store) appendWriter(a *runFile, b []byte) error {
 	if err := s.writeHeld(a); err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (s *Store) appendWriter(a *artifact, b []byte) error {
 
 // writeHeld writes what a failed write left held (see appendWriter).
 // a.mu is held.
-func (s *Store) writeHeld(a *artifact) error {
+func (s *Store) writeHeld(a *runFile) error {
 	if len(a.held) == 0 {
 		return nil
 	}

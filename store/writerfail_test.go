@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/failwriter"
 )
 
@@ -85,7 +85,7 @@ func TestWriterThatFailsAfterNBytes(t *testing.T) {
 				r := readBack(t, raw)
 				assert.Nil(t, r.summary, "no trailer after a torn line")
 				require.Len(t, r.problems, 1)
-				assert.ErrorIs(t, r.problems[0].Err, converter.ErrTornLine)
+				assert.ErrorIs(t, r.problems[0].Err, artifact.ErrTornLine)
 				return
 			}
 			w.SetRoom(1 << 30)
@@ -103,9 +103,9 @@ func TestWriterThatFailsAfterNBytes(t *testing.T) {
 			assert.Equal(t, 1, r.headers)
 			require.NotNil(t, r.summary)
 			assert.Equal(t, int64(want+2), r.summary.Records, "every span once")
-			ids := map[converter.SpanKey]bool{}
+			ids := map[artifact.SpanKey]bool{}
 			for _, rec := range r.recs {
-				k := converter.SpanKey{Trace: rec.Span.TraceID(), Span: rec.Span.SpanID()}
+				k := artifact.SpanKey{Trace: rec.Span.TraceID(), Span: rec.Span.SpanID()}
 				assert.False(t, ids[k], "span %v twice", k)
 				ids[k] = true
 			}

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/semconv"
@@ -300,7 +301,7 @@ func writePayload(t *testing.T, dir, lib, scenario string) (string, []byte) {
 	name := lib + "-" + scenario + ".jsonl"
 	f, err := os.Create(filepath.Join(dir, name))
 	require.NoError(t, err)
-	w := converter.NewWriter(f, converter.MetaFor(converter.Records(td)))
+	w := artifact.NewWriter(f, artifact.MetaFor(artifact.Records(td)))
 	require.NoError(t, w.WriteTraces(td))
 	require.NoError(t, w.Close())
 	require.NoError(t, f.Close())
@@ -354,9 +355,9 @@ func writeGeneratedRun(t *testing.T, dir string) runTruth {
 	name := "generated.jsonl"
 	f, err := os.Create(filepath.Join(dir, name))
 	require.NoError(t, err)
-	meta := converter.NewMeta(t0)
-	meta.Budget = &converter.Budget{Tokens: genBudget}
-	w := converter.NewWriter(f, meta)
+	meta := artifact.NewMeta(t0)
+	meta.Budget = &artifact.Budget{Tokens: genBudget}
+	w := artifact.NewWriter(f, meta)
 	require.NoError(t, w.WriteTraces(td))
 	require.NoError(t, w.Close())
 	require.NoError(t, f.Close())

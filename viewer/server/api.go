@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
@@ -40,14 +40,14 @@ type RunRow struct {
 	Records int64     `json:"records"`
 	Errors  int64     `json:"errors"`
 	// Tokens are the run's totals, as "agenttrace tokens" counts them.
-	Tokens converter.Tokens `json:"tokens"`
+	Tokens artifact.Tokens `json:"tokens"`
 	// CostUSD is the known cost in dollars (nil: unknown); CostUnknown
 	// counts the model calls of unknown cost (CostUSD is a lower bound).
 	CostUSD     *float64 `json:"cost_usd"`
 	CostUnknown int64    `json:"cost_unknown_calls,omitempty"`
 	// DurationMS is from the start to the latest span end, -1 unknown.
-	DurationMS int64                   `json:"duration_ms"`
-	Budget     *converter.BudgetStatus `json:"budget,omitempty"`
+	DurationMS int64                  `json:"duration_ms"`
+	Budget     *artifact.BudgetStatus `json:"budget,omitempty"`
 	// State is viewer.StateOf's: running (spans open, no trailer),
 	// stopped (open, and its file idle for the idle time: its writer
 	// went away), or done; Running tells it is running. Complete: closed

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/catalog"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
@@ -191,7 +191,7 @@ func (s *Server) bucketPaged(ctx context.Context, key string, skip, n int) (*loa
 	defer rc.Close()
 	cr := &countingReader{r: rc}
 	run := viewer.Run{Name: key}
-	rd := converter.NewReader(cr, converter.WithSource(key))
+	rd := artifact.NewReader(cr, artifact.WithSource(key))
 	if err := headRecords(rd, &run, skip, n); err != nil {
 		return nil, err
 	}

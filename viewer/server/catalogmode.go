@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/catalog"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
 )
 
@@ -297,7 +297,7 @@ func (s *Server) rowOf(rel string) (catalog.Row, error) {
 // (catalog.RowOf holds a run's records): made of its header and its last
 // line, so its numbers are its trailer's, as the paged run page shows
 // them, in memory bounded by two lines.
-func (s *Server) largeRowOf(a *artifact, at catalog.Source) (catalog.Row, error) {
+func (s *Server) largeRowOf(a *servedRun, at catalog.Source) (catalog.Row, error) {
 	head, last, err := headAndLast(a, a.fi.Size())
 	if err != nil {
 		return catalog.Row{}, err
@@ -489,14 +489,14 @@ func rowCost(r *catalog.Row) report.Cost {
 
 // rowBudget is a row's budget as the list's budget cell takes it; nil
 // when the run had none.
-func rowBudget(r *catalog.Row) *converter.BudgetStatus {
+func rowBudget(r *catalog.Row) *artifact.BudgetStatus {
 	if r.BudgetTokens == 0 && r.BudgetUSD == 0 {
 		return nil
 	}
-	b := &converter.BudgetStatus{BudgetTokens: r.BudgetTokens, Spent: r.BudgetSpent, Remaining: r.BudgetTokens - r.BudgetSpent,
+	b := &artifact.BudgetStatus{BudgetTokens: r.BudgetTokens, Spent: r.BudgetSpent, Remaining: r.BudgetTokens - r.BudgetSpent,
 		OverBudget: r.OverBudget, NearBudget: r.NearBudget}
 	if r.BudgetUSD > 0 {
-		b.CostBudget = &converter.CostBudget{BudgetUSD: r.BudgetUSD, SpentUSD: r.SpentUSD, RemainingUSD: r.BudgetUSD - r.SpentUSD,
+		b.CostBudget = &artifact.CostBudget{BudgetUSD: r.BudgetUSD, SpentUSD: r.SpentUSD, RemainingUSD: r.BudgetUSD - r.SpentUSD,
 			OverBudgetUSD: r.OverBudgetUSD, NearBudgetUSD: r.NearBudgetUSD, UnpricedCalls: r.CostUnknown}
 	}
 	return b

@@ -12,6 +12,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
 	"github.com/agenttrace/agenttrace/store"
@@ -116,8 +117,8 @@ func convertRuns(r io.Reader, name string) ([]viewer.Run, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", name, converter.ErrUnknownFormat)
 	}
-	var recs []converter.Record
-	st, err := read(br, name, func(rec *converter.Record) error {
+	var recs []artifact.Record
+	st, err := read(br, name, func(rec *artifact.Record) error {
 		recs = append(recs, *rec)
 		return nil
 	})
@@ -126,7 +127,7 @@ func convertRuns(r io.Reader, name string) ([]viewer.Run, error) {
 	}
 	var problems []viewer.Problem
 	for _, p := range st.Problems {
-		var le *converter.LineError
+		var le *artifact.LineError
 		if errors.As(p, &le) {
 			problems = append(problems, viewer.Problem{Line: le.Line, Message: le.Err.Error()})
 		} else {
@@ -136,7 +137,7 @@ func convertRuns(r io.Reader, name string) ([]viewer.Run, error) {
 	groups := store.Split(recs, store.ByTrace, "")
 	runs := make([]viewer.Run, len(groups))
 	for i, g := range groups {
-		converter.SortRecords(g.Records)
+		artifact.SortRecords(g.Records)
 		runs[i] = viewer.Run{Name: name, Records: g.Records}
 		if len(groups) > 1 {
 			runs[i].Name = fmt.Sprintf("%s · trace %.8s", name, g.Key.Trace)

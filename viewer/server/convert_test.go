@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/importer"
 	"github.com/agenttrace/agenttrace/internal/browsertest"
 	"github.com/agenttrace/agenttrace/viewer/server"
@@ -32,11 +32,11 @@ type viewRun struct {
 		T0      float64 `json:"t0"`
 	} `json:"records"`
 	Report struct {
-		Tokens      converter.Tokens        `json:"tokens"`
-		Budget      *converter.BudgetStatus `json:"budget"`
-		FromTrailer bool                    `json:"from_trailer"`
-		Dropped     int64                   `json:"dropped"`
-		Notes       []string                `json:"notes"`
+		Tokens      artifact.Tokens        `json:"tokens"`
+		Budget      *artifact.BudgetStatus `json:"budget"`
+		FromTrailer bool                   `json:"from_trailer"`
+		Dropped     int64                  `json:"dropped"`
+		Notes       []string               `json:"notes"`
 	} `json:"report"`
 	Problems []struct {
 		Line    int    `json:"line"`
@@ -70,7 +70,7 @@ func goSpans(t *testing.T, path string) map[string][]string {
 	read, ok := importer.For(importer.Detect(data))
 	require.True(t, ok, path)
 	out := map[string][]string{}
-	_, err = read(bytes.NewReader(data), path, func(r *converter.Record) error {
+	_, err = read(bytes.NewReader(data), path, func(r *artifact.Record) error {
 		tid := r.Span.TraceID().String()
 		out[tid] = append(out[tid], r.Span.SpanID().String())
 		return nil
@@ -169,10 +169,10 @@ func cappedArtifact(t *testing.T) string {
 	meta["budget"] = map[string]any{"budget_tokens": 1000, "warn_threshold": 0.8}
 	head, err := json.Marshal(meta)
 	require.NoError(t, err)
-	sum := converter.AppendSummary(nil, &converter.Summary{
+	sum := artifact.AppendSummary(nil, &artifact.Summary{
 		FinishedAt: time.Date(2026, 5, 4, 14, 4, 0, 0, time.UTC), Complete: true, Records: 5, Inferences: 2, Calls: 2, Agents: 1,
-		Tokens:  converter.Tokens{Input: 1000, Output: 200, Total: 1200},
-		Budget:  &converter.BudgetStatus{BudgetTokens: 1000, Spent: 1200, Remaining: 0, OverBudget: true, WarnThreshold: 0.8},
+		Tokens:  artifact.Tokens{Input: 1000, Output: 200, Total: 1200},
+		Budget:  &artifact.BudgetStatus{BudgetTokens: 1000, Spent: 1200, Remaining: 0, OverBudget: true, WarnThreshold: 0.8},
 		Dropped: 6,
 	})
 	return string(head) + "\n" + strings.Join(lines[1:6], "") + string(sum)

@@ -14,8 +14,8 @@
 //   - / lists every *.jsonl file under the directory (subdirectories
 //     included, hidden ones not), newest run first: its start, service,
 //     record count, tokens in and out, errors, duration, budget use, and
-//     whether its writer closed it. Rows are computed with converter.Reader
-//     and converter.Tally, the numbers "agenttrace tokens" prints, and kept
+//     whether its writer closed it. Rows are computed with artifact.Reader
+//     and artifact.Tally, the numbers "agenttrace tokens" prints, and kept
 //     until the file's size or modification time changes. A run whose
 //     trailer accounts for records the file does not hold is listed with
 //     the trailer's tokens and budget (report.WithTrailer) and the number

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 )
 
 // Live stream protocol (Server-Sent Events, text/event-stream):
@@ -61,7 +61,7 @@ var errBadOffset = errors.New("bad offset: want a byte offset (0 or more)")
 
 // serveEvents streams the lines the artifact gains after the requested
 // offset until the client goes away or the Server shuts down.
-func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, a *artifact) {
+func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, a *servedRun) {
 	offset, err := startOffset(r)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -81,7 +81,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, a *artifact
 		return
 	}
 	log := s.cfg.log.With("path", a.rel)
-	t := &tail{rel: a.rel, f: fileOf(a), pos: offset, read: offset, maxLine: converter.DefaultMaxLineSize, log: log, anyLine: foreignLines(a)}
+	t := &tail{rel: a.rel, f: fileOf(a), pos: offset, read: offset, maxLine: artifact.DefaultMaxLineSize, log: log, anyLine: foreignLines(a)}
 	reason, err := t.start()
 	if err != nil {
 		log.Warn("live stream: cannot read", "err", err)

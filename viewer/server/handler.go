@@ -120,8 +120,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // A file of another shape agenttrace reads is served as the artifact it
 // converts to (inputs.go); one that cannot be converted is answered 422
 // with the reason.
-func (s *Server) withArtifact(w http.ResponseWriter, escaped string, serve func(http.ResponseWriter, *http.Request, *artifact), r *http.Request) {
-	s.withFile(w, escaped, func(w http.ResponseWriter, r *http.Request, a *artifact) {
+func (s *Server) withArtifact(w http.ResponseWriter, escaped string, serve func(http.ResponseWriter, *http.Request, *servedRun), r *http.Request) {
+	s.withFile(w, escaped, func(w http.ResponseWriter, r *http.Request, a *servedRun) {
 		err := s.imports.swap(a)
 		switch {
 		case errors.Is(err, errNotArtifact):
@@ -138,8 +138,8 @@ func (s *Server) withArtifact(w http.ResponseWriter, escaped string, serve func(
 
 // withLiveFile is withFile for a live stream: a file of another name than
 // *.jsonl only when its content is a shape agenttrace reads.
-func (s *Server) withLiveFile(w http.ResponseWriter, escaped string, serve func(http.ResponseWriter, *http.Request, *artifact), r *http.Request) {
-	s.withFile(w, escaped, func(w http.ResponseWriter, r *http.Request, a *artifact) {
+func (s *Server) withLiveFile(w http.ResponseWriter, escaped string, serve func(http.ResponseWriter, *http.Request, *servedRun), r *http.Request) {
+	s.withFile(w, escaped, func(w http.ResponseWriter, r *http.Request, a *servedRun) {
 		if !followable(a) {
 			http.NotFound(w, r)
 			return
@@ -149,7 +149,7 @@ func (s *Server) withLiveFile(w http.ResponseWriter, escaped string, serve func(
 }
 
 // withFile is withArtifact with the file as it is, never converted.
-func (s *Server) withFile(w http.ResponseWriter, escaped string, serve func(http.ResponseWriter, *http.Request, *artifact), r *http.Request) {
+func (s *Server) withFile(w http.ResponseWriter, escaped string, serve func(http.ResponseWriter, *http.Request, *servedRun), r *http.Request) {
 	rel, err := cleanRel(escaped)
 	if err != nil {
 		s.cfg.log.Warn("refused path", "path", r.URL.EscapedPath(), "err", err)

@@ -18,7 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/viewer/server"
 )
@@ -111,14 +111,14 @@ func raw(t *testing.T, addr, target, host string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
-// artifactLines returns the lines (newlines included) converter.Writer
-// writes for the records of src, read with converter.Reader: what a
+// artifactLines returns the lines (newlines included) artifact.Writer
+// writes for the records of src, read with artifact.Reader: what a
 // producer appends, one line at a time, to a live artifact.
 func artifactLines(t *testing.T, src string) []string {
 	t.Helper()
 	recs, meta := artifacttest.Read(t, src)
 	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, meta)
+	w := artifact.NewWriter(&buf, meta)
 	require.NoError(t, w.WriteHeader())
 	for i := range recs {
 		require.NoError(t, w.Write(&recs[i]))

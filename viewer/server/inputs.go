@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/importer"
 	"github.com/agenttrace/agenttrace/store"
@@ -58,7 +59,7 @@ type imported struct {
 	// live stream goes on from there.
 	upto int64
 	// problems are the lines the importer could not read
-	// (converter.LineError, "file:line: problem"); skipped counts them
+	// (artifact.LineError, "file:line: problem"); skipped counts them
 	// all, listed or not.
 	problems []error
 	skipped  int64
@@ -74,7 +75,7 @@ type imported struct {
 func (im *imported) runProblems() []viewer.Problem {
 	out := make([]viewer.Problem, 0, len(im.problems))
 	for _, p := range im.problems {
-		var le *converter.LineError
+		var le *artifact.LineError
 		if errors.As(p, &le) {
 			out = append(out, viewer.Problem{Line: le.Line, Message: le.Err.Error()})
 			continue
@@ -129,7 +130,7 @@ func (m memInfo) Size() int64 { return m.size }
 
 // shapeOf tells the shape of a's file from its first bytes, as convert
 // does (importer.Detect).
-func shapeOf(a *artifact) (importer.Shape, []byte, error) {
+func shapeOf(a *servedRun) (importer.Shape, []byte, error) {
 	head := make([]byte, min(int64(converter.DetectSize), a.fi.Size()))
 	n, err := a.f.ReadAt(head, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -147,7 +148,7 @@ func shapeOf(a *artifact) (importer.Shape, []byte, error) {
 //
 // A file not named *.jsonl (a .json or .pb file) is a run only when it
 // converts: any other is refused with errNotArtifact.
-func (c *importCache) swap(a *artifact) error {
+func (c *importCache) swap(a *servedRun) error {
 	shape, head, err := shapeOf(a)
 	if err != nil {
 		return err
@@ -173,7 +174,7 @@ func (c *importCache) swap(a *artifact) error {
 
 // get returns the conversion of a's file as it is now, from the cache or
 // made now.
-func (c *importCache) get(a *artifact, shape importer.Shape, head []byte) (*imported, error) {
+func (c *importCache) get(a *servedRun, shape importer.Shape, head []byte) (*imported, error) {
 	k := runKey{rel: a.rel, size: a.fi.Size(), mtime: a.fi.ModTime().UnixNano(),
 		stale: viewer.Liveness{Written: a.fi.ModTime(), Idle: c.idle}.Stale()}
 	if v, ok := c.cached(k); ok {
@@ -234,7 +235,7 @@ func (c *importCache) add(k runKey, im *imported) {
 // linked), under the header the store makes for a run written whole. A
 // file still growing is read as one (importer.ForGrowing): what it leaves
 // open is in flight, and the page shows it running, not failed.
-func convertFile(a *artifact, shape importer.Shape, head []byte, growing bool) (*imported, error) {
+func convertFile(a *servedRun, shape importer.Shape, head []byte, growing bool) (*imported, error) {
 	forShape := importer.For
 	if growing {
 		forShape = importer.ForGrowing
@@ -275,9 +276,9 @@ func convertFile(a *artifact, shape importer.Shape, head []byte, growing bool) (
 	}
 	im.problems, im.skipped, im.unknown = st.Problems, st.Skipped, st.Unknown
 	importer.LinkATIF(recs)
-	converter.SortRecords(recs)
+	artifact.SortRecords(recs)
 	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, store.Header(store.Key{Kind: store.KindRun}, recs, store.HeaderOptions{Whole: true}))
+	w := artifact.NewWriter(&buf, store.Header(store.Key{Kind: store.KindRun}, recs, store.HeaderOptions{Whole: true}))
 	if err := w.WriteHeader(); err != nil {
 		return nil, fmt.Errorf("%s: convert: %w", a.rel, err)
 	}
@@ -292,9 +293,9 @@ func convertFile(a *artifact, shape importer.Shape, head []byte, growing bool) (
 }
 
 // importRange reads the first n bytes of a's file with read.
-func importRange(a *artifact, read importer.Func, n int64) ([]converter.Record, importer.Stats, error) {
-	var recs []converter.Record
-	st, err := read(io.NewSectionReader(a.f, 0, n), a.rel, func(rec *converter.Record) error {
+func importRange(a *servedRun, read importer.Func, n int64) ([]artifact.Record, importer.Stats, error) {
+	var recs []artifact.Record
+	st, err := read(io.NewSectionReader(a.f, 0, n), a.rel, func(rec *artifact.Record) error {
 		recs = append(recs, *rec)
 		return nil
 	})
@@ -327,7 +328,7 @@ func (im *imported) ver() string {
 
 // openRun opens the artifact rel for a page, the list or the catalog: a
 // file of another shape is read as the artifact it converts to (swap).
-func (s *Server) openRun(rel string) (*artifact, error) {
+func (s *Server) openRun(rel string) (*servedRun, error) {
 	a, err := openArtifact(s.root, rel)
 	if err != nil {
 		return nil, err
@@ -341,7 +342,7 @@ func (s *Server) openRun(rel string) (*artifact, error) {
 
 // fileOf is the *os.File of an artifact opened for a live stream (never
 // swapped): nil for one read from memory.
-func fileOf(a *artifact) *os.File {
+func fileOf(a *servedRun) *os.File {
 	f, _ := a.f.(*os.File)
 	return f
 }
@@ -349,7 +350,7 @@ func fileOf(a *artifact) *os.File {
 // importedRun gives run, read from a's converted artifact, the problems
 // of the conversion and returns where its live stream goes on: the end of
 // what was converted of the file. For an artifact it returns offset.
-func (a *artifact) importedRun(run *viewer.Run, offset int64) int64 {
+func (a *servedRun) importedRun(run *viewer.Run, offset int64) int64 {
 	if a.imp == nil {
 		return offset
 	}
@@ -359,19 +360,19 @@ func (a *artifact) importedRun(run *viewer.Run, offset int64) int64 {
 
 // foreignLines reports whether a's file is of another shape agenttrace
 // reads, as its live stream opens it.
-func foreignLines(a *artifact) bool {
+func foreignLines(a *servedRun) bool {
 	shape, _, err := shapeOf(a)
 	return err == nil && shape != importer.Artifact && shape != importer.Unknown
 }
 
 // followable reports whether a live stream may follow a's file: an
 // artifact, or a file of another name whose content agenttrace reads.
-func followable(a *artifact) bool {
+func followable(a *servedRun) bool {
 	return path.Ext(a.rel) == ext || foreignLines(a)
 }
 
 // artifactName is the name a download of a's artifact takes: a's, ending
 // in .jsonl (a converted .json or .pb file is downloaded as its artifact).
-func (a *artifact) artifactName() string {
+func (a *servedRun) artifactName() string {
 	return strings.TrimSuffix(a.rel, path.Ext(a.rel)) + ext
 }

@@ -12,14 +12,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/importer"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
 // swapFile writes data to a file of a fresh folder and opens it as a page
 // does, converted when it is of another shape, with a cache of max bytes.
-func swapFile(t testing.TB, data []byte, max int64) (*artifact, error) {
+func swapFile(t testing.TB, data []byte, max int64) (*servedRun, error) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "f.jsonl"), data, 0o644))
 	root, err := os.OpenRoot(dir)
@@ -31,12 +31,12 @@ func swapFile(t testing.TB, data []byte, max int64) (*artifact, error) {
 	return a, newImportCache(max).swap(a)
 }
 
-// readBack reads a converted artifact with converter.Reader: the records
+// readBack reads a converted artifact with artifact.Reader: the records
 // and the lines it could not read.
-func readBack(t testing.TB, a *artifact) (int, []*converter.LineError) {
+func readBack(t testing.TB, a *servedRun) (int, []*artifact.LineError) {
 	_, err := a.f.Seek(0, io.SeekStart)
 	require.NoError(t, err)
-	rd := converter.NewReader(a.f)
+	rd := artifact.NewReader(a.f)
 	n := 0
 	for {
 		_, err := rd.Next()

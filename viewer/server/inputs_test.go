@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/viewer/server"
 )
 
@@ -33,7 +33,7 @@ type truth struct {
 	conversation string
 	agent        string // the agent the log names, when it does
 	tools        map[string]int64
-	tokens       *converter.Tokens
+	tokens       *artifact.Tokens
 }
 
 // viewData is the part of a run's view model (/data) the tests read.
@@ -42,7 +42,7 @@ type viewData struct {
 		ConversationID string `json:"conversation_id"`
 	} `json:"meta"`
 	Report struct {
-		Tokens converter.Tokens `json:"tokens"`
+		Tokens artifact.Tokens `json:"tokens"`
 		ByTool []struct {
 			Tool  string `json:"tool"`
 			Calls int64  `json:"calls"`
@@ -105,7 +105,7 @@ func num(v any) int64 { f, _ := v.(float64); return int64(f) }
 // whose input excludes the cached tokens as Anthropic's does (OTel counts
 // them in).
 func transcriptTruth(t *testing.T, data []byte) truth {
-	tr := truth{tools: map[string]int64{}, tokens: &converter.Tokens{}}
+	tr := truth{tools: map[string]int64{}, tokens: &artifact.Tokens{}}
 	for _, l := range sourceLines(t, data) {
 		if tr.conversation == "" {
 			tr.conversation = str(l["sessionId"])
@@ -198,7 +198,7 @@ func otlpTruth(t *testing.T, lib string, scenarios ...string) truth {
 		} `json:"scenarios"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &exp))
-	tr := truth{tools: map[string]int64{}, tokens: &converter.Tokens{}}
+	tr := truth{tools: map[string]int64{}, tokens: &artifact.Tokens{}}
 	for _, name := range scenarios {
 		sc, ok := exp.Scenarios[name]
 		require.True(t, ok, name)

@@ -15,15 +15,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/catalog"
-	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/semconv"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
 // runInfo is one row of the list page: what an artifact holds, read with
-// converter.Reader and totalled with converter.Tally, so the numbers are
+// artifact.Reader and totalled with artifact.Tally, so the numbers are
 // those of "agenttrace tokens" and of the summary trailer.
 type runInfo struct {
 	Rel     string // slash-separated path relative to the directory
@@ -34,11 +34,11 @@ type runInfo struct {
 	Service  string
 	Records  int64
 	Errors   int64
-	Tokens   converter.Tokens
+	Tokens   artifact.Tokens
 	Duration time.Duration // from started_at to the latest span end; -1 when unknown
-	Budget   *converter.BudgetStatus
+	Budget   *artifact.BudgetStatus
 	// Cost is what the run's model calls cost, from the same tally as
-	// Tokens (converter.Tally.Cost: each leaf model call priced as
+	// Tokens (artifact.Tally.Cost: each leaf model call priced as
 	// report.Tokens prices it, a wrapper left out as from the tokens),
 	// computed once per change of the file, with the rest of the row;
 	// CostCell is its cell (viewer.CostText, and how it was priced in its
@@ -101,7 +101,7 @@ func newIndexer() *indexer {
 		spans: map[[24]byte]struct{}{}, parents: map[[24]byte]struct{}{}}
 }
 
-func (ix *indexer) add(rec *converter.Record) {
+func (ix *indexer) add(rec *artifact.Record) {
 	sp := rec.Span
 	var k [24]byte
 	tid := sp.TraceID()
@@ -156,7 +156,7 @@ func (ix *indexer) write(s string) {
 
 // started notes a span's start record: in flight until its ended record
 // is read (the viewer's rule, viewer.RunState).
-func (ix *indexer) started(rec *converter.Record) {
+func (ix *indexer) started(rec *artifact.Record) {
 	sp := rec.Span
 	var k [24]byte
 	tid, sid := sp.TraceID(), sp.SpanID()
@@ -332,14 +332,14 @@ func (l *lister) read(f found) *runInfo {
 	if a.imp != nil {
 		ri.Problems = a.imp.skipped
 	}
-	problems := func(le *converter.LineError) {
-		if !errors.Is(le, converter.ErrTornLine) {
+	problems := func(le *artifact.LineError) {
+		if !errors.Is(le, artifact.ErrTornLine) {
 			ri.Problems++
 		}
 	}
-	rd := converter.NewReader(a.f, converter.WithSource(f.rel), converter.WithProblemHandler(problems), converter.WithInFlight())
+	rd := artifact.NewReader(a.f, artifact.WithSource(f.rel), artifact.WithProblemHandler(problems), artifact.WithInFlight())
 	var (
-		tally   converter.Tally
+		tally   artifact.Tally
 		lastRec int
 		ix      = newIndexer()
 	)
@@ -369,7 +369,7 @@ func (l *lister) read(f found) *runInfo {
 	tr := rd.Summary()
 	// The trailer's budget is the one the run was judged against: a
 	// root span's that came after the header is there alone.
-	sum := tally.Summary(converter.JudgedBudget(meta.Budget, tr))
+	sum := tally.Summary(artifact.JudgedBudget(meta.Budget, tr))
 	ri.Service = meta.Service
 	if !meta.StartedAt.IsZero() && meta.StartedAt.UnixNano() > 0 {
 		ri.Started = meta.StartedAt
@@ -393,7 +393,7 @@ func (l *lister) read(f found) *runInfo {
 // viewer page follow), with the count of the dropped records. Only such a
 // file is read a second time, whole; the others are listed from a
 // streaming tally.
-func (l *lister) trailerTruth(ri *runInfo, a *artifact, tr *converter.Summary) {
+func (l *lister) trailerTruth(ri *runInfo, a *servedRun, tr *artifact.Summary) {
 	if _, err := a.f.Seek(0, io.SeekStart); err != nil {
 		l.log.Warn("cannot read artifact", "path", ri.Rel, "err", err)
 		return

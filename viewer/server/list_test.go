@@ -18,7 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/viewer"
 )
@@ -73,8 +73,8 @@ func expect(t *testing.T, path string) expected {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	rd := converter.NewReader(f)
-	var recs []converter.Record
+	rd := artifact.NewReader(f)
+	var recs []artifact.Record
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {

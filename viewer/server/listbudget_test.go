@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
 )
 
@@ -28,8 +28,8 @@ func TestListRootBudgetAfterHeader(t *testing.T) {
 	f, err := os.Open(filepath.Join(dir, name))
 	require.NoError(t, err)
 	defer f.Close()
-	rd := converter.NewReader(f)
-	var recs []converter.Record
+	rd := artifact.NewReader(f)
+	var recs []artifact.Record
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {

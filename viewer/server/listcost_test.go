@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/report"
@@ -32,7 +32,7 @@ type costSpan struct {
 // writeCostRun writes the spans, ending in the order given, as an
 // artifact in dir, closed with its trailer or not, held to budget (nil
 // for none).
-func writeCostRun(t *testing.T, dir, name string, spans []costSpan, closed bool, budget *converter.Budget) string {
+func writeCostRun(t *testing.T, dir, name string, spans []costSpan, closed bool, budget *artifact.Budget) string {
 	t.Helper()
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
@@ -69,9 +69,9 @@ func writeCostRun(t *testing.T, dir, name string, spans []costSpan, closed bool,
 	f, err := os.Create(path)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, f.Close()) }()
-	meta := converter.NewMeta(t0)
+	meta := artifact.NewMeta(t0)
 	meta.Budget = budget
-	w := converter.NewWriter(f, meta)
+	w := artifact.NewWriter(f, meta)
 	require.NoError(t, w.WriteTraces(td))
 	if closed {
 		require.NoError(t, w.Close())
@@ -156,11 +156,11 @@ func TestListCostBudget(t *testing.T) {
 	require.NoError(t, err)
 	usd := prices.UsageCost("openai", "gpt-4o", time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), semconv.Usage{Input: 1000, Output: 200}).USD
 	limit := usd / 2
-	writeCostRun(t, dir, "dollars-over.jsonl", calls, true, &converter.Budget{USD: limit})
-	writeCostRun(t, dir, "dollars-over-running.jsonl", calls[:1], false, &converter.Budget{USD: limit})
-	writeCostRun(t, dir, "dollars-within.jsonl", calls, true, &converter.Budget{USD: 100})
-	writeCostRun(t, dir, "tokens-over.jsonl", calls, true, &converter.Budget{Tokens: 1000})
-	writeCostRun(t, dir, "both-within.jsonl", calls, true, &converter.Budget{Tokens: 100000, USD: 100})
+	writeCostRun(t, dir, "dollars-over.jsonl", calls, true, &artifact.Budget{USD: limit})
+	writeCostRun(t, dir, "dollars-over-running.jsonl", calls[:1], false, &artifact.Budget{USD: limit})
+	writeCostRun(t, dir, "dollars-within.jsonl", calls, true, &artifact.Budget{USD: 100})
+	writeCostRun(t, dir, "tokens-over.jsonl", calls, true, &artifact.Budget{Tokens: 1000})
+	writeCostRun(t, dir, "both-within.jsonl", calls, true, &artifact.Budget{Tokens: 100000, USD: 100})
 	ts := start(t, dir)
 
 	assert.Equal(t, []string{"dollars-over-running.jsonl", "dollars-over.jsonl", "tokens-over.jsonl"}, listed(t, ts, "status=over&sort=run"))

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 )
 
@@ -38,12 +39,12 @@ func convertWithLogs(t *testing.T, traces, logs string) []byte {
 	ld, err := converter.ReadOTLPLogs(bytes.NewReader(lb), lf, logs)
 	require.NoError(t, err)
 
-	recs := converter.Records(td)
-	converter.SortRecords(recs)
-	bySpan, orphans := converter.LogsBySpan(recs, converter.LogRecords(ld))
+	recs := artifact.Records(td)
+	artifact.SortRecords(recs)
+	bySpan, orphans := converter.LogsBySpan(recs, artifact.LogRecords(ld))
 	require.Empty(t, orphans)
 	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, nil)
+	w := artifact.NewWriter(&buf, nil)
 	for i := range recs {
 		require.NoError(t, w.Write(&recs[i]))
 		for j := range bySpan[i] {

@@ -80,7 +80,7 @@ func (s *Server) nameRun(ri *runInfo) {
 // redactedSource is a's bytes as a run page shows them: each line
 // redacted (redactLines) when a's lines are, read whole then, so only a
 // file of at most nameMax bytes is given.
-func (s *Server) redactedSource(a *artifact) (io.Reader, error) {
+func (s *Server) redactedSource(a *servedRun) (io.Reader, error) {
 	src := io.NewSectionReader(a.f, 0, a.fi.Size())
 	if !s.cfg.red.linesNeeded(a) {
 		return src, nil

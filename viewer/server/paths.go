@@ -91,7 +91,7 @@ func escapeRel(rel string) string {
 }
 
 // artifact is an artifact opened for a request.
-type artifact struct {
+type servedRun struct {
 	rel string       // slash-separated, relative to the directory
 	f   artifactFile // opened through the os.Root (an *os.File), or a converted file in memory (inputs.go)
 	fi  os.FileInfo  // of f, at opening
@@ -113,7 +113,7 @@ type artifactFile interface {
 // file is opened: it is checked before opening, since opening a FIFO
 // would block, and again on the descriptor, in case the path was swapped
 // in between.
-func openArtifact(root *os.Root, rel string) (*artifact, error) {
+func openArtifact(root *os.Root, rel string) (*servedRun, error) {
 	name := filepath.FromSlash(rel)
 	before, err := root.Stat(name)
 	if err != nil {
@@ -135,5 +135,5 @@ func openArtifact(root *os.Root, rel string) (*artifact, error) {
 		f.Close()
 		return nil, fmt.Errorf("open %s: %w", rel, errNotArtifact)
 	}
-	return &artifact{rel: rel, f: f, fi: fi}, nil
+	return &servedRun{rel: rel, f: f, fi: fi}, nil
 }

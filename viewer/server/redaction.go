@@ -5,7 +5,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
@@ -25,11 +25,11 @@ type Redaction struct {
 	// must be redacted. A writer that scanned already says so in its
 	// header (secrets_scanned), and scanning again would only cost time.
 	// Nil means always.
-	Needed func(meta *converter.Meta) bool
+	Needed func(meta *artifact.Meta) bool
 	// Record redacts one record in place: its span, resource and scope.
 	// It is called from many requests at once, so it must be safe for
 	// concurrent use on different records.
-	Record func(rec *converter.Record)
+	Record func(rec *artifact.Record)
 	// Line redacts one artifact line (a JSON object) as a live stream
 	// sends it and a download holds it, and returns it; it must return a
 	// JSON object when given one. Nil streams and serves lines as they
@@ -46,12 +46,12 @@ func WithRedaction(rd Redaction) Option {
 
 // needed reports whether runs under meta are redacted; false on a nil
 // Redaction, which is what a Server without the option has.
-func (rd *Redaction) needed(meta *converter.Meta) bool {
+func (rd *Redaction) needed(meta *artifact.Meta) bool {
 	return rd != nil && (rd.Needed == nil || rd.Needed(meta))
 }
 
 // record redacts rec when runs under meta are redacted.
-func (rd *Redaction) record(meta *converter.Meta, rec *converter.Record) {
+func (rd *Redaction) record(meta *artifact.Meta, rec *artifact.Record) {
 	if rd != nil && rd.Record != nil && rd.needed(meta) {
 		rd.Record(rec)
 	}
@@ -77,7 +77,7 @@ func (rd *Redaction) runs(runs ...*viewer.Run) {
 
 // lines returns emit redacting each line first, when a's lines are
 // redacted; emit itself otherwise.
-func (rd *Redaction) lines(a *artifact, emit func([]byte, int64) error) func([]byte, int64) error {
+func (rd *Redaction) lines(a *servedRun, emit func([]byte, int64) error) func([]byte, int64) error {
 	if !rd.linesNeeded(a) {
 		return emit
 	}
@@ -87,17 +87,17 @@ func (rd *Redaction) lines(a *artifact, emit func([]byte, int64) error) func([]b
 // linesNeeded reports whether a's lines are redacted: the decision is the
 // header's, read from the file's first line, whatever offset a stream
 // starts at.
-func (rd *Redaction) linesNeeded(a *artifact) bool {
+func (rd *Redaction) linesNeeded(a *servedRun) bool {
 	return rd != nil && rd.Line != nil && rd.needed(header(a))
 }
 
 // header reads the header of a's file from its first line, without moving
 // the file's offset. It is nil when the first line is not complete yet or
 // not a header, which Needed takes as "no promise".
-func header(a *artifact) *converter.Meta {
+func header(a *servedRun) *artifact.Meta {
 	buf := make([]byte, 0, 4096)
 	chunk := make([]byte, 4096)
-	for off := int64(0); len(buf) < converter.DefaultMaxLineSize; {
+	for off := int64(0); len(buf) < artifact.DefaultMaxLineSize; {
 		n, err := a.f.ReadAt(chunk, off)
 		buf = append(buf, chunk[:n]...)
 		off += int64(n)
@@ -112,7 +112,7 @@ func header(a *artifact) *converter.Meta {
 	if bytes.IndexByte(buf, '\n') < 0 {
 		return nil
 	}
-	rd := converter.NewReader(bytes.NewReader(buf), converter.WithSource(a.rel))
+	rd := artifact.NewReader(bytes.NewReader(buf), artifact.WithSource(a.rel))
 	for {
 		if _, err := rd.Next(); err != nil {
 			break
@@ -124,7 +124,7 @@ func header(a *artifact) *converter.Meta {
 // serveRedactedRaw sends a's bytes with each line redacted, when a's lines
 // are redacted, and reports whether it did: a download must not hand out
 // what the page hides. The file is read as it is now.
-func (rd *Redaction) serveRedactedRaw(w http.ResponseWriter, r *http.Request, a *artifact) bool {
+func (rd *Redaction) serveRedactedRaw(w http.ResponseWriter, r *http.Request, a *servedRun) bool {
 	if !rd.linesNeeded(a) {
 		return false
 	}

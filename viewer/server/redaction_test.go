@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/redact"
 	"github.com/agenttrace/agenttrace/viewer/server"
@@ -36,8 +36,8 @@ const (
 func defaultRedaction(always bool) server.Redaction {
 	r := redact.New(nil, true)
 	return server.Redaction{
-		Needed: func(m *converter.Meta) bool { return always || m == nil || !m.SecretsScanned },
-		Record: func(rec *converter.Record) {
+		Needed: func(m *artifact.Meta) bool { return always || m == nil || !m.SecretsScanned },
+		Record: func(rec *artifact.Record) {
 			r.Span(rec.Span)
 			r.Map(rec.Resource.Attributes())
 			r.Map(rec.Scope.Attributes())
@@ -58,7 +58,7 @@ func plantedArtifact(t *testing.T, dir string, scanned bool) string {
 	sp.Attributes().PutStr("note", "token "+plantedSecret+" at commit "+nearMiss)
 	meta.SecretsScanned = scanned
 	var buf bytes.Buffer
-	w := converter.NewWriter(&buf, meta)
+	w := artifact.NewWriter(&buf, meta)
 	require.NoError(t, w.WriteHeader())
 	for i := range recs {
 		require.NoError(t, w.Write(&recs[i]))

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/viewer"
 )
@@ -18,7 +19,7 @@ import (
 // serveRun renders the viewer page of an artifact as it is now, with a
 // live source that goes on from the first byte the page did not show. A
 // run the cache cannot hold is shown paged (servePagedRun).
-func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, a *artifact) {
+func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, a *servedRun) {
 	k := s.keyOf(a)
 	lr, err := s.runAt(k, a)
 	if errors.Is(err, errRunTooLarge) {
@@ -41,7 +42,7 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, a *artifact) {
 
 // writeRunPage renders run's viewer page, whose live stream goes on from
 // offset, and sends it.
-func (s *Server) writeRunPage(w http.ResponseWriter, a *artifact, run viewer.Run, offset int64) {
+func (s *Server) writeRunPage(w http.ResponseWriter, a *servedRun, run viewer.Run, offset int64) {
 	page, err := renderRunPage(a, run, offset)
 	if err != nil {
 		s.cfg.log.Error("cannot render viewer page", "path", a.rel, "err", err)
@@ -53,14 +54,14 @@ func (s *Server) writeRunPage(w http.ResponseWriter, a *artifact, run viewer.Run
 
 // renderRunPage renders run's viewer page to memory: a failure halfway
 // must be a 500, not half a page.
-func renderRunPage(a *artifact, run viewer.Run, offset int64) ([]byte, error) {
+func renderRunPage(a *servedRun, run viewer.Run, offset int64) ([]byte, error) {
 	var page bytes.Buffer
 	err := viewer.Write(&page, []viewer.Run{run}, viewer.WithLive(eventsURL(a.rel, offset), routeData+escapeRel(a.rel)), viewer.WithConvert(routeConvert))
 	return page.Bytes(), err
 }
 
 // sendRunPage sends a rendered viewer page.
-func (s *Server) sendRunPage(w http.ResponseWriter, a *artifact, page []byte, offset int64) {
+func (s *Server) sendRunPage(w http.ResponseWriter, a *servedRun, page []byte, offset int64) {
 	live := eventsURL(a.rel, offset)
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
@@ -82,7 +83,7 @@ func eventsURL(rel string, offset int64) string {
 // (viewer.WriteRunJSON): what a live page fetches when its file grows. A
 // run too large to load whole sends its first records and its trailer,
 // as its page shows them.
-func (s *Server) serveData(w http.ResponseWriter, r *http.Request, a *artifact) {
+func (s *Server) serveData(w http.ResponseWriter, r *http.Request, a *servedRun) {
 	k := s.keyOf(a)
 	lr, err := s.runAt(k, a)
 	var body []byte
@@ -119,7 +120,7 @@ func runJSON(run viewer.Run) ([]byte, error) {
 //
 // A run of more than limit records (limit > 0) is not read further:
 // loadRun returns errRunTooLarge.
-func loadRun(a *artifact, limit int) (viewer.Run, int64, error) {
+func loadRun(a *servedRun, limit int) (viewer.Run, int64, error) {
 	run := viewer.Run{Name: a.rel}
 	// Read to the end as it is now, not as it was at opening: a growing
 	// file may have gained lines since. Streamed, not read into memory
@@ -146,7 +147,7 @@ func loadRun(a *artifact, limit int) (viewer.Run, int64, error) {
 
 // lastLineEnd returns the offset just past the last newline in a's first
 // size bytes (0 when there is none), reading backwards from size.
-func lastLineEnd(a *artifact, size int64) (int64, error) {
+func lastLineEnd(a *servedRun, size int64) (int64, error) {
 	buf := make([]byte, 64<<10)
 	for end := size; end > 0; {
 		from := max(0, end-int64(len(buf)))
@@ -177,8 +178,8 @@ func readArtifact(r io.Reader, name string, run *viewer.Run) error {
 // readArtifactLimit is readArtifact stopping with errRunTooLarge after
 // limit records (limit > 0).
 func readArtifactLimit(r io.Reader, name string, run *viewer.Run, limit int) error {
-	var logs []converter.LogRecord
-	rd := converter.NewReader(r, converter.WithSource(name), converter.WithLogs(func(l *converter.LogRecord) { logs = append(logs, *l) }), converter.WithInFlight())
+	var logs []artifact.LogRecord
+	rd := artifact.NewReader(r, artifact.WithSource(name), artifact.WithLogs(func(l *artifact.LogRecord) { logs = append(logs, *l) }), artifact.WithInFlight())
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -198,7 +199,7 @@ func readArtifactLimit(r io.Reader, name string, run *viewer.Run, limit int) err
 	run.Meta = rd.Meta()
 	if run.Meta != nil && !run.Meta.StartedAt.After(time.Unix(0, 0)) && len(run.Records) > 0 {
 		m := *run.Meta
-		m.StartedAt = converter.MetaFor(run.Records).StartedAt
+		m.StartedAt = artifact.MetaFor(run.Records).StartedAt
 		run.Meta = &m
 	}
 	run.Summary = rd.Summary()
@@ -212,7 +213,7 @@ func readArtifactLimit(r io.Reader, name string, run *viewer.Run, limit int) err
 }
 
 // serveRaw sends the artifact's bytes, as a download.
-func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, a *artifact) {
+func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, a *servedRun) {
 	if s.cfg.red.serveRedactedRaw(w, r, a) {
 		return
 	}
@@ -231,11 +232,11 @@ func attachment(rel string) string {
 }
 
 // inFlightApart drops the start records their spans' ended records
-// superseded (converter.Settle) and returns the rest apart: the ended
+// superseded (artifact.Settle) and returns the rest apart: the ended
 // records, which every total counts, and the spans still in flight,
 // which the page shows running.
-func inFlightApart(recs []converter.Record) (ended, flying []converter.Record) {
-	recs = converter.Settle(recs)
+func inFlightApart(recs []artifact.Record) (ended, flying []artifact.Record) {
+	recs = artifact.Settle(recs)
 	ended = recs[:0]
 	for i := range recs {
 		if recs[i].InFlight {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/viewer"
 )
 
@@ -39,7 +39,7 @@ type runKey struct {
 	stale bool
 }
 
-func (s *Server) keyOf(a *artifact) runKey {
+func (s *Server) keyOf(a *servedRun) runKey {
 	k := runKey{rel: a.rel, size: a.fi.Size(), mtime: a.fi.ModTime().UnixNano(), stale: s.liveness(a.fi.ModTime()).Stale()}
 	if a.imp != nil { // the converted artifact's size: the file's tells the version
 		k.ver = a.imp.ver()
@@ -175,12 +175,12 @@ func (c *runCache) stats() (bytes int64, runs int, hits, misses int64) {
 // run returns a's run whole, from the cache or read and redacted now; or
 // errRunTooLarge when a is larger than the cache may hold or has more
 // records than the configured bound, for the caller to show it paged.
-func (s *Server) run(a *artifact) (*loadedRun, error) {
+func (s *Server) run(a *servedRun) (*loadedRun, error) {
 	return s.runAt(s.keyOf(a), a)
 }
 
 // runAt is run with a's key computed.
-func (s *Server) runAt(k runKey, a *artifact) (*loadedRun, error) {
+func (s *Server) runAt(k runKey, a *servedRun) (*loadedRun, error) {
 	if v, ok := s.cache.get(k); ok {
 		return v, nil
 	}
@@ -204,12 +204,12 @@ func (s *Server) runAt(k runKey, a *artifact) (*loadedRun, error) {
 // whole shows, in memory bounded by n. skip records are passed over first
 // (a range of a huge run). It returns the offset of a's end as it was
 // opened, where a live stream of it goes on.
-func headRun(a *artifact, skip, n int) (viewer.Run, int64, error) {
+func headRun(a *servedRun, skip, n int) (viewer.Run, int64, error) {
 	run := viewer.Run{Name: a.rel}
 	size := a.fi.Size()
 	// From the start, whatever was read of a.f before (a whole load that
 	// stopped at the records bound).
-	rd := converter.NewReader(io.NewSectionReader(a.f, 0, size), converter.WithSource(a.rel))
+	rd := artifact.NewReader(io.NewSectionReader(a.f, 0, size), artifact.WithSource(a.rel))
 	if err := headRecords(rd, &run, skip, n); err != nil {
 		return run, 0, err
 	}
@@ -230,14 +230,14 @@ const tailMax = 1 << 16
 
 // tailSummary reads the trailer on the last line of a's first size bytes,
 // nil when that line is no trailer: it feeds the file's header and that
-// line to a converter.Reader, which parses them as it parses every
+// line to a artifact.Reader, which parses them as it parses every
 // artifact.
-func tailSummary(a *artifact, size int64) (*converter.Summary, error) {
+func tailSummary(a *servedRun, size int64) (*artifact.Summary, error) {
 	head, last, err := headAndLast(a, size)
 	if err != nil || head == nil || !bytes.Contains(last, []byte(`"summary"`)) { // a trailer's kind
 		return nil, err
 	}
-	rd := converter.NewReader(io.MultiReader(bytes.NewReader(head), bytes.NewReader(last), bytes.NewReader([]byte{'\n'})), converter.WithSource(a.rel))
+	rd := artifact.NewReader(io.MultiReader(bytes.NewReader(head), bytes.NewReader(last), bytes.NewReader([]byte{'\n'})), artifact.WithSource(a.rel))
 	for {
 		if _, err := rd.Next(); err != nil {
 			break
@@ -249,7 +249,7 @@ func tailSummary(a *artifact, size int64) (*converter.Summary, error) {
 // headAndLast reads the first line of a's first size bytes and its last
 // line (at most tailMax bytes): a nil head when the file has one line
 // only.
-func headAndLast(a *artifact, size int64) (head, last []byte, err error) {
+func headAndLast(a *servedRun, size int64) (head, last []byte, err error) {
 	from := max(0, size-tailMax)
 	tail := make([]byte, size-from)
 	if _, err := a.f.ReadAt(tail, from); err != nil && !errors.Is(err, io.EOF) {

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
 	"github.com/agenttrace/agenttrace/viewer"
 )
@@ -16,7 +16,7 @@ import (
 // pagedRun reads records skip to skip+n of a run too large to load whole,
 // with its header and trailer, redacted: memory bounded by n, whatever
 // the run's size.
-func (s *Server) pagedRun(a *artifact, skip, n int) (viewer.Run, int64, error) {
+func (s *Server) pagedRun(a *servedRun, skip, n int) (viewer.Run, int64, error) {
 	run, end, err := headRun(a, skip, n)
 	if err != nil {
 		return run, 0, err
@@ -31,7 +31,7 @@ func (s *Server) pagedRun(a *artifact, skip, n int) (viewer.Run, int64, error) {
 // summary (its totals are the trailer's, as for a run whose producer
 // dropped records) and the first records, with a note saying where the
 // rest is read by range. Its live stream goes on from the file's end.
-func (s *Server) servePagedRun(w http.ResponseWriter, a *artifact) {
+func (s *Server) servePagedRun(w http.ResponseWriter, a *servedRun) {
 	n := s.cfg.pageRecords
 	run, end, err := s.pagedRun(a, 0, n)
 	if err != nil {
@@ -85,7 +85,7 @@ func (s *Server) recordsRange(w http.ResponseWriter, r *http.Request) (offset, l
 }
 
 // headRecords reads records skip to skip+n of rd into run.
-func headRecords(rd *converter.Reader, run *viewer.Run, skip, n int) error {
+func headRecords(rd *artifact.Reader, run *viewer.Run, skip, n int) error {
 	seen := 0
 	for len(run.Records) < n {
 		rec, err := rd.Next()
@@ -106,7 +106,7 @@ func headRecords(rd *converter.Reader, run *viewer.Run, skip, n int) error {
 // model (viewer.WriteRunJSON), limit at most the configured page size:
 // how a run too large to load whole is read, page by page. Reading a
 // range passes over the records before it, in bounded memory.
-func (s *Server) serveRecords(w http.ResponseWriter, r *http.Request, a *artifact) {
+func (s *Server) serveRecords(w http.ResponseWriter, r *http.Request, a *servedRun) {
 	offset, limit, ok := s.recordsRange(w, r)
 	if !ok {
 		return
