@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/artifact"
-	validate "github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/redact"
 )
 
@@ -77,7 +76,7 @@ func TestWriteInFlight(t *testing.T) {
 				assert.Equal(t, tt.records, rd.Summary().Records)
 				assert.Equal(t, tt.tokens, rd.Summary().Tokens.Total)
 			}
-			rep, err := validate.Validate(bytes.NewReader(raw))
+			rep, err := artifact.Validate(bytes.NewReader(raw))
 			require.NoError(t, err)
 			var problems []string
 			for _, p := range rep.Problems {
