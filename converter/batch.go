@@ -18,7 +18,8 @@ type Batch struct {
 // NewBatch returns the batch of recs.
 func NewBatch(recs []artifact.Record) *Batch { return &Batch{recs: recs} }
 
-// Wrappers is [Wrappers] of the batch.
+// Wrappers is [Wrappers] of the batch. The slice is the batch's own,
+// shared by every later call: read it, do not change it.
 func (b *Batch) Wrappers() []bool {
 	if b.wrappers == nil {
 		b.wrappers = wrappersOf(b.recs)
