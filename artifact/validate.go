@@ -262,7 +262,7 @@ func priceVersion() string {
 	return "(not loaded)"
 }
 
-// headSize is how much of a file Validate reads ahead to tell an artifact
-// from another input (converter.DetectSize, which converter defines from
-// it).
+// headSize is how much of a file Validate looks at first for binary data
+// (a PNG, a protobuf: one problem, not one a line). It is the size
+// converter.Detect looks at too, but neither depends on the other.
 const headSize = 64 << 10
