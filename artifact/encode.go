@@ -29,7 +29,6 @@ type Encoder struct {
 	// was embedded as it is (see appendJSONField).
 	embedded [len(jsonFields)]string
 	red      SpanRedactor // see SetRedactor
-	walk     attrWalk     // the encoder's part of the reading's walk
 	// held: the records' resources do not change until the next
 	// SetDefaults (SetDefaultsHeld); sameRes is then the last resource
 	// found to read back as the header's, told by identity after.
@@ -50,8 +49,8 @@ type SpanRedactor interface {
 }
 
 // SetRedactor makes the encoder redact every record's span in place as it
-// encodes it, in the one walk of its attributes that reads and encodes
-// them (nil: no redaction). A writer that redacted its spans before
+// encodes it, in the walk of its attributes that reads them (nil: no
+// redaction). A writer that redacted its spans before
 // encoding them must not set one as well: each span is redacted once.
 func (e *Encoder) SetRedactor(r SpanRedactor) { e.red = r }
 
@@ -193,16 +192,24 @@ var jsonFields = [...]semconv.Field{
 }
 
 // appendRecord appends rec as one line, newline included, however long.
-// The span's attributes are walked once, by the reading, which calls the
-// encoder's walk on each: red (nil: none) redacts it, and one no field
-// can take is encoded.
+// The reading's walk of the span's attributes redacts each one first
+// (red, nil: none); the attributes no field took are encoded after the
+// fields, in the map's order, by a second pass over the map. That pass
+// once rode the first walk, which buffered each attribute's encoding
+// until the fields were out and copied it again: 9% on Encode
+// (docs/benchmarks.md, issue 27), against a pass that costs a loop.
 func (e *Encoder) appendRecord(dst []byte, rec *Record, red SpanRedactor) []byte {
 	sp := rec.Span
 	st := sp.Status()
 	isErr := st.Code() == ptrace.StatusCodeError
 	rd := e.reading()
-	e.walk.start(red)
-	semconv.ReadWith(rd, sp.Name(), sp.Attributes(), isErr, &e.walk)
+	if red != nil {
+		semconv.ReadWith(rd, sp.Name(), sp.Attributes(), isErr, red)
+	} else {
+		// No hook at all: an interface call an attribute is what a
+		// record without redaction should not pay.
+		semconv.Read(rd, sp.Name(), sp.Attributes(), isErr)
+	}
 	rd.SetScope(rec.Scope.Name(), rec.Scope.Version()) // for TokenUsage, when the writer tallies
 
 	dst = append(dst, `{"kind":"`...)
@@ -263,9 +270,9 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record, red SpanRedactor) []byte
 	}
 	dst = appendAliases(dst, rd)
 	dst = appendStructured(dst, &structured)
-	if len(e.walk.items) > len(rd.Consumed()) {
+	if sp.Attributes().Len() > len(rd.Consumed()) {
 		dst = append(dst, `,"attrs":`...)
-		dst = e.walk.appendAttrs(dst, rd.Consumed())
+		dst = appendMap(dst, sp.Attributes(), rd.Consumed())
 	}
 	dst = appendEvents(dst, sp.Events(), &e.day)
 	dst = appendLinks(dst, sp.Links())

@@ -168,16 +168,12 @@ func Read(r *Reading, name string, attrs pcommon.Map, statusError bool) {
 
 // An AttrHook sees each attribute of [ReadWith]'s walk, in order, before
 // the reading keeps it, and may change its value in place. The encoder
-// plugs one in (artifact.Encoder) to redact each attribute and encode
-// the ones no field takes in the same walk, so that a span's attributes
-// are walked once for redaction, reading and encoding, and the reading
-// holds the redacted values.
+// plugs its redactor in (artifact.SpanRedactor is one), so that a span's
+// attributes are redacted and read in one walk and the reading holds the
+// redacted values.
 type AttrHook interface {
-	// Attr sees attribute key with value v; known tells that the key is
-	// one the reading notes (its attribute may become a field, or be read
-	// by a method of the Reading; an attribute whose key is not known
-	// never is).
-	Attr(key string, v pcommon.Value, known bool)
+	// Attr sees attribute key with value v.
+	Attr(key string, v pcommon.Value)
 }
 
 // ReadWith is [Read] calling hook on each attribute in its walk, before
@@ -200,7 +196,7 @@ func read(r *Reading, name string, attrs pcommon.Map, statusError bool, hook Att
 		i++
 		id, ok := t.keyTab.find(k)
 		if hook != nil {
-			hook.Attr(k, v, ok) // before v.Type(): a redacted value may be a new type
+			hook.Attr(k, v) // before v.Type(): a redacted value may be a new type
 		}
 		if ok {
 			if r.seen[id] == 0 {
