@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"io/fs"
 	"time"
 
 	"github.com/agenttrace/agenttrace/artifact"
@@ -25,6 +26,19 @@ type Liveness struct {
 	Idle time.Duration
 	// Now is when the state is decided; zero: the time of the call.
 	Now time.Time
+}
+
+// LivenessOf is the liveness of a run read from the file fi describes,
+// the one rule "agenttrace html" and serve both take: the file's
+// modification time is when the run last gained data, and idle is how
+// long it may gain nothing before an open run is taken as stopped. A nil
+// fi, or one of anything but a regular file (standard input, a pipe),
+// gives the zero Liveness: such a run is never taken as stopped.
+func LivenessOf(fi fs.FileInfo, idle time.Duration) Liveness {
+	if fi == nil || !fi.Mode().IsRegular() {
+		return Liveness{}
+	}
+	return Liveness{Written: fi.ModTime(), Idle: idle}
 }
 
 // Stale tells whether the input has gained nothing for the idle time.

@@ -1,10 +1,14 @@
 package viewer_test
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -97,4 +101,33 @@ func TestStateText(t *testing.T) {
 	assert.Equal(t, "stopped without an end", viewer.StateText(viewer.StateStopped, time.Time{}))
 	assert.Equal(t, "● running", viewer.StateText(viewer.StateRunning, last))
 	assert.Equal(t, "done", viewer.StateText(viewer.StateDone, last))
+}
+
+func TestLivenessOf(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "run.jsonl")
+	require.NoError(t, os.WriteFile(file, []byte("{}\n"), 0o600))
+	written := time.Date(2026, 12, 5, 22, 0, 0, 0, time.UTC)
+	require.NoError(t, os.Chtimes(file, written, written))
+	fileInfo, err := os.Stat(file)
+	require.NoError(t, err)
+	dirInfo, err := os.Stat(dir)
+	require.NoError(t, err)
+	tests := []struct {
+		name string
+		fi   fs.FileInfo
+		want viewer.Liveness
+	}{
+		{"a regular file: its modification time", fileInfo, viewer.Liveness{Written: written, Idle: time.Minute}},
+		{"no file (standard input)", nil, viewer.Liveness{}},
+		{"not a regular file", dirInfo, viewer.Liveness{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := viewer.LivenessOf(tt.fi, time.Minute)
+			assert.True(t, tt.want.Written.Equal(got.Written), "written %v, want %v", got.Written, tt.want.Written)
+			assert.Equal(t, tt.want.Idle, got.Idle)
+			assert.Equal(t, !tt.want.Written.IsZero(), viewer.LivenessOf(tt.fi, time.Nanosecond).Stale())
+		})
+	}
 }

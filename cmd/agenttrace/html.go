@@ -126,8 +126,8 @@ func pageSources(all []*source) (runs []*source, loose []artifact.LogRecord) {
 // is not a local file (standard input, a bucket): never taken as stopped.
 func liveness(path string) viewer.Liveness {
 	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
+	if err != nil {
 		return viewer.Liveness{}
 	}
-	return viewer.Liveness{Written: fi.ModTime(), Idle: server.DefaultIdle}
+	return viewer.LivenessOf(fi, server.DefaultIdle)
 }

@@ -113,9 +113,9 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, a *servedRu
 			if reason != "" {
 				log.Info("live stream: the file changed under the page", "reason", reason)
 				st.reset(reason)
-			} else if !t.mtime.Equal(idleAt) && s.liveness(t.mtime).Stale() {
-				idleAt = t.mtime
-				st.idle(t.mtime)
+			} else if lv := s.liveness(t.fi); !lv.Written.Equal(idleAt) && lv.Stale() {
+				idleAt = lv.Written
+				st.idle(lv.Written)
 			}
 			if err := st.flush(); err != nil {
 				return
@@ -227,7 +227,7 @@ type tail struct {
 	skipping bool   // dropping the rest of a line longer than maxLine
 	maxLine  int
 	chunk    []byte
-	mtime    time.Time // the file's modification time at the last follow
+	fi       os.FileInfo // the file's, at the last follow; nil before it
 	log      *slog.Logger
 	// anyLine sends every non-blank line, JSON object or not: the file is
 	// of another shape (inputs.go), whose page fetches its converted run
@@ -283,7 +283,7 @@ func (t *tail) follow(root *os.Root, emit func(line []byte, end int64) error) (r
 		return resetReplaced, nil
 	}
 	size := fi.Size()
-	t.mtime = fi.ModTime()
+	t.fi = fi
 	if size < t.read {
 		// Cutting off a torn last line is how a writer repairs a crash;
 		// anything shorter loses lines the page already shows.

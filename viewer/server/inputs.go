@@ -175,8 +175,7 @@ func (c *importCache) swap(a *servedRun) error {
 // get returns the conversion of a's file as it is now, from the cache or
 // made now.
 func (c *importCache) get(a *servedRun, shape importer.Shape, head []byte) (*imported, error) {
-	k := runKey{rel: a.rel, size: a.fi.Size(), mtime: a.fi.ModTime().UnixNano(),
-		stale: viewer.Liveness{Written: a.fi.ModTime(), Idle: c.idle}.Stale()}
+	k := fileKey(a, c.idle)
 	if v, ok := c.cached(k); ok {
 		return v, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"sync"
 	"time"
@@ -40,17 +41,25 @@ type runKey struct {
 }
 
 func (s *Server) keyOf(a *servedRun) runKey {
-	k := runKey{rel: a.rel, size: a.fi.Size(), mtime: a.fi.ModTime().UnixNano(), stale: s.liveness(a.fi.ModTime()).Stale()}
+	k := fileKey(a, s.cfg.idle)
 	if a.imp != nil { // the converted artifact's size: the file's tells the version
 		k.ver = a.imp.ver()
 	}
 	return k
 }
 
-// liveness is what decides whether an open run written at mtime has
-// stopped (viewer.StateOf).
-func (s *Server) liveness(mtime time.Time) viewer.Liveness {
-	return viewer.Liveness{Written: mtime, Idle: s.cfg.idle}
+// fileKey is the key of a's file as it is now, with idle as the idle
+// time that decides whether it is stale: the run cache's key, and the
+// import cache's for the file's conversion.
+func fileKey(a *servedRun, idle time.Duration) runKey {
+	return runKey{rel: a.rel, size: a.fi.Size(), mtime: a.fi.ModTime().UnixNano(),
+		stale: viewer.LivenessOf(a.fi, idle).Stale()}
+}
+
+// liveness is what decides whether an open run in the file fi describes
+// has stopped (viewer.StateOf): viewer.LivenessOf with serve's idle time.
+func (s *Server) liveness(fi fs.FileInfo) viewer.Liveness {
+	return viewer.LivenessOf(fi, s.cfg.idle)
 }
 
 // loadedRun is a run read whole and redacted, shared by the requests that
@@ -192,7 +201,7 @@ func (s *Server) runAt(k runKey, a *servedRun) (*loadedRun, error) {
 		return nil, err
 	}
 	offset = a.importedRun(&run, offset)
-	run.Live = s.liveness(a.fi.ModTime())
+	run.Live = s.liveness(a.fi)
 	s.cfg.red.runs(&run)
 	v := &loadedRun{run: run, offset: offset, cost: max(offset, a.fi.Size()) * runCostFactor}
 	s.cache.add(k, v)

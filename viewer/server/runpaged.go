@@ -23,7 +23,7 @@ func (s *Server) pagedRun(a *servedRun, skip, n int) (viewer.Run, int64, error) 
 	}
 	end = a.importedRun(&run, end)
 	s.cfg.red.runs(&run)
-	run.Live = s.liveness(a.fi.ModTime())
+	run.Live = s.liveness(a.fi)
 	return run, end, nil
 }
 
