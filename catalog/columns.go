@@ -12,7 +12,8 @@ import (
 )
 
 // colRow is the columns of one catalog row that an [Index] keeps in
-// memory: what a list of runs filters and sorts on, and where the row is.
+// memory ([ListCols], each set by its columnSetters entry): what a list
+// of runs filters and sorts on, and where the row is.
 // Strings that repeat across runs (service, agent, models) are numbers
 // into the index's tables; times are Unix milliseconds (written_at
 // nanoseconds), zeroTime for a zero time.Time.
@@ -51,12 +52,16 @@ type column struct {
 // clamp32 is n as an int32, saturating: a count a list only compares.
 func clamp32(n int64) int32 { return int32(max(min(n, math.MaxInt32), math.MinInt32)) }
 
-// indexColumns are the columns an Index reads, each read whole from its
-// column chunks (no row reconstruction: parquet-go's rows cost more than
-// the values).
-var indexColumns = []column{
-	{"run", func(x *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.run = string(v.ByteArray()) }},
-	{"keys", func(x *tables, r *colRow, i int, v parquet.Value, ok bool) {
+// indexColumns are the columns an Index reads: [ListCols]'s, in its
+// order (run before keys, whose setter compares with it), each read whole
+// from its column chunks (no row reconstruction: parquet-go's rows cost
+// more than the values).
+var indexColumns = columnsOf(parquet.SchemaOf(ListCols{}), columnSetters)
+
+// columnSetters are how each of ListCols' columns is kept in a colRow.
+var columnSetters = map[string]func(x *tables, r *colRow, i int, v parquet.Value, present bool){
+	"run": func(x *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.run = string(v.ByteArray()) },
+	"keys": func(x *tables, r *colRow, i int, v parquet.Value, ok bool) {
 		if i == 0 && ok {
 			if b := v.ByteArray(); string(b) == r.run {
 				r.key = r.run
@@ -64,30 +69,49 @@ var indexColumns = []column{
 				r.key = string(b)
 			}
 		}
-	}},
-	{"service", func(x *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.service = x.str(v.ByteArray()) }},
-	{"agent", func(x *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.agent = x.str(v.ByteArray()) }},
-	{"models", func(x *tables, r *colRow, i int, v parquet.Value, ok bool) { x.model(r, i, v, ok) }},
-	{"started", func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.started = v.Int64() }},
-	{"ended", func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.ended = v.Int64() }},
-	{"written_at", func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.written = v.Int64() }},
-	{"duration_ms", func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.durationMS = v.Int64() }},
-	{"records", func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.records = v.Int64() }},
-	{"errors", func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.errors = clamp32(v.Int64()) }},
-	{"problems", func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.problems = clamp32(v.Int64()) }},
-	{"total_tokens", func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.tokens = v.Int64() }},
-	{"cost_usd", func(_ *tables, r *colRow, _ int, v parquet.Value, ok bool) {
+	},
+	"service":      func(x *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.service = x.str(v.ByteArray()) },
+	"agent":        func(x *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.agent = x.str(v.ByteArray()) },
+	"models":       func(x *tables, r *colRow, i int, v parquet.Value, ok bool) { x.model(r, i, v, ok) },
+	"started":      func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.started = v.Int64() },
+	"ended":        func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.ended = v.Int64() },
+	"written_at":   func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.written = v.Int64() },
+	"duration_ms":  func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.durationMS = v.Int64() },
+	"records":      func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.records = v.Int64() },
+	"errors":       func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.errors = clamp32(v.Int64()) },
+	"problems":     func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.problems = clamp32(v.Int64()) },
+	"total_tokens": func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.tokens = v.Int64() },
+	"cost_usd": func(_ *tables, r *colRow, _ int, v parquet.Value, ok bool) {
 		if ok {
 			r.cost, r.flags = v.Double(), r.flags|flagCost
 		}
-	}},
-	{"cost_unknown", func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.costUnknown = clamp32(v.Int64()) }},
-	{"budget_tokens", func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.budgetTokens = v.Int64() }},
-	{"budget_usd", func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.budgetUSD = v.Double() }},
-	{"over_budget", boolColumn(flagOver)},
-	{"over_budget_usd", boolColumn(flagOverUSD)},
-	{"complete", boolColumn(flagComplete)},
-	{"removed", boolColumn(flagRemoved)},
+	},
+	"cost_unknown":    func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.costUnknown = clamp32(v.Int64()) },
+	"budget_tokens":   func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.budgetTokens = v.Int64() },
+	"budget_usd":      func(_ *tables, r *colRow, _ int, v parquet.Value, _ bool) { r.budgetUSD = v.Double() },
+	"over_budget":     boolColumn(flagOver),
+	"over_budget_usd": boolColumn(flagOverUSD),
+	"complete":        boolColumn(flagComplete),
+	"removed":         boolColumn(flagRemoved),
+}
+
+// columnsOf pairs each column of schema with its setter. A column without
+// one, or a setter without its column, is a mistake in this package
+// (ListCols changed without colRow): it panics when the package loads, so
+// that any test fails.
+func columnsOf(schema *parquet.Schema, setters map[string]func(*tables, *colRow, int, parquet.Value, bool)) []column {
+	var cols []column
+	for _, f := range schema.Fields() {
+		set, ok := setters[f.Name()]
+		if !ok {
+			panic("catalog: no index setter for the list column " + f.Name())
+		}
+		cols = append(cols, column{f.Name(), set})
+	}
+	if len(cols) != len(setters) {
+		panic(fmt.Sprintf("catalog: %d index setters for %d list columns", len(setters), len(cols)))
+	}
+	return cols
 }
 
 func boolColumn(flag uint8) func(*tables, *colRow, int, parquet.Value, bool) {

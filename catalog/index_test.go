@@ -12,44 +12,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// indexCols are the columns an Index keeps, read by ScanAs: what Each
-// must give.
-type indexCols struct {
-	Key
-	Keys          []string  `parquet:"keys,list"`
-	Service       string    `parquet:"service"`
-	Agent         string    `parquet:"agent"`
-	Models        []string  `parquet:"models,list"`
-	Started       time.Time `parquet:"started,timestamp(millisecond)"`
-	Ended         time.Time `parquet:"ended,timestamp(millisecond)"`
-	DurationMS    int64     `parquet:"duration_ms"`
-	Records       int64     `parquet:"records"`
-	Errors        int64     `parquet:"errors"`
-	Problems      int64     `parquet:"problems"`
-	Complete      bool      `parquet:"complete"`
-	TotalTokens   int64     `parquet:"total_tokens"`
-	CostUSD       *float64  `parquet:"cost_usd,optional"`
-	CostUnknown   int64     `parquet:"cost_unknown"`
-	BudgetTokens  int64     `parquet:"budget_tokens"`
-	BudgetUSD     float64   `parquet:"budget_usd"`
-	OverBudget    bool      `parquet:"over_budget"`
-	OverBudgetUSD bool      `parquet:"over_budget_usd"`
-}
-
-func (c *indexCols) row() Row {
-	var keys []string
-	if len(c.Keys) > 0 {
-		keys = c.Keys[:1]
+// indexRow is the row of the Index's columns (ListCols) that ScanAs
+// read: what Each must give, which keeps a run's first key alone and no
+// empty list of models.
+func indexRow(c *ListCols) Row {
+	var r Row
+	c.SetRow(&r)
+	if len(r.Keys) > 0 {
+		r.Keys = r.Keys[:1]
+	} else {
+		r.Keys = nil
 	}
-	var models []string
-	if len(c.Models) > 0 {
-		models = c.Models
+	if len(r.Models) == 0 {
+		r.Models = nil
 	}
-	return Row{Run: c.Run, Keys: keys, Service: c.Service, Agent: c.Agent, Models: models,
-		Started: c.Started, Ended: c.Ended, DurationMS: c.DurationMS, Records: c.Records, Errors: c.Errors,
-		Problems: c.Problems, Complete: c.Complete, TotalTokens: c.TotalTokens, CostUSD: c.CostUSD,
-		CostUnknown: c.CostUnknown, BudgetTokens: c.BudgetTokens, BudgetUSD: c.BudgetUSD,
-		OverBudget: c.OverBudget, OverBudgetUSD: c.OverBudgetUSD, WrittenAt: c.WrittenAt}
+	return r
 }
 
 // scanIndexCols is what ScanAs reads of the Index's columns, by run, and
@@ -57,8 +34,8 @@ func (c *indexCols) row() Row {
 func scanIndexCols(t *testing.T, dest Dest) (map[string]Row, map[string]At) {
 	t.Helper()
 	rows, ats := map[string]Row{}, map[string]At{}
-	require.NoError(t, ScanAs(context.Background(), dest, func(c *indexCols, at At) error {
-		rows[c.Run], ats[c.Run] = c.row(), at
+	require.NoError(t, ScanAs(context.Background(), dest, func(c *ListCols, at At) error {
+		rows[c.Run], ats[c.Run] = indexRow(c), at
 		return nil
 	}))
 	return rows, ats
