@@ -84,8 +84,7 @@ func RowOf(r io.Reader, src Source) (Row, error) {
 // through the store's header policy, its trailer and its log records.
 func tokensOf(file []artifact.Record, meta *artifact.Meta, sum *artifact.Summary, logs []artifact.LogRecord) *report.TokenReport {
 	recs := slices.Clone(file)
-	importer.LinkATIF(recs)
-	artifact.SortRecords(recs)
+	importer.AsOneRun(recs)
 	opts := store.HeaderOptions{Whole: true, Redacted: meta.Redacted}
 	if meta.Budget != nil {
 		b := *meta.Budget

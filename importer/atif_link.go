@@ -113,3 +113,14 @@ func strAttr(sp ptrace.Span, key string) string {
 	}
 	return ""
 }
+
+// AsOneRun makes records imported together (several inputs, or a file of
+// another shape) one run in an artifact's order: trajectories given in
+// files of their own nest under the spans that refer to them
+// ([LinkATIF]), then the records are sorted as an artifact lists them
+// ([artifact.SortRecords]). Linking comes first: it moves records between
+// traces, and the sort breaks ties by trace id.
+func AsOneRun(recs []artifact.Record) {
+	LinkATIF(recs)
+	artifact.SortRecords(recs)
+}

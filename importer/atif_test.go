@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -313,4 +314,19 @@ func TestLinkATIF(t *testing.T) {
 	// A second pass nests nothing more; alone, a file links to nothing.
 	assert.Zero(t, LinkATIF(recs))
 	assert.Zero(t, LinkATIF(cloneRecords(parent)))
+}
+
+func TestAsOneRun(t *testing.T) {
+	t.Parallel()
+	parent, _ := importFixture(t, ReadATIF, atifDir+"/atif-v1.2-delegating.json")
+	child, _ := importFixture(t, ReadATIF, atifDir+"/atif-v1.2-subagent.json")
+	recs := cloneRecords(append(child, parent...)) // the subagent's file first
+	AsOneRun(recs)
+	trace := recs[0].Span.TraceID()
+	for _, r := range recs {
+		assert.Equal(t, trace, r.Span.TraceID(), "one trace")
+	}
+	assert.True(t, slices.IsSortedFunc(recs, func(a, b artifact.Record) int {
+		return cmp.Compare(a.Span.EndTimestamp(), b.Span.EndTimestamp())
+	}), "in the order the spans end")
 }

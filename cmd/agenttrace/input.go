@@ -327,8 +327,7 @@ func (e *env) loadOpened(paths []string, first *input) (*inputs, error) {
 		all.records = append(all.records, src.records...)
 		all.logs = append(all.logs, src.logs...)
 	}
-	importer.LinkATIF(all.records) // an ATIF subagent's own file given with its parent's
-	artifact.SortRecords(all.records)
+	importer.AsOneRun(all.records) // an ATIF subagent's own file given with its parent's
 	return all, nil
 }
 

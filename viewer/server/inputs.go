@@ -274,8 +274,7 @@ func convertFile(a *servedRun, shape importer.Shape, head []byte, growing bool) 
 		return nil, fmt.Errorf("%s (%s): %w", a.rel, shape, err)
 	}
 	im.problems, im.skipped, im.unknown = st.Problems, st.Skipped, st.Unknown
-	importer.LinkATIF(recs)
-	artifact.SortRecords(recs)
+	importer.AsOneRun(recs)
 	var buf bytes.Buffer
 	w := artifact.NewWriter(&buf, store.Header(store.Key{Kind: store.KindRun}, recs, store.HeaderOptions{Whole: true}))
 	if err := w.WriteHeader(); err != nil {
