@@ -31,7 +31,9 @@ import (
 // alone, and the same with a bucket configured, side by side in one
 // binary: file:// (fileblob in a temporary folder), mem:// (memblob) and a
 // real S3 server on loopback (SeaweedFS, internal/seaweedtest; skipped
-// without its binary). Three workloads:
+// without its binary), and S3 with the bucket's run catalog on
+// (s3+catalog: each uploaded run's row made from its local file, as
+// deploy/collector/agenttrace-bucket.yaml ships it). Three workloads:
 //
 //   - runs=50: agent runs of realistic size, 20 a batch: an agent, 7
 //     steps, each 3 chats (0.7–3.3 KB of messages in, ~800 B out) and 3
@@ -62,7 +64,7 @@ func BenchmarkConsumeBucket(b *testing.B) {
 	var weed *seaweedtest.Server
 	parent := b // the server lives as long as the whole benchmark
 	for _, runLen := range []int{50, 7, 1} {
-		for _, target := range []string{"folder", "file", "mem", "s3"} {
+		for _, target := range []string{"folder", "file", "mem", "s3", "s3+catalog"} {
 			b.Run(fmt.Sprintf("runs=%d/to=%s", runLen, target), func(b *testing.B) {
 				cfg := benchBucketConfig(b)
 				switch target {
@@ -70,7 +72,8 @@ func BenchmarkConsumeBucket(b *testing.B) {
 					cfg.Bucket = "file://" + b.TempDir()
 				case "mem":
 					cfg.Bucket = fmt.Sprintf("mem://bench-%d", time.Now().UnixNano())
-				case "s3":
+				case "s3", "s3+catalog":
+					cfg.Catalog.Enabled = target == "s3+catalog"
 					if weed == nil {
 						seaweedtest.Binary(b) // skips without it
 						weed = seaweedtest.Start(parent, "runs")
@@ -82,7 +85,7 @@ func BenchmarkConsumeBucket(b *testing.B) {
 					cfg.Bucket = weed.URL(fmt.Sprintf("bench-%d", time.Now().UnixNano()))
 				}
 				var server func() time.Duration
-				if target == "s3" {
+				if strings.HasPrefix(target, "s3") {
 					server = func() time.Duration {
 						d, err := weed.CPU()
 						require.NoError(b, err)
