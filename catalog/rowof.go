@@ -154,13 +154,14 @@ func (r *Row) setNames(recs []artifact.Record, logs []artifact.LogRecord) {
 
 // firstPrompt is the first user message of the earliest model call, as
 // `agenttrace messages` normalizes it, cut to PromptChars characters.
+// The calls are taken earliest first and normalized one at a time: the
+// first call has the prompt in most runs, and normalizing every call's
+// messages was most of a row's cost.
 func firstPrompt(recs []artifact.Record, logs []artifact.LogRecord) string {
-	calls := converter.ModelCallsWithLogs(recs, logs)
-	slices.SortStableFunc(calls, func(a, b converter.ModelCall) int {
-		x, y := recs[a.Index].Span.StartTimestamp(), recs[b.Index].Span.StartTimestamp()
-		return cmp.Compare(x, y)
-	})
-	for _, mc := range calls {
+	byStart := func(i, j int) int {
+		return cmp.Compare(recs[i].Span.StartTimestamp(), recs[j].Span.StartTimestamp())
+	}
+	for mc := range converter.NewBatch(converter.LogsAsEvents(recs, logs)).ModelCallsBy(byStart) {
 		for _, m := range mc.Conversation.Input {
 			if m.Role != semconv.RoleUser {
 				continue

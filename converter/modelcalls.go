@@ -1,6 +1,9 @@
 package converter
 
 import (
+	"iter"
+	"slices"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/agenttrace/agenttrace/artifact"
@@ -87,19 +90,59 @@ func ModelCalls(recs []artifact.Record) []ModelCall { return NewBatch(recs).Mode
 
 // ModelCalls is [ModelCalls] of the batch.
 func (b *Batch) ModelCalls() []ModelCall {
+	mc := b.modelCalls()
+	out := make([]ModelCall, 0, len(mc.leaves))
+	for _, i := range mc.leaves {
+		out = append(out, mc.call(i))
+	}
+	return out
+}
+
+// ModelCallsBy returns the batch's model calls (those of [ModelCalls],
+// equal to them) in the order cmp gives their record indices, stable
+// (ModelCalls' order among equals). A call's conversation is normalized
+// only when the iteration reaches it, so that a reader that wants one
+// call of many (the catalog's first prompt: the earliest call with a user
+// message) does not normalize every call's messages.
+func (b *Batch) ModelCallsBy(cmp func(i, j int) int) iter.Seq[ModelCall] {
+	return func(yield func(ModelCall) bool) {
+		mc := b.modelCalls()
+		order := slices.Clone(mc.leaves)
+		slices.SortStableFunc(order, cmp)
+		for _, i := range order {
+			if !yield(mc.call(i)) {
+				return
+			}
+		}
+	}
+}
+
+// modelCalls is what the model calls of a batch are made from: the
+// leaves (inference records that are not wrappers), the nearest wrapper
+// above each, and how many leaves each wrapper wraps.
+type modelCalls struct {
+	recs    []artifact.Record
+	index   map[artifact.SpanKey]int
+	leaves  []int
+	nearest map[int]int
+	wraps   map[int]int
+	calls   map[int]int // model calls below each record, counted when needed
+}
+
+// modelCalls finds the batch's leaves and their wrappers.
+func (b *Batch) modelCalls() *modelCalls {
 	recs, wrappers, index := b.recs, b.Wrappers(), b.spanIndex()
+	mc := &modelCalls{recs: recs, index: index, wraps: map[int]int{}}
 	var rd semconv.Reading
-	var leaves []int
 	for i := range recs {
 		recs[i].Read(&rd)
 		if rd.Kind == semconv.Inference && !wrappers[i] {
-			leaves = append(leaves, i)
+			mc.leaves = append(mc.leaves, i)
 		}
 	}
 	// The nearest wrapper above each leaf, and how many leaves each wraps.
-	nearest := make(map[int]int, len(leaves))
-	wraps := map[int]int{}
-	for _, i := range leaves {
+	mc.nearest = make(map[int]int, len(mc.leaves))
+	for _, i := range mc.leaves {
 		sp := recs[i].Span
 		k := artifact.SpanKey{Trace: sp.TraceID(), Span: sp.ParentSpanID()}
 		first := true
@@ -109,45 +152,46 @@ func (b *Batch) ModelCalls() []ModelCall {
 				break
 			}
 			if wrappers[j] {
-				wraps[j]++
+				mc.wraps[j]++
 				if first {
-					nearest[i], first = j, false
+					mc.nearest[i], first = j, false
 				}
 			}
 			k.Span = recs[j].Span.ParentSpanID()
 		}
 	}
-	out := make([]ModelCall, 0, len(leaves))
-	var calls map[int]int // model calls below each record, counted when needed
-	for _, i := range leaves {
-		c := semconv.Messages(recs[i].Span)
-		var from pcommon.SpanID // where the input came from, when not the call itself
-		if j, ok := nearest[i]; ok && wraps[j] == 1 && (len(c.System) == 0 || len(c.Input) == 0 || len(c.Output) == 0) {
-			w := semconv.Messages(recs[j].Span)
-			if len(c.System) == 0 {
-				c.System = w.System
-			}
-			if len(c.Input) == 0 && len(w.Input) > 0 {
-				c.Input, from = w.Input, recs[j].Span.SpanID()
-			}
-			if len(c.Output) == 0 {
-				c.Output = w.Output
-			}
+	return mc
+}
+
+// call is the model call of leaf i, its conversation normalized.
+func (mc *modelCalls) call(i int) ModelCall {
+	recs, index := mc.recs, mc.index
+	c := semconv.Messages(recs[i].Span)
+	var from pcommon.SpanID // where the input came from, when not the call itself
+	if j, ok := mc.nearest[i]; ok && mc.wraps[j] == 1 && (len(c.System) == 0 || len(c.Input) == 0 || len(c.Output) == 0) {
+		w := semconv.Messages(recs[j].Span)
+		if len(c.System) == 0 {
+			c.System = w.System
 		}
-		mc := ModelCall{Index: i, Conversation: c, InheritedFrom: from}
-		if len(c.Input) == 0 {
-			if calls == nil {
-				calls = callsBelow(recs, index, leaves)
-			}
-			mc.InheritedFrom = inheritInput(recs, index, calls, i, &mc.Conversation)
+		if len(c.Input) == 0 && len(w.Input) > 0 {
+			c.Input, from = w.Input, recs[j].Span.SpanID()
 		}
-		if len(mc.Conversation.Output) == 0 {
-			if calls == nil {
-				calls = callsBelow(recs, index, leaves)
-			}
-			inheritOutput(recs, index, calls, i, &mc.Conversation)
+		if len(c.Output) == 0 {
+			c.Output = w.Output
 		}
-		out = append(out, mc)
+	}
+	out := ModelCall{Index: i, Conversation: c, InheritedFrom: from}
+	if len(c.Input) == 0 {
+		if mc.calls == nil {
+			mc.calls = callsBelow(recs, index, mc.leaves)
+		}
+		out.InheritedFrom = inheritInput(recs, index, mc.calls, i, &out.Conversation)
+	}
+	if len(out.Conversation.Output) == 0 {
+		if mc.calls == nil {
+			mc.calls = callsBelow(recs, index, mc.leaves)
+		}
+		inheritOutput(recs, index, mc.calls, i, &out.Conversation)
 	}
 	return out
 }
