@@ -31,6 +31,7 @@ type LineReader struct {
 	err     error // the read error, once there is one
 	errLine int   // the line it cut
 	tooLong error // ErrLineTooLong with the limit, made once
+	first   int   // the first block's size when the input's is known (0: minBlock)
 }
 
 // Blocks start small (many inputs are) and grow as lines need; a kept
@@ -165,6 +166,8 @@ func (lr *LineReader) fill() {
 	if lr.n == len(lr.blk) {
 		rest := lr.n - lr.pos
 		switch {
+		case len(lr.blk) == 0 && lr.first > 0:
+			lr.moveTo(make([]byte, lr.first))
 		case !lr.reuse:
 			lr.moveTo(make([]byte, max(min(2*len(lr.blk), maxBlock), minBlock, 2*rest)))
 		case len(lr.blk) == 0 || 2*rest > len(lr.blk) && len(lr.blk) <= lr.maxLine:

@@ -129,7 +129,11 @@ func (c *cataloger) row(ctx context.Context, e *pendingRun) (catalog.Row, error)
 		return catalog.Row{}, err
 	}
 	defer f.Close()
-	return catalog.RowOf(f, catalog.Source{Name: c.b.name + "/" + e.key, Keys: []string{e.key}, Bytes: e.size})
+	src := catalog.Source{Name: c.b.name + "/" + e.key, Keys: []string{e.key}, Bytes: e.size}
+	if fi, err := f.Stat(); err == nil {
+		src.Size = fi.Size() // the local file is the run's bytes uncompressed
+	}
+	return catalog.RowOf(f, src)
 }
 
 // maxRowAttempts is how many times a run's row is tried (the bucket may be

@@ -25,7 +25,7 @@ func FileRow(dir, name string) (Row, error) {
 	if err != nil {
 		return Row{}, fmt.Errorf("catalog: %w", err)
 	}
-	return RowOf(f, Source{Name: p, Keys: []string{filepath.ToSlash(name)}, Bytes: fi.Size()})
+	return RowOf(f, Source{Name: p, Keys: []string{filepath.ToSlash(name)}, Bytes: fi.Size(), Size: fi.Size()})
 }
 
 // BuildStats says what [Build] did.

@@ -29,6 +29,10 @@ type Source struct {
 	Keys []string
 	// Bytes is the objects' summed size.
 	Bytes int64
+	// Size is the stream's own size when the caller knows it (a local
+	// file's; 0 when not): it is read into one block of that size
+	// (artifact.WithSize).
+	Size int64
 }
 
 // RowOf reads an artifact stream (a run's generations merged) and returns
@@ -41,7 +45,7 @@ type Source struct {
 func RowOf(r io.Reader, src Source) (Row, error) {
 	var logs []artifact.LogRecord
 	var problems int64
-	rd := artifact.NewReader(r, artifact.WithSource(src.Name),
+	rd := artifact.NewReader(r, artifact.WithSource(src.Name), artifact.WithSize(src.Size),
 		artifact.WithProblemHandler(func(*artifact.LineError) { problems++ }),
 		artifact.WithLogs(func(l *artifact.LogRecord) { logs = append(logs, *l) }))
 	var recs []artifact.Record
