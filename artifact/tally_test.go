@@ -1,4 +1,4 @@
-package converter_test
+package artifact_test
 
 import (
 	"strings"
