@@ -287,18 +287,7 @@ func FuzzWriterFits(f *testing.F) {
 				require.LessOrEqual(t, len(line), lim)
 			}
 		}
-		r := artifact.NewReader(bytes.NewReader(out.Bytes()), artifact.WithMaxLineSize(max(lim, out.Len())))
-		var recs []artifact.Record
-		for {
-			rec, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			require.NoError(t, err)
-			recs = append(recs, *rec)
-		}
-		require.Empty(t, r.Problems())
-		sum := r.Summary()
+		recs, sum := readBack(t, out.Bytes(), max(lim, out.Len()))
 		require.NotNil(t, sum)
 		require.Equal(t, int64(1), int64(len(recs))+sum.Dropped, "written or counted as dropped")
 		if len(recs) == 1 {
