@@ -93,6 +93,19 @@ func (r *spanContent) get(k string) (any, bool) {
 	return valueAny(v), true
 }
 
+// canon reads a message list source whose attribute is text in the
+// conventions' shape without decoding it into maps (canonMessages).
+func (r *spanContent) canon(s *dialect.ContentSource, role string) ([]Message, bool) {
+	if s.Shape != "" && s.Shape != "messages" || s.Key == "" {
+		return nil, false
+	}
+	v, ok := r.attrs.Get(s.Key)
+	if !ok || v.Type() != pcommon.ValueTypeStr {
+		return nil, false
+	}
+	return canonMessages(v.Str(), role)
+}
+
 // event returns the merged attributes of the events named name.
 func (r *spanContent) event(name string) map[string]any {
 	if !r.mergedOK || r.mergedName != name {
@@ -126,6 +139,9 @@ func (r *spanContent) messages(s *dialect.ContentSource, role string) []Message 
 	case "", "messages", "prompt", "body":
 		if s.Event != "" {
 			return mapMessages(r.event(s.Event), s.Key, role)
+		}
+		if ms, ok := r.canon(s, role); ok {
+			return ms
 		}
 		v, ok := r.get(s.Key)
 		if !ok {
