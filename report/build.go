@@ -50,6 +50,7 @@ func Tokens(recs []artifact.Record, meta *artifact.Meta, opts ...Option) *TokenR
 		agents: map[string]*group{},
 		prices: cfg.prices,
 		top:    cfg.top,
+		batch:  cfg.batch,
 		rep: &TokenReport{
 			ByModel: []ModelUsage{}, ByTool: []ToolUsage{}, ByAgent: []AgentUsage{},
 			FinishReasons: map[string]int64{}, Largest: []Response{}, Failures: []Failure{},
@@ -143,6 +144,9 @@ type builder struct {
 	// them, which the tally, reading spans one by one, does not count.
 	failed  []bool
 	carried int64
+	// batch is the records' batch a caller gave (WithBatch), nil when
+	// none: the failures carry with it.
+	batch *converter.Batch
 	// inherit is the models of the model calls that name none
 	// (converter.InheritModels), once inheritDone.
 	inherit     map[int]converter.InheritedModel
@@ -210,7 +214,11 @@ func (b *builder) inheritedModel(recs []artifact.Record, i int, rd *semconv.Read
 // report's errors count each once, as the page's red rows show them.
 func (b *builder) failures(recs []artifact.Record) {
 	own := slices.Clone(b.failed)
-	converter.CarryFailures(recs, b.failed)
+	if b.batch != nil {
+		b.batch.CarryFailures(b.failed)
+	} else {
+		converter.CarryFailures(recs, b.failed)
+	}
 	rd := &b.rd
 	for i, failed := range b.failed {
 		if !failed {

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/artifact"
+	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/report"
 )
 
@@ -36,4 +38,24 @@ func TestCarriedFailure(t *testing.T) {
 	assert.Contains(t, byKind["inference"].Message, "Rate limit reached")
 	require.Len(t, rep.ByModel, 1)
 	assert.Equal(t, "gpt-4o-mini", rep.ByModel[0].Model, "the step's model is its generation's")
+}
+
+// TestWithBatchChangesNothing: a report given the batch of its records
+// (report.WithBatch) is the report made without it, on every captured
+// payload, the carried failure of TestCarriedFailure among them.
+func TestWithBatchChangesNothing(t *testing.T) {
+	files, err := filepath.Glob("../testdata/real/*/payloads/*.traces.pb")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(raw)
+		require.NoError(t, err, f)
+		recs := artifact.Records(td)
+		meta := artifact.MetaFor(recs)
+		want := report.Tokens(recs, meta)
+		got := report.Tokens(recs, meta, report.WithBatch(converter.NewBatch(recs)))
+		assert.Equal(t, want, got, f)
+	}
 }

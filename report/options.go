@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/agenttrace/agenttrace/artifact"
+	"github.com/agenttrace/agenttrace/converter"
 	"github.com/agenttrace/agenttrace/pricing"
 )
 
@@ -17,6 +18,7 @@ type config struct {
 	trailers []trailer
 	prices   *pricing.Table
 	logs     []artifact.LogRecord
+	batch    *converter.Batch
 }
 
 // trailer is one artifact's summary trailer and the records read from
@@ -62,6 +64,15 @@ func WithTrailer(sum *artifact.Summary, recs []artifact.Record) Option {
 // from a release.
 func WithPrices(t *pricing.Table) Option {
 	return optionFunc(func(c *config) { c.prices = t })
+}
+
+// WithBatch gives the report the batch of the very records it reports
+// (converter.NewBatch of the same slice), whose wrappers and span index a
+// caller that asks the batch other questions (the page: its folds,
+// conversations and failures) has computed already: the report then
+// reads them from it rather than computing them again.
+func WithBatch(b *converter.Batch) Option {
+	return optionFunc(func(c *config) { c.batch = b })
 }
 
 func newConfig(opts []Option) config {

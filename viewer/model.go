@@ -197,14 +197,22 @@ func prepareView(run *Run) *runView {
 	v := &runView{run: run}
 	v.enc.SetDefaults(run.Meta)
 	meta := bytes.TrimSuffix(artifact.AppendMeta(nil, run.Meta), []byte{'\n'})
-	rep := report.Tokens(run.Records, run.Meta, report.WithTop(10), report.WithTrailer(run.Summary, run.Records))
-	v.report = rep
 	// The spans in flight are rows too, in waterfall order with the
 	// rest; no total counts them (the report is the ended records').
 	v.all = run.Records
 	if len(run.InFlight) > 0 {
 		v.all = append(slices.Clip(run.Records), run.InFlight...)
 	}
+	// One batch: the report, the folds, the conversations and the
+	// failures ask the same questions of the run's wrappers and spans
+	// (the report only when it reads the same records: none in flight).
+	batch := converter.NewBatch(v.all)
+	opts := []report.Option{report.WithTop(10), report.WithTrailer(run.Summary, run.Records)}
+	if len(run.InFlight) == 0 {
+		opts = append(opts, report.WithBatch(batch))
+	}
+	rep := report.Tokens(run.Records, run.Meta, opts...)
+	v.report = rep
 	h := viewRun{Name: run.Name, Meta: meta, Report: rep, Problems: run.Problems, Costs: costsOf(rep), Ordered: true, Count: len(v.all)}
 	if h.Problems == nil {
 		h.Problems = []Problem{}
@@ -219,9 +227,6 @@ func prepareView(run *Run) *runView {
 	} else {
 		h.Trailer = json.RawMessage("null")
 	}
-	// One batch: the folds, the conversations and the failures ask the
-	// same questions of the run's wrappers and spans.
-	batch := converter.NewBatch(v.all)
 	v.folds = foldWrappers(batch, v.all)
 	v.order = waterfallOrder(v.all, h.Pending, v.folds)
 	h.PendingAt = v.order.pendingAt
