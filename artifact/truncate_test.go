@@ -2,8 +2,6 @@ package artifact_test
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/artifact"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/semconv"
 )
 
@@ -32,20 +31,11 @@ func bigSpan(set func(sp ptrace.Span)) *artifact.Record {
 	return &artifact.Record{Span: sp, Resource: rs.Resource(), Scope: ss.Scope()}
 }
 
-// readBack reads an artifact with the line limit, failing on any problem.
+// readBack reads an artifact with the line limit, failing on any problem:
+// every line can be read with the limit it was written with.
 func readBack(t *testing.T, b []byte, limit int) ([]artifact.Record, *artifact.Summary) {
 	t.Helper()
-	r := artifact.NewReader(bytes.NewReader(b), artifact.WithMaxLineSize(limit))
-	var recs []artifact.Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		recs = append(recs, *rec)
-	}
-	require.Empty(t, r.Problems(), "every line can be read with the limit it was written with")
+	recs, r := artifacttest.ReadBytes(t, b, artifact.WithMaxLineSize(limit))
 	return recs, r.Summary()
 }
 

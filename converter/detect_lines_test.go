@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
@@ -40,7 +41,7 @@ func TestHeaderOwnedKeyRepeated(t *testing.T) {
 	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces([]byte(payload))
 	require.NoError(t, err)
 	require.Equal(t, 4, td.ResourceSpans().At(0).Resource().Attributes().Len())
-	recs, r := readAll(t, toJSONL(t, td))
+	recs, r := artifacttest.ReadBytes(t, artifacttest.Encode(t, td))
 	require.Len(t, recs, 1)
 	require.True(t, r.Meta().Redacted)
 	v, ok := recs[0].Resource.Attributes().Get("agenttrace.redacted")

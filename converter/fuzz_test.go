@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/converter"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
@@ -63,8 +64,8 @@ func seedArtifacts(f *testing.F) {
 	f.Add([]byte(`{"v":1,"kind":"meta","started_at":"2026-01-01T00:00:00Z","core_version":"0.9.0","budget":{"spent":10,"warn_threshold":0.8,"overflowed":false}}` + "\n" +
 		`{"kind":"call","tool":"click","ok":false,"code":"trace.BUDGET_EXCEEDED","started_at":1767225600000,"finished_at":1767225600012,"elapsed_ms":12,"estimated_tokens":340,"args":{"ref":"[redacted]"},"result":{"ok":false}}` + "\n"))
 	f.Add([]byte(`{"v":2,"kind":"meta","started_at":"2026-01-01T00:00:00Z"}` + "\n"))
-	// A cost budget's header and trailer (testdata/cost-budget.golden).
-	cost, err := os.ReadFile(filepath.Join("testdata", "cost-budget.golden"))
+	// A cost budget's header and trailer (artifact/testdata/cost-budget.golden).
+	cost, err := os.ReadFile(filepath.Join("..", "artifact", "testdata", "cost-budget.golden"))
 	require.NoError(f, err)
 	f.Add(cost)
 	f.Add([]byte(`{"kind":"span","attrs":{"a":{"@map":{"@bytes":"AAE="}},"b":{"@double":"NaN"},"c":null,"d":[1,1.0,"x"]}}` + "\n{\"kind\":\"inf"))
@@ -117,7 +118,7 @@ func readerProperty(t *testing.T, data []byte) {
 	}
 	td := artifact.ToTraces(recs)
 	want := ptracecmp.Spans(td)
-	again, _ := readAll(t, toJSONL(t, td))
+	again, _ := artifacttest.ReadBytes(t, artifacttest.Encode(t, td))
 	require.Equal(t, want, ptracecmp.Spans(artifact.ToTraces(again)))
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenttrace/agenttrace/artifact"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
 
@@ -34,7 +35,7 @@ func TestGolden(t *testing.T) {
 		name := strings.TrimSuffix(base, ".json")
 		t.Run(name, func(t *testing.T) {
 			td := loadOTLP(t, in)
-			got := toJSONL(t, td)
+			got := artifacttest.Encode(t, td)
 			golden := filepath.Join("../testdata/golden", name+".jsonl")
 			if *update {
 				require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
@@ -45,7 +46,7 @@ func TestGolden(t *testing.T) {
 			require.Equal(t, string(want), string(got))
 
 			// The golden artifact converts back to the payload, exactly.
-			recs, _ := readAll(t, want)
+			recs, _ := artifacttest.ReadBytes(t, want)
 			require.Equal(t, ptracecmp.Spans(td), ptracecmp.Spans(artifact.ToTraces(recs)))
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/artifact"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 	"github.com/agenttrace/agenttrace/semconv"
 )
@@ -39,7 +40,7 @@ func TestToolDispatchTraces(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			raw, err := os.ReadFile("../testdata/legacy/" + tc.file)
 			require.NoError(t, err)
-			recs, r := readAll(t, raw)
+			recs, r := artifacttest.ReadBytes(t, raw)
 			require.Len(t, recs, len(tc.tools)+1, "one record per call plus the synthesized root")
 			assert.Equal(t, tc.unknown, r.Stats().Unknown)
 			require.NotNil(t, r.Meta().Budget)
@@ -76,17 +77,17 @@ func TestToolDispatchTraces(t *testing.T) {
 			assert.Equal(t, tc.spent, s.Budget.Spent)
 
 			// Same file, same ids.
-			again, _ := readAll(t, raw)
+			again, _ := artifacttest.ReadBytes(t, raw)
 			assert.Equal(t, ptracecmp.Spans(artifact.ToTraces(recs)), ptracecmp.Spans(artifact.ToTraces(again)))
 
 			// Converted once, the artifact is stable: JSONL -> OTLP -> JSONL,
 			// budget included (it travels as resource attributes).
-			recs2, _ := readAll(t, raw)
-			j1 := toJSONL(t, artifact.ToTraces(recs2))
-			back, r1 := readAll(t, j1)
+			recs2, _ := artifacttest.ReadBytes(t, raw)
+			j1 := artifacttest.Encode(t, artifact.ToTraces(recs2))
+			back, r1 := artifacttest.ReadBytes(t, j1)
 			require.NotNil(t, r1.Meta().Budget, "the budget survives OTLP")
 			assert.Equal(t, *r.Meta().Budget, *r1.Meta().Budget)
-			assert.Equal(t, string(j1), string(toJSONL(t, artifact.ToTraces(back))))
+			assert.Equal(t, string(j1), string(artifacttest.Encode(t, artifact.ToTraces(back))))
 			assert.True(t, bytes.Contains(j1, []byte(`"estimated_tokens"`)))
 		})
 	}

@@ -2,46 +2,15 @@ package converter_test
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/artifact"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/internal/ptracecmp"
 )
-
-// toJSONL writes td as one artifact, the way `agenttrace convert` does.
-func toJSONL(t testing.TB, td ptrace.Traces) []byte {
-	t.Helper()
-	recs := artifact.Records(td)
-	var buf bytes.Buffer
-	w := artifact.NewWriter(&buf, artifact.MetaFor(recs))
-	for i := range recs {
-		require.NoError(t, w.Write(&recs[i]))
-	}
-	require.NoError(t, w.Close())
-	return buf.Bytes()
-}
-
-// readAll reads an artifact, failing the test on any problem.
-func readAll(t testing.TB, b []byte) ([]artifact.Record, *artifact.Reader) {
-	t.Helper()
-	r := artifact.NewReader(bytes.NewReader(b))
-	var recs []artifact.Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		recs = append(recs, *rec)
-	}
-	require.Empty(t, r.Problems())
-	return recs, r
-}
 
 // TestRoundTripProperty is the lossless promise: random spans covering
 // every OTLP field and attribute type survive OTLP -> JSONL -> OTLP
@@ -54,13 +23,13 @@ func TestRoundTripProperty(t *testing.T) {
 	for seed := range uint64(n) {
 		td := newGen(seed).traces()
 		want := ptracecmp.Spans(td)
-		j1 := toJSONL(t, td)
-		recs, _ := readAll(t, j1)
+		j1 := artifacttest.Encode(t, td)
+		recs, _ := artifacttest.ReadBytes(t, j1)
 		back := artifact.ToTraces(recs)
 		if !assertEqualSpans(t, want, ptracecmp.Spans(back), seed, j1) {
 			return
 		}
-		j2 := toJSONL(t, back)
+		j2 := artifacttest.Encode(t, back)
 		if !bytes.Equal(j1, j2) {
 			require.Equal(t, string(j1), string(j2), "seed %d: JSONL -> OTLP -> JSONL changed the artifact", seed)
 		}

@@ -2,7 +2,6 @@
 package artifacttest
 
 import (
-	"io"
 	"os"
 	"testing"
 
@@ -20,15 +19,5 @@ func Read(t testing.TB, path string) ([]artifact.Record, *artifact.Meta) {
 	require.NoError(t, err)
 	defer f.Close()
 	r := artifact.NewReader(f, artifact.WithSource(path))
-	var recs []artifact.Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err, path)
-		recs = append(recs, *rec)
-	}
-	require.Empty(t, r.Problems(), "%s has bad lines", path)
-	return recs, r.Meta()
+	return readAll(t, r), r.Meta()
 }

@@ -1,7 +1,8 @@
-package converter_test
+package artifact_test
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +15,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/artifact"
+	"github.com/agenttrace/agenttrace/internal/artifacttest"
 	"github.com/agenttrace/agenttrace/pricing"
 	"github.com/agenttrace/agenttrace/semconv"
 )
+
+// update rewrites testdata/cost-budget.golden (TestCostBudgetGolden).
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // call is a model call of a test trace, in the order spans end.
 type call struct {
@@ -239,7 +244,7 @@ func TestCostBudgetRoundTrip(t *testing.T) {
 			assert.NotContains(t, j1.String(), `_usd`, "no cost budget, no dollar members")
 		}
 
-		back, r := readAll(t, j1.Bytes())
+		back, r := artifacttest.ReadBytes(t, j1.Bytes())
 		require.NotNil(t, r.Meta().Budget)
 		want := b
 		want.WarnThreshold = b.Threshold() // written out, 0.8 by default
@@ -255,9 +260,9 @@ func TestCostBudgetRoundTrip(t *testing.T) {
 		_, hasTokens := res.Get(semconv.BudgetTokens)
 		assert.Equal(t, b.Tokens > 0, hasTokens, "a cost budget alone puts no token budget in OTLP")
 
-		j2 := toJSONL(t, otlp)
+		j2 := artifacttest.Encode(t, otlp)
 		assert.Equal(t, headerAndTrailer(j1.Bytes()), headerAndTrailer(j2))
-		_, r2 := readAll(t, j2)
+		_, r2 := artifacttest.ReadBytes(t, j2)
 		require.NotNil(t, r2.Summary())
 		assert.Equal(t, b.USD > 0, r2.Summary().Budget.CostBudget != nil)
 	}
@@ -275,7 +280,7 @@ func TestDecodeCostBudget(t *testing.T) {
 	const art = `{"v":1,"kind":"meta","started_at":"2026-01-10T12:00:00Z","budget":{"budget_tokens":0,"budget_usd":0.01,"warn_threshold":0.8}}
 {"kind":"summary","finished_at":"2026-01-10T12:00:01Z","complete":true,"records":0,"calls":0,"inferences":0,"agents":0,"spans":0,"errors":0,"tokens":{"input":0,"output":0,"cache_read":0,"cache_creation":0,"reasoning":0,"total":0},"budget":{"budget_tokens":0,"spent":0,"remaining":0,"over_budget":false,"near_budget":false,"warn_threshold":0.8,"budget_usd":0.01,"spent_usd":0.012,"remaining_usd":0,"over_budget_usd":true,"near_budget_usd":false,"unpriced_calls":2,"future_member":[1]},"dropped":0}
 `
-	_, r := readAll(t, []byte(art))
+	_, r := artifacttest.ReadBytes(t, []byte(art))
 	assert.Equal(t, &artifact.Budget{USD: 0.01, WarnThreshold: 0.8}, r.Meta().Budget)
 	require.NotNil(t, r.Summary())
 	assert.Equal(t, &artifact.CostBudget{BudgetUSD: 0.01, SpentUSD: 0.012, OverBudgetUSD: true, UnpricedCalls: 2}, r.Summary().Budget.CostBudget)
@@ -310,6 +315,6 @@ func TestCostBudgetGolden(t *testing.T) {
 		require.NoError(t, os.WriteFile(golden, []byte(got[0]+"\n"+got[1]+"\n"), 0o644))
 	}
 	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "missing golden file; run go test ./converter -run TestCostBudgetGolden -update")
+	require.NoError(t, err, "missing golden file; run go test ./artifact -run TestCostBudgetGolden -update")
 	assert.Equal(t, string(want), got[0]+"\n"+got[1]+"\n")
 }
