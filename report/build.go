@@ -67,6 +67,7 @@ func Tokens(recs []artifact.Record, meta *artifact.Meta, opts ...Option) *TokenR
 	}
 	b.pricer.Table = b.prices
 	b.scan(recs)
+	b.openAgents(cfg.open)
 	b.markWrappers()
 	b.attribute(recs)
 	var budget *artifact.Budget
@@ -191,6 +192,27 @@ func (b *builder) scan(recs []artifact.Record) {
 		}
 	}
 	b.failures(recs)
+}
+
+// openAgents adds the agents among open (spans not ended) to the span
+// index, after every record's own, for enclosingAgent alone: they are no
+// record of the report, so nothing else reads them and no total counts
+// them.
+func (b *builder) openAgents(open []artifact.Record) {
+	rd := &b.rd
+	for i := range open {
+		sp := open[i].Span
+		k := artifact.SpanKey{Trace: sp.TraceID(), Span: sp.SpanID()}
+		if _, ended := b.index[k]; ended {
+			continue
+		}
+		open[i].Read(rd)
+		if rd.Kind != semconv.Agent {
+			continue
+		}
+		b.index[k] = len(b.info)
+		b.info = append(b.info, recInfo{kind: semconv.Agent, agent: agentName(sp, rd), parent: sp.ParentSpanID(), trace: sp.TraceID()})
+	}
 }
 
 // inheritedModel is the model and provider of inference record i: its

@@ -19,6 +19,7 @@ type config struct {
 	prices   *pricing.Table
 	logs     []artifact.LogRecord
 	batch    *converter.Batch
+	open     []artifact.Record
 }
 
 // trailer is one artifact's summary trailer and the records read from
@@ -73,6 +74,14 @@ func WithPrices(t *pricing.Table) Option {
 // reads them from it rather than computing them again.
 func WithBatch(b *converter.Batch) Option {
 	return optionFunc(func(c *config) { c.batch = b })
+}
+
+// WithOpen gives the report the run's spans that started and have not
+// ended (start records, "in_flight"): none is counted, but an agent among
+// them is the agent of the model calls that ended under it, so a live
+// run's calls are not put under NoAgent while their agent still runs.
+func WithOpen(open []artifact.Record) Option {
+	return optionFunc(func(c *config) { c.open = open })
 }
 
 func newConfig(opts []Option) config {

@@ -210,6 +210,9 @@ func prepareView(run *Run) *runView {
 	opts := []report.Option{report.WithTop(10), report.WithTrailer(run.Summary, run.Records)}
 	if len(run.InFlight) == 0 {
 		opts = append(opts, report.WithBatch(batch))
+	} else {
+		// A call that ended under an agent still running is that agent's.
+		opts = append(opts, report.WithOpen(run.InFlight))
 	}
 	rep := report.Tokens(run.Records, run.Meta, opts...)
 	v.report = rep

@@ -66,6 +66,10 @@ func TestServeShowsToolInFlight(t *testing.T) {
 	})()`, chromedp.WithPollingTimeout(slow)))
 	require.NoError(t, err, "the tool call shows in flight, its time running")
 	browsertest.Screenshot(t, ctx, "demo-tool-in-flight.png")
+	// The model call that ended under the running agent is that agent's.
+	agents, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#by-agent tbody tr')).map(tr => tr.cells[0].innerText)`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"planner"}, agents, "the ended call is under its agent in flight, not under no agent")
 
 	// Ended: the ended record supersedes the start record.
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`(() => {

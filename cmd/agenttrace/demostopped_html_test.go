@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -50,6 +51,20 @@ func TestHTMLShowsKilledDemoUnended(t *testing.T) {
 	tok := agenttrace(t, "", "tokens", path)
 	require.Equal(t, 0, tok.code, tok.stderr)
 	assert.Contains(t, tok.stderr, "span(s) started and not ended")
+	tj := agenttrace(t, "", "tokens", "--json", path)
+	require.Equal(t, 0, tj.code, tj.stderr)
+	var rep struct {
+		ByAgent []struct {
+			Agent      string `json:"agent"`
+			Runs       int64  `json:"runs"`
+			Inferences int64  `json:"inferences"`
+		} `json:"by_agent"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(tj.stdout), &rep))
+	require.Len(t, rep.ByAgent, 1, tj.stdout)
+	assert.Equal(t, "planner", rep.ByAgent[0].Agent, "the model call that ended is the running agent's")
+	assert.Equal(t, int64(1), rep.ByAgent[0].Inferences)
+	assert.Zero(t, rep.ByAgent[0].Runs, "the agent never ended: no run counted")
 
 	page := filepath.Join(t.TempDir(), "killed.html")
 	h := agenttrace(t, "", "html", path, "-o", page)

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
 )
 
@@ -81,13 +82,20 @@ func (e *env) tokens(paths []string, asJSON bool, top int) error {
 }
 
 // trailerOptions gives a report each artifact's trailer, so that records
-// a producer dropped still count in its totals and budget.
+// a producer dropped still count in its totals and budget, and the spans
+// still in flight, so that a call that ended under an agent still running
+// is that agent's.
 func trailerOptions(all *inputs) []report.Option {
 	var opts []report.Option
+	var open []artifact.Record
 	for _, src := range all.sources {
 		if src.summary != nil {
 			opts = append(opts, report.WithTrailer(src.summary, src.records))
 		}
+		open = append(open, src.inFlight...)
+	}
+	if len(open) > 0 {
+		opts = append(opts, report.WithOpen(open))
 	}
 	return opts
 }
