@@ -2,7 +2,6 @@ package report_test
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,15 +43,7 @@ func TestCarriedFailure(t *testing.T) {
 // (report.WithBatch) is the report made without it, on every captured
 // payload, the carried failure of TestCarriedFailure among them.
 func TestWithBatchChangesNothing(t *testing.T) {
-	files, err := filepath.Glob("../testdata/real/*/payloads/*.traces.pb")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		require.NoError(t, err)
-		td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(raw)
-		require.NoError(t, err, f)
-		recs := artifact.Records(td)
+	for f, recs := range capturedRuns(t, "*") {
 		meta := artifact.MetaFor(recs)
 		want := report.Tokens(recs, meta)
 		got := report.Tokens(recs, meta, report.WithBatch(converter.NewBatch(recs)))

@@ -1,13 +1,9 @@
 package report_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agenttrace/agenttrace/artifact"
 	"github.com/agenttrace/agenttrace/report"
@@ -20,16 +16,8 @@ import (
 // finished run puts it under (report.WithOpen), and counts no open span:
 // the by-agent tokens are the finished run's, the agents' runs 0.
 func TestOpenAgentsNameTheirCalls(t *testing.T) {
-	files, err := filepath.Glob("../testdata/real/*/payloads/*.traces.pb")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
 	tried := 0
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		require.NoError(t, err)
-		td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(raw)
-		require.NoError(t, err, f)
-		recs := artifact.Records(td)
+	for f, recs := range capturedRuns(t, "*") {
 		var ended, open []artifact.Record
 		var rd semconv.Reading
 		for i := range recs {
