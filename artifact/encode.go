@@ -203,13 +203,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record, red SpanRedactor) []byte
 	st := sp.Status()
 	isErr := st.Code() == ptrace.StatusCodeError
 	rd := e.reading()
-	if red != nil {
-		semconv.ReadWith(rd, sp.Name(), sp.Attributes(), isErr, red)
-	} else {
-		// No hook at all: an interface call an attribute is what a
-		// record without redaction should not pay.
-		semconv.Read(rd, sp.Name(), sp.Attributes(), isErr)
-	}
+	semconv.ReadWith(rd, sp.Name(), sp.Attributes(), isErr, red) // a nil red is no hook
 	rd.SetScope(rec.Scope.Name(), rec.Scope.Version()) // for TokenUsage, when the writer tallies
 
 	dst = append(dst, `{"kind":"`...)

@@ -66,6 +66,9 @@ func Tokens(recs []artifact.Record, meta *artifact.Meta, opts ...Option) *TokenR
 		b.rep.PriceData = "genai-prices " + b.prices.Version
 	}
 	b.pricer.Table = b.prices
+	if b.batch == nil {
+		b.batch = converter.NewBatch(recs)
+	}
 	b.scan(recs)
 	b.openAgents(cfg.open)
 	b.markWrappers()
@@ -145,8 +148,8 @@ type builder struct {
 	// them, which the tally, reading spans one by one, does not count.
 	failed  []bool
 	carried int64
-	// batch is the records' batch a caller gave (WithBatch), nil when
-	// none: the failures carry with it.
+	// batch is the records' batch, the caller's (WithBatch) or made
+	// here: the failures carry with it.
 	batch *converter.Batch
 	// inherit is the models of the model calls that name none
 	// (converter.InheritModels), once inheritDone.
@@ -236,11 +239,7 @@ func (b *builder) inheritedModel(recs []artifact.Record, i int, rd *semconv.Read
 // report's errors count each once, as the page's red rows show them.
 func (b *builder) failures(recs []artifact.Record) {
 	own := slices.Clone(b.failed)
-	if b.batch != nil {
-		b.batch.CarryFailures(b.failed)
-	} else {
-		converter.CarryFailures(recs, b.failed)
-	}
+	b.batch.CarryFailures(b.failed)
 	rd := &b.rd
 	for i, failed := range b.failed {
 		if !failed {
