@@ -204,7 +204,7 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record, red SpanRedactor) []byte
 	isErr := st.Code() == ptrace.StatusCodeError
 	rd := e.reading()
 	semconv.ReadWith(rd, sp.Name(), sp.Attributes(), isErr, red) // a nil red is no hook
-	rd.SetScope(rec.Scope.Name(), rec.Scope.Version()) // for TokenUsage, when the writer tallies
+	rd.SetScope(rec.Scope.Name(), rec.Scope.Version())           // for TokenUsage, when the writer tallies
 
 	dst = append(dst, `{"kind":"`...)
 	dst = append(dst, rd.Kind.String()...)
