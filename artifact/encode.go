@@ -203,8 +203,9 @@ func (e *Encoder) appendRecord(dst []byte, rec *Record, red SpanRedactor) []byte
 	st := sp.Status()
 	isErr := st.Code() == ptrace.StatusCodeError
 	rd := e.reading()
-	semconv.ReadWith(rd, sp.Name(), sp.Attributes(), isErr, red) // a nil red is no hook
-	rd.SetScope(rec.Scope.Name(), rec.Scope.Version())           // for TokenUsage, when the writer tallies
+	// A nil red is no hook: ReadWith is then Read.
+	semconv.ReadWith(rd, sp.Name(), sp.Attributes(), isErr, red)
+	rd.SetScope(rec.Scope.Name(), rec.Scope.Version()) // for TokenUsage, when the writer tallies
 
 	dst = append(dst, `{"kind":"`...)
 	dst = append(dst, rd.Kind.String()...)
